@@ -1,0 +1,14 @@
+//! The SCAMP-5 instruction set as data: registers, machine-level instructions, the macro
+//! table with its expansions, and program text with source positions.
+
+pub mod op;
+pub mod parse;
+pub mod program;
+pub mod reg;
+pub mod table;
+
+pub use op::{BusOp, DigitalOp};
+pub use parse::parse_program;
+pub use program::{Device, IsaError, Pos, Program, Stmt};
+pub use reg::{DReg, Dir, DirSet, Reg};
+pub use table::{Def, Family, Operand, Slot};

@@ -1,0 +1,324 @@
+//! Program text: `name(arg, ...)` statements with optional `;`, `//` and `/* */`
+//! comments, and the vendor's kernel delimiters, parsed with source positions.
+
+use super::program::{Device, IsaError, Pos, Program, Stmt};
+use super::reg::{DReg, Dir, DirSet, Reg};
+use super::table::{Operand, IGNORED};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Int(i64),
+    Open,
+    Close,
+    Comma,
+    Semi,
+    Pipe,
+}
+
+struct Lexer<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    pos: Pos,
+}
+
+impl Lexer<'_> {
+    fn bump(&mut self) -> Option<char> {
+        let c = self.chars.next()?;
+        if c == '\n' {
+            self.pos.line += 1;
+            self.pos.col = 1;
+        } else {
+            self.pos.col += 1;
+        }
+        Some(c)
+    }
+
+    fn tokens(mut self) -> Result<Vec<(Tok, Pos)>, IsaError> {
+        let mut out = Vec::new();
+        while let Some(&c) = self.chars.peek() {
+            let start = self.pos;
+            match c {
+                c if c.is_whitespace() => {
+                    self.bump();
+                }
+                '/' => {
+                    self.bump();
+                    match self.bump() {
+                        Some('/') => {
+                            while self.chars.peek().is_some_and(|&c| c != '\n') {
+                                self.bump();
+                            }
+                        }
+                        Some('*') => {
+                            let mut prev = ' ';
+                            loop {
+                                match self.bump() {
+                                    Some('/') if prev == '*' => break,
+                                    Some(c) => prev = c,
+                                    None => {
+                                        return Err(IsaError::new(
+                                            start,
+                                            "unterminated block comment",
+                                        ))
+                                    }
+                                }
+                            }
+                        }
+                        _ => return Err(IsaError::new(start, "unexpected `/`")),
+                    }
+                }
+                '(' | ')' | ',' | ';' | '|' => {
+                    self.bump();
+                    let t = match c {
+                        '(' => Tok::Open,
+                        ')' => Tok::Close,
+                        ',' => Tok::Comma,
+                        ';' => Tok::Semi,
+                        _ => Tok::Pipe,
+                    };
+                    out.push((t, start));
+                }
+                c if c.is_ascii_alphabetic() || c == '_' => {
+                    let mut s = String::new();
+                    while let Some(&c) = self.chars.peek() {
+                        if c.is_ascii_alphanumeric() || c == '_' {
+                            s.push(c);
+                            self.bump();
+                        } else {
+                            break;
+                        }
+                    }
+                    out.push((Tok::Ident(s), start));
+                }
+                c if c.is_ascii_digit() || c == '-' || c == '+' => {
+                    let mut s = String::new();
+                    s.push(c);
+                    self.bump();
+                    while let Some(&c) = self.chars.peek() {
+                        if c.is_ascii_digit() {
+                            s.push(c);
+                            self.bump();
+                        } else {
+                            break;
+                        }
+                    }
+                    let v: i64 = s.parse().map_err(|_| {
+                        IsaError::new(start, format!("`{s}` is not a valid integer"))
+                    })?;
+                    out.push((Tok::Int(v), start));
+                }
+                other => {
+                    return Err(IsaError::new(
+                        start,
+                        format!("unexpected character {other:?}"),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn describe(t: Option<&(Tok, Pos)>) -> String {
+    match t.map(|t| &t.0) {
+        None => "end of file".into(),
+        Some(Tok::Ident(s)) => format!("`{s}`"),
+        Some(Tok::Int(v)) => format!("`{v}`"),
+        Some(Tok::Open) => "`(`".into(),
+        Some(Tok::Close) => "`)`".into(),
+        Some(Tok::Comma) => "`,`".into(),
+        Some(Tok::Semi) => "`;`".into(),
+        Some(Tok::Pipe) => "`|`".into(),
+    }
+}
+
+fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
+    if let Some(d) = Dir::parse(name) {
+        return Ok(Operand::Dir(d));
+    }
+    if let Some(r) = Reg::parse(name) {
+        return Ok(Operand::Reg(r));
+    }
+    if let Some(r) = DReg::parse(name) {
+        return Ok(Operand::DReg(r));
+    }
+    Err(IsaError::new(pos, format!("unknown operand `{name}`")))
+}
+
+/// Parses program text for `device`, checking every statement against the table.
+pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
+    let toks = Lexer {
+        chars: text.chars().peekable(),
+        pos: Pos { line: 1, col: 1 },
+    }
+    .tokens()?;
+    let mut stmts = Vec::new();
+    let mut i = 0;
+    let expect = |i: usize, want: Tok, what: &str| -> Result<(), IsaError> {
+        match toks.get(i) {
+            Some((t, _)) if *t == want => Ok(()),
+            other => Err(IsaError::new(
+                other.map_or_else(|| end_pos(text), |t| t.1),
+                format!("expected {what}, found {}", describe(other)),
+            )),
+        }
+    };
+    while i < toks.len() {
+        let (tok, pos) = &toks[i];
+        let name = match tok {
+            Tok::Semi => {
+                i += 1;
+                continue;
+            }
+            Tok::Ident(s) => s.clone(),
+            _ => {
+                return Err(IsaError::new(
+                    *pos,
+                    format!("expected an instruction name, found {}", describe(Some(&toks[i]))),
+                ))
+            }
+        };
+        let pos = *pos;
+        i += 1;
+        expect(i, Tok::Open, "`(`")?;
+        i += 1;
+        let mut args: Vec<(Operand, Pos)> = Vec::new();
+        if toks.get(i).map(|t| &t.0) == Some(&Tok::Close) {
+            i += 1;
+        } else {
+            loop {
+                let (arg, apos) = match toks.get(i) {
+                    Some((Tok::Int(v), p)) => {
+                        i += 1;
+                        (Operand::Int(*v), *p)
+                    }
+                    Some((Tok::Ident(s), p)) => {
+                        i += 1;
+                        let mut op = operand(s, *p)?;
+                        if toks.get(i).map(|t| &t.0) == Some(&Tok::Pipe) {
+                            let mut set = DirSet::default();
+                            let Operand::Dir(d) = op else {
+                                return Err(IsaError::new(*p, format!("`{s}` is not a direction")));
+                            };
+                            set.0[d.index()] = true;
+                            while toks.get(i).map(|t| &t.0) == Some(&Tok::Pipe) {
+                                i += 1;
+                                match toks.get(i) {
+                                    Some((Tok::Ident(s), p)) => match Dir::parse(s) {
+                                        Some(d) => set.0[d.index()] = true,
+                                        None => {
+                                            return Err(IsaError::new(
+                                                *p,
+                                                format!("`{s}` is not a direction"),
+                                            ))
+                                        }
+                                    },
+                                    other => {
+                                        return Err(IsaError::new(
+                                            other.map_or_else(|| end_pos(text), |t| t.1),
+                                            format!(
+                                                "expected a direction after `|`, found {}",
+                                                describe(other)
+                                            ),
+                                        ))
+                                    }
+                                }
+                                i += 1;
+                            }
+                            op = Operand::Dirs(set);
+                        }
+                        (op, *p)
+                    }
+                    other => {
+                        return Err(IsaError::new(
+                            other.map_or_else(|| end_pos(text), |t| t.1),
+                            format!("expected an operand, found {}", describe(other)),
+                        ))
+                    }
+                };
+                args.push((arg, apos));
+                match toks.get(i) {
+                    Some((Tok::Comma, _)) => i += 1,
+                    Some((Tok::Close, _)) => {
+                        i += 1;
+                        break;
+                    }
+                    other => {
+                        return Err(IsaError::new(
+                            other.map_or_else(|| end_pos(text), |t| t.1),
+                            format!("expected `,` or `)`, found {}", describe(other)),
+                        ))
+                    }
+                }
+            }
+        }
+        if IGNORED.contains(&name.as_str()) {
+            continue;
+        }
+        let (ops, poss): (Vec<Operand>, Vec<Pos>) = args.into_iter().unzip();
+        let stmt = Stmt::build(&name, ops, device, pos).map_err(|mut e| {
+            // Point at the offending operand when the message names one.
+            if let Some(n) = e
+                .msg
+                .strip_prefix("operand ")
+                .and_then(|r| r.split(' ').next())
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                if let Some(p) = poss.get(n - 1) {
+                    e.pos = *p;
+                }
+            }
+            e
+        })?;
+        stmts.push(stmt);
+    }
+    Ok(Program { stmts })
+}
+
+fn end_pos(text: &str) -> Pos {
+    let line = text.lines().count().max(1) as u32;
+    let col = text.lines().last().map_or(0, |l| l.chars().count()) as u32 + 1;
+    Pos { line, col }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Program, IsaError> {
+        parse_program(s, Device::default())
+    }
+
+    #[test]
+    fn parses_vendor_text() {
+        let p = parse(
+            "scamp5_kernel_begin();\n// c\nget_image(A, D);\n/* x\n */ divq(B, A)\nmovx(D, B, east); \
+             DNEWS(R5, R6, north|west, 1)\nscamp5_kernel_end();",
+        )
+        .unwrap();
+        assert_eq!(p.instructions(), 4);
+        assert_eq!(p.cycles(), 6 + 2 + 2 + 3);
+        assert_eq!(p.stmts[1].pos, Pos { line: 5, col: 5 });
+        assert_eq!(p.stmts[3].to_string(), "DNEWS(R5, R6, north|west, 1)");
+    }
+
+    #[test]
+    fn rejects_with_positions() {
+        let e = parse("mov(A, B);\nfoo(A)").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (2, 1));
+        let e = parse("movx(A, B, up)").unwrap_err();
+        assert_eq!(e.pos.col, 12);
+        let e = parse("divq(C, C)").unwrap_err();
+        assert!(e.msg.contains("appears twice"), "{}", e.msg);
+        let e = parse("add(A, B, G)").unwrap_err();
+        assert!(e.msg.contains("unknown register `G`"), "{}", e.msg);
+        assert_eq!(e.pos.col, 11);
+        let e = parse("in(A, 128)").unwrap_err();
+        assert!(e.msg.contains("-128..127"), "{}", e.msg);
+        let e = parse("add(A, B)").unwrap_err();
+        assert!(e.msg.contains("takes 3 or 4"), "{}", e.msg);
+        assert!(parse("mov(A, B").is_err());
+        assert!(parse("mov(A, B) /*").is_err());
+        assert!(parse("\u{0}").is_err());
+    }
+}

@@ -1,0 +1,249 @@
+//! Statements and programs: table entries with checked operands, their expansion, and
+//! the rules every machine-level instruction must obey.
+
+use super::op::BusOp;
+use super::reg::Reg;
+use super::table::{self, Def, Operand};
+use std::fmt;
+
+/// A source position, 1-based.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pos {
+    /// Line number.
+    pub line: u32,
+    /// Column number (in characters).
+    pub col: u32,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Why a program or statement was rejected, with where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pos}: {msg}")]
+pub struct IsaError {
+    /// Where the problem is.
+    pub pos: Pos,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl IsaError {
+    /// An error at `pos`.
+    pub fn new(pos: Pos, msg: impl Into<String>) -> Self {
+        IsaError {
+            pos,
+            msg: msg.into(),
+        }
+    }
+}
+
+/// What the target device offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Device {
+    /// Number of general analogue registers (`A`, `B`, ...). SCAMP-5 has 6.
+    pub general: usize,
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device { general: 6 }
+    }
+}
+
+impl Device {
+    /// Names of the general registers, e.g. `A..F`.
+    pub fn general_range(&self) -> String {
+        format!("A..{}", Reg::general_name(self.general.saturating_sub(1)))
+    }
+}
+
+/// One statement: a table entry, its operands, where it was written and its expansion.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// The table entry.
+    pub def: &'static Def,
+    /// Checked operands.
+    pub args: Vec<Operand>,
+    /// Source position (default for generated code).
+    pub pos: Pos,
+    /// Machine-level expansion.
+    pub ops: Vec<BusOp>,
+}
+
+impl Stmt {
+    /// Builds a statement from a name and operands, checking arity, operand kinds and the
+    /// once-per-bus-instruction rule.
+    pub fn build(
+        name: &str,
+        args: Vec<Operand>,
+        device: Device,
+        pos: Pos,
+    ) -> Result<Stmt, IsaError> {
+        let defs: Vec<&Def> = table::lookup(name).collect();
+        if defs.is_empty() {
+            let hint = table::table()
+                .iter()
+                .find(|d| d.name.eq_ignore_ascii_case(name))
+                .map(|d| format!(" (did you mean `{}`?)", d.name))
+                .unwrap_or_default();
+            return Err(IsaError::new(
+                pos,
+                format!("unknown instruction `{name}`{hint}"),
+            ));
+        }
+        let Some(def) = defs.iter().copied().find(|d| d.arity() == args.len()) else {
+            let mut arities: Vec<usize> = defs.iter().map(|d| d.arity()).collect();
+            arities.sort_unstable();
+            arities.dedup();
+            let list: Vec<String> = arities.iter().map(ToString::to_string).collect();
+            return Err(IsaError::new(
+                pos,
+                format!(
+                    "wrong number of operands: `{name}` takes {}, got {}",
+                    list.join(" or "),
+                    args.len()
+                ),
+            ));
+        };
+        for (i, (slot, op)) in def.slots.iter().zip(&args).enumerate() {
+            if !slot.accepts(op, device.general) {
+                let what = match op {
+                    Operand::Reg(Reg::Gen(g)) if usize::from(*g) >= device.general => format!(
+                        "unknown register `{op}` (this device has {})",
+                        device.general_range()
+                    ),
+                    _ => format!("`{op}` is not allowed here"),
+                };
+                return Err(IsaError::new(
+                    pos,
+                    format!(
+                        "operand {} of `{name}`: {what}; expected {}",
+                        i + 1,
+                        slot.describe()
+                    ),
+                ));
+            }
+        }
+        let ops = (def.expand)(&args);
+        let stmt = Stmt {
+            def,
+            args,
+            pos,
+            ops,
+        };
+        stmt.check_once_per_bus()?;
+        Ok(stmt)
+    }
+
+    fn check_once_per_bus(&self) -> Result<(), IsaError> {
+        for op in &self.ops {
+            let regs = op.analogue_regs();
+            for (i, r) in regs.iter().enumerate() {
+                if regs[..i].contains(r) {
+                    let within = if self.ops.len() > 1 || op.to_string() != self.to_string() {
+                        format!(" (expansion of `{self}`)")
+                    } else {
+                        String::new()
+                    };
+                    return Err(IsaError::new(
+                        self.pos,
+                        format!(
+                            "register {r} appears twice in `{op}`{within}; a register may be \
+                             used once per bus instruction"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Cycles of the expansion.
+    pub fn cycles(&self) -> u64 {
+        self.ops.iter().map(BusOp::cycles).sum()
+    }
+
+    /// The general registers this statement writes (analogue receivers).
+    pub fn written_registers(&self) -> Vec<Reg> {
+        let mut out: Vec<Reg> = Vec::new();
+        for op in &self.ops {
+            if let BusOp::Transfer { dsts, .. } = op {
+                for d in dsts {
+                    if d.is_general() && !out.contains(d) {
+                        out.push(*d);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for Stmt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let args: Vec<String> = self.args.iter().map(ToString::to_string).collect();
+        write!(f, "{}({})", self.def.name, args.join(", "))
+    }
+}
+
+/// A program: statements in order.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+}
+
+impl Program {
+    /// Number of statements (macro instructions).
+    pub fn instructions(&self) -> usize {
+        self.stmts.len()
+    }
+
+    /// Total cycles (machine-level instructions) of one run.
+    pub fn cycles(&self) -> u64 {
+        self.stmts.iter().map(Stmt::cycles).sum()
+    }
+
+    /// General registers written anywhere in the program, in order of first write.
+    pub fn written_registers(&self) -> Vec<Reg> {
+        let mut out: Vec<Reg> = Vec::new();
+        for r in self.stmts.iter().flat_map(Stmt::written_registers) {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Largest distance (in PEs, Chebyshev) any value can travel through neighbour views
+    /// in one run: the number of neighbour reads and writes in the expansion.
+    pub fn max_shift(&self) -> usize {
+        self.stmts
+            .iter()
+            .flat_map(|s| &s.ops)
+            .map(|op| match op {
+                BusOp::Transfer { dsts, srcs } => dsts
+                    .iter()
+                    .chain(srcs)
+                    .filter(|r| matches!(r, Reg::X(_)))
+                    .count()
+                    .min(1),
+                BusOp::Digital(super::op::DigitalOp::DNews { .. }) => 1,
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for s in &self.stmts {
+            writeln!(f, "{s};")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,4 @@
+//! `scamp`: a cycle-accurate simulator, code generator and checker for the SCAMP-5
+//! focal-plane sensor-processor.
+
+pub mod isa;
