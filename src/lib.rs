@@ -2,3 +2,5 @@
 //! focal-plane sensor-processor.
 
 pub mod isa;
+pub mod sim;
+pub mod verify;

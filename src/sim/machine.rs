@@ -1,0 +1,99 @@
+//! The bus semantics, written once for every value domain: a [`Machine`] says how its
+//! registers are read, summed and written; [`step`] says what each machine-level
+//! instruction does with them. The numeric array and the symbolic verifier both run
+//! programs through this one dispatcher.
+
+use crate::isa::{BusOp, DigitalOp, Reg};
+
+/// A value a bus transfer can carry: summed, negated and split among receivers.
+pub trait Linear: Clone {
+    /// The additive identity.
+    fn zero() -> Self;
+    /// `self += other`.
+    fn add_assign(&mut self, other: &Self);
+    /// `self := -self / receivers`: what the bus hands each receiver.
+    fn negate_split(&mut self, receivers: usize);
+}
+
+impl Linear for f32 {
+    #[inline(always)]
+    fn zero() -> Self {
+        0.0
+    }
+    #[inline(always)]
+    fn add_assign(&mut self, other: &Self) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn negate_split(&mut self, receivers: usize) {
+        *self = -*self / receivers as f32;
+    }
+}
+
+/// The value every receiver of a transfer gets: `-(sum of sources) / receivers`.
+#[inline(always)]
+pub fn bus_value<V: Linear>(sources: &[V], receivers: usize) -> V {
+    let mut acc = V::zero();
+    for s in sources {
+        acc.add_assign(s);
+    }
+    acc.negate_split(receivers);
+    acc
+}
+
+/// Why a machine cannot execute an instruction.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MachineError(pub String);
+
+/// A register file that can execute machine-level instructions.
+pub trait Machine {
+    /// `bus`/`bus2`/`bus3`: every receiver gets [`bus_value`] of the sources, read
+    /// before anything is written, in PEs whose FLAG is set.
+    fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError>;
+    /// FLAG := (sum of sources) > 0.
+    fn flag_where(&mut self, srcs: &[Reg]) -> Result<(), MachineError>;
+    /// FLAG := 1.
+    fn flag_all(&mut self);
+    /// Photodiode reset: `PIX` reads `level` until the next capture starts.
+    fn reset_pix(&mut self, level: f32);
+    /// The DAC now drives `IN` with `value`.
+    fn set_dac(&mut self, value: i32);
+    /// A native digital instruction.
+    fn digital(&mut self, op: &DigitalOp) -> Result<(), MachineError>;
+}
+
+/// Executes one machine-level instruction on `m`.
+pub fn step<M: Machine>(m: &mut M, op: &BusOp) -> Result<(), MachineError> {
+    match op {
+        BusOp::Transfer { dsts, srcs } => m.transfer(dsts, srcs),
+        BusOp::Where(srcs) => m.flag_where(srcs),
+        BusOp::All => {
+            m.flag_all();
+            Ok(())
+        }
+        BusOp::Rpix { level } => {
+            m.reset_pix(*level);
+            Ok(())
+        }
+        BusOp::Nop => Ok(()),
+        BusOp::Dac(v) => {
+            m.set_dac(*v);
+            Ok(())
+        }
+        BusOp::Digital(d) => m.digital(d),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bus_value_negates_and_splits() {
+        assert_eq!(bus_value(&[3.0f32, 5.0], 1), -8.0);
+        assert_eq!(bus_value(&[3.0f32], 2), -1.5);
+        assert_eq!(bus_value::<f32>(&[], 1), 0.0);
+        assert_eq!(bus_value(&[9.0f32], 3), -3.0);
+    }
+}

@@ -1,0 +1,3 @@
+//! Proving what a program computes and measuring the error it picks up.
+
+pub mod symbolic;

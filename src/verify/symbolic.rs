@@ -1,0 +1,318 @@
+//! Symbolic execution: one PE whose registers hold exact linear combinations of input
+//! pixels at offsets, run through the simulator's own bus semantics
+//! ([`crate::sim::machine::step`]). The result is the exact kernel each register computes.
+
+use crate::isa::{DigitalOp, Pos, Program, Reg};
+use crate::sim::machine::{step, Linear, Machine, MachineError};
+use num_rational::Ratio;
+use num_traits::{One, Zero};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// An exact coefficient. Programs divide by 2 and 3 only, so these stay small.
+pub type Coef = Ratio<i128>;
+
+/// A pixel offset relative to the PE: `(row, col)`, row + south, col + east.
+pub type Offset = (i32, i32);
+
+/// `constant + sum of coef * input(pe + offset)`, exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LinComb {
+    /// Non-zero coefficients by offset.
+    pub terms: BTreeMap<Offset, Coef>,
+    /// The constant part (from DAC loads and photodiode reset levels).
+    pub constant: Coef,
+}
+
+impl LinComb {
+    /// The input pixel at this PE, with coefficient 1.
+    pub fn input() -> Self {
+        Self::pixel((0, 0), Coef::one())
+    }
+
+    /// `coef * input(pe + offset)`.
+    pub fn pixel(offset: Offset, coef: Coef) -> Self {
+        let mut terms = BTreeMap::new();
+        if !coef.is_zero() {
+            terms.insert(offset, coef);
+        }
+        LinComb {
+            terms,
+            constant: Coef::zero(),
+        }
+    }
+
+    /// A constant.
+    pub fn constant(c: Coef) -> Self {
+        LinComb {
+            terms: BTreeMap::new(),
+            constant: c,
+        }
+    }
+
+    /// The same expression as seen from a PE `(dr, dc)` away: what this PE reads when
+    /// it looks at the register of the neighbour at `(dr, dc)`.
+    pub fn shifted(&self, dr: i32, dc: i32) -> Self {
+        LinComb {
+            terms: self
+                .terms
+                .iter()
+                .map(|(&(r, c), v)| ((r + dr, c + dc), *v))
+                .collect(),
+            constant: self.constant,
+        }
+    }
+
+    /// Multiplies every coefficient by `k`.
+    pub fn scaled(&self, k: Coef) -> Self {
+        let mut out = LinComb::zero();
+        for (o, v) in &self.terms {
+            let p = *v * k;
+            if !p.is_zero() {
+                out.terms.insert(*o, p);
+            }
+        }
+        out.constant = self.constant * k;
+        out
+    }
+
+    /// Largest |row| or |col| offset used.
+    pub fn radius(&self) -> i32 {
+        self.terms
+            .keys()
+            .map(|&(r, c)| r.abs().max(c.abs()))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+impl Linear for LinComb {
+    fn zero() -> Self {
+        LinComb::default()
+    }
+
+    fn add_assign(&mut self, other: &Self) {
+        for (o, v) in &other.terms {
+            let e = self.terms.entry(*o).or_insert_with(Coef::zero);
+            *e += *v;
+            if e.is_zero() {
+                self.terms.remove(o);
+            }
+        }
+        self.constant += other.constant;
+    }
+
+    fn negate_split(&mut self, receivers: usize) {
+        *self = self.scaled(Coef::new(-1, receivers as i128));
+    }
+}
+
+impl fmt::Display for LinComb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = self
+            .terms
+            .iter()
+            .map(|(&(r, c), v)| format!("{v}*in[{r:+},{c:+}]"))
+            .collect();
+        if !self.constant.is_zero() || parts.is_empty() {
+            parts.push(self.constant.to_string());
+        }
+        f.write_str(&parts.join(" + "))
+    }
+}
+
+/// One symbolic PE (standing for every PE far from the array edge).
+#[derive(Clone, Debug)]
+pub struct SymbolicPe {
+    general: Vec<LinComb>,
+    news: LinComb,
+    pix_reset: Option<f32>,
+    dac: i32,
+    flag_known_full: bool,
+}
+
+impl SymbolicPe {
+    /// A PE with `general` registers, all zero, FLAG set everywhere.
+    pub fn new(general: usize) -> Self {
+        SymbolicPe {
+            general: vec![LinComb::default(); general],
+            news: LinComb::default(),
+            pix_reset: None,
+            dac: 0,
+            flag_known_full: true,
+        }
+    }
+
+    /// What `reg` holds (neighbour views are seen from this PE).
+    pub fn value(&self, reg: Reg) -> LinComb {
+        match reg {
+            Reg::Gen(i) => self.general[usize::from(i)].clone(),
+            Reg::News => self.news.clone(),
+            // The photodiode holds half of the raw pixel value while exposed.
+            Reg::Pix => match self.pix_reset {
+                None => LinComb::pixel((0, 0), Coef::new(1, 2)),
+                Some(level) => LinComb::constant(coef_of_f32(level)),
+            },
+            Reg::In => LinComb::constant(Coef::from(i128::from(self.dac))),
+            Reg::X(d) => {
+                let (dr, dc) = d.step();
+                self.news.shifted(dr, dc)
+            }
+        }
+    }
+
+    /// Overwrites a general register (e.g. to place the input image).
+    pub fn set(&mut self, reg: Reg, v: LinComb) {
+        match reg {
+            Reg::Gen(i) => self.general[usize::from(i)] = v,
+            Reg::News => self.news = v,
+            _ => {}
+        }
+    }
+}
+
+fn coef_of_f32(v: f32) -> Coef {
+    // Reset levels are small integers; keep exactness for halves too.
+    Coef::new((f64::from(v) * 2.0).round() as i128, 2)
+}
+
+impl Machine for SymbolicPe {
+    fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError> {
+        if !self.flag_known_full {
+            return Err(MachineError(
+                "a transfer runs while FLAG may be partial (after `where`); the symbolic \
+                 verifier only proves FLAG-free linear programs"
+                    .into(),
+            ));
+        }
+        let vals: Vec<LinComb> = srcs.iter().map(|r| self.value(*r)).collect();
+        let v = crate::sim::machine::bus_value(&vals, dsts.len());
+        for d in dsts {
+            match d {
+                Reg::X(dir) => {
+                    // NEWS at q receives what the PE at q - dir computed.
+                    let (dr, dc) = dir.step();
+                    self.news = v.shifted(-dr, -dc);
+                }
+                Reg::Gen(_) | Reg::News => self.set(*d, v.clone()),
+                other => {
+                    return Err(MachineError(format!("{other} cannot receive a transfer")))
+                }
+            }
+        }
+        if srcs.contains(&Reg::Pix) {
+            // The reset level is read once; afterwards PIX shows a new exposure.
+            self.pix_reset = None;
+        }
+        Ok(())
+    }
+
+    fn flag_where(&mut self, _srcs: &[Reg]) -> Result<(), MachineError> {
+        self.flag_known_full = false;
+        Ok(())
+    }
+
+    fn flag_all(&mut self) {
+        self.flag_known_full = true;
+    }
+
+    fn reset_pix(&mut self, level: f32) {
+        self.pix_reset = Some(level);
+    }
+
+    fn set_dac(&mut self, value: i32) {
+        self.dac = value;
+    }
+
+    fn digital(&mut self, op: &DigitalOp) -> Result<(), MachineError> {
+        // Digital registers do not reach the analogue values except through FLAG.
+        let writes_flag = match op {
+            DigitalOp::Mov(d, _)
+            | DigitalOp::Not(d, _)
+            | DigitalOp::Or(d, _)
+            | DigitalOp::Nor(d, _)
+            | DigitalOp::MovIfR0(d, _) => *d == crate::isa::DReg::Flag,
+            DigitalOp::DNews { dst, .. } => *dst == crate::isa::DReg::Flag,
+            DigitalOp::Set(_) | DigitalOp::Clr(_) => false,
+        };
+        if writes_flag {
+            self.flag_known_full = false;
+        }
+        Ok(())
+    }
+}
+
+/// Why symbolic execution stopped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pos}: {msg}")]
+pub struct SymbolicError {
+    /// Statement that could not be executed.
+    pub pos: Pos,
+    /// Why.
+    pub msg: String,
+}
+
+/// Runs `program` symbolically with the input image in `input` and every other register
+/// zero. Returns the final state of the PE.
+pub fn execute(program: &Program, input: Reg, general: usize) -> Result<SymbolicPe, SymbolicError> {
+    let mut pe = SymbolicPe::new(general);
+    pe.set(input, LinComb::input());
+    for s in &program.stmts {
+        for op in &s.ops {
+            step(&mut pe, op).map_err(|e| SymbolicError {
+                pos: s.pos,
+                msg: format!("`{s}`: {}", e.0),
+            })?;
+        }
+    }
+    Ok(pe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{parse_program, Device};
+
+    fn run(text: &str) -> SymbolicPe {
+        let p = parse_program(text, Device::default()).unwrap();
+        execute(&p, Reg::A, 6).unwrap()
+    }
+
+    #[test]
+    fn movx_reads_from_direction() {
+        // B(r, c) = A(r, c + 1): the value from the east neighbour.
+        let pe = run("movx(B, A, east)");
+        assert_eq!(pe.value(Reg::B), LinComb::pixel((0, 1), Coef::one()));
+        let pe = run("mov2x(B, A, north, west)");
+        assert_eq!(pe.value(Reg::B), LinComb::pixel((-1, -1), Coef::one()));
+    }
+
+    #[test]
+    fn identity_kernel_and_divisions() {
+        let pe = run("diva(A, E, F); mov(F, A); add(A, A, F)");
+        assert_eq!(pe.value(Reg::A), LinComb::input());
+        let pe = run("div(B, C, D, A)");
+        assert_eq!(pe.value(Reg::B), LinComb::pixel((0, 0), Coef::new(1, 2)));
+        assert_eq!(pe.value(Reg::C), LinComb::pixel((0, 0), Coef::new(-1, 2)));
+        assert_eq!(pe.value(Reg::D), LinComb::input());
+        let pe = run("bus3(B, C, D, A)");
+        assert_eq!(pe.value(Reg::D), LinComb::pixel((0, 0), Coef::new(-1, 3)));
+    }
+
+    #[test]
+    fn capture_is_affine_in_raw_pixel() {
+        let pe = run("get_image(B)");
+        assert_eq!(pe.value(Reg::B), LinComb::pixel((0, 0), Coef::new(1, 2)));
+        let pe = run("get_image(B, C)");
+        let mut want = LinComb::pixel((0, 0), Coef::one());
+        want.constant = Coef::from(-128);
+        assert_eq!(pe.value(Reg::B), want);
+        assert_eq!(pe.value(Reg::C), LinComb::pixel((0, 0), Coef::new(-1, 2)));
+    }
+
+    #[test]
+    fn where_blocks_proof() {
+        let p = parse_program("abs(B, A)", Device::default()).unwrap();
+        assert!(execute(&p, Reg::A, 6).is_err());
+    }
+}
