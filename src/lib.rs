@@ -4,3 +4,5 @@
 pub mod isa;
 pub mod sim;
 pub mod verify;
+pub mod cli;
+pub mod cain;

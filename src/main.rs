@@ -1,3 +1,5 @@
-fn main() {
-    println!("Hello, world!");
+//! The `scamp` command.
+
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(scamp::cli::main())
 }

@@ -1,0 +1,143 @@
+//! Options shared by the subcommands that run programs: loading a program, the scene,
+//! preloaded registers, edges and the noise profile.
+
+use super::CliError;
+use crate::isa::{parse_program, DReg, Device, Program, Reg};
+use crate::sim::{capture, readout, Array, EdgeMode, PES};
+use std::path::{Path, PathBuf};
+
+/// Reads and parses a program file; errors carry `FILE:LINE:COL`.
+pub fn load_program(path: &Path, device: Device) -> Result<Program, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError(format!("{}: cannot read program: {e}", path.display())))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        let before = &bytes[..e.valid_up_to()];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        CliError(format!(
+            "{}:{line}:{col}: the program is not UTF-8 text",
+            path.display()
+        ))
+    })?;
+    parse_program(text, device).map_err(|e| super::positioned(path, e))
+}
+
+/// How the array is prepared before a program runs.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SetupArgs {
+    /// Picture that `get_image` captures (PNG/JPEG/PGM; made grey and 256x256).
+    /// Default: the built-in images/camera.png.
+    #[arg(long, value_name = "PATH")]
+    pub image: Option<PathBuf>,
+    /// Preload a register everywhere: `A=100`, `A=values.npy` (256x256), `R3=1`.
+    #[arg(long = "set", value_name = "REG=VALUE")]
+    pub set: Vec<String>,
+    /// Array edge: what neighbour views see beyond the border.
+    #[arg(long, default_value = "zero", value_parser = clap::value_parser!(EdgeModeArg))]
+    pub edge: EdgeModeArg,
+}
+
+/// Clap wrapper for [`EdgeMode`].
+#[derive(Clone, Copy, Debug)]
+pub struct EdgeModeArg(pub EdgeMode);
+
+impl std::str::FromStr for EdgeModeArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse().map(EdgeModeArg)
+    }
+}
+
+impl SetupArgs {
+    /// A fresh array with the scene exposed and the preloads applied.
+    pub fn build(&self, device: Device) -> Result<Array, CliError> {
+        let mut array = Array::new(device.general, self.edge.0);
+        let img = match &self.image {
+            Some(p) => {
+                let img = capture::load(p)?;
+                if let Some((w, h)) = img.resized_from {
+                    eprintln!(
+                        "note: {} is {w}x{h}; converted to grey and resized to 256x256",
+                        p.display()
+                    );
+                }
+                img
+            }
+            None => capture::default_image(),
+        };
+        array.expose(&img.pixels);
+        for s in &self.set {
+            apply_set(&mut array, s)?;
+        }
+        Ok(array)
+    }
+}
+
+fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
+    let (name, value) = spec
+        .split_once('=')
+        .ok_or_else(|| CliError(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy")))?;
+    if let Some(d) = DReg::parse(name) {
+        let bit: u8 = match value {
+            "0" => 0,
+            "1" => 1,
+            _ => {
+                return Err(CliError(format!(
+                    "--set {spec}: a digital register takes 0 or 1"
+                )))
+            }
+        };
+        array.bits_mut(d).fill(bit);
+        array.refresh_flag();
+        return Ok(());
+    }
+    let general = array.general();
+    let reg = Reg::parse(name)
+        .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
+        .ok_or_else(|| {
+            CliError(format!(
+                "--set {spec}: unknown register `{name}` (expected A..{}, NEWS, R0..R12 or FLAG)",
+                Reg::general_name(general - 1)
+            ))
+        })?;
+    let values = if value.ends_with(".npy") {
+        readout::load_npy(Path::new(value))?
+    } else {
+        let v: f32 = value
+            .parse()
+            .ok()
+            .filter(|v: &f32| v.is_finite())
+            .ok_or_else(|| CliError(format!("--set {spec}: `{value}` is not a number")))?;
+        vec![v; PES]
+    };
+    if let Some(plane) = array.plane_mut(reg) {
+        plane.copy_from_slice(&values);
+    }
+    Ok(())
+}
+
+/// The analogue error model to run under.
+#[derive(clap::Args, Debug, Clone)]
+pub struct NoiseArgs {
+    /// Noise profile: `ideal`, `scamp5` or a profile YAML file.
+    #[arg(long, default_value = "scamp5", value_name = "PROFILE")]
+    pub noise: String,
+    /// Temporal-noise (run) seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Fixed-pattern (chip) seed: the same seed is the same chip.
+    #[arg(long = "chip-seed", default_value_t = 1)]
+    pub chip_seed: u64,
+}
+
+impl NoiseArgs {
+    /// Installs the profile's write layer on `array`.
+    pub fn install(&self, _array: &mut Array) -> Result<(), CliError> {
+        match self.noise.as_str() {
+            "ideal" => Ok(()),
+            other => Err(CliError(format!(
+                "--noise {other}: only the `ideal` profile is available in this build"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Reading results off the array: summary statistics and files (numpy and PNG).
+
+use super::array::N;
+use ndarray::Array2;
+use serde::Serialize;
+use std::path::Path;
+
+/// Summary of one register over the array.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PlaneStats {
+    /// Mean value.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl PlaneStats {
+    /// Statistics of a plane.
+    pub fn of(values: &[f32]) -> Self {
+        let n = values.len().max(1) as f64;
+        let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+        let var = values
+            .iter()
+            .map(|&v| (f64::from(v) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(f64::from(v)), b.max(f64::from(v)))
+        });
+        // Adding 0.0 turns a negative zero into a plain zero for printing.
+        PlaneStats {
+            mean: mean + 0.0,
+            std: var.sqrt(),
+            min: min + 0.0,
+            max: max + 0.0,
+        }
+    }
+}
+
+/// A plane as a 256x256 array.
+pub fn to_array(values: &[f32]) -> Array2<f32> {
+    Array2::from_shape_vec((N, N), values.to_vec()).expect("planes are 256x256")
+}
+
+/// Writes a plane as a float32 256x256 numpy file.
+pub fn save_npy(path: &Path, values: &[f32]) -> Result<(), String> {
+    ndarray_npy::write_npy(path, &to_array(values))
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// Writes a plane as an 8-bit grey PNG of `value + 128`, clamped to 0..255.
+pub fn save_png(path: &Path, values: &[f32]) -> Result<(), String> {
+    let bytes: Vec<u8> = values
+        .iter()
+        .map(|&v| (v + 128.0).round().clamp(0.0, 255.0) as u8)
+        .collect();
+    image::save_buffer(path, &bytes, N as u32, N as u32, image::ExtendedColorType::L8)
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// Reads a 256x256 numpy array (float32 or float64) for preloading a register.
+pub fn load_npy(path: &Path) -> Result<Vec<f32>, String> {
+    let shape_err = |s: &[usize]| {
+        format!(
+            "{}: expected a 256x256 array, got shape {s:?}",
+            path.display()
+        )
+    };
+    let read32: Result<Array2<f32>, _> = ndarray_npy::read_npy(path);
+    let arr = match read32 {
+        Ok(a) => a,
+        Err(_) => {
+            let a: Array2<f64> = ndarray_npy::read_npy(path)
+                .map_err(|e| format!("{}: cannot read numpy array: {e}", path.display()))?;
+            a.mapv(|v| v as f32)
+        }
+    };
+    if arr.shape() != [N, N] {
+        return Err(shape_err(arr.shape()));
+    }
+    Ok(arr.iter().copied().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_are_exact_on_small_sets() {
+        let s = PlaneStats::of(&[1.0, 3.0]);
+        assert_eq!((s.mean, s.std, s.min, s.max), (2.0, 1.0, 1.0, 3.0));
+    }
+}
