@@ -303,6 +303,12 @@ mod tests {
     }
 
     #[test]
+    fn edge_reach_counts_neighbour_steps() {
+        let p = parse("movx(B, A, east); mov2x(C, B, north, west); add(D, A, B)").unwrap();
+        assert_eq!(p.edge_reach(6), vec![0, 1, 3, 1, 0, 0]);
+    }
+
+    #[test]
     fn rejects_with_positions() {
         let e = parse("mov(A, B);\nfoo(A)").unwrap_err();
         assert_eq!((e.pos.line, e.pos.col), (2, 1));

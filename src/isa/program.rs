@@ -219,23 +219,42 @@ impl Program {
         out
     }
 
-    /// Largest distance (in PEs, Chebyshev) any value can travel through neighbour views
-    /// in one run: the number of neighbour reads and writes in the expansion.
-    pub fn max_shift(&self) -> usize {
-        self.stmts
-            .iter()
-            .flat_map(|s| &s.ops)
-            .map(|op| match op {
-                BusOp::Transfer { dsts, srcs } => dsts
+    /// For every general register at the end of the program, the largest number of
+    /// neighbour steps any value in it has travelled. Near the array edge a value that
+    /// travelled k steps may have read beyond the edge, so results within that many
+    /// PEs of the border depend on the edge mode.
+    pub fn edge_reach(&self, general: usize) -> Vec<usize> {
+        let mut reach = vec![0usize; general + 1];
+        let news = general;
+        let index = |r: &Reg| match r {
+            Reg::Gen(i) => Some(usize::from(*i)),
+            Reg::News => Some(news),
+            _ => None,
+        };
+        for op in self.stmts.iter().flat_map(|s| &s.ops) {
+            if let BusOp::Transfer { dsts, srcs } = op {
+                let v = srcs
                     .iter()
-                    .chain(srcs)
-                    .filter(|r| matches!(r, Reg::X(_)))
-                    .count()
-                    .min(1),
-                BusOp::Digital(super::op::DigitalOp::DNews { .. }) => 1,
-                _ => 0,
-            })
-            .sum()
+                    .map(|r| match r {
+                        Reg::X(_) => reach[news] + 1,
+                        other => index(other).map_or(0, |i| reach[i]),
+                    })
+                    .max()
+                    .unwrap_or(0);
+                for d in dsts {
+                    match d {
+                        Reg::X(_) => reach[news] = v + 1,
+                        other => {
+                            if let Some(i) = index(other) {
+                                reach[i] = v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        reach.truncate(general);
+        reach
     }
 }
 

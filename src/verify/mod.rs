@@ -1,3 +1,6 @@
 //! Proving what a program computes and measuring the error it picks up.
 
 pub mod symbolic;
+pub mod convolution;
+pub mod metrics;
+pub mod check;

@@ -1,0 +1,112 @@
+//! Error figures of noise.md: RMSE, max absolute error, PSNR (peak 255) and mean bias over
+//! the interior of the image.
+
+use ndarray::{s, Array2};
+use serde::Serialize;
+
+/// The figures of one error image.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ErrorFigures {
+    /// Root mean square error.
+    pub rmse: f64,
+    /// Largest absolute error.
+    pub max: f64,
+    /// Peak signal-to-noise ratio in dB for a peak of 255 (`None` when the error is zero).
+    pub psnr: Option<f64>,
+    /// Mean of the signed error (result - reference).
+    pub bias: f64,
+}
+
+impl ErrorFigures {
+    /// Figures of `result - reference` over the interior that excludes `border` pixels on
+    /// every side.
+    pub fn between(result: &Array2<f64>, reference: &Array2<f64>, border: usize) -> Self {
+        let mut acc = ErrorAccumulator::default();
+        acc.add(result, reference, border);
+        acc.figures()
+    }
+}
+
+/// Collects errors over several images before computing the figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ErrorAccumulator {
+    sq: f64,
+    sum: f64,
+    max: f64,
+    n: u64,
+}
+
+impl ErrorAccumulator {
+    /// Adds the interior (excluding `border` pixels on every side) of `result - reference`.
+    pub fn add(&mut self, result: &Array2<f64>, reference: &Array2<f64>, border: usize) {
+        let (h, w) = result.dim();
+        let b = border.min(h / 2).min(w / 2);
+        let r = result.slice(s![b..h - b, b..w - b]);
+        let f = reference.slice(s![b..h - b, b..w - b]);
+        for (a, b) in r.iter().zip(f.iter()) {
+            let e = a - b;
+            self.sq += e * e;
+            self.sum += e;
+            self.max = self.max.max(e.abs());
+        }
+        self.n += r.len() as u64;
+    }
+
+    /// The figures of everything added.
+    pub fn figures(&self) -> ErrorFigures {
+        let n = self.n.max(1) as f64;
+        let rmse = (self.sq / n).sqrt();
+        ErrorFigures {
+            rmse,
+            max: self.max,
+            psnr: (rmse > 0.0).then(|| 20.0 * (255.0 / rmse).log10()),
+            bias: self.sum / n,
+        }
+    }
+}
+
+/// Mean and standard deviation of a set of figures (over run seeds).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for a single value).
+    pub std: f64,
+}
+
+impl Spread {
+    /// Mean and sample standard deviation of `values`.
+    pub fn of(values: &[f64]) -> Self {
+        let n = values.len().max(1) as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let std = if values.len() > 1 {
+            (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        } else {
+            0.0
+        };
+        Spread { mean, std }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_over_interior() {
+        let mut a = Array2::<f64>::zeros((4, 4));
+        let b = Array2::<f64>::zeros((4, 4));
+        a[[0, 0]] = 100.0; // in the border: ignored
+        a[[1, 1]] = 2.0;
+        a[[2, 2]] = -2.0;
+        let f = ErrorFigures::between(&a, &b, 1);
+        // Interior errors 2, -2, 0, 0: mean square 2.
+        assert_eq!(f.rmse, 2f64.sqrt());
+        assert_eq!(f.max, 2.0);
+        assert_eq!(f.bias, 0.0);
+        assert!((f.psnr.unwrap() - 20.0 * (255.0 / 2f64.sqrt()).log10()).abs() < 1e-12);
+        assert_eq!(ErrorFigures::between(&b, &b, 0).psnr, None);
+        let s = Spread::of(&[1.0, 3.0]);
+        assert_eq!((s.mean, s.std), (2.0, 2f64.sqrt()));
+    }
+}

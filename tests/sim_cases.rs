@@ -1,0 +1,830 @@
+//! Runs every data-driven simulator case under `sim-tests/` (one case per `.case` file,
+//! any depth). The format is described in `sim-tests/README.md`; adding a case never
+//! needs Rust code.
+
+use scamp::isa::{parse_program, DReg, Device, Reg};
+use scamp::sim::{capture, run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+// ---------------------------------------------------------------------------------------
+// Expressions: numbers, `row`, `col`, `img`, registers (at this PE or `REG[r, c]`),
+// + - * / %, comparisons (1 or 0), && || !, `c ? a : b`, min/max/abs/floor.
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Num(f64),
+    Ident(String),
+    Op(&'static str),
+}
+
+fn lex(s: &str) -> Result<Vec<Tok>, String> {
+    const OPS: &[&str] = &[
+        "..", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "(", ")", "[", "]",
+        ",", "<", ">", "!", "?", ":",
+    ];
+    let b: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let mut out = Vec::new();
+    'outer: while i < b.len() {
+        let c = b[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() || (c == '.' && b.get(i + 1).is_some_and(char::is_ascii_digit)) {
+            let start = i;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (b[i] == '.' && b.get(i + 1) != Some(&'.'))
+                    || b[i] == 'e'
+                    || ((b[i] == '-' || b[i] == '+') && i > start && b[i - 1] == 'e'))
+            {
+                i += 1;
+            }
+            let t: String = b[start..i].iter().collect();
+            out.push(Tok::Num(
+                t.parse().map_err(|_| format!("bad number `{t}`"))?,
+            ));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Ident(b[start..i].iter().collect()));
+            continue;
+        }
+        for op in OPS {
+            let oc: Vec<char> = op.chars().collect();
+            if b[i..].starts_with(&oc) {
+                out.push(Tok::Op(op));
+                i += oc.len();
+                continue 'outer;
+            }
+        }
+        return Err(format!("unexpected character `{c}` in `{s}`"));
+    }
+    Ok(out)
+}
+
+/// A location the expressions and expectations can name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Loc {
+    Analog(Reg),
+    Digital(DReg),
+}
+
+impl std::fmt::Display for Loc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Loc::Analog(r) => r.fmt(f),
+            Loc::Digital(d) => d.fmt(f),
+        }
+    }
+}
+
+fn parse_loc(name: &str) -> Option<Loc> {
+    if let Some(d) = DReg::parse(name) {
+        return Some(Loc::Digital(d));
+    }
+    match Reg::parse(name)? {
+        r @ (Reg::Gen(_) | Reg::News | Reg::Pix) => Some(Loc::Analog(r)),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Expr {
+    Num(f64),
+    Row,
+    Col,
+    Img(Option<Box<(Expr, Expr)>>),
+    Reg(Loc, Option<Box<(Expr, Expr)>>),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(&'static str, Box<Expr>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    Call(String, Vec<Expr>),
+}
+
+struct P<'a> {
+    t: &'a [Tok],
+    i: usize,
+}
+
+impl P<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.t.get(self.i)
+    }
+    fn eat(&mut self, op: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Op(o)) if *o == op) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn want(&mut self, op: &str) -> Result<(), String> {
+        if self.eat(op) {
+            Ok(())
+        } else {
+            Err(format!("expected `{op}`, found {:?}", self.peek()))
+        }
+    }
+    fn expr(&mut self) -> Result<Expr, String> {
+        let c = self.bin(0)?;
+        if self.eat("?") {
+            let a = self.expr()?;
+            self.want(":")?;
+            let b = self.expr()?;
+            return Ok(Expr::Cond(Box::new(c), Box::new(a), Box::new(b)));
+        }
+        Ok(c)
+    }
+    fn bin(&mut self, level: usize) -> Result<Expr, String> {
+        const LEVELS: &[&[&str]] = &[
+            &["||"],
+            &["&&"],
+            &["==", "!="],
+            &["<", "<=", ">", ">="],
+            &["+", "-"],
+            &["*", "/", "%"],
+        ];
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut lhs = self.bin(level + 1)?;
+        'again: loop {
+            for op in LEVELS[level] {
+                if self.eat(op) {
+                    let rhs = self.bin(level + 1)?;
+                    lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+                    continue 'again;
+                }
+            }
+            return Ok(lhs);
+        }
+    }
+    fn unary(&mut self) -> Result<Expr, String> {
+        if self.eat("-") {
+            return Ok(Expr::Neg(Box::new(self.unary()?)));
+        }
+        if self.eat("+") {
+            return self.unary();
+        }
+        if self.eat("!") {
+            return Ok(Expr::Not(Box::new(self.unary()?)));
+        }
+        self.atom()
+    }
+    fn index(&mut self) -> Result<Option<Box<(Expr, Expr)>>, String> {
+        if !self.eat("[") {
+            return Ok(None);
+        }
+        let r = self.expr()?;
+        self.want(",")?;
+        let c = self.expr()?;
+        self.want("]")?;
+        Ok(Some(Box::new((r, c))))
+    }
+    fn atom(&mut self) -> Result<Expr, String> {
+        match self.peek().cloned() {
+            Some(Tok::Num(v)) => {
+                self.i += 1;
+                Ok(Expr::Num(v))
+            }
+            Some(Tok::Op("(")) => {
+                self.i += 1;
+                let e = self.expr()?;
+                self.want(")")?;
+                Ok(e)
+            }
+            Some(Tok::Ident(name)) => {
+                self.i += 1;
+                match name.as_str() {
+                    "row" => return Ok(Expr::Row),
+                    "col" => return Ok(Expr::Col),
+                    "img" => return Ok(Expr::Img(self.index()?)),
+                    "min" | "max" | "abs" | "floor" => {
+                        self.want("(")?;
+                        let mut args = vec![self.expr()?];
+                        while self.eat(",") {
+                            args.push(self.expr()?);
+                        }
+                        self.want(")")?;
+                        let ok = match name.as_str() {
+                            "abs" | "floor" => args.len() == 1,
+                            _ => args.len() >= 2,
+                        };
+                        if !ok {
+                            return Err(format!("wrong number of arguments to {name}"));
+                        }
+                        return Ok(Expr::Call(name, args));
+                    }
+                    _ => {}
+                }
+                let loc = parse_loc(&name).ok_or_else(|| format!("unknown name `{name}`"))?;
+                Ok(Expr::Reg(loc, self.index()?))
+            }
+            other => Err(format!("expected a value, found {other:?}")),
+        }
+    }
+}
+
+fn parse_expr(s: &str) -> Result<Expr, String> {
+    let t = lex(s)?;
+    let mut p = P { t: &t, i: 0 };
+    let e = p.expr()?;
+    if p.i != t.len() {
+        return Err(format!("unexpected {:?} in `{s}`", t[p.i]));
+    }
+    Ok(e)
+}
+
+/// What an expression is evaluated against.
+struct Env<'a> {
+    array: &'a Array,
+    image: &'a [u8],
+}
+
+fn pe_index(r: f64, c: f64) -> Result<usize, String> {
+    let ok = |v: f64| v.fract() == 0.0 && (0.0..N as f64).contains(&v);
+    if ok(r) && ok(c) {
+        Ok(r as usize * N + c as usize)
+    } else {
+        Err(format!("PE [{r}, {c}] is outside the array"))
+    }
+}
+
+fn read_loc(array: &Array, loc: Loc, i: usize) -> Result<f64, String> {
+    match loc {
+        Loc::Analog(r) => array
+            .plane(r)
+            .map(|p| f64::from(p[i]))
+            .ok_or_else(|| format!("no register {r} on this device")),
+        Loc::Digital(d) => Ok(f64::from(array.bits(d)[i])),
+    }
+}
+
+fn eval(e: &Expr, env: &Env, r: usize, c: usize) -> Result<f64, String> {
+    let at = |ix: &Option<Box<(Expr, Expr)>>| -> Result<usize, String> {
+        match ix {
+            None => Ok(r * N + c),
+            Some(b) => pe_index(eval(&b.0, env, r, c)?, eval(&b.1, env, r, c)?),
+        }
+    };
+    let b = |v: bool| if v { 1.0 } else { 0.0 };
+    Ok(match e {
+        Expr::Num(v) => *v,
+        Expr::Row => r as f64,
+        Expr::Col => c as f64,
+        Expr::Img(ix) => f64::from(env.image[at(ix)?]),
+        Expr::Reg(loc, ix) => read_loc(env.array, *loc, at(ix)?)?,
+        Expr::Neg(x) => -eval(x, env, r, c)?,
+        Expr::Not(x) => b(eval(x, env, r, c)? == 0.0),
+        Expr::Cond(k, x, y) => {
+            if eval(k, env, r, c)? != 0.0 {
+                eval(x, env, r, c)?
+            } else {
+                eval(y, env, r, c)?
+            }
+        }
+        Expr::Bin(op, x, y) => {
+            let x = eval(x, env, r, c)?;
+            let y = eval(y, env, r, c)?;
+            match *op {
+                "+" => x + y,
+                "-" => x - y,
+                "*" => x * y,
+                "/" => x / y,
+                "%" => x.rem_euclid(y),
+                "<" => b(x < y),
+                "<=" => b(x <= y),
+                ">" => b(x > y),
+                ">=" => b(x >= y),
+                "==" => b(x == y),
+                "!=" => b(x != y),
+                "&&" => b(x != 0.0 && y != 0.0),
+                "||" => b(x != 0.0 || y != 0.0),
+                _ => unreachable!(),
+            }
+        }
+        Expr::Call(f, args) => {
+            let v: Vec<f64> = args
+                .iter()
+                .map(|a| eval(a, env, r, c))
+                .collect::<Result<_, _>>()?;
+            match f.as_str() {
+                "min" => v.iter().copied().fold(f64::INFINITY, f64::min),
+                "max" => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                "abs" => v[0].abs(),
+                "floor" => v[0].floor(),
+                _ => unreachable!(),
+            }
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Targets: `A`, `A[3, 4]`, `A[0..3, *]`, `R5[255, 0..255]` (inclusive ranges).
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug)]
+struct Span(usize, usize);
+
+#[derive(Clone, Debug)]
+struct Target {
+    loc: Loc,
+    rows: Span,
+    cols: Span,
+    text: String,
+}
+
+fn parse_span(s: &str) -> Result<Span, String> {
+    let s = s.trim();
+    let num = |t: &str| -> Result<usize, String> {
+        let v: usize = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad index `{t}` (expected 0..255, a..b or *)"))?;
+        if v >= N {
+            return Err(format!("index {v} is outside the array"));
+        }
+        Ok(v)
+    };
+    if s == "*" {
+        return Ok(Span(0, N - 1));
+    }
+    if let Some((a, b)) = s.split_once("..") {
+        let (a, b) = (num(a)?, num(b)?);
+        if a > b {
+            return Err(format!("empty range `{s}`"));
+        }
+        return Ok(Span(a, b));
+    }
+    let v = num(s)?;
+    Ok(Span(v, v))
+}
+
+fn parse_target(s: &str) -> Result<Target, String> {
+    let s = s.trim();
+    let (name, rows, cols) = match s.split_once('[') {
+        None => (s, Span(0, N - 1), Span(0, N - 1)),
+        Some((name, rest)) => {
+            let inner = rest
+                .strip_suffix(']')
+                .ok_or_else(|| format!("missing `]` in `{s}`"))?;
+            let (r, c) = inner
+                .split_once(',')
+                .ok_or_else(|| format!("expected [ROW, COL] in `{s}`"))?;
+            (name.trim(), parse_span(r)?, parse_span(c)?)
+        }
+    };
+    let loc = parse_loc(name).ok_or_else(|| format!("unknown register `{name}`"))?;
+    Ok(Target {
+        loc,
+        rows,
+        cols,
+        text: s.to_string(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Case files.
+// ---------------------------------------------------------------------------------------
+
+enum Expect {
+    Value(Target, Expr, String),
+    Cycles(u64),
+    Instructions(u64),
+    Warning(String),
+    Error(u32, u32, String),
+}
+
+enum ProgramSrc {
+    Inline(String),
+    File(PathBuf),
+}
+
+enum ImageSrc {
+    File(PathBuf),
+    Expr(Expr, String),
+}
+
+struct Case {
+    edge: EdgeMode,
+    general: usize,
+    tolerance: f64,
+    image: Option<ImageSrc>,
+    sets: Vec<(usize, Target, Expr)>,
+    program: ProgramSrc,
+    expects: Vec<(usize, Expect)>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn parse_case(text: &str) -> Result<Case, String> {
+    let mut case = Case {
+        edge: EdgeMode::Zero,
+        general: Device::default().general,
+        tolerance: 1e-4,
+        image: None,
+        sets: Vec::new(),
+        program: ProgramSrc::Inline(String::new()),
+        expects: Vec::new(),
+    };
+    let mut have_program = false;
+    let mut have_expect = false;
+    let mut in_program = false;
+    let mut in_expect = false;
+    let mut prog = String::new();
+    for (n, raw) in text.lines().enumerate() {
+        let ln = n + 1;
+        let at = |e: String| format!("line {ln}: {e}");
+        let trimmed = raw.trim();
+        if in_program && trimmed != "expect:" {
+            prog.push_str(raw);
+            prog.push('\n');
+            continue;
+        }
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if in_expect {
+            let e = if let Some(rest) = trimmed.strip_prefix("error:") {
+                let mut parts = rest.trim().splitn(3, ':');
+                let line = parts.next().unwrap_or("").trim().parse();
+                let col = parts.next().unwrap_or("").trim().parse();
+                let msg = parts.next().unwrap_or("").trim().to_string();
+                match (line, col) {
+                    (Ok(l), Ok(c)) if !msg.is_empty() => Expect::Error(l, c, msg),
+                    _ => return Err(at("expected `error: LINE:COL: message`".into())),
+                }
+            } else if let Some(rest) = trimmed.strip_prefix("warning:") {
+                Expect::Warning(rest.trim().to_string())
+            } else {
+                let (lhs, rhs) = trimmed
+                    .split_once('=')
+                    .ok_or_else(|| at(format!("cannot read expectation `{trimmed}`")))?;
+                let (lhs, rhs) = (lhs.trim(), rhs.trim());
+                let count = || -> Result<u64, String> {
+                    rhs.parse()
+                        .map_err(|_| at(format!("`{rhs}` is not a count")))
+                };
+                match lhs {
+                    "cycles" => Expect::Cycles(count()?),
+                    "instructions" => Expect::Instructions(count()?),
+                    _ => Expect::Value(
+                        parse_target(lhs).map_err(at)?,
+                        parse_expr(rhs).map_err(at)?,
+                        rhs.to_string(),
+                    ),
+                }
+            };
+            case.expects.push((ln, e));
+            continue;
+        }
+        if trimmed == "expect:" {
+            if in_program {
+                case.program = ProgramSrc::Inline(std::mem::take(&mut prog));
+                in_program = false;
+            }
+            in_expect = true;
+            have_expect = true;
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix("set ") {
+            let (lhs, rhs) = rest
+                .split_once('=')
+                .ok_or_else(|| at("expected `set REG = EXPR`".into()))?;
+            let t = parse_target(lhs).map_err(at)?;
+            if matches!(t.loc, Loc::Analog(Reg::Pix)) {
+                return Err(at("PIX is set through `image:`".into()));
+            }
+            case.sets.push((ln, t, parse_expr(rhs).map_err(at)?));
+            continue;
+        }
+        let (key, value) = trimmed
+            .split_once(':')
+            .ok_or_else(|| at(format!("cannot read `{trimmed}`")))?;
+        let value = value.trim();
+        match key.trim() {
+            "edge" => case.edge = value.parse().map_err(at)?,
+            "registers" => {
+                case.general = value
+                    .parse()
+                    .ok()
+                    .filter(|g| (1..=26).contains(g))
+                    .ok_or_else(|| at(format!("`{value}` is not a register count")))?
+            }
+            "tolerance" => {
+                case.tolerance = value
+                    .parse()
+                    .map_err(|_| at(format!("`{value}` is not a number")))?
+            }
+            "image" => {
+                let lower = value.to_ascii_lowercase();
+                case.image = Some(
+                    if [".png", ".jpg", ".jpeg", ".pgm"]
+                        .iter()
+                        .any(|e| lower.ends_with(e))
+                    {
+                        let p = if value.contains('/') {
+                            root().join(value)
+                        } else {
+                            root().join("images").join(value)
+                        };
+                        ImageSrc::File(p)
+                    } else {
+                        ImageSrc::Expr(parse_expr(value).map_err(at)?, value.to_string())
+                    },
+                );
+            }
+            "program" => {
+                if have_program {
+                    return Err(at("a second program".into()));
+                }
+                have_program = true;
+                if value.is_empty() {
+                    in_program = true;
+                } else {
+                    case.program = ProgramSrc::Inline(value.to_string());
+                }
+            }
+            "program-file" => {
+                if have_program {
+                    return Err(at("a second program".into()));
+                }
+                have_program = true;
+                case.program = ProgramSrc::File(root().join(value));
+            }
+            other => return Err(at(format!("unknown key `{other}`"))),
+        }
+    }
+    if in_program {
+        case.program = ProgramSrc::Inline(prog);
+    }
+    if !have_program {
+        return Err("no `program:` or `program-file:`".into());
+    }
+    if !have_expect || case.expects.is_empty() {
+        return Err("no expectations (an `expect:` section is required)".into());
+    }
+    Ok(case)
+}
+
+fn build_image(src: &Option<ImageSrc>) -> Result<Vec<u8>, String> {
+    match src {
+        None => Ok(vec![0; PES]),
+        Some(ImageSrc::File(p)) => capture::load(p)
+            .map(|g| g.pixels)
+            .map_err(|e| e.to_string()),
+        Some(ImageSrc::Expr(e, text)) => {
+            let empty = Array::new(1, EdgeMode::Zero);
+            let zeros = vec![0u8; PES];
+            let env = Env {
+                array: &empty,
+                image: &zeros,
+            };
+            let mut out = vec![0u8; PES];
+            for r in 0..N {
+                for c in 0..N {
+                    let v = eval(e, &env, r, c)?;
+                    if !(0.0..=255.0).contains(&v) || v.fract() != 0.0 {
+                        return Err(format!(
+                            "image `{text}` gives {v} at [{r}, {c}]; pixels are integers 0..255"
+                        ));
+                    }
+                    out[r * N + c] = v as u8;
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Runs one case; returns the failures (empty when it passes).
+fn run_case(path: &Path) -> Vec<String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return vec![format!("cannot read: {e}")],
+    };
+    let case = match parse_case(&text) {
+        Ok(c) => c,
+        Err(e) => return vec![format!("malformed case: {e}")],
+    };
+    let program_text = match &case.program {
+        ProgramSrc::Inline(t) => t.clone(),
+        ProgramSrc::File(p) => match std::fs::read_to_string(p) {
+            Ok(t) => t,
+            Err(e) => return vec![format!("cannot read {}: {e}", p.display())],
+        },
+    };
+    let device = Device {
+        general: case.general,
+    };
+    let mut fails = Vec::new();
+    let expected_error = case.expects.iter().find_map(|(ln, e)| match e {
+        Expect::Error(l, c, m) => Some((*ln, *l, *c, m.clone())),
+        _ => None,
+    });
+    let program = match (parse_program(&program_text, device), expected_error) {
+        (Err(e), Some((ln, l, c, m))) => {
+            if (e.pos.line, e.pos.col) != (l, c) || !e.msg.contains(&m) {
+                fails.push(format!(
+                    "line {ln}: expected rejection `{l}:{c}: ...{m}...`, got `{}: {}`",
+                    e.pos, e.msg
+                ));
+            }
+            return fails;
+        }
+        (Err(e), None) => return vec![format!("program rejected: {}: {}", e.pos, e.msg)],
+        (Ok(_), Some((ln, l, c, m))) => {
+            return vec![format!(
+                "line {ln}: expected rejection `{l}:{c}: ...{m}...`, but the program parsed"
+            )]
+        }
+        (Ok(p), None) => p,
+    };
+
+    let image = match build_image(&case.image) {
+        Ok(i) => i,
+        Err(e) => return vec![format!("image: {e}")],
+    };
+    let mut array = Array::new(case.general, case.edge);
+    array.expose(&image);
+    for (ln, t, e) in &case.sets {
+        let mut vals = Vec::new();
+        {
+            let env = Env {
+                array: &array,
+                image: &image,
+            };
+            for r in t.rows.0..=t.rows.1 {
+                for c in t.cols.0..=t.cols.1 {
+                    match eval(e, &env, r, c) {
+                        Ok(v) => vals.push((r * N + c, v)),
+                        Err(err) => return vec![format!("line {ln}: set {}: {err}", t.text)],
+                    }
+                }
+            }
+        }
+        match t.loc {
+            Loc::Analog(reg) => {
+                let Some(plane) = array.plane_mut(reg) else {
+                    return vec![format!("line {ln}: cannot preload {reg}")];
+                };
+                for (i, v) in vals {
+                    plane[i] = v as f32;
+                }
+            }
+            Loc::Digital(d) => {
+                for &(_, v) in &vals {
+                    if v != 0.0 && v != 1.0 {
+                        return vec![format!("line {ln}: {d} takes 0 or 1, got {v}")];
+                    }
+                }
+                let plane = array.bits_mut(d);
+                for (i, v) in vals {
+                    plane[i] = v as u8;
+                }
+                array.refresh_flag();
+            }
+        }
+    }
+
+    let report = match run(&mut array, &program, 1, DEFAULT_CLOCK_HZ) {
+        Ok(r) => r,
+        Err(e) => return vec![format!("run failed: {}: {}", e.pos, e.msg)],
+    };
+
+    let env = Env {
+        array: &array,
+        image: &image,
+    };
+    let mut warned = false;
+    for (ln, e) in &case.expects {
+        match e {
+            Expect::Error(..) => {}
+            Expect::Cycles(n) => {
+                if report.cycles != *n {
+                    fails.push(format!("line {ln}: cycles: expected {n}, got {}", report.cycles));
+                }
+            }
+            Expect::Instructions(n) => {
+                if report.instructions != *n {
+                    fails.push(format!(
+                        "line {ln}: instructions: expected {n}, got {}",
+                        report.instructions
+                    ));
+                }
+            }
+            Expect::Warning(m) => {
+                warned = true;
+                if !report.warnings.iter().any(|w| w.msg.contains(m.as_str())) {
+                    fails.push(format!(
+                        "line {ln}: expected a warning containing `{m}`, got {:?}",
+                        report.warnings.iter().map(|w| &w.msg).collect::<Vec<_>>()
+                    ));
+                }
+            }
+            Expect::Value(t, ex, text) => {
+                let mut bad = 0usize;
+                let mut first = None;
+                for r in t.rows.0..=t.rows.1 {
+                    for c in t.cols.0..=t.cols.1 {
+                        let want = match eval(ex, &env, r, c) {
+                            Ok(v) => v,
+                            Err(err) => {
+                                fails.push(format!("line {ln}: {}: {err}", t.text));
+                                bad = usize::MAX;
+                                break;
+                            }
+                        };
+                        let got = match read_loc(&array, t.loc, r * N + c) {
+                            Ok(v) => v,
+                            Err(err) => {
+                                fails.push(format!("line {ln}: {}: {err}", t.text));
+                                bad = usize::MAX;
+                                break;
+                            }
+                        };
+                        let ok = (got - want).abs() <= case.tolerance
+                            || (got.is_nan() && want.is_nan());
+                        if !ok {
+                            bad += 1;
+                            first.get_or_insert((r, c, got, want));
+                        }
+                    }
+                    if bad == usize::MAX {
+                        break;
+                    }
+                }
+                if let (Some((r, c, got, want)), true) = (first, bad != usize::MAX) {
+                    let n = (t.rows.1 - t.rows.0 + 1) * (t.cols.1 - t.cols.0 + 1);
+                    fails.push(format!(
+                        "line {ln}: `{} = {text}`: {bad} of {n} PEs differ; first at {}[{r}, {c}]: \
+                         expected {want}, got {got}",
+                        t.text, t.loc
+                    ));
+                }
+            }
+        }
+    }
+    if !warned && !report.warnings.is_empty() {
+        fails.push(format!(
+            "unexpected warnings (add `warning: TEXT` if intended): {:?}",
+            report.warnings.iter().map(|w| format!("{}: {}", w.pos, w.msg)).collect::<Vec<_>>()
+        ));
+    }
+    fails
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "case") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn sim_cases() {
+    let dir = root().join("sim-tests");
+    let mut files = Vec::new();
+    collect(&dir, &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no .case files under {}", dir.display());
+    // Optional filter: SIM_CASE=substring runs only matching cases.
+    let filter = std::env::var("SIM_CASE").ok();
+    let mut report = String::new();
+    let mut failed = 0;
+    let mut ran = 0;
+    for f in &files {
+        let rel = f.strip_prefix(root()).unwrap_or(f).display().to_string();
+        if filter.as_ref().is_some_and(|s| !rel.contains(s.as_str())) {
+            continue;
+        }
+        ran += 1;
+        let fails = run_case(f);
+        if !fails.is_empty() {
+            failed += 1;
+            for m in fails {
+                let _ = writeln!(report, "{rel}: {m}");
+            }
+        }
+    }
+    eprintln!("sim-tests: {ran} cases, {failed} failed");
+    assert!(failed == 0, "{failed} of {ran} sim-test cases failed:\n{report}");
+}
