@@ -35,6 +35,8 @@ enum Command {
     Run(run::RunArgs),
     /// Show every bus instruction of a program and one PE's registers after each.
     Trace(trace::TraceArgs),
+    /// Simulator throughput next to a streaming roofline.
+    Bench(bench::BenchArgs),
 
 }
 
@@ -51,6 +53,7 @@ pub fn main() -> u8 {
     let outcome = match &cli.command {
         Command::Run(a) => run::run(a),
         Command::Trace(a) => trace::run(a),
+        Command::Bench(a) => bench::run(a),
 
     };
     match outcome {
@@ -63,6 +66,7 @@ pub fn main() -> u8 {
 }
 
 
+pub mod bench;
 pub mod common;
 pub mod run;
 pub mod trace;

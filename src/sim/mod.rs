@@ -8,6 +8,7 @@ pub mod layer;
 pub mod machine;
 pub mod readout;
 pub mod run;
+pub mod throughput;
 
 pub use array::{Array, N, PES};
 pub use edge::EdgeMode;
