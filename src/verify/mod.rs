@@ -4,3 +4,4 @@ pub mod symbolic;
 pub mod convolution;
 pub mod metrics;
 pub mod check;
+pub mod heatmap;
