@@ -21,8 +21,8 @@ enum Tok {
 
 fn lex(s: &str) -> Result<Vec<Tok>, String> {
     const OPS: &[&str] = &[
-        "..", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "(", ")", "[", "]",
-        ",", "<", ">", "!", "?", ":",
+        "..", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "(", ")", "[", "]", ",",
+        "<", ">", "!", "?", ":",
     ];
     let b: Vec<char> = s.chars().collect();
     let mut i = 0;
@@ -96,6 +96,52 @@ fn parse_loc(name: &str) -> Option<Loc> {
     }
 }
 
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl Op {
+    fn of(s: &str) -> Op {
+        match s {
+            "+" => Op::Add,
+            "-" => Op::Sub,
+            "*" => Op::Mul,
+            "/" => Op::Div,
+            "%" => Op::Rem,
+            "<" => Op::Lt,
+            "<=" => Op::Le,
+            ">" => Op::Gt,
+            ">=" => Op::Ge,
+            "==" => Op::Eq,
+            "!=" => Op::Ne,
+            "&&" => Op::And,
+            "||" => Op::Or,
+            _ => unreachable!("operator {s}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Fun {
+    Min,
+    Max,
+    Abs,
+    Floor,
+}
+
 #[derive(Clone, Debug)]
 enum Expr {
     Num(f64),
@@ -105,9 +151,9 @@ enum Expr {
     Reg(Loc, Option<Box<(Expr, Expr)>>),
     Neg(Box<Expr>),
     Not(Box<Expr>),
-    Bin(&'static str, Box<Expr>, Box<Expr>),
+    Bin(Op, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
-    Call(String, Vec<Expr>),
+    Call(Fun, Vec<Expr>),
 }
 
 struct P<'a> {
@@ -161,7 +207,7 @@ impl P<'_> {
             for op in LEVELS[level] {
                 if self.eat(op) {
                     let rhs = self.bin(level + 1)?;
-                    lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+                    lhs = Expr::Bin(Op::of(op), Box::new(lhs), Box::new(rhs));
                     continue 'again;
                 }
             }
@@ -222,7 +268,13 @@ impl P<'_> {
                         if !ok {
                             return Err(format!("wrong number of arguments to {name}"));
                         }
-                        return Ok(Expr::Call(name, args));
+                        let f = match name.as_str() {
+                            "min" => Fun::Min,
+                            "max" => Fun::Max,
+                            "abs" => Fun::Abs,
+                            _ => Fun::Floor,
+                        };
+                        return Ok(Expr::Call(f, args));
                     }
                     _ => {}
                 }
@@ -269,22 +321,30 @@ fn read_loc(array: &Array, loc: Loc, i: usize) -> Result<f64, String> {
     }
 }
 
+fn at(ix: &Option<Box<(Expr, Expr)>>, env: &Env, r: usize, c: usize) -> Result<usize, String> {
+    match ix {
+        None => Ok(r * N + c),
+        Some(b) => pe_index(eval(&b.0, env, r, c)?, eval(&b.1, env, r, c)?),
+    }
+}
+
+fn truth(v: bool) -> f64 {
+    if v {
+        1.0
+    } else {
+        0.0
+    }
+}
+
 fn eval(e: &Expr, env: &Env, r: usize, c: usize) -> Result<f64, String> {
-    let at = |ix: &Option<Box<(Expr, Expr)>>| -> Result<usize, String> {
-        match ix {
-            None => Ok(r * N + c),
-            Some(b) => pe_index(eval(&b.0, env, r, c)?, eval(&b.1, env, r, c)?),
-        }
-    };
-    let b = |v: bool| if v { 1.0 } else { 0.0 };
     Ok(match e {
         Expr::Num(v) => *v,
         Expr::Row => r as f64,
         Expr::Col => c as f64,
-        Expr::Img(ix) => f64::from(env.image[at(ix)?]),
-        Expr::Reg(loc, ix) => read_loc(env.array, *loc, at(ix)?)?,
+        Expr::Img(ix) => f64::from(env.image[at(ix, env, r, c)?]),
+        Expr::Reg(loc, ix) => read_loc(env.array, *loc, at(ix, env, r, c)?)?,
         Expr::Neg(x) => -eval(x, env, r, c)?,
-        Expr::Not(x) => b(eval(x, env, r, c)? == 0.0),
+        Expr::Not(x) => truth(eval(x, env, r, c)? == 0.0),
         Expr::Cond(k, x, y) => {
             if eval(k, env, r, c)? != 0.0 {
                 eval(x, env, r, c)?
@@ -295,34 +355,42 @@ fn eval(e: &Expr, env: &Env, r: usize, c: usize) -> Result<f64, String> {
         Expr::Bin(op, x, y) => {
             let x = eval(x, env, r, c)?;
             let y = eval(y, env, r, c)?;
-            match *op {
-                "+" => x + y,
-                "-" => x - y,
-                "*" => x * y,
-                "/" => x / y,
-                "%" => x.rem_euclid(y),
-                "<" => b(x < y),
-                "<=" => b(x <= y),
-                ">" => b(x > y),
-                ">=" => b(x >= y),
-                "==" => b(x == y),
-                "!=" => b(x != y),
-                "&&" => b(x != 0.0 && y != 0.0),
-                "||" => b(x != 0.0 || y != 0.0),
-                _ => unreachable!(),
+            match op {
+                Op::Add => x + y,
+                Op::Sub => x - y,
+                Op::Mul => x * y,
+                Op::Div => x / y,
+                Op::Rem => {
+                    // Integer fast path (fmod is slow and most uses are `col % 2`).
+                    if x.fract() == 0.0 && y.fract() == 0.0 && x.abs() < 1e15 && y != 0.0 {
+                        (x as i64).rem_euclid(y as i64) as f64
+                    } else {
+                        x.rem_euclid(y)
+                    }
+                }
+                Op::Lt => truth(x < y),
+                Op::Le => truth(x <= y),
+                Op::Gt => truth(x > y),
+                Op::Ge => truth(x >= y),
+                Op::Eq => truth(x == y),
+                Op::Ne => truth(x != y),
+                Op::And => truth(x != 0.0 && y != 0.0),
+                Op::Or => truth(x != 0.0 || y != 0.0),
             }
         }
         Expr::Call(f, args) => {
-            let v: Vec<f64> = args
-                .iter()
-                .map(|a| eval(a, env, r, c))
-                .collect::<Result<_, _>>()?;
-            match f.as_str() {
-                "min" => v.iter().copied().fold(f64::INFINITY, f64::min),
-                "max" => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                "abs" => v[0].abs(),
-                "floor" => v[0].floor(),
-                _ => unreachable!(),
+            let mut acc = eval(&args[0], env, r, c)?;
+            for a in &args[1..] {
+                let v = eval(a, env, r, c)?;
+                acc = match f {
+                    Fun::Min => acc.min(v),
+                    _ => acc.max(v),
+                };
+            }
+            match f {
+                Fun::Abs => acc.abs(),
+                Fun::Floor => acc.floor(),
+                _ => acc,
             }
         }
     })
@@ -452,7 +520,13 @@ fn parse_case(text: &str) -> Result<Case, String> {
             prog.push('\n');
             continue;
         }
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+        // Outside the program, `#` starts a comment (at the start or after a space).
+        let trimmed = match trimmed.find(" #") {
+            Some(i) => trimmed[..i].trim_end(),
+            None if trimmed.starts_with('#') => "",
+            None => trimmed,
+        };
+        if trimmed.is_empty() {
             continue;
         }
         if in_expect {
@@ -713,7 +787,10 @@ fn run_case(path: &Path) -> Vec<String> {
             Expect::Error(..) => {}
             Expect::Cycles(n) => {
                 if report.cycles != *n {
-                    fails.push(format!("line {ln}: cycles: expected {n}, got {}", report.cycles));
+                    fails.push(format!(
+                        "line {ln}: cycles: expected {n}, got {}",
+                        report.cycles
+                    ));
                 }
             }
             Expect::Instructions(n) => {
@@ -754,8 +831,8 @@ fn run_case(path: &Path) -> Vec<String> {
                                 break;
                             }
                         };
-                        let ok = (got - want).abs() <= case.tolerance
-                            || (got.is_nan() && want.is_nan());
+                        let ok =
+                            (got - want).abs() <= case.tolerance || (got.is_nan() && want.is_nan());
                         if !ok {
                             bad += 1;
                             first.get_or_insert((r, c, got, want));
@@ -779,7 +856,11 @@ fn run_case(path: &Path) -> Vec<String> {
     if !warned && !report.warnings.is_empty() {
         fails.push(format!(
             "unexpected warnings (add `warning: TEXT` if intended): {:?}",
-            report.warnings.iter().map(|w| format!("{}: {}", w.pos, w.msg)).collect::<Vec<_>>()
+            report
+                .warnings
+                .iter()
+                .map(|w| format!("{}: {}", w.pos, w.msg))
+                .collect::<Vec<_>>()
         ));
     }
     fails
@@ -808,23 +889,51 @@ fn sim_cases() {
     assert!(!files.is_empty(), "no .case files under {}", dir.display());
     // Optional filter: SIM_CASE=substring runs only matching cases.
     let filter = std::env::var("SIM_CASE").ok();
+    let selected: Vec<(String, &PathBuf)> = files
+        .iter()
+        .map(|f| (f.strip_prefix(root()).unwrap_or(f).display().to_string(), f))
+        .filter(|(rel, _)| filter.as_ref().is_none_or(|s| rel.contains(s.as_str())))
+        .collect();
+    let ran = selected.len();
+    // Cases are independent: run them on a few threads, report in file order.
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Vec<String>>> = (0..ran)
+        .map(|_| std::sync::Mutex::new(Vec::new()))
+        .collect();
+    let times = std::env::var("SIM_CASE_TIMES").is_ok();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((rel, f)) = selected.get(i) else {
+                    break;
+                };
+                let t0 = std::time::Instant::now();
+                let fails = run_case(f);
+                if times {
+                    eprintln!("{:8.1} ms  {rel}", t0.elapsed().as_secs_f64() * 1e3);
+                }
+                *results[i].lock().unwrap() = fails;
+            });
+        }
+    });
     let mut report = String::new();
     let mut failed = 0;
-    let mut ran = 0;
-    for f in &files {
-        let rel = f.strip_prefix(root()).unwrap_or(f).display().to_string();
-        if filter.as_ref().is_some_and(|s| !rel.contains(s.as_str())) {
-            continue;
-        }
-        ran += 1;
-        let fails = run_case(f);
+    for ((rel, _), fails) in selected.iter().zip(&results) {
+        let fails = fails.lock().unwrap();
         if !fails.is_empty() {
             failed += 1;
-            for m in fails {
+            for m in fails.iter() {
                 let _ = writeln!(report, "{rel}: {m}");
             }
         }
     }
     eprintln!("sim-tests: {ran} cases, {failed} failed");
-    assert!(failed == 0, "{failed} of {ran} sim-test cases failed:\n{report}");
+    assert!(
+        failed == 0,
+        "{failed} of {ran} sim-test cases failed:\n{report}"
+    );
 }

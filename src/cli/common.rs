@@ -3,7 +3,7 @@
 
 use super::CliError;
 use crate::isa::{parse_program, DReg, Device, Program, Reg};
-use crate::sim::{capture, readout, Array, EdgeMode, PES};
+use crate::sim::{capture, noise, readout, Array, EdgeMode, PES};
 use std::path::{Path, PathBuf};
 
 /// Reads and parses a program file; errors carry `FILE:LINE:COL`.
@@ -119,10 +119,10 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
 /// The analogue error model to run under.
 #[derive(clap::Args, Debug, Clone)]
 pub struct NoiseArgs {
-    /// Noise profile: `ideal`, `scamp5` or a profile YAML file.
-    #[arg(long, default_value = "scamp5", value_name = "PROFILE")]
+    /// Noise profile: `ideal`, `scamp5` or a profile YAML file (see `scamp noise show`).
+    #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
-    /// Temporal-noise (run) seed.
+    /// Temporal-noise (run) seed; run r of `--runs` uses seed + r.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Fixed-pattern (chip) seed: the same seed is the same chip.
@@ -131,13 +131,56 @@ pub struct NoiseArgs {
 }
 
 impl NoiseArgs {
-    /// Installs the profile's write layer on `array`.
-    pub fn install(&self, _array: &mut Array) -> Result<(), CliError> {
-        match self.noise.as_str() {
-            "ideal" => Ok(()),
-            other => Err(CliError(format!(
-                "--noise {other}: only the `ideal` profile is available in this build"
-            ))),
-        }
+    /// Loads the profile (built-in name or file); errors carry `FILE:LINE:COL`.
+    pub fn profile(&self) -> Result<noise::Profile, CliError> {
+        noise::Profile::load(&self.noise).map_err(|e| CliError(e.to_string()))
+    }
+
+    /// The noise layer of `profile` for run `run` (seed `--seed` + `run`), at the
+    /// array clock `clock_hz`.
+    pub fn model(&self, profile: &noise::Profile, run: u64, clock_hz: f64) -> noise::NoiseModel {
+        noise::NoiseModel::new(profile, self.chip_seed, self.seed.wrapping_add(run))
+            .with_clock(clock_hz)
+    }
+
+    /// Installs the profile's layer on `array` (run seed `--seed`, default clock).
+    /// Results are then read with [`Array::read_out`], which applies the profile's
+    /// readout path (ADC, readout noise) when it has one.
+    pub fn install(&self, array: &mut Array) -> Result<(), CliError> {
+        let profile = self.profile()?;
+        let model = self.model(&profile, 0, crate::sim::DEFAULT_CLOCK_HZ);
+        array.set_layer(Box::new(model));
+        Ok(())
+    }
+
+    /// The test bed of `scamp check`: fresh arrays with this profile's layer (run r
+    /// uses seed `--seed` + r, every run the chip `--chip-seed`), read through the
+    /// profile's readout path.
+    pub fn testbed(&self) -> Result<Box<dyn crate::verify::check::Testbed>, CliError> {
+        Ok(Box::new(ProfileTestbed {
+            profile: self.profile()?,
+            args: self.clone(),
+        }))
+    }
+}
+
+/// A noise profile as a [`crate::verify::check::Testbed`].
+pub struct ProfileTestbed {
+    profile: noise::Profile,
+    args: NoiseArgs,
+}
+
+impl crate::verify::check::Testbed for ProfileTestbed {
+    fn array(&self, general: usize, run: u32) -> Array {
+        let mut a = Array::new(general, EdgeMode::Zero);
+        let model = self
+            .args
+            .model(&self.profile, u64::from(run), crate::sim::DEFAULT_CLOCK_HZ);
+        a.set_layer(Box::new(model));
+        a
+    }
+
+    fn read(&self, array: &Array, reg: Reg, _run: u32) -> Vec<f32> {
+        array.read_out(reg).unwrap_or_default()
     }
 }

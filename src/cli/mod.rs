@@ -35,8 +35,12 @@ enum Command {
     Run(run::RunArgs),
     /// Show every bus instruction of a program and one PE's registers after each.
     Trace(trace::TraceArgs),
+    /// Prove a program computes its kernels and measure its error on test images.
+    Check(check::CheckArgs),
     /// Simulator throughput next to a streaming roofline.
     Bench(bench::BenchArgs),
+    /// Generate the shortest program computing the kernels of a filter spec.
+    Compile(compile::CompileArgs),
 
 }
 
@@ -54,6 +58,8 @@ pub fn main() -> u8 {
         Command::Run(a) => run::run(a),
         Command::Trace(a) => trace::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Compile(a) => compile::run(a),
 
     };
     match outcome {
@@ -67,6 +73,8 @@ pub fn main() -> u8 {
 
 
 pub mod bench;
+pub mod check;
 pub mod common;
+pub mod compile;
 pub mod run;
 pub mod trace;

@@ -2,7 +2,7 @@
 //! for the digital ones, and the bus instructions executed over all PEs at once.
 
 use super::edge::EdgeMode;
-use super::layer::{Exact, WriteCtx, WriteLayer};
+use super::layer::{Exact, ReadCtx, WriteCtx, WriteLayer};
 use super::machine::{Linear, Machine, MachineError};
 use crate::isa::{DReg, DigitalOp, Dir, Reg};
 use rayon::prelude::*;
@@ -79,6 +79,13 @@ pub struct Array {
     layer: Box<dyn WriteLayer>,
     seq: u64,
     saturated: u64,
+    /// Per plane: clipped writes, and which PEs were clipped.
+    clip_writes: Vec<u64>,
+    clip_map: Vec<Vec<u8>>,
+    /// Per plane: the instruction up to which decay has been applied (only kept when
+    /// the layer decays values).
+    settled: Vec<u64>,
+    decays: bool,
 }
 
 impl Array {
@@ -99,12 +106,88 @@ impl Array {
             layer: Box::new(Exact),
             seq: 0,
             saturated: 0,
+            clip_writes: vec![0; general + 2],
+            clip_map: vec![vec![0; PES]; general + 2],
+            settled: vec![0; general + 2],
+            decays: false,
         }
     }
 
     /// Replaces the write layer (e.g. with a noise model).
     pub fn set_layer(&mut self, layer: Box<dyn WriteLayer>) {
+        self.settle();
+        self.decays = layer.decay(1).is_some();
+        self.settled.fill(self.seq);
         self.layer = layer;
+    }
+
+    /// Clipped writes and distinct clipped PEs of `reg` since the last
+    /// [`Array::reset_saturation`].
+    pub fn clipped(&self, reg: Reg) -> (u64, u64) {
+        let Some(i) = self.plane_index(reg) else {
+            return (0, 0);
+        };
+        let pes = self.clip_map[i].iter().map(|&b| u64::from(b)).sum();
+        (self.clip_writes[i], pes)
+    }
+
+    /// Starts counting clipped writes per register afresh (the total of
+    /// [`Array::saturated`] keeps running).
+    pub fn reset_saturation(&mut self) {
+        self.clip_writes.fill(0);
+        for m in &mut self.clip_map {
+            m.fill(0);
+        }
+    }
+
+    /// Applies the layer's decay to every register up to the current instruction
+    /// (values read through [`Array::plane`] are then current).
+    pub fn settle(&mut self) {
+        if self.decays {
+            for i in 0..=self.general {
+                self.settle_plane(i);
+            }
+        }
+    }
+
+    /// Decays plane `i` for the instructions since it was last settled.
+    fn settle_plane(&mut self, i: usize) {
+        let idle = self.seq - self.settled[i];
+        self.settled[i] = self.seq;
+        if let Some((factor, toward)) = self.layer.decay(idle) {
+            self.planes[i]
+                .par_chunks_mut(N)
+                .for_each(|row| row.iter_mut().for_each(|v| *v = toward + (*v - toward) * factor));
+        }
+    }
+
+    /// Settles the planes an instruction reads or writes, before it runs.
+    fn settle_regs(&mut self, regs: &[Reg]) {
+        for &r in regs {
+            let reg = if matches!(r, Reg::X(_)) { Reg::News } else { r };
+            if let Some(i) = self.plane_index(reg).filter(|&i| i <= self.general) {
+                self.settle_plane(i);
+            }
+        }
+    }
+
+    /// The values of `reg` as the readout path delivers them (ADC quantisation and
+    /// readout noise when the layer models them; the exact values otherwise).
+    pub fn read_out(&self, reg: Reg) -> Option<Vec<f32>> {
+        let plane = self.plane_index(reg)?;
+        let mut out = self.planes[plane].clone();
+        if self.layer.has_readout() {
+            let ctx = ReadCtx {
+                seq: self.seq,
+                reg,
+                plane,
+            };
+            let layer = &*self.layer;
+            out.par_chunks_mut(N)
+                .enumerate()
+                .for_each(|(r, row)| layer.readout(&ctx, r, row));
+        }
+        Some(out)
     }
 
     /// Number of general registers.
@@ -265,10 +348,11 @@ impl Array {
             plane.copy_from_slice(scratch);
             return 0;
         }
-        plane
+        let clipped: u64 = plane
             .par_chunks_mut(N)
+            .zip(self.clip_map[target].par_chunks_mut(N))
             .enumerate()
-            .map(|(t, out)| {
+            .map(|(t, (out, map_row))| {
                 let mut vals = [0f32; N];
                 let mut mask = [false; N];
                 match shift {
@@ -295,7 +379,14 @@ impl Array {
                 let clipped = if exact {
                     0
                 } else {
-                    layer.perturb(&ctx, t, &mut vals, &mask)
+                    let mut hit = [false; N];
+                    let n = layer.perturb(&ctx, t, &mut vals, &mask, &mut hit);
+                    if n > 0 {
+                        for (m, h) in map_row.iter_mut().zip(&hit) {
+                            *m |= u8::from(*h);
+                        }
+                    }
+                    n
                 };
                 for ((o, v), m) in out.iter_mut().zip(&vals).zip(&mask) {
                     if *m {
@@ -304,12 +395,18 @@ impl Array {
                 }
                 clipped
             })
-            .sum()
+            .sum();
+        self.clip_writes[target] += clipped;
+        clipped
     }
 }
 
 impl Machine for Array {
     fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError> {
+        if self.decays {
+            self.settle_regs(srcs);
+            self.settle_regs(dsts);
+        }
         self.sum_into_scratch(srcs)?;
         let receivers = dsts.len();
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -330,6 +427,8 @@ impl Machine for Array {
                 plane,
                 receivers,
                 sources: srcs.len(),
+                reads_in: srcs.contains(&Reg::In),
+                reads_pix: srcs.contains(&Reg::Pix),
             };
             self.saturated += self.store(d, ctx);
         }
@@ -342,6 +441,9 @@ impl Machine for Array {
     }
 
     fn flag_where(&mut self, srcs: &[Reg]) -> Result<(), MachineError> {
+        if self.decays {
+            self.settle_regs(srcs);
+        }
         self.sum_into_scratch(srcs)?;
         let flag = &mut self.bits[DReg::Flag.index()];
         for (f, v) in flag.iter_mut().zip(&self.scratch) {

@@ -9,7 +9,7 @@ pub struct WriteCtx {
     /// Sequence number of the bus instruction since the array was created (a stream id
     /// for temporal noise that does not depend on thread scheduling).
     pub seq: u64,
-    /// The register that receives the value (`NEWS` for neighbour-view writes).
+    /// The register named as receiver (a neighbour view `XN..XW` writes `NEWS`).
     pub reg: Reg,
     /// Index of the receiving plane (general registers first, then `NEWS`).
     pub plane: usize,
@@ -17,18 +17,56 @@ pub struct WriteCtx {
     pub receivers: usize,
     /// Number of sources of the transfer.
     pub sources: usize,
+    /// Whether a source is `IN` (a DAC load, `in()`).
+    pub reads_in: bool,
+    /// Whether a source is `PIX` (a capture, `get_image`).
+    pub reads_pix: bool,
 }
 
-/// Modifies values on their way into a register.
+/// What is being read out.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadCtx {
+    /// Bus instructions executed before the readout (the readout's time stamp).
+    pub seq: u64,
+    /// The register read.
+    pub reg: Reg,
+    /// Its plane index.
+    pub plane: usize,
+}
+
+/// Modifies values on their way into a register, between writes, and on readout.
 pub trait WriteLayer: Send + Sync {
     /// Perturbs one row of values about to be written to `row` (only entries whose
-    /// `mask` is set will be stored). Returns how many stored values were clipped.
-    fn perturb(&self, ctx: &WriteCtx, row: usize, vals: &mut [f32], mask: &[bool]) -> u64;
+    /// `mask` is set will be stored). Sets `clipped[c]` for stored entries that were
+    /// clipped and returns how many there were.
+    fn perturb(
+        &self,
+        ctx: &WriteCtx,
+        row: usize,
+        vals: &mut [f32],
+        mask: &[bool],
+        clipped: &mut [bool],
+    ) -> u64;
 
     /// Whether the layer never changes anything (lets the array skip calling it).
     fn is_exact(&self) -> bool {
         false
     }
+
+    /// How a value not written for `idle_cycles` bus instructions relaxes:
+    /// `(factor, toward)` with `v := toward + (v - toward) * factor`; `None` when
+    /// registers hold their values.
+    fn decay(&self, _idle_cycles: u64) -> Option<(f32, f32)> {
+        None
+    }
+
+    /// Whether [`WriteLayer::readout`] changes anything.
+    fn has_readout(&self) -> bool {
+        false
+    }
+
+    /// Turns one row of analogue values into what the readout path delivers.
+    fn readout(&self, _ctx: &ReadCtx, _row: usize, _vals: &mut [f32]) {}
 }
 
 /// Leaves every value exact.
@@ -36,7 +74,7 @@ pub trait WriteLayer: Send + Sync {
 pub struct Exact;
 
 impl WriteLayer for Exact {
-    fn perturb(&self, _: &WriteCtx, _: usize, _: &mut [f32], _: &[bool]) -> u64 {
+    fn perturb(&self, _: &WriteCtx, _: usize, _: &mut [f32], _: &[bool], _: &mut [bool]) -> u64 {
         0
     }
 

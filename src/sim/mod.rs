@@ -6,6 +6,7 @@ pub mod capture;
 pub mod edge;
 pub mod layer;
 pub mod machine;
+pub mod noise;
 pub mod readout;
 pub mod run;
 pub mod throughput;

@@ -3,7 +3,7 @@
 
 use super::array::Array;
 use super::machine::{step, MachineError};
-use crate::isa::{Pos, Program, Stmt};
+use crate::isa::{Pos, Program, Reg, Stmt};
 
 /// The device's instruction store holds this many instruction words per kernel.
 pub const KERNEL_STORE: u64 = 1024;
@@ -32,8 +32,12 @@ pub struct RunReport {
     pub cycles: u64,
     /// Simulated time at the clock rate, in microseconds.
     pub time_us: f64,
-    /// Writes clipped by the noise layer.
+    /// Saturated PEs: (PE, register) pairs clipped at least once during the run.
     pub saturated: u64,
+    /// Writes clipped by the noise layer (a PE clipped twice counts twice).
+    pub saturated_writes: u64,
+    /// Per register that was clipped: (register, PEs clipped, clipped writes).
+    pub saturation: Vec<(Reg, u64, u64)>,
     /// Warnings, each reported once.
     pub warnings: Vec<Warning>,
 }
@@ -60,6 +64,7 @@ pub fn run_observed(
 ) -> Result<RunReport, RunError> {
     let mut report = RunReport::default();
     let saturated_before = array.saturated();
+    array.reset_saturation();
     let kernel_cycles = program.cycles();
     if kernel_cycles > KERNEL_STORE {
         report.warnings.push(Warning {
@@ -93,7 +98,18 @@ pub fn run_observed(
         }
     }
     report.time_us = report.cycles as f64 / clock_hz * 1e6;
-    report.saturated = array.saturated() - saturated_before;
+    report.saturated_writes = array.saturated() - saturated_before;
+    let mut regs: Vec<Reg> = (0..array.general()).map(|i| Reg::Gen(i as u8)).collect();
+    regs.push(Reg::News);
+    for r in regs {
+        let (writes, pes) = array.clipped(r);
+        if writes > 0 {
+            report.saturation.push((r, pes, writes));
+            report.saturated += pes;
+        }
+    }
+    // Values read after the run include the decay up to its last instruction.
+    array.settle();
     Ok(report)
 }
 

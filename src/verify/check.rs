@@ -85,6 +85,60 @@ pub struct Measurement {
     pub kernels: Vec<KernelErrors>,
 }
 
+/// The numeric targets of a spec's kernels: the specified weights (scale applied) and
+/// their approximation `weights / 2^d`.
+pub fn targets(spec: &crate::cain::Spec, kernels: &[crate::cain::KernelReport]) -> Vec<Target> {
+    spec.kernels
+        .iter()
+        .zip(kernels)
+        .map(|(k, a)| {
+            let h = k.weights.len();
+            let w = k.weights.first().map_or(0, Vec::len);
+            let den = 2f64.powi(a.approx.depth as i32);
+            Target {
+                out: k.out,
+                exact: Array2::from_shape_fn((h, w), |(i, j)| k.weights[i][j] * k.scale),
+                approx: Array2::from_shape_fn((h, w), |(i, j)| a.approx.weights[i][j] as f64 / den),
+                centre: super::convolution::centre_of(h, w),
+            }
+        })
+        .collect()
+}
+
+/// Loads every picture (PNG, JPEG, PGM/PPM) in `dir`, sorted by file name.
+pub fn load_images(
+    dir: &std::path::Path,
+) -> Result<Vec<(String, GreyImage)>, String> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read image folder: {e}", dir.display()))?;
+    let mut paths: Vec<std::path::PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| {
+                    ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"].contains(&e.to_ascii_lowercase().as_str())
+                })
+        })
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!("{}: no PNG, JPEG or PGM images found", dir.display()));
+    }
+    paths
+        .iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .map_or_else(|| "image".into(), |s| s.to_string_lossy().into_owned());
+            sim::capture::load(p)
+                .map(|img| (name, img))
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
 /// The image as the input register holds it: full-range values `p - 128`.
 pub fn input_values(img: &GreyImage) -> Array2<f64> {
     Array2::from_shape_fn((N, N), |(r, c)| f64::from(img.pixels[r * N + c]) - 128.0)

@@ -148,9 +148,14 @@ impl SymbolicPe {
         match reg {
             Reg::Gen(i) => self.general[usize::from(i)].clone(),
             Reg::News => self.news.clone(),
-            // The photodiode holds half of the raw pixel value while exposed.
+            // The photodiode holds half the raw pixel p = x + 128 while exposed, where
+            // the variable x is the full-range image (what a full-range capture yields).
             Reg::Pix => match self.pix_reset {
-                None => LinComb::pixel((0, 0), Coef::new(1, 2)),
+                None => {
+                    let mut v = LinComb::pixel((0, 0), Coef::new(1, 2));
+                    v.constant = Coef::from(64);
+                    v
+                }
                 Some(level) => LinComb::constant(coef_of_f32(level)),
             },
             Reg::In => LinComb::constant(Coef::from(i128::from(self.dac))),
@@ -300,14 +305,17 @@ mod tests {
     }
 
     #[test]
-    fn capture_is_affine_in_raw_pixel() {
+    fn full_range_capture_is_the_input() {
+        // x = p - 128: half-range y = p / 2 = x / 2 + 64; full-range y = x, h = -p / 2.
         let pe = run("get_image(B)");
-        assert_eq!(pe.value(Reg::B), LinComb::pixel((0, 0), Coef::new(1, 2)));
+        let mut half = LinComb::pixel((0, 0), Coef::new(1, 2));
+        half.constant = Coef::from(64);
+        assert_eq!(pe.value(Reg::B), half);
         let pe = run("get_image(B, C)");
-        let mut want = LinComb::pixel((0, 0), Coef::one());
-        want.constant = Coef::from(-128);
-        assert_eq!(pe.value(Reg::B), want);
-        assert_eq!(pe.value(Reg::C), LinComb::pixel((0, 0), Coef::new(-1, 2)));
+        assert_eq!(pe.value(Reg::B), LinComb::input());
+        let mut h = LinComb::pixel((0, 0), Coef::new(-1, 2));
+        h.constant = Coef::from(-64);
+        assert_eq!(pe.value(Reg::C), h);
     }
 
     #[test]

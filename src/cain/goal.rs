@@ -1,0 +1,482 @@
+//! Atoms, goals and goal bags.
+//!
+//! A goal is a kernel scaled by 2^D: an integer count of signed atoms per pixel offset.
+//! Offsets are `(row, col)` with row + south and col + east, the same convention as the
+//! symbolic verifier, so a goal is exactly the [`crate::verify::symbolic::LinComb`] a
+//! register must hold, times 2^D. A goal bag is the set of goals that must be live in
+//! registers at one point of the program.
+
+use crate::isa::Dir;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// One offset of a goal with its signed atom count (never zero inside a goal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Term {
+    /// Row offset (+ south).
+    pub r: i8,
+    /// Column offset (+ east).
+    pub c: i8,
+    /// Signed number of atoms at this offset.
+    pub n: i32,
+}
+
+/// A goal: atom counts by offset, sorted by offset, no zero counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Goal(pub Vec<Term>);
+
+/// A translation that one neighbour instruction applies: `movx` moves one step,
+/// `mov2x` two (straight or diagonal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shift {
+    /// Row translation of the atoms (+ south).
+    pub dr: i8,
+    /// Column translation of the atoms (+ east).
+    pub dc: i8,
+    /// First direction the value comes from.
+    pub d1: Dir,
+    /// Second direction for two-step instructions.
+    pub d2: Option<Dir>,
+}
+
+const fn one(d: Dir, dr: i8, dc: i8) -> Shift {
+    Shift {
+        dr,
+        dc,
+        d1: d,
+        d2: None,
+    }
+}
+
+const fn two(d1: Dir, d2: Dir, dr: i8, dc: i8) -> Shift {
+    Shift {
+        dr,
+        dc,
+        d1,
+        d2: Some(d2),
+    }
+}
+
+/// Every translation a single instruction can apply: four one-step (`movx`) and eight
+/// two-step (`mov2x`) ones. `movx(y, x, east)` makes y(p) = x(p + east), so the atoms
+/// of x move by the step of `east`.
+pub const SHIFTS: [Shift; 12] = [
+    one(Dir::North, -1, 0),
+    one(Dir::East, 0, 1),
+    one(Dir::South, 1, 0),
+    one(Dir::West, 0, -1),
+    two(Dir::North, Dir::North, -2, 0),
+    two(Dir::East, Dir::East, 0, 2),
+    two(Dir::South, Dir::South, 2, 0),
+    two(Dir::West, Dir::West, 0, -2),
+    two(Dir::North, Dir::East, -1, 1),
+    two(Dir::North, Dir::West, -1, -1),
+    two(Dir::South, Dir::East, 1, 1),
+    two(Dir::South, Dir::West, 1, -1),
+];
+
+impl Shift {
+    /// Whether a one-step instruction (`movx`, `addx`, `subx`) applies it.
+    pub fn is_single(self) -> bool {
+        self.d2.is_none()
+    }
+
+    /// The translation undoing this one, as `(dr, dc)`.
+    pub fn inverse(self) -> (i8, i8) {
+        (-self.dr, -self.dc)
+    }
+}
+
+impl Goal {
+    /// The empty goal (what `res` produces).
+    pub fn empty() -> Goal {
+        Goal(Vec::new())
+    }
+
+    /// `n` atoms at offset `(r, c)`.
+    pub fn single(r: i8, c: i8, n: i32) -> Goal {
+        if n == 0 {
+            Goal::empty()
+        } else {
+            Goal(vec![Term { r, c, n }])
+        }
+    }
+
+    /// Builds a goal from unsorted terms, merging equal offsets and dropping zeros.
+    pub fn from_terms(mut terms: Vec<Term>) -> Goal {
+        terms.sort_unstable_by_key(|t| (t.r, t.c));
+        let mut out: Vec<Term> = Vec::with_capacity(terms.len());
+        for t in terms {
+            match out.last_mut() {
+                Some(last) if last.r == t.r && last.c == t.c => last.n += t.n,
+                _ => out.push(t),
+            }
+        }
+        out.retain(|t| t.n != 0);
+        Goal(out)
+    }
+
+    /// Whether the goal has no atoms.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of atoms (sum of absolute counts).
+    pub fn atoms(&self) -> i64 {
+        self.0.iter().map(|t| i64::from(t.n.unsigned_abs())).sum()
+    }
+
+    /// Number of offsets with atoms.
+    pub fn support(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Signed sum of the counts.
+    pub fn sum(&self) -> i64 {
+        self.0.iter().map(|t| i64::from(t.n)).sum()
+    }
+
+    /// The count at an offset.
+    pub fn get(&self, r: i8, c: i8) -> i32 {
+        match self.0.binary_search_by_key(&(r, c), |t| (t.r, t.c)) {
+            Ok(i) => self.0[i].n,
+            Err(_) => 0,
+        }
+    }
+
+    /// The goal translated by `(dr, dc)`; `None` if an offset would leave the i8 range.
+    pub fn translated(&self, dr: i8, dc: i8) -> Option<Goal> {
+        let mut v = Vec::with_capacity(self.0.len());
+        for t in &self.0 {
+            v.push(Term {
+                r: t.r.checked_add(dr)?,
+                c: t.c.checked_add(dc)?,
+                n: t.n,
+            });
+        }
+        // A translation keeps the (row, col) order.
+        Some(Goal(v))
+    }
+
+    /// The goal as moved by `s` (what `movx`/`mov2x` produce from it).
+    pub fn shifted(&self, s: Shift) -> Option<Goal> {
+        self.translated(s.dr, s.dc)
+    }
+
+    /// The goal that `s` moves onto this one.
+    pub fn unshifted(&self, s: Shift) -> Option<Goal> {
+        let (dr, dc) = s.inverse();
+        self.translated(dr, dc)
+    }
+
+    /// Every count negated.
+    pub fn neg(&self) -> Goal {
+        Goal(self.0.iter().map(|t| Term { n: -t.n, ..*t }).collect())
+    }
+
+    /// Every count times `k` (k != 0); `None` on overflow.
+    pub fn scaled(&self, k: i32) -> Option<Goal> {
+        let mut v = Vec::with_capacity(self.0.len());
+        for t in &self.0 {
+            v.push(Term {
+                n: t.n.checked_mul(k)?,
+                ..*t
+            });
+        }
+        Some(Goal(v))
+    }
+
+    /// Half of every count, if all are even.
+    pub fn halved(&self) -> Option<Goal> {
+        if self.0.iter().all(|t| t.n % 2 == 0) {
+            Some(Goal(
+                self.0.iter().map(|t| Term { n: t.n / 2, ..*t }).collect(),
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// `self + k * other` (sorted merge).
+    pub fn combine(&self, other: &Goal, k: i32) -> Goal {
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let take_a = j >= b.len() || (i < a.len() && (a[i].r, a[i].c) < (b[j].r, b[j].c));
+            let take_b = i >= a.len() || (j < b.len() && (b[j].r, b[j].c) < (a[i].r, a[i].c));
+            if take_a {
+                out.push(a[i]);
+                i += 1;
+            } else if take_b {
+                out.push(Term {
+                    n: b[j].n.saturating_mul(k),
+                    ..b[j]
+                });
+                j += 1;
+            } else {
+                let n = a[i].n.saturating_add(b[j].n.saturating_mul(k));
+                if n != 0 {
+                    out.push(Term { n, ..a[i] });
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+        Goal(out)
+    }
+
+    /// `self + other`.
+    pub fn plus(&self, other: &Goal) -> Goal {
+        self.combine(other, 1)
+    }
+
+    /// `self - other`.
+    pub fn minus(&self, other: &Goal) -> Goal {
+        self.combine(other, -1)
+    }
+
+    /// Number of times 2 divides every count (31 for the empty goal).
+    pub fn two_adic(&self) -> u32 {
+        self.0
+            .iter()
+            .map(|t| t.n.trailing_zeros())
+            .min()
+            .unwrap_or(31)
+    }
+
+    /// Halvings needed to make this goal from `2^depth` atoms at the centre: the
+    /// depth of the largest denominator among its coefficients.
+    pub fn level(&self, depth: u32) -> u32 {
+        depth.saturating_sub(self.two_adic())
+    }
+
+    /// The positive atoms only.
+    pub fn positive_part(&self) -> Goal {
+        Goal(self.0.iter().copied().filter(|t| t.n > 0).collect())
+    }
+
+    /// The negative atoms only.
+    pub fn negative_part(&self) -> Goal {
+        Goal(self.0.iter().copied().filter(|t| t.n < 0).collect())
+    }
+
+    /// Atom-weighted centre of the offsets (0,0 for the empty goal).
+    pub fn centroid(&self) -> (f32, f32) {
+        let w = self.atoms() as f32;
+        if w == 0.0 {
+            return (0.0, 0.0);
+        }
+        let (mut r, mut c) = (0.0f32, 0.0f32);
+        for t in &self.0 {
+            let a = t.n.unsigned_abs() as f32;
+            r += a * f32::from(t.r);
+            c += a * f32::from(t.c);
+        }
+        (r / w, c / w)
+    }
+
+    /// A key equal for goals that are translations of each other (same shape and
+    /// counts): the goal moved so that its first offset is at the origin.
+    pub fn shape(&self) -> Goal {
+        match self.0.first() {
+            None => Goal::empty(),
+            Some(t) => {
+                let (dr, dc) = (t.r, t.c);
+                Goal(
+                    self.0
+                        .iter()
+                        .map(|u| Term {
+                            r: u.r.wrapping_sub(dr),
+                            c: u.c.wrapping_sub(dc),
+                            n: u.n,
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    /// The shape up to sign and powers of two: goals related by moves, negation and
+    /// halving/doubling share this key.
+    pub fn family(&self) -> Goal {
+        let s = self.shape();
+        let k = s.two_adic().min(30);
+        let sign = if s.0.first().is_some_and(|t| t.n < 0) {
+            -1
+        } else {
+            1
+        };
+        Goal(
+            s.0.iter()
+                .map(|t| Term {
+                    n: sign * (t.n >> k),
+                    ..*t
+                })
+                .collect(),
+        )
+    }
+
+    /// A 64-bit fingerprint, stable across runs (used by the shared seen table).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Fx::default();
+        self.hash(&mut h);
+        h.finish()
+    }
+
+    /// Largest |row| or |col| offset.
+    pub fn radius(&self) -> i32 {
+        self.0
+            .iter()
+            .map(|t| i32::from(t.r).abs().max(i32::from(t.c).abs()))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+impl fmt::Display for Goal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("{}");
+        }
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|t| format!("{}@({},{})", t.n, t.r, t.c))
+            .collect();
+        write!(f, "{{{}}}", parts.join(" "))
+    }
+}
+
+/// A goal bag: the sorted set of goals live at one point of the program.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bag(pub Vec<Goal>);
+
+impl Bag {
+    /// A bag from goals in any order (duplicates merged: one register suffices).
+    pub fn new(mut goals: Vec<Goal>) -> Bag {
+        goals.sort_unstable();
+        goals.dedup();
+        Bag(goals)
+    }
+
+    /// Whether `g` is in the bag.
+    pub fn contains(&self, g: &Goal) -> bool {
+        self.0.binary_search(g).is_ok()
+    }
+
+    /// Number of goals.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the bag holds no goal.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `(self - outs) + ins`.
+    pub fn replace(&self, outs: &[Goal], ins: &[Goal]) -> Bag {
+        let mut v: Vec<Goal> = self
+            .0
+            .iter()
+            .filter(|g| !outs.contains(g))
+            .cloned()
+            .collect();
+        v.extend(ins.iter().cloned());
+        Bag::new(v)
+    }
+
+    /// Total atoms over all goals.
+    pub fn atoms(&self) -> i64 {
+        self.0.iter().map(Goal::atoms).sum()
+    }
+
+    /// A 64-bit fingerprint, stable across runs.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Fx::default();
+        self.hash(&mut h);
+        h.finish()
+    }
+}
+
+impl fmt::Display for Bag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        write!(f, "[{}]", parts.join(", "))
+    }
+}
+
+/// A small, fast, deterministic hasher (FxHash-style multiply-rotate) for fingerprints.
+#[derive(Default)]
+pub struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        // Final avalanche so that the low bits used by table shards are well mixed.
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.write_u64(i as u32 as u64);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(v: &[i32]) -> Goal {
+        let c0 = (v.len() as i8 - 1) / 2;
+        Goal::from_terms(
+            v.iter()
+                .enumerate()
+                .map(|(i, &n)| Term {
+                    r: 0,
+                    c: i as i8 - c0,
+                    n,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn arithmetic_and_families() {
+        let g = row(&[1, 2, 1]);
+        assert_eq!(g.atoms(), 4);
+        assert_eq!(g.level(4), 4);
+        assert_eq!(g.scaled(2).map(|x| x.level(4)), Some(3));
+        let e = g.shifted(SHIFTS[1]).unwrap_or_default();
+        assert_eq!(e.get(0, 2), 1);
+        assert_eq!(g.family(), e.family());
+        assert_eq!(g.family(), g.neg().scaled(4).unwrap_or_default().family());
+        assert_eq!(g.plus(&g.neg()), Goal::empty());
+        assert_eq!(g.minus(&row(&[1, 0, 0])), row(&[0, 2, 1]));
+    }
+}

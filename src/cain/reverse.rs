@@ -1,0 +1,623 @@
+//! Instructions applied in reverse: for a goal bag, every way the generator considers of
+//! producing some of its goals with one instruction, and the bag that must be live
+//! before it (the child).
+//!
+//! Producing a goal `G` needs inputs `L`; the child is `(bag - produced) + L`. The
+//! candidates come in three groups, cheapest first:
+//! - direct: `G` follows from goals already live (or the input) by one instruction;
+//! - one new goal: `G` from a live goal and one new goal (e.g. `G = H + (G - H)`),
+//!   or from `2G` (halving), or from a moved copy;
+//! - splits: `G` as a sum of new goals, favouring parts that are moved copies of one
+//!   another (`G = P + moved P`), since those cost one more instruction each.
+
+use super::goal::{Bag, Goal, Shift, Term, SHIFTS};
+use super::spec::Ops;
+use super::step::{Kind, Step};
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
+/// Fingerprints are already well mixed: hash them as they are.
+#[derive(Default)]
+pub struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+}
+
+type FpSet = HashSet<u64, BuildHasherDefault<PassThrough>>;
+
+/// What the generator needs to know about the problem.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    /// The initial goal: 2^depth atoms at the centre.
+    pub init: Goal,
+    /// Registers available.
+    pub regs: usize,
+    /// Instruction set.
+    pub ops: Ops,
+    /// Common depth D of all goals.
+    pub depth: u32,
+    /// Prune bags with more atoms than this.
+    pub max_atoms: i64,
+}
+
+/// A child of a bag: the instruction (read forwards) and the bag live before it.
+#[derive(Clone, Debug)]
+pub struct Cand {
+    /// The instruction.
+    pub step: Step,
+    /// The bag before the instruction.
+    pub child: Bag,
+}
+
+/// Whether `bag` is the start of a program: nothing left but the input.
+pub fn is_initial(bag: &Bag, ctx: &Ctx) -> bool {
+    bag.is_empty() || (bag.len() == 1 && bag.0[0] == ctx.init)
+}
+
+/// Registers needed while `step` runs, with `before` live before and `after` after it.
+pub fn registers_needed(step: &Step, before: &Bag, after: &Bag) -> usize {
+    let fresh = step.outs.iter().filter(|g| !before.contains(g)).count();
+    let reuse = step
+        .ins
+        .iter()
+        .enumerate()
+        .any(|(i, g)| step.kind.may_overwrite(i) && !after.contains(g));
+    (before.len() + fresh).saturating_sub(usize::from(reuse && fresh > 0))
+}
+
+struct Gen<'a> {
+    bag: &'a Bag,
+    ctx: &'a Ctx,
+    out: &'a mut Vec<Cand>,
+    seen: FpSet,
+}
+
+impl Gen<'_> {
+    fn push(&mut self, kind: Kind, outs: Vec<Goal>, ins: Vec<Goal>) {
+        if !kind.allowed(self.ctx.ops) {
+            return;
+        }
+        if ins.iter().any(|g| g.is_empty() || outs.contains(g)) {
+            return;
+        }
+        // One register may not be read twice by one bus instruction: two equal
+        // sources would need a copy. `subx`/`sub2x` read their sources in different
+        // bus instructions, so `subx(y, A, east, A)` is fine.
+        let same_bus_twice = match kind {
+            Kind::SubShift(_) | Kind::Sub => false,
+            _ => ins.iter().enumerate().any(|(i, g)| ins[..i].contains(g)),
+        };
+        if same_bus_twice {
+            return;
+        }
+        let step = Step { kind, outs, ins };
+        debug_assert!(step.is_consistent(), "inconsistent step {step:?}");
+        let child = self.bag.replace(&step.outs, &step.ins);
+        if child.len() > self.ctx.regs
+            || registers_needed(&step, &child, self.bag) > self.ctx.regs
+            || child.atoms() > self.ctx.max_atoms
+        {
+            return;
+        }
+        if self.seen.insert(child.fingerprint()) {
+            self.out.push(Cand { step, child });
+        }
+    }
+
+    fn avail(&self, g: &Goal) -> Vec<Goal> {
+        let mut v: Vec<Goal> = self.bag.0.iter().filter(|h| *h != g).cloned().collect();
+        if !self.bag.contains(&self.ctx.init) && self.ctx.init != *g {
+            v.push(self.ctx.init.clone());
+        }
+        v
+    }
+
+    fn shifts(&self) -> &'static [Shift] {
+        match self.ctx.ops {
+            Ops::All => &SHIFTS,
+            Ops::Basic => &SHIFTS[..4],
+        }
+    }
+
+    /// `G` from live goals only.
+    fn direct(&mut self, g: &Goal, avail: &[Goal]) {
+        // Cheap filters first: a sum of goals has the sum of their sums, whatever
+        // the moves, so most lookups are decided without building a goal.
+        let sums: Vec<i64> = avail.iter().map(Goal::sum).collect();
+        let fps: Vec<u64> = avail.iter().map(Goal::fingerprint).collect();
+        let has_sum = |x: i64| sums.contains(&x);
+        let find = |d: &Goal| {
+            let fp = d.fingerprint();
+            fps.iter().zip(avail).any(|(f, a)| *f == fp && a == d)
+        };
+        let gs = g.sum();
+        let neg = g.neg();
+        for h in avail {
+            let hs = h.sum();
+            for &s in self.shifts() {
+                let aligned = h.support() == g.support()
+                    && h.0.first().zip(g.0.first()).is_some_and(|(a, b)| {
+                        a.n == b.n
+                            && i16::from(a.r) + i16::from(s.dr) == i16::from(b.r)
+                            && i16::from(a.c) + i16::from(s.dc) == i16::from(b.c)
+                    });
+                if aligned && h.shifted(s).as_ref() == Some(g) {
+                    self.push(Kind::Shift(s), vec![g.clone()], vec![h.clone()]);
+                }
+                // G = moved H - H (subx reads H twice in different bus instructions).
+                if gs == 0
+                    && g.support() <= 2 * h.support()
+                    && h.shifted(s).map(|x| x.minus(h)).as_ref() == Some(g)
+                {
+                    self.push(
+                        Kind::SubShift(s),
+                        vec![g.clone()],
+                        vec![h.clone(), h.clone()],
+                    );
+                }
+            }
+            if *h == neg {
+                self.push(Kind::Neg, vec![g.clone()], vec![h.clone()]);
+            }
+            if h.halved().as_ref() == Some(g) {
+                if self.bag.contains(&neg) {
+                    self.push(Kind::Div, vec![g.clone(), neg.clone()], vec![h.clone()]);
+                }
+                self.push(Kind::Divq, vec![g.clone()], vec![h.clone()]);
+            }
+            if has_sum(gs - hs) {
+                let d = g.minus(h);
+                if find(&d) {
+                    self.push(Kind::Add2, vec![g.clone()], vec![h.clone(), d]);
+                }
+                for &s in self.shifts() {
+                    if let Some(x) = g.unshifted(s) {
+                        let d = x.minus(h);
+                        if find(&d) {
+                            self.push(Kind::AddShift(s), vec![g.clone()], vec![h.clone(), d]);
+                        }
+                    }
+                }
+            }
+            if has_sum(hs - gs) {
+                let d = h.minus(g);
+                if find(&d) {
+                    self.push(Kind::Sub, vec![g.clone()], vec![h.clone(), d]);
+                }
+                for &s in self.shifts() {
+                    if let Some(x) = h.shifted(s) {
+                        let d = x.minus(g);
+                        if find(&d) {
+                            self.push(Kind::SubShift(s), vec![g.clone()], vec![h.clone(), d]);
+                        }
+                    }
+                }
+            }
+        }
+        for (i, a) in avail.iter().enumerate() {
+            for (j, b) in avail.iter().enumerate().skip(i + 1) {
+                if !has_sum(gs - sums[i] - sums[j]) {
+                    continue;
+                }
+                let d = g.minus(a).minus(b);
+                if find(&d) && d != *a && d != *b {
+                    self.push(Kind::Add3, vec![g.clone()], vec![a.clone(), b.clone(), d]);
+                }
+            }
+        }
+    }
+
+    /// `G` from at most one new goal (and live goals).
+    fn one_new(&mut self, g: &Goal, avail: &[Goal]) {
+        let size = g.atoms();
+        let smaller = |x: &Goal| !x.is_empty() && x.atoms() < size;
+        if g.level(self.ctx.depth) >= 1 {
+            if let Some(h) = g.scaled(2) {
+                let neg = g.neg();
+                if self.bag.contains(&neg) {
+                    self.push(Kind::Div, vec![g.clone(), neg], vec![h.clone()]);
+                }
+                self.push(Kind::Divq, vec![g.clone()], vec![h]);
+            }
+        }
+        if g.sum() < 0 {
+            self.push(Kind::Neg, vec![g.clone()], vec![g.neg()]);
+        }
+        let (cr, cc) = g.centroid();
+        let dist = cr.abs() + cc.abs();
+        for &s in self.shifts() {
+            if let Some(r) = g.unshifted(s) {
+                let (rr, rc) = r.centroid();
+                if rr.abs() + rc.abs() < dist - 0.25 {
+                    self.push(Kind::Shift(s), vec![g.clone()], vec![r]);
+                }
+            }
+        }
+        for h in avail {
+            let r = g.minus(h);
+            if smaller(&r) {
+                self.push(Kind::Add2, vec![g.clone()], vec![h.clone(), r]);
+            }
+            let r = h.minus(g);
+            if smaller(&r) {
+                self.push(Kind::Sub, vec![g.clone()], vec![h.clone(), r]);
+            }
+            let r = g.plus(h);
+            if smaller(&r) {
+                self.push(Kind::Sub, vec![g.clone()], vec![r, h.clone()]);
+            }
+            for &s in self.shifts() {
+                if !s.is_single() && self.ctx.ops == Ops::Basic {
+                    continue;
+                }
+                if let Some(x) = g.unshifted(s) {
+                    let r = x.minus(h);
+                    if smaller(&r) {
+                        self.push(Kind::AddShift(s), vec![g.clone()], vec![h.clone(), r]);
+                    }
+                }
+                // G = moved R - H with R = (G + H) moved back.
+                if let Some(r) = g.plus(h).unshifted(s).filter(&smaller) {
+                    self.push(Kind::SubShift(s), vec![g.clone()], vec![r, h.clone()]);
+                }
+                if let Some(x) = h.shifted(s) {
+                    let r = x.minus(g);
+                    if smaller(&r) {
+                        self.push(Kind::SubShift(s), vec![g.clone()], vec![h.clone(), r]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `G` as a sum of new goals.
+    fn splits(&mut self, g: &Goal) {
+        for &s in self.shifts() {
+            // G = P + moved P (+ R).
+            let (p, r) = fold(g, s.dr, s.dc, 1);
+            if !p.is_empty() {
+                if let Some(q) = p.shifted(s) {
+                    if r.is_empty() {
+                        self.push(Kind::Add2, vec![g.clone()], vec![p.clone(), q.clone()]);
+                        // G = X + Y + moved (X + Y) with P = X + Y split again: the
+                        // moved sum is one `addx`, saving the add that makes P.
+                        let double = self.ctx.ops == Ops::All;
+                        for &t in self.shifts().iter().filter(|_| double) {
+                            let (x, rest) = fold(&p, t.dr, t.dc, 1);
+                            if x.is_empty() || !rest.is_empty() {
+                                continue;
+                            }
+                            if let Some(y) = x.shifted(t) {
+                                self.push(Kind::Add3, vec![g.clone()], vec![x, y, q.clone()]);
+                            }
+                        }
+                        let (pp, pn) = (p.positive_part(), p.negative_part());
+                        if !pp.is_empty() && !pn.is_empty() {
+                            self.push(Kind::Add3, vec![g.clone()], vec![pp, pn, q.clone()]);
+                        }
+                    } else {
+                        self.push(
+                            Kind::Add3,
+                            vec![g.clone()],
+                            vec![p.clone(), q.clone(), r.clone()],
+                        );
+                        self.push(Kind::Add2, vec![g.clone()], vec![p.plus(&r), q.clone()]);
+                        self.push(Kind::Add2, vec![g.clone()], vec![p.clone(), q.plus(&r)]);
+                    }
+                }
+            }
+            // G = P - moved P (+ R).
+            let (p, r) = fold(g, s.dr, s.dc, -1);
+            if !p.is_empty() {
+                if let Some(q) = p.shifted(s) {
+                    if r.is_empty() {
+                        self.push(Kind::Sub, vec![g.clone()], vec![p.clone(), q]);
+                        // G = -(moved P - P): produce the difference and negate.
+                        if let Some(x) = p.shifted(s).map(|x| x.minus(&p)) {
+                            debug_assert_eq!(x.neg(), *g);
+                            self.push(Kind::Neg, vec![g.clone()], vec![x]);
+                        }
+                    } else {
+                        self.push(Kind::Sub, vec![g.clone()], vec![p.plus(&r), q]);
+                    }
+                }
+            }
+            // G = M + P moved by s + P moved by -s.
+            if s.dr > 0 || (s.dr == 0 && s.dc > 0) {
+                let (p, m) = centre_fold(g, s.dr, s.dc);
+                if !p.is_empty() {
+                    if let (Some(a), Some(b)) = (p.shifted(s), p.unshifted(s)) {
+                        if m.is_empty() {
+                            self.push(Kind::Add2, vec![g.clone()], vec![a, b]);
+                        } else {
+                            self.push(Kind::Add3, vec![g.clone()], vec![m, a, b]);
+                        }
+                    }
+                }
+            }
+        }
+        let (pos, negp) = (g.positive_part(), g.negative_part());
+        if !pos.is_empty() && !negp.is_empty() {
+            self.push(Kind::Sub, vec![g.clone()], vec![pos.clone(), negp.neg()]);
+            self.push(Kind::Add2, vec![g.clone()], vec![pos, negp]);
+        }
+        // Odd atoms apart from the rest (whose counts are then all even).
+        let odd = Goal(
+            g.0.iter()
+                .filter(|t| t.n % 2 != 0)
+                .map(|t| Term {
+                    n: t.n.signum(),
+                    ..*t
+                })
+                .collect(),
+        );
+        let even = g.minus(&odd);
+        if !odd.is_empty() && !even.is_empty() {
+            self.push(Kind::Add2, vec![g.clone()], vec![even, odd]);
+        }
+        // Cuts between rows and between columns.
+        for axis in 0..2 {
+            let key = |t: &Term| if axis == 0 { t.r } else { t.c };
+            let mut keys: Vec<i8> = g.0.iter().map(key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for cut in keys.iter().skip(1) {
+                let (a, b): (Vec<Term>, Vec<Term>) = g.0.iter().partition(|t| key(t) < *cut);
+                self.push(
+                    Kind::Add2,
+                    vec![g.clone()],
+                    vec![Goal::from_terms(a), Goal::from_terms(b)],
+                );
+            }
+        }
+        // Peel one offset off.
+        if g.support() > 1 {
+            let far = g.0.iter().map(|t| extent(t)).max().unwrap_or(0);
+            for t in &g.0 {
+                if g.support() <= 12 || extent(t) == far {
+                    let one = Goal(vec![*t]);
+                    self.push(Kind::Add2, vec![g.clone()], vec![g.minus(&one), one]);
+                }
+            }
+        } else if let Some(t) = g.0.first() {
+            // A single offset: split its count into powers of two.
+            let n = t.n.abs();
+            if n.count_ones() > 1 {
+                let hi = 1 << (31 - n.leading_zeros());
+                let s = t.n.signum();
+                self.push(
+                    Kind::Add2,
+                    vec![g.clone()],
+                    vec![
+                        Goal::single(t.r, t.c, s * hi),
+                        Goal::single(t.r, t.c, s * (n - hi)),
+                    ],
+                );
+            }
+        }
+    }
+}
+
+fn extent(t: &Term) -> i32 {
+    i32::from(t.r).abs() + i32::from(t.c).abs()
+}
+
+/// Dense copy of a goal on its bounding box, with a margin.
+struct Grid {
+    r0: i32,
+    c0: i32,
+    h: i32,
+    w: i32,
+    v: Vec<i32>,
+}
+
+impl Grid {
+    fn new(g: &Goal, margin: i32) -> Grid {
+        let rmin = g.0.iter().map(|t| i32::from(t.r)).min().unwrap_or(0) - margin;
+        let rmax = g.0.iter().map(|t| i32::from(t.r)).max().unwrap_or(0) + margin;
+        let cmin = g.0.iter().map(|t| i32::from(t.c)).min().unwrap_or(0) - margin;
+        let cmax = g.0.iter().map(|t| i32::from(t.c)).max().unwrap_or(0) + margin;
+        let (h, w) = (rmax - rmin + 1, cmax - cmin + 1);
+        let mut v = vec![0; (h * w) as usize];
+        for t in &g.0 {
+            v[((i32::from(t.r) - rmin) * w + i32::from(t.c) - cmin) as usize] = t.n;
+        }
+        Grid {
+            r0: rmin,
+            c0: cmin,
+            h,
+            w,
+            v,
+        }
+    }
+
+    fn idx(&self, r: i32, c: i32) -> Option<usize> {
+        let (i, j) = (r - self.r0, c - self.c0);
+        (i >= 0 && j >= 0 && i < self.h && j < self.w).then(|| (i * self.w + j) as usize)
+    }
+
+    /// Offsets ordered along `(dr, dc)`, so that o comes before o + (dr, dc).
+    fn order(&self, dr: i32, dc: i32) -> Vec<(i32, i32)> {
+        let mut o: Vec<(i32, i32)> = (0..self.h)
+            .flat_map(|i| (0..self.w).map(move |j| (i, j)))
+            .map(|(i, j)| (i + self.r0, j + self.c0))
+            .collect();
+        o.sort_by_key(|&(r, c)| (r * dr + c * dc, r, c));
+        o
+    }
+
+    fn to_goal(&self) -> Goal {
+        let mut terms = Vec::new();
+        for i in 0..self.h {
+            for j in 0..self.w {
+                let n = self.v[(i * self.w + j) as usize];
+                if n != 0 {
+                    terms.push(Term {
+                        r: (i + self.r0) as i8,
+                        c: (j + self.c0) as i8,
+                        n,
+                    });
+                }
+            }
+        }
+        Goal(terms)
+    }
+}
+
+/// Greedy `G = P + sign * (P moved by (dr, dc)) + R`, taking as much into P as fits.
+pub fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
+    let (dr, dc) = (i32::from(dr), i32::from(dc));
+    let mut rem = Grid::new(g, 0);
+    let mut p = Grid::new(g, 0);
+    p.v.iter_mut().for_each(|x| *x = 0);
+    for (r, c) in rem.order(dr, dc) {
+        let (Some(i), Some(j)) = (rem.idx(r, c), rem.idx(r + dr, c + dc)) else {
+            continue;
+        };
+        let (a, b) = (rem.v[i], rem.v[j]);
+        if a == 0 || b == 0 || (a.signum() * sign) != b.signum() {
+            continue;
+        }
+        let m = a.signum() * a.abs().min(b.abs());
+        p.v[i] += m;
+        rem.v[i] -= m;
+        rem.v[j] -= sign * m;
+    }
+    (p.to_goal(), rem.to_goal())
+}
+
+/// Greedy `G = M + (P moved by s) + (P moved by -s)`.
+pub fn centre_fold(g: &Goal, dr: i8, dc: i8) -> (Goal, Goal) {
+    let (dr, dc) = (i32::from(dr), i32::from(dc));
+    let mut rem = Grid::new(g, 0);
+    let mut p = Grid::new(g, 0);
+    p.v.iter_mut().for_each(|x| *x = 0);
+    for (r, c) in rem.order(dr, dc) {
+        let (Some(k), Some(i), Some(j)) = (
+            p.idx(r, c),
+            rem.idx(r - dr, c - dc),
+            rem.idx(r + dr, c + dc),
+        ) else {
+            continue;
+        };
+        let (a, b) = (rem.v[i], rem.v[j]);
+        if a == 0 || b == 0 || a.signum() != b.signum() {
+            continue;
+        }
+        let m = a.signum() * a.abs().min(b.abs());
+        p.v[k] += m;
+        rem.v[i] -= m;
+        rem.v[j] -= m;
+    }
+    (p.to_goal(), rem.to_goal())
+}
+
+/// Every child of `bag` the generator considers, in generation order (not yet ranked).
+pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
+    let mut gen = Gen {
+        bag,
+        ctx,
+        out,
+        seen: FpSet::default(),
+    };
+    for g in &bag.0 {
+        if *g == ctx.init {
+            continue;
+        }
+        if g.is_empty() {
+            gen.push(Kind::Res, vec![g.clone()], vec![]);
+            continue;
+        }
+        let avail = gen.avail(g);
+        gen.direct(g, &avail);
+    }
+    for g in &bag.0 {
+        if *g == ctx.init || g.is_empty() {
+            continue;
+        }
+        let avail = gen.avail(g);
+        gen.one_new(g, &avail);
+        gen.splits(g);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(v: &[i32]) -> Goal {
+        let c0 = (v.len() as i8 - 1) / 2;
+        Goal::from_terms(
+            v.iter()
+                .enumerate()
+                .map(|(i, &n)| Term {
+                    r: 0,
+                    c: i as i8 - c0,
+                    n,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn folds_find_binomial_structure() {
+        let (p, r) = fold(&row(&[1, 2, 1]), 0, 1, 1);
+        assert!(r.is_empty());
+        assert_eq!(
+            p,
+            Goal::from_terms(vec![Term { r: 0, c: -1, n: 1 }, Term { r: 0, c: 0, n: 1 }])
+        );
+        let (p, m) = centre_fold(&row(&[1, 2, 1]), 0, 1);
+        assert_eq!(p, Goal::single(0, 0, 1));
+        assert_eq!(m, Goal::single(0, 0, 2));
+        let (p, r) = fold(&row(&[1, 0, -1]), 0, 2, -1);
+        assert!(r.is_empty());
+        assert_eq!(p, Goal::single(0, -1, 1));
+    }
+
+    #[test]
+    fn children_are_consistent_and_fit() {
+        let ctx = Ctx {
+            init: Goal::single(0, 0, 16),
+            regs: 6,
+            ops: Ops::All,
+            depth: 4,
+            max_atoms: 1000,
+        };
+        let g = Goal::from_terms(
+            [
+                (-1, -1, 1),
+                (-1, 0, 2),
+                (-1, 1, 1),
+                (0, -1, 2),
+                (0, 0, 4),
+                (0, 1, 2),
+                (1, -1, 1),
+                (1, 0, 2),
+                (1, 1, 1),
+            ]
+            .iter()
+            .map(|&(r, c, n)| Term { r, c, n })
+            .collect(),
+        );
+        let bag = Bag::new(vec![g]);
+        let mut out = Vec::new();
+        expand(&bag, &ctx, &mut out);
+        assert!(out.len() > 10);
+        for c in &out {
+            assert!(c.step.is_consistent(), "{:?}", c.step);
+            assert!(c.child.len() <= 6);
+        }
+    }
+}

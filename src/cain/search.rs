@@ -1,0 +1,526 @@
+//! The backward search over goal bags.
+//!
+//! Child-generator deque traversal (Cain): take the node at the front, produce its next
+//! child (children are ranked by the local heuristic and produced lazily, a few at a
+//! time), push the child on the front and the parent on the back. The front keeps
+//! diving along the best children while every earlier node waits its turn at the back
+//! for its next-best child, so the search does not drown in one subtree.
+//!
+//! Pruning: a bag seen before at equal or lower cost (table shared by all workers);
+//! cost plus the lower bound reaching the best length found (shared); bags that do not
+//! fit the registers or grow too many atoms (in the generator). Workers differ by a
+//! seeded perturbation of the ranking. The budget is wall-clock time, an optional node
+//! count and a memory cap; the best plan so far is returned when it runs out.
+
+use super::goal::Bag;
+use super::heuristic::{lower_bound, Estimator};
+use super::reverse::{expand, is_initial, Cand, Ctx};
+use super::step::Step;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Budget and shape of a search.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Wall-clock budget.
+    pub time_limit: Duration,
+    /// Largest number of nodes expanded over all workers.
+    pub node_limit: Option<u64>,
+    /// Worker threads.
+    pub workers: usize,
+    /// Seed of the ordering perturbation (worker 0 uses it for ties only).
+    pub seed: u64,
+    /// Memory cap in bytes (search nodes and the seen table, estimated).
+    pub memory_limit: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            time_limit: Duration::from_secs(10),
+            node_limit: None,
+            workers: 1,
+            seed: 0,
+            memory_limit: 2 << 30,
+        }
+    }
+}
+
+/// Why the search stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Every node was expanded or pruned: no shorter plan exists for this generator.
+    Exhausted,
+    /// The time budget ran out.
+    Time,
+    /// The node limit was reached.
+    Nodes,
+    /// The memory cap was reached.
+    Memory,
+}
+
+impl StopReason {
+    /// Lower-case name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Exhausted => "exhausted",
+            StopReason::Time => "time",
+            StopReason::Nodes => "nodes",
+            StopReason::Memory => "memory",
+        }
+    }
+}
+
+/// Live counters of a running search, readable from another thread (progress display).
+#[derive(Debug)]
+pub struct Stats {
+    /// Nodes expanded so far.
+    pub nodes: AtomicU64,
+    /// Instructions of the best program so far (`usize::MAX` before the first).
+    pub best: AtomicUsize,
+    /// Plans found (before register allocation).
+    pub plans: AtomicU64,
+    /// Estimated bytes in use.
+    pub memory: AtomicU64,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            nodes: AtomicU64::new(0),
+            best: AtomicUsize::new(usize::MAX),
+            plans: AtomicU64::new(0),
+            memory: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The best result of a search.
+#[derive(Clone, Debug)]
+pub struct Found<T> {
+    /// What the finisher made of the plan (e.g. an allocated program).
+    pub value: T,
+    /// Its instruction count.
+    pub instructions: usize,
+    /// Its cycle count (ties between equal lengths go to fewer cycles).
+    pub cycles: u64,
+    /// When it was found, from the start of the search.
+    pub at: Duration,
+}
+
+/// Everything a search reports.
+#[derive(Clone, Debug)]
+pub struct Outcome<T> {
+    /// The best result, if any plan could be finished.
+    pub best: Option<Found<T>>,
+    /// Nodes expanded.
+    pub nodes: u64,
+    /// Plans reaching the input (finished or not).
+    pub plans_found: u64,
+    /// Wall-clock seconds spent.
+    pub seconds: f64,
+    /// Why it stopped.
+    pub stop: StopReason,
+}
+
+/// Turns a plan (instructions in program order) into a result with its instruction and
+/// cycle counts, or rejects it (e.g. registers cannot be allocated).
+pub type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<(T, usize, u64)> + Sync + 'a;
+
+struct Link {
+    step: Step,
+    next: Option<Arc<Link>>,
+}
+
+struct Node {
+    bag: Bag,
+    g: u32,
+    lb: u32,
+    path: Option<Arc<Link>>,
+    /// Ranked children not yet produced, best last.
+    cands: Vec<Cand>,
+    /// Children produced so far.
+    taken: usize,
+    /// Number of children in total, once generated.
+    total: Option<usize>,
+}
+
+/// Children kept in memory per node; the rest are regenerated when needed.
+const CHUNK: usize = 8;
+/// Iterations between checks of the clock and the shared counters.
+const CHECK_EVERY: u64 = 128;
+
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+}
+
+type Shard = Mutex<HashMap<u64, u32, BuildHasherDefault<PassThrough>>>;
+
+/// Bags seen so far with the lowest cost they were reached at, shared by all workers.
+struct Seen {
+    shards: Vec<Shard>,
+    len: AtomicU64,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen {
+            shards: (0..64).map(|_| Mutex::new(HashMap::default())).collect(),
+            len: AtomicU64::new(0),
+        }
+    }
+
+    /// Records `g` for `fp`; false if the bag was already reached at cost <= g.
+    fn improve(&self, fp: u64, g: u32) -> bool {
+        let shard = &self.shards[(fp >> 58) as usize];
+        let mut m = match shard.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        match m.get_mut(&fp) {
+            Some(old) if *old <= g => false,
+            Some(old) => {
+                *old = g;
+                true
+            }
+            None => {
+                m.insert(fp, g);
+                self.len.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        // A hashbrown entry of (u64, u32) with control byte and load factor.
+        self.len.load(Ordering::Relaxed) * 24
+    }
+}
+
+struct Shared<'a, T> {
+    ctx: &'a Ctx,
+    opts: &'a SearchOptions,
+    stats: &'a Stats,
+    seen: Seen,
+    start: Instant,
+    stop: AtomicBool,
+    reason: Mutex<Option<StopReason>>,
+    best: Mutex<Option<Found<T>>>,
+    worker_memory: Vec<AtomicU64>,
+    finish: &'a Finisher<'a, T>,
+}
+
+impl<T> Shared<'_, T> {
+    fn halt(&self, why: StopReason) {
+        if let Ok(mut r) = self.reason.lock() {
+            r.get_or_insert(why);
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn best_len(&self) -> usize {
+        self.stats.best.load(Ordering::Relaxed)
+    }
+}
+
+fn bag_bytes(b: &Bag) -> u64 {
+    24 + b.0.iter().map(|g| 24 + 8 * g.0.len() as u64).sum::<u64>()
+}
+
+fn node_bytes(n: &Node) -> u64 {
+    96 + bag_bytes(&n.bag)
+        + n.cands
+            .iter()
+            .map(|c| {
+                96 + bag_bytes(&c.child)
+                    + c.step
+                        .ins
+                        .iter()
+                        .map(|g| 24 + 8 * g.0.len() as u64)
+                        .sum::<u64>()
+            })
+            .sum::<u64>()
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+struct Worker<'s, 'a, T> {
+    sh: &'s Shared<'a, T>,
+    id: usize,
+    rng: Rng,
+    /// Relative jitter of the ranking (0 for worker 0).
+    jitter: f32,
+    scratch: Vec<Cand>,
+    est: Estimator,
+}
+
+impl<T> Worker<'_, '_, T> {
+    /// Ranks all children of `node` and keeps the next chunk.
+    fn refill(&mut self, node: &mut Node) {
+        let ctx = self.sh.ctx;
+        self.scratch.clear();
+        expand(&node.bag, ctx, &mut self.scratch);
+        let seed = self.sh.opts.seed;
+        let mut scored: Vec<(f32, u64, usize)> = Vec::with_capacity(self.scratch.len());
+        for (i, c) in self.scratch.iter().enumerate() {
+            let mut e = self.est.estimate(&c.child, ctx) + 0.05 * c.step.kind.cycles() as f32;
+            if self.jitter > 0.0 {
+                e *= 1.0 + self.jitter * self.rng.unit();
+            }
+            scored.push((e, c.child.fingerprint() ^ seed, i));
+        }
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        node.total = Some(scored.len());
+        let end = (node.taken + CHUNK).min(scored.len());
+        let mut keep: Vec<Cand> = Vec::with_capacity(end.saturating_sub(node.taken));
+        let mut slots: Vec<Option<Cand>> = self.scratch.drain(..).map(Some).collect();
+        for &(_, _, i) in scored.get(node.taken..end).unwrap_or(&[]) {
+            if let Some(c) = slots[i].take() {
+                keep.push(c);
+            }
+        }
+        keep.reverse();
+        node.cands = keep;
+    }
+
+    fn next_child(&mut self, node: &mut Node) -> Option<Cand> {
+        if node.cands.is_empty() {
+            if node.total.is_some_and(|t| node.taken >= t) {
+                return None;
+            }
+            self.refill(node);
+        }
+        let c = node.cands.pop()?;
+        node.taken += 1;
+        Some(c)
+    }
+
+    fn plan(step: &Step, path: &Option<Arc<Link>>) -> Vec<Step> {
+        let mut steps = vec![step.clone()];
+        let mut cur = path.as_ref();
+        while let Some(l) = cur {
+            steps.push(l.step.clone());
+            cur = l.next.as_ref();
+        }
+        steps
+    }
+
+    fn offer(&self, steps: &[Step]) {
+        let sh = self.sh;
+        sh.stats.plans.fetch_add(1, Ordering::Relaxed);
+        if steps.len() >= sh.best_len() {
+            return;
+        }
+        let Some((value, instructions, cycles)) = (sh.finish)(steps) else {
+            return;
+        };
+        let Ok(mut best) = sh.best.lock() else {
+            return;
+        };
+        let better = match best.as_ref() {
+            None => true,
+            Some(b) => (instructions, cycles) < (b.instructions, b.cycles),
+        };
+        if better {
+            *best = Some(Found {
+                value,
+                instructions,
+                cycles,
+                at: sh.start.elapsed(),
+            });
+            sh.stats.best.fetch_min(instructions, Ordering::Relaxed);
+        }
+    }
+
+    fn run(&mut self, root: &Bag) {
+        let sh = self.sh;
+        let ctx = sh.ctx;
+        let mut deque: VecDeque<Node> = VecDeque::new();
+        let root_node = Node {
+            bag: root.clone(),
+            g: 0,
+            lb: lower_bound(root, ctx),
+            path: None,
+            cands: Vec::new(),
+            taken: 0,
+            total: None,
+        };
+        let mut bytes = node_bytes(&root_node);
+        deque.push_back(root_node);
+        let mut iter: u64 = 0;
+        while let Some(mut node) = deque.pop_front() {
+            iter += 1;
+            if iter % CHECK_EVERY == 0 && self.check(iter, bytes) {
+                return;
+            }
+            let before = node_bytes(&node);
+            bytes = bytes.saturating_sub(before);
+            if (node.g + node.lb) as usize >= sh.best_len() {
+                continue;
+            }
+            let Some(cand) = self.next_child(&mut node) else {
+                continue;
+            };
+            let g = node.g + 1;
+            if is_initial(&cand.child, ctx) {
+                self.offer(&Self::plan(&cand.step, &node.path));
+            } else if sh.seen.improve(cand.child.fingerprint(), g) {
+                let lb = lower_bound(&cand.child, ctx);
+                if ((g + lb) as usize) < sh.best_len() {
+                    let child = Node {
+                        path: Some(Arc::new(Link {
+                            step: cand.step,
+                            next: node.path.clone(),
+                        })),
+                        bag: cand.child,
+                        g,
+                        lb,
+                        cands: Vec::new(),
+                        taken: 0,
+                        total: None,
+                    };
+                    bytes += node_bytes(&child);
+                    deque.push_front(child);
+                }
+            }
+            bytes += node_bytes(&node);
+            deque.push_back(node);
+        }
+        self.check(iter, bytes);
+    }
+
+    /// Publishes counters and checks the budget; true when the worker must stop.
+    fn check(&mut self, iter: u64, bytes: u64) -> bool {
+        let sh = self.sh;
+        let done = iter % CHECK_EVERY;
+        let nodes = sh.stats.nodes.fetch_add(
+            if done == 0 { CHECK_EVERY } else { done },
+            Ordering::Relaxed,
+        );
+        sh.worker_memory[self.id].store(bytes, Ordering::Relaxed);
+        let mem: u64 = sh
+            .worker_memory
+            .iter()
+            .map(|m| m.load(Ordering::Relaxed))
+            .sum::<u64>()
+            + sh.seen.bytes();
+        sh.stats.memory.store(mem, Ordering::Relaxed);
+        if sh.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        if sh.start.elapsed() >= sh.opts.time_limit {
+            sh.halt(StopReason::Time);
+        } else if sh.opts.node_limit.is_some_and(|l| nodes >= l) {
+            sh.halt(StopReason::Nodes);
+        } else if mem >= sh.opts.memory_limit {
+            sh.halt(StopReason::Memory);
+        }
+        sh.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Searches backwards from `root` (the final goals) to the input goal of `ctx`.
+/// Every plan reaching the input is handed to `finish`; the best finished one is kept.
+pub fn search<T: Send>(
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+) -> Outcome<T> {
+    let workers = opts.workers.max(1);
+    let sh = Shared {
+        ctx,
+        opts,
+        stats,
+        seen: Seen::new(),
+        start: Instant::now(),
+        stop: AtomicBool::new(false),
+        reason: Mutex::new(None),
+        best: Mutex::new(None),
+        worker_memory: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        finish,
+    };
+    if is_initial(root, ctx) {
+        // Nothing to compute (e.g. the identity kernel already in its register).
+        let w = Worker {
+            sh: &sh,
+            id: 0,
+            rng: Rng(1),
+            jitter: 0.0,
+            scratch: Vec::new(),
+            est: Estimator::default(),
+        };
+        w.offer(&[]);
+    } else {
+        sh.seen.improve(root.fingerprint(), 0);
+        let body = |id: usize| {
+            let mut w = Worker {
+                sh: &sh,
+                id,
+                rng: Rng((opts.seed ^ (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1),
+                jitter: if id == 0 { 0.0 } else { 0.1 + 0.1 * id as f32 },
+                scratch: Vec::new(),
+                est: Estimator::default(),
+            };
+            w.run(root);
+        };
+        match rayon::ThreadPoolBuilder::new().num_threads(workers).build() {
+            Ok(pool) => pool.scope(|s| {
+                for id in 0..workers {
+                    let body = &body;
+                    s.spawn(move |_| body(id));
+                }
+            }),
+            // Without a pool (resources exhausted) run one worker here.
+            Err(_) => body(0),
+        }
+    }
+    let stop = match sh.reason.lock() {
+        Ok(r) => r.unwrap_or(StopReason::Exhausted),
+        Err(_) => StopReason::Exhausted,
+    };
+    let best = match sh.best.into_inner() {
+        Ok(b) => b,
+        Err(p) => p.into_inner(),
+    };
+    Outcome {
+        best,
+        nodes: stats.nodes.load(Ordering::Relaxed),
+        plans_found: stats.plans.load(Ordering::Relaxed),
+        seconds: sh.start.elapsed().as_secs_f64(),
+        stop,
+    }
+}

@@ -1,0 +1,509 @@
+//! Filter specs: the YAML format of cain.md, read into [`Spec`] with every rejection
+//! positioned at the offending node.
+
+use super::yaml::{self, Kind, Node, NodeError, YamlError};
+use crate::isa::Reg;
+
+/// Which instructions the generator may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ops {
+    /// Every linear macro of isa.md.
+    #[default]
+    All,
+    /// AUKE's set: `mov`, `movx`, two-source `add`, `sub`, `neg`, `divq`, `res`.
+    Basic,
+}
+
+impl Ops {
+    /// Parses `all` / `basic`.
+    pub fn parse(s: &str) -> Option<Ops> {
+        match s {
+            "all" => Some(Ops::All),
+            "basic" => Some(Ops::Basic),
+            _ => None,
+        }
+    }
+}
+
+/// One kernel of a spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSpec {
+    /// Register that must hold the result.
+    pub out: Reg,
+    /// Common factor applied to every weight.
+    pub scale: f64,
+    /// Rows north to south, columns west to east.
+    pub weights: Vec<Vec<f64>>,
+}
+
+/// `approximation:` settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ApproxParams {
+    /// Largest power-of-two denominator exponent tried.
+    pub max_depth: u32,
+    /// Largest summed absolute error accepted per kernel.
+    pub max_error: f64,
+}
+
+impl Default for ApproxParams {
+    fn default() -> Self {
+        ApproxParams {
+            max_depth: 8,
+            max_error: 0.0,
+        }
+    }
+}
+
+/// `search:` settings (each may be overridden on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct SearchParams {
+    /// Wall-clock budget in seconds.
+    pub time_limit: Option<f64>,
+    /// Worker threads.
+    pub workers: Option<usize>,
+    /// Instruction set.
+    pub ops: Option<Ops>,
+    /// Largest number of search nodes.
+    pub node_limit: Option<u64>,
+    /// Seed for ordering ties.
+    pub seed: Option<u64>,
+    /// Memory cap in MiB.
+    pub memory_limit_mb: Option<u64>,
+}
+
+/// A filter spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    /// Name used in the program header.
+    pub name: String,
+    /// Register holding the captured image.
+    pub input: Reg,
+    /// Registers the program may use (may be more than six).
+    pub registers: Vec<Reg>,
+    /// Kernels to compute.
+    pub kernels: Vec<KernelSpec>,
+    /// Approximation settings.
+    pub approximation: ApproxParams,
+    /// Search settings.
+    pub search: SearchParams,
+}
+
+impl Spec {
+    /// Number of general registers the device needs so that every listed one exists.
+    pub fn general_count(&self) -> usize {
+        self.registers
+            .iter()
+            .map(|r| match r {
+                Reg::Gen(i) => usize::from(*i) + 1,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Largest kernel side accepted (the search could not handle more anyway).
+pub const MAX_SIDE: usize = 31;
+
+type R<T> = Result<T, NodeError>;
+
+fn map_items<'a>(n: &'a Node, what: &str) -> R<&'a [(Node, Node)]> {
+    match &n.kind {
+        Kind::Map(items) => Ok(items),
+        _ => Err(NodeError::at(
+            n,
+            format!("{what} must be a mapping, found {}", n.type_name()),
+        )),
+    }
+}
+
+fn seq_items<'a>(n: &'a Node, what: &str) -> R<&'a [Node]> {
+    match &n.kind {
+        Kind::Seq(items) => Ok(items),
+        _ => Err(NodeError::at(
+            n,
+            format!("{what} must be a list, found {}", n.type_name()),
+        )),
+    }
+}
+
+/// Checks keys against `allowed` (unknown and repeated keys are errors) and returns the
+/// entries by key.
+fn fields<'a>(n: &'a Node, what: &str, allowed: &[&str]) -> R<Vec<(&'a str, &'a Node, &'a Node)>> {
+    let mut out: Vec<(&str, &Node, &Node)> = Vec::new();
+    for (k, v) in map_items(n, what)? {
+        let Some(key) = k.as_str() else {
+            return Err(NodeError::at(k, format!("keys of {what} must be names")));
+        };
+        if !allowed.contains(&key) {
+            return Err(NodeError::at(
+                k,
+                format!(
+                    "unknown key `{key}` in {what} (expected one of: {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        if out.iter().any(|(seen, _, _)| *seen == key) {
+            return Err(NodeError::at(k, format!("key `{key}` given twice")));
+        }
+        out.push((key, k, v));
+    }
+    Ok(out)
+}
+
+fn get<'a>(f: &[(&'a str, &'a Node, &'a Node)], key: &str) -> Option<(&'a Node, &'a Node)> {
+    f.iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|(_, k, v)| (*k, *v))
+}
+
+fn register(n: &Node) -> R<Reg> {
+    let s = match &n.kind {
+        Kind::Str(s) => s.as_str(),
+        _ => {
+            return Err(NodeError::at(
+                n,
+                format!(
+                    "a register name (A, B, ...) expected, found {}",
+                    n.type_name()
+                ),
+            ))
+        }
+    };
+    match Reg::parse(s) {
+        Some(r @ Reg::Gen(_)) => Ok(r),
+        _ => Err(NodeError::at(
+            n,
+            format!("`{s}` is not a general register (A, B, ..., Z)"),
+        )),
+    }
+}
+
+/// A number written as an integer, a decimal or a fraction string such as `1/16`.
+fn number(n: &Node, what: &str) -> R<f64> {
+    let v = match &n.kind {
+        Kind::Int(i) => *i as f64,
+        Kind::Float(f) => *f,
+        Kind::Str(s) => parse_fraction(s).ok_or_else(|| {
+            NodeError::at(n, format!("{what}: `{s}` is not a number or a fraction"))
+        })?,
+        _ => {
+            return Err(NodeError::at(
+                n,
+                format!("{what} must be a number, found {}", n.type_name()),
+            ))
+        }
+    };
+    if !v.is_finite() {
+        return Err(NodeError::at(n, format!("{what} must be finite, got {v}")));
+    }
+    Ok(v)
+}
+
+/// Parses `p/q`, `-p/q` or a plain decimal.
+pub fn parse_fraction(s: &str) -> Option<f64> {
+    let s = s.trim();
+    match s.split_once('/') {
+        Some((p, q)) => {
+            let p: f64 = p.trim().parse().ok()?;
+            let q: f64 = q.trim().parse().ok()?;
+            (q != 0.0).then_some(p / q).filter(|v| v.is_finite())
+        }
+        None => s.parse().ok(),
+    }
+}
+
+fn integer(n: &Node, what: &str, lo: i128, hi: i128) -> R<i128> {
+    match &n.kind {
+        Kind::Int(i) if (lo..=hi).contains(i) => Ok(*i),
+        Kind::Int(i) => Err(NodeError::at(
+            n,
+            format!("{what} must be between {lo} and {hi}, got {i}"),
+        )),
+        _ => Err(NodeError::at(
+            n,
+            format!("{what} must be an integer, found {}", n.type_name()),
+        )),
+    }
+}
+
+fn kernel<'a>(n: &'a Node, registers: &[Reg]) -> R<(KernelSpec, &'a Node)> {
+    let f = fields(n, "a kernel", &["out", "scale", "weights"])?;
+    let (_, out_node) =
+        get(&f, "out").ok_or_else(|| NodeError::at(n, "kernel without `out` register"))?;
+    let out = register(out_node)?;
+    if !registers.contains(&out) {
+        return Err(NodeError::at(
+            out_node,
+            format!("output register {out} is not in `registers`"),
+        ));
+    }
+    let scale = match get(&f, "scale") {
+        Some((_, v)) => number(v, "scale")?,
+        None => 1.0,
+    };
+    let (_, wn) = get(&f, "weights").ok_or_else(|| NodeError::at(n, "kernel without `weights`"))?;
+    let rows = seq_items(wn, "weights")?;
+    if rows.is_empty() {
+        return Err(NodeError::at(wn, "weights are empty"));
+    }
+    if rows.len() > MAX_SIDE {
+        return Err(NodeError::at(
+            wn,
+            format!("at most {MAX_SIDE} rows of weights are supported"),
+        ));
+    }
+    let mut weights = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let cells = seq_items(row, "a row of weights")?;
+        if cells.is_empty() {
+            return Err(NodeError::at(
+                row,
+                format!("row {} of weights is empty", i + 1),
+            ));
+        }
+        if cells.len() > MAX_SIDE {
+            return Err(NodeError::at(
+                row,
+                format!("at most {MAX_SIDE} columns of weights are supported"),
+            ));
+        }
+        if let Some(first) = weights.first().map(Vec::len) {
+            if cells.len() != first {
+                return Err(NodeError::at(
+                    row,
+                    format!(
+                        "ragged weights: row {} has {} entries, row 1 has {first}",
+                        i + 1,
+                        cells.len()
+                    ),
+                ));
+            }
+        }
+        let mut w = Vec::with_capacity(cells.len());
+        for c in cells {
+            w.push(number(c, "a weight")?);
+        }
+        weights.push(w);
+    }
+    Ok((
+        KernelSpec {
+            out,
+            scale,
+            weights,
+        },
+        out_node,
+    ))
+}
+
+fn build(root: &Node) -> R<Spec> {
+    let f = fields(
+        root,
+        "the filter spec",
+        &[
+            "name",
+            "input",
+            "registers",
+            "kernels",
+            "approximation",
+            "search",
+        ],
+    )?;
+    let name = match get(&f, "name") {
+        Some((_, v)) => match &v.kind {
+            Kind::Str(s) => s.clone(),
+            Kind::Int(i) => i.to_string(),
+            _ => return Err(NodeError::at(v, "name must be a string")),
+        },
+        None => "filter".to_string(),
+    };
+    let registers = match get(&f, "registers") {
+        Some((_, v)) => {
+            let items = seq_items(v, "registers")?;
+            if items.is_empty() {
+                return Err(NodeError::at(v, "the register list is empty"));
+            }
+            let mut regs = Vec::new();
+            for it in items {
+                let r = register(it)?;
+                if regs.contains(&r) {
+                    return Err(NodeError::at(it, format!("register {r} listed twice")));
+                }
+                regs.push(r);
+            }
+            regs
+        }
+        None => (0..6).map(Reg::Gen).collect(),
+    };
+    let input = match get(&f, "input") {
+        Some((_, v)) => {
+            let r = register(v)?;
+            if !registers.contains(&r) {
+                return Err(NodeError::at(
+                    v,
+                    format!("input register {r} is not in `registers`"),
+                ));
+            }
+            r
+        }
+        None => registers[0],
+    };
+    let (_, kn) = get(&f, "kernels").ok_or_else(|| NodeError::at(root, "no `kernels` given"))?;
+    let items = seq_items(kn, "kernels")?;
+    if items.is_empty() {
+        return Err(NodeError::at(kn, "the kernel list is empty"));
+    }
+    let mut kernels: Vec<KernelSpec> = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let (k, out_node) = kernel(it, &registers)?;
+        if i == registers.len() {
+            return Err(NodeError::at(
+                it,
+                format!(
+                    "more kernels ({}) than registers ({})",
+                    items.len(),
+                    registers.len()
+                ),
+            ));
+        }
+        if kernels.iter().any(|p| p.out == k.out) {
+            return Err(NodeError::at(
+                out_node,
+                format!("output register {} used by two kernels", k.out),
+            ));
+        }
+        kernels.push(k);
+    }
+    let mut approximation = ApproxParams::default();
+    if let Some((_, v)) = get(&f, "approximation") {
+        let af = fields(v, "approximation", &["max_depth", "max_error"])?;
+        if let Some((_, d)) = get(&af, "max_depth") {
+            approximation.max_depth = integer(d, "max_depth", 0, 20)? as u32;
+        }
+        if let Some((_, e)) = get(&af, "max_error") {
+            let x = number(e, "max_error")?;
+            if x < 0.0 {
+                return Err(NodeError::at(e, "max_error must not be negative"));
+            }
+            approximation.max_error = x;
+        }
+    }
+    let mut search = SearchParams::default();
+    if let Some((_, v)) = get(&f, "search") {
+        let sf = fields(
+            v,
+            "search",
+            &[
+                "time_limit",
+                "workers",
+                "ops",
+                "node_limit",
+                "seed",
+                "memory_limit",
+            ],
+        )?;
+        if let Some((_, t)) = get(&sf, "time_limit") {
+            let x = number(t, "time_limit")?;
+            if x <= 0.0 {
+                return Err(NodeError::at(t, "time_limit must be positive"));
+            }
+            search.time_limit = Some(x);
+        }
+        if let Some((_, w)) = get(&sf, "workers") {
+            search.workers = Some(integer(w, "workers", 1, 1024)? as usize);
+        }
+        if let Some((_, o)) = get(&sf, "ops") {
+            search.ops = Some(
+                o.as_str()
+                    .and_then(Ops::parse)
+                    .ok_or_else(|| NodeError::at(o, "ops must be `all` or `basic`"))?,
+            );
+        }
+        if let Some((_, n)) = get(&sf, "node_limit") {
+            search.node_limit = Some(integer(n, "node_limit", 1, i128::from(u64::MAX))? as u64);
+        }
+        if let Some((_, n)) = get(&sf, "seed") {
+            search.seed = Some(integer(n, "seed", 0, i128::from(u64::MAX))? as u64);
+        }
+        if let Some((_, n)) = get(&sf, "memory_limit") {
+            search.memory_limit_mb = Some(integer(n, "memory_limit (MiB)", 1, 1 << 40)? as u64);
+        }
+    }
+    Ok(Spec {
+        name,
+        input,
+        registers,
+        kernels,
+        approximation,
+        search,
+    })
+}
+
+/// Reads a filter spec from YAML text. Errors carry the 1-based line and column of the
+/// offending node.
+pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
+    let root = yaml::parse(text)?;
+    build(&root).map_err(|e| yaml::locate(text, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Pos;
+
+    const GAUSS: &str = "name: gauss3x3\ninput: A\nregisters: [A, B, C, D, E, F]\n\
+        kernels:\n  - out: A\n    scale: 1/16\n    weights:\n      - [1, 2, 1]\n      \
+        - [2, 4, 2]\n      - [1, 2, 1]\napproximation: { max_depth: 4, max_error: 0.0 }\n\
+        search: { time_limit: 10, workers: 2, ops: all }\n";
+
+    #[test]
+    fn reads_the_example() {
+        let s = parse_spec(GAUSS).unwrap();
+        assert_eq!(s.name, "gauss3x3");
+        assert_eq!(s.kernels[0].scale, 1.0 / 16.0);
+        assert_eq!(s.kernels[0].weights[1], vec![2.0, 4.0, 2.0]);
+        assert_eq!(s.approximation.max_depth, 4);
+        assert_eq!(s.search.ops, Some(Ops::All));
+        assert_eq!(s.general_count(), 6);
+    }
+
+    fn err(text: &str) -> (Pos, String) {
+        let e = parse_spec(text).unwrap_err();
+        (e.pos, e.msg)
+    }
+
+    #[test]
+    fn rejections_are_positioned() {
+        let ragged = GAUSS.replace("- [2, 4, 2]", "- [2, 4]");
+        let (pos, msg) = err(&ragged);
+        assert_eq!(pos, Pos { line: 9, col: 9 });
+        assert!(msg.contains("ragged"), "{msg}");
+        let (pos, msg) = err(&GAUSS.replace("out: A", "out: G"));
+        assert_eq!(pos, Pos { line: 5, col: 10 });
+        assert!(msg.contains("not in `registers`"), "{msg}");
+        let (pos, _) = err(&GAUSS.replace("[1, 2, 1]\n      - [2", "[1, .nan, 1]\n      - [2"));
+        assert_eq!(pos, Pos { line: 8, col: 13 });
+        let (pos, msg) = err(&GAUSS.replace("input: A", "input: Q"));
+        assert_eq!(pos, Pos { line: 2, col: 8 });
+        assert!(msg.contains("input"), "{msg}");
+        let (pos, _) = err(&GAUSS.replace(
+            "weights:\n      - [1, 2, 1]\n      - [2, 4, 2]\n      - [1, 2, 1]",
+            "weights: []",
+        ));
+        assert_eq!(pos.line, 7);
+        let two = "kernels:\n  - { out: A, weights: [[1]] }\n  - { out: A, weights: [[2]] }\n";
+        let (pos, msg) = err(two);
+        assert_eq!(pos, Pos { line: 3, col: 12 });
+        assert!(msg.contains("two kernels"), "{msg}");
+        let many = "registers: [A]\nkernels:\n  - { out: A, weights: [[1]] }\n  - { out: A, weights: [[2]] }\n";
+        let (pos, msg) = err(many);
+        assert_eq!(pos.line, 4);
+        assert!(msg.contains("more kernels"), "{msg}");
+        let (pos, _) = err("kernels: [\n");
+        assert!(pos.line >= 1);
+        let (pos, msg) = err("kernels:\n  - out: A\n    weights: [[1]]\n    wieghts: 2\n");
+        assert_eq!(pos, Pos { line: 4, col: 5 });
+        assert!(msg.contains("unknown key"), "{msg}");
+    }
+}

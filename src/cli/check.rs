@@ -1,0 +1,405 @@
+//! `scamp check TARGET`: prove a program computes its kernels, run it on test images
+//! under a noise profile, and report the approximation, analogue and total error.
+
+use super::common::{load_program, NoiseArgs};
+use super::{CliError, Outcome};
+use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
+use crate::isa::{Device, Program};
+use crate::sim::{readout, DEFAULT_CLOCK_HZ, N};
+use crate::verify::check::{self, Measurement};
+use crate::verify::convolution::correlate;
+use crate::verify::metrics::ErrorFigures;
+use crate::verify::{heatmap, proof, report};
+use ndarray::Array2;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `scamp check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// A filter spec (compiled first) or a program file (then `--kernel` is needed).
+    pub target: PathBuf,
+    /// The filter spec a program is meant to compute.
+    #[arg(long, value_name = "SPEC.yaml")]
+    kernel: Option<PathBuf>,
+    /// Folder of test images.
+    #[arg(long, default_value = "images", value_name = "DIR")]
+    images: PathBuf,
+    #[command(flatten)]
+    noise: NoiseArgs,
+    /// Monte Carlo over this many run seeds (mean and spread of each figure).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    runs: u32,
+    /// Write, per image and kernel, the result, the ideal result and an error heat map.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Search budget in seconds when a spec is compiled.
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+    /// Search threads when a spec is compiled.
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+    /// Try depths from small to large and pick the shortest program whose total RMSE
+    /// meets this budget.
+    #[arg(long, value_name = "X")]
+    max_total_rmse: Option<f64>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct KernelJson {
+    out: String,
+    depth: u32,
+    approximated: Vec<Vec<i64>>,
+    approx: ErrorFigures,
+    analogue: ErrorFigures,
+    total: ErrorFigures,
+    analogue_runs: check::FigureSpread,
+    total_runs: check::FigureSpread,
+    saturated: u64,
+}
+
+#[derive(Serialize)]
+struct BudgetRow {
+    depth: u32,
+    instructions: usize,
+    cycles: u64,
+    total_rmse: f64,
+    meets: bool,
+}
+
+#[derive(Serialize)]
+struct Report {
+    verified: bool,
+    instructions: usize,
+    cycles: u64,
+    time_us: f64,
+    noise: String,
+    border: usize,
+    images: usize,
+    runs: u32,
+    kernels: Vec<KernelJson>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mismatch: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    budget: Vec<BudgetRow>,
+    program: String,
+}
+
+fn is_spec(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+fn read_spec(path: &Path) -> Result<Spec, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError(format!("{}: cannot read spec: {e}", path.display())))?;
+    cain::parse_spec(&text).map_err(|e| super::positioned(path, e))
+}
+
+fn compile(spec: &Spec, a: &CheckArgs, quiet: bool) -> Result<cain::Compiled, CliError> {
+    let opts = CompileOptions {
+        time_limit: a.time_limit,
+        workers: a.workers,
+        ..CompileOptions::default()
+    };
+    let c = cain::compile(spec, &opts, &Stats::default())?;
+    if !quiet {
+        eprintln!(
+            "compiled {}: {} instructions, {} cycles (best after {:.1} s of {:.1} s)",
+            spec.name,
+            c.program.instructions(),
+            c.program.cycles(),
+            c.search.seconds_to_best,
+            c.search.seconds
+        );
+    }
+    Ok(c)
+}
+
+/// Runs `scamp check`.
+pub fn run(a: &CheckArgs) -> Outcome {
+    if a.runs == 0 {
+        return Err(CliError("--runs must be at least 1".into()));
+    }
+    let images = check::load_images(&a.images).map_err(CliError)?;
+    let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
+    let testbed = a.noise.testbed()?;
+    let (spec, program, kernels, budget) = if is_spec(&a.target) {
+        if a.kernel.is_some() {
+            return Err(CliError(
+                "--kernel is for programs; a spec carries its own kernels".into(),
+            ));
+        }
+        let spec = read_spec(&a.target)?;
+        match a.max_total_rmse {
+            None => {
+                let c = compile(&spec, a, a.json)?;
+                (spec, c.program, c.kernels, Vec::new())
+            }
+            Some(limit) => budget_search(&spec, a, limit, &grey, &*testbed)?,
+        }
+    } else {
+        let spec_path = a.kernel.as_ref().ok_or_else(|| {
+            CliError(format!(
+                "{}: a program needs --kernel SPEC.yaml naming the kernels it computes",
+                a.target.display()
+            ))
+        })?;
+        if a.max_total_rmse.is_some() {
+            return Err(CliError(
+                "--max-total-rmse needs a spec to compile at several depths".into(),
+            ));
+        }
+        let spec = read_spec(spec_path)?;
+        let program = load_program(
+            &a.target,
+            Device {
+                general: spec.general_count(),
+            },
+        )?;
+        let kernels = cain::approximate_spec(&spec)?;
+        (spec, program, kernels, Vec::new())
+    };
+    let general = spec.general_count();
+    let proof_targets: Vec<proof::Target> = kernels
+        .iter()
+        .map(|k| proof::Target {
+            out: k.out,
+            depth: k.approx.depth,
+            weights: k.approx.weights.clone(),
+        })
+        .collect();
+    let verified = proof::prove(&program, spec.input, general, &proof_targets, None).is_ok();
+    let mismatch = if verified {
+        Vec::new()
+    } else {
+        report::explain_mismatch(&program, spec.input, general, &proof_targets)
+    };
+    let targets = check::targets(&spec, &kernels);
+    let m = if verified {
+        Some(
+            check::measure(&program, spec.input, general, &targets, &grey, &*testbed, a.runs)
+                .map_err(|e| super::positioned(&a.target, e))?,
+        )
+    } else {
+        None
+    };
+    if let (Some(dir), true) = (&a.out, verified) {
+        write_outputs(dir, &program, &spec, &targets, &images, &*testbed, m.as_ref())?;
+    }
+    let report = Report {
+        verified,
+        instructions: program.instructions(),
+        cycles: program.cycles(),
+        time_us: program.cycles() as f64 / DEFAULT_CLOCK_HZ * 1e6,
+        noise: a.noise.noise.clone(),
+        border: m.as_ref().map_or(0, |m| m.border),
+        images: images.len(),
+        runs: a.runs,
+        kernels: kernel_json(&kernels, m.as_ref()),
+        mismatch,
+        budget,
+        program: program.to_string(),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(&report, &spec, &kernels);
+    }
+    Ok(if verified { 0 } else { 1 })
+}
+
+fn kernel_json(kernels: &[KernelReport], m: Option<&Measurement>) -> Vec<KernelJson> {
+    let Some(m) = m else {
+        return Vec::new();
+    };
+    kernels
+        .iter()
+        .zip(&m.kernels)
+        .map(|(k, e)| KernelJson {
+            out: k.out.to_string(),
+            depth: k.approx.depth,
+            approximated: k.approx.weights.clone(),
+            approx: e.approx,
+            analogue: e.analogue,
+            total: e.total,
+            analogue_runs: e.analogue_runs,
+            total_runs: e.total_runs,
+            saturated: e.saturated,
+        })
+        .collect()
+}
+
+fn budget_search(
+    spec: &Spec,
+    a: &CheckArgs,
+    limit: f64,
+    images: &[crate::sim::capture::GreyImage],
+    testbed: &dyn check::Testbed,
+) -> Result<(Spec, Program, Vec<KernelReport>, Vec<BudgetRow>), CliError> {
+    let mut rows = Vec::new();
+    let mut best: Option<(cain::Compiled, f64)> = None;
+    let mut seen_depths = Vec::new();
+    for d in 0..=spec.approximation.max_depth {
+        let mut s = spec.clone();
+        s.approximation.max_depth = d;
+        s.approximation.max_error = 0.0;
+        let kernels = cain::approximate_spec(&s)?;
+        let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
+        if seen_depths.contains(&depth) {
+            continue;
+        }
+        seen_depths.push(depth);
+        let c = match compile(&s, a, a.json) {
+            Ok(c) => c,
+            Err(e) => {
+                if !a.json {
+                    eprintln!("depth {d}: {}", e.0);
+                }
+                continue;
+            }
+        };
+        let targets = check::targets(spec, &c.kernels);
+        let m = check::measure(
+            &c.program,
+            spec.input,
+            spec.general_count(),
+            &targets,
+            images,
+            testbed,
+            a.runs,
+        )
+        .map_err(|e| CliError(e.to_string()))?;
+        let worst = m
+            .kernels
+            .iter()
+            .map(|k| k.total_runs.rmse.mean)
+            .fold(0.0f64, f64::max);
+        let meets = worst <= limit;
+        rows.push(BudgetRow {
+            depth,
+            instructions: c.program.instructions(),
+            cycles: c.program.cycles(),
+            total_rmse: worst,
+            meets,
+        });
+        let better = |b: &(cain::Compiled, f64)| {
+            (c.program.instructions(), worst) < (b.0.program.instructions(), b.1)
+        };
+        if meets && best.as_ref().is_none_or(better) {
+            best = Some((c, worst));
+        }
+    }
+    if !a.json {
+        eprintln!("depth  instructions  cycles  total RMSE  meets {limit}");
+        for r in &rows {
+            eprintln!(
+                "{:>5}  {:>12}  {:>6}  {:>10.4}  {}",
+                r.depth,
+                r.instructions,
+                r.cycles,
+                r.total_rmse,
+                if r.meets { "yes" } else { "no" }
+            );
+        }
+    }
+    let Some((c, _)) = best else {
+        return Err(CliError(format!(
+            "no depth up to {} meets --max-total-rmse {limit}",
+            spec.approximation.max_depth
+        )));
+    };
+    Ok((spec.clone(), c.program, c.kernels, rows))
+}
+
+fn write_outputs(
+    dir: &Path,
+    program: &Program,
+    spec: &Spec,
+    targets: &[check::Target],
+    images: &[(String, crate::sim::capture::GreyImage)],
+    testbed: &dyn check::Testbed,
+    m: Option<&Measurement>,
+) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError(format!("{}: cannot create: {e}", dir.display())))?;
+    let general = spec.general_count();
+    for (name, img) in images {
+        let (outs, _) = check::simulate(program, spec.input, general, targets, img, testbed, 0)
+            .map_err(|e| CliError(e.to_string()))?;
+        let x = check::input_values(img);
+        for (t, result) in targets.iter().zip(&outs) {
+            let ideal = correlate(&x, &t.exact, t.centre);
+            let stem = dir.join(format!("{name}_{}", t.out));
+            let as_f32 = |a: &Array2<f64>| a.iter().map(|&v| v as f32).collect::<Vec<f32>>();
+            readout::save_npy(&stem.with_extension("result.npy"), &as_f32(result))?;
+            readout::save_npy(&stem.with_extension("ideal.npy"), &as_f32(&ideal))?;
+            readout::save_png(&stem.with_extension("result.png"), &as_f32(result))?;
+            readout::save_png(&stem.with_extension("ideal.png"), &as_f32(&ideal))?;
+            let border = m.map_or(0, |m| m.border);
+            let err = Array2::from_shape_fn((N, N), |(r, c)| {
+                let inside = r >= border && c >= border && r < N - border && c < N - border;
+                if inside {
+                    (result[[r, c]] - ideal[[r, c]]).abs()
+                } else {
+                    0.0
+                }
+            });
+            heatmap::save(&stem.with_extension("error.png"), &err)?;
+        }
+    }
+    Ok(())
+}
+
+fn fig(f: &ErrorFigures) -> String {
+    let psnr = f.psnr.map_or("inf".to_string(), |p| format!("{p:.1}"));
+    format!("{:>9.4} {:>9.4} {:>7} {:>+9.4}", f.rmse, f.max, psnr, f.bias)
+}
+
+fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
+    println!("spec          {}", spec.name);
+    println!(
+        "program       {} instructions, {} cycles, {:.1} us at 10 MHz",
+        r.instructions, r.cycles, r.time_us
+    );
+    if !r.verified {
+        println!("proof         FAILED: the program does not compute the kernels");
+        for l in &r.mismatch {
+            println!("{l}");
+        }
+        return;
+    }
+    println!("proof         exact (symbolic execution of every bus instruction)");
+    for k in kernels {
+        println!(
+            "kernel {}      d = {}, approximation error {} (sum of |weight differences|)",
+            k.out, k.approx.depth, k.approx.error
+        );
+    }
+    println!(
+        "measured on   {} image(s), noise `{}`, {} run(s); a border of {} px is excluded \
+         (values there depend on the array edge)",
+        r.images, r.noise, r.runs, r.border
+    );
+    println!();
+    println!(
+        "{:<4} {:<10} {:>9} {:>9} {:>7} {:>9}",
+        "out", "error", "RMSE", "max", "PSNR", "bias"
+    );
+    for k in &r.kernels {
+        println!("{:<4} {:<10} {}", k.out, "approx", fig(&k.approx));
+        println!("{:<4} {:<10} {}", "", "analogue", fig(&k.analogue));
+        println!("{:<4} {:<10} {}", "", "total", fig(&k.total));
+        if r.runs > 1 {
+            println!(
+                "{:<4} {:<10} total RMSE over runs {:.4} +- {:.4}",
+                "", "", k.total_runs.rmse.mean, k.total_runs.rmse.std
+            );
+        }
+        println!("{:<4} {:<10} {}", "", "saturated", k.saturated);
+    }
+}

@@ -1,0 +1,191 @@
+//! `scamp compile SPEC.yaml`: run the code generator and print the program.
+
+use super::{CliError, Outcome};
+use crate::cain::{self, CompileOptions, Ops, Stats};
+use crate::isa::Reg;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Arguments of `scamp compile`.
+#[derive(clap::Args, Debug)]
+pub struct CompileArgs {
+    /// Filter spec (YAML, see cain.md).
+    pub spec: PathBuf,
+    /// Write the program here instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Search budget in seconds (default: the spec's, else 10).
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Search threads (default: the spec's, else the number of cores).
+    #[arg(long, value_name = "N")]
+    pub workers: Option<usize>,
+    /// Instruction set: all, or basic (AUKE's).
+    #[arg(long, value_name = "all|basic")]
+    pub ops: Option<String>,
+    /// Registers the program may use, e.g. A,B,C,D (default: the spec's).
+    #[arg(long, value_name = "A,B,...")]
+    pub registers: Option<String>,
+    /// Seed for search-order ties (one worker is deterministic for a given seed).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Stop after this many search nodes.
+    #[arg(long, value_name = "N")]
+    pub node_limit: Option<u64>,
+    /// Memory cap of the search in MiB (default 2048).
+    #[arg(long, value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    /// Print one JSON object on stdout instead of the program.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_registers(s: &str) -> Result<Vec<Reg>, CliError> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match Reg::parse(part) {
+            Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
+            Some(Reg::Gen(_)) => return Err(CliError(format!("--registers: {part} listed twice"))),
+            _ => {
+                return Err(CliError(format!(
+                    "--registers: `{part}` is not a general register (A, B, ..., Z)"
+                )))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError("--registers: no register given".into()));
+    }
+    Ok(out)
+}
+
+/// Runs `scamp compile`.
+pub fn run(a: &CompileArgs) -> Outcome {
+    let text = std::fs::read_to_string(&a.spec)
+        .map_err(|e| CliError(format!("{}: cannot read spec: {e}", a.spec.display())))?;
+    let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
+    let ops = match a.ops.as_deref() {
+        None => None,
+        Some(s) => Some(
+            Ops::parse(s)
+                .ok_or_else(|| CliError(format!("--ops: `{s}` is not `all` or `basic`")))?,
+        ),
+    };
+    if a.time_limit.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
+        return Err(CliError(
+            "--time-limit must be a positive number of seconds".into(),
+        ));
+    }
+    if a.workers == Some(0) {
+        return Err(CliError("--workers must be at least 1".into()));
+    }
+    let opts = CompileOptions {
+        time_limit: a.time_limit,
+        workers: a.workers,
+        ops,
+        registers: a.registers.as_deref().map(parse_registers).transpose()?,
+        seed: a.seed,
+        node_limit: a.node_limit,
+        memory_limit_mb: a.memory_limit,
+    };
+    let stats = Stats::default();
+    let show = !a.json && std::io::stderr().is_terminal();
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|s| {
+        if show {
+            s.spawn(|| progress(&stats, &done));
+        }
+        let r = cain::compile(&spec, &opts, &stats);
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    let compiled = match result {
+        Ok(c) => c,
+        Err(e @ (cain::CompileError::Options(_) | cain::CompileError::Approx { .. })) => {
+            return Err(CliError(format!("{}: {e}", a.spec.display())))
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", a.spec.display());
+            return Ok(1);
+        }
+    };
+    if compiled.search.stop == cain::StopReason::Memory {
+        eprintln!(
+            "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
+            opts.memory_limit_mb.or(spec.search.memory_limit_mb).unwrap_or(2048)
+        );
+    }
+    let text = format!("{}{}", cain::header(&spec, &compiled), compiled.program);
+    if let Some(path) = &a.output {
+        std::fs::write(path, &text)
+            .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    if a.json {
+        let kernels: Vec<serde_json::Value> = compiled
+            .kernels
+            .iter()
+            .map(|k| {
+                serde_json::json!({
+                    "out": k.out.to_string(),
+                    "depth": k.approx.depth,
+                    "approximated": k.approx.weights,
+                    "approx_error": k.approx.error,
+                })
+            })
+            .collect();
+        let s = &compiled.search;
+        let out = serde_json::json!({
+            "instructions": compiled.program.instructions(),
+            "cycles": compiled.program.cycles(),
+            "program": compiled.program.to_string(),
+            "kernels": kernels,
+            "search": {
+                "nodes": s.nodes,
+                "seconds_to_best": s.seconds_to_best,
+                "seconds": s.seconds,
+                "plans_found": s.plans_found,
+                "stopped_by": s.stop.name(),
+                "workers": s.workers,
+            },
+        });
+        println!("{out}");
+    } else if a.output.is_none() {
+        print!("{text}");
+    } else {
+        eprintln!(
+            "{}: {} instructions, {} cycles",
+            a.output
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string()),
+            compiled.program.instructions(),
+            compiled.program.cycles()
+        );
+    }
+    Ok(0)
+}
+
+/// Redraws one status line on stderr until `done`.
+fn progress(stats: &Stats, done: &AtomicBool) {
+    let start = Instant::now();
+    let mut err = std::io::stderr();
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let best = stats.best.load(Ordering::Relaxed);
+        let best = if best == usize::MAX {
+            "-".to_string()
+        } else {
+            best.to_string()
+        };
+        let _ = write!(
+            err,
+            "\rsearching: best {best} instructions, {} nodes, {:.1} s   ",
+            stats.nodes.load(Ordering::Relaxed),
+            start.elapsed().as_secs_f64()
+        );
+        let _ = err.flush();
+    }
+    let _ = write!(err, "\r{:60}\r", "");
+    let _ = err.flush();
+}

@@ -1,0 +1,299 @@
+//! Calibration against the hardware: the identity-kernel experiment of noise.md.
+//!
+//! A uniform input `v` is loaded with `scamp5_in(A, v)`, then the kernel
+//! `diva(A, E, F); mov(F, A); add(A, A, F)` (the identity in exact arithmetic, 9 bus
+//! instructions) runs k times. After each k, `A` is read out (through the profile's
+//! readout path) and `input - output` summarised over the array: bias = its mean,
+//! std = its spatial standard deviation; both averaged over repetitions with successive
+//! run seeds, on one chip. [`fit`] adjusts the free parameters of the `scamp5` profile
+//! to the measured series by Nelder-Mead.
+
+use super::layer::NoiseModel;
+use super::profile::Profile;
+use crate::isa::{parse_program, Device, Program, Reg};
+use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
+use serde::Serialize;
+
+/// The kernel measured on the device.
+pub const KERNEL: &str = "diva(A, E, F); mov(F, A); add(A, A, F);";
+
+/// One measured point: (input, k, bias, std), from noise.md (Guillard, Imperial College,
+/// SCAMP-5 device; 100 repetitions, 256x256 array).
+pub const MEASURED: &[(i32, u32, f64, f64)] = &[
+    (0, 0, 0.0, 1.6),
+    (0, 1, 4.5, 3.4),
+    (0, 2, 6.2, 2.2),
+    (0, 4, 12.2, 3.0),
+    (0, 8, 22.5, 4.8),
+    (0, 16, 37.4, 9.1),
+    (0, 32, 55.0, 18.1),
+    (120, 0, 0.0, 2.8),
+    (120, 1, 8.8, 3.1),
+    (120, 2, 17.4, 3.5),
+    (120, 4, 33.3, 4.3),
+    (120, 8, 61.9, 8.8),
+    (120, 16, 100.1, 8.4),
+    (120, 32, 148.9, 12.8),
+];
+
+/// Seeds and repetitions of a calibration run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The simulated chip.
+    pub chip_seed: u64,
+    /// Run seed of the first repetition; repetition r uses `run_seed + r`.
+    pub run_seed: u64,
+    /// Repetitions averaged (the hardware used 100; a few suffice, since one frame
+    /// already averages 65,536 PEs).
+    pub reps: u32,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            chip_seed: 1,
+            run_seed: 1,
+            reps: 4,
+        }
+    }
+}
+
+/// One line of the comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// The uniform input value.
+    pub input: i32,
+    /// Kernel applications.
+    pub k: u32,
+    /// Measured bias and std, when the hardware data has this point.
+    pub measured: Option<(f64, f64)>,
+    /// Simulated bias: mean of input - output.
+    pub bias: f64,
+    /// Simulated std: spatial standard deviation of input - output.
+    pub std: f64,
+}
+
+fn program(text: &str) -> Program {
+    parse_program(text, Device::default()).expect("the calibration programs are valid")
+}
+
+/// Why the experiment could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CalibrationError(pub String);
+
+/// Runs the identity-kernel experiment for one input under `profile`, reporting every
+/// k in `0..=k_max`.
+pub fn simulate(
+    profile: &Profile,
+    input: i32,
+    k_max: u32,
+    setup: Setup,
+) -> Result<Vec<Row>, CalibrationError> {
+    if !(-128..=127).contains(&input) {
+        return Err(CalibrationError(format!(
+            "input {input}: the DAC loads integers in -128..127"
+        )));
+    }
+    let load = program(&format!("scamp5_in(A, {input});"));
+    let kernel = program(KERNEL);
+    let k_len = k_max as usize + 1;
+    let (mut bias, mut std) = (vec![0.0; k_len], vec![0.0; k_len]);
+    let reps = setup.reps.max(1);
+    for r in 0..reps {
+        let mut array = Array::new(Device::default().general, EdgeMode::Zero);
+        let model = NoiseModel::new(
+            profile,
+            setup.chip_seed,
+            setup.run_seed.wrapping_add(u64::from(r)),
+        );
+        array.set_layer(Box::new(model));
+        let fail = |e: crate::sim::run::RunError| CalibrationError(e.to_string());
+        run(&mut array, &load, 1, DEFAULT_CLOCK_HZ).map_err(fail)?;
+        for k in 0..k_len {
+            if k > 0 {
+                run(&mut array, &kernel, 1, DEFAULT_CLOCK_HZ).map_err(fail)?;
+            }
+            array.settle();
+            let out = array.read_out(Reg::Gen(0)).unwrap_or_default();
+            let n = out.len().max(1) as f64;
+            let d = |v: &f32| f64::from(input) - f64::from(*v);
+            let mean = out.iter().map(d).sum::<f64>() / n;
+            let var = out.iter().map(|v| (d(v) - mean).powi(2)).sum::<f64>() / n;
+            bias[k] += mean / f64::from(reps);
+            std[k] += var.sqrt() / f64::from(reps);
+        }
+    }
+    Ok((0..k_len)
+        .map(|k| Row {
+            input,
+            k: k as u32,
+            measured: MEASURED
+                .iter()
+                .find(|m| m.0 == input && m.1 == k as u32)
+                .map(|m| (m.2, m.3)),
+            bias: bias[k],
+            std: std[k],
+        })
+        .collect())
+}
+
+/// The comparison for several inputs (the measured ones are 0 and 120).
+pub fn compare(
+    profile: &Profile,
+    inputs: &[i32],
+    k_max: u32,
+    setup: Setup,
+) -> Result<Vec<Row>, CalibrationError> {
+    let mut rows = Vec::new();
+    for &i in inputs {
+        rows.extend(simulate(profile, i, k_max, setup)?);
+    }
+    Ok(rows)
+}
+
+/// How far a simulated point may be from the measured one for the fit to count as
+/// holding: the data's own scatter (std at k = 1 and 2 for input 0 differ by 1.2 with
+/// nothing changed in between) sets the scale.
+pub fn tolerance(measured_bias: f64, measured_std: f64) -> (f64, f64) {
+    (2.0 + 0.06 * measured_bias.abs(), 1.5 + 0.25 * measured_std)
+}
+
+/// The weighted squared misfit of the measured points (each term is the error in units
+/// of [`tolerance`]).
+pub fn misfit(rows: &[Row]) -> f64 {
+    rows.iter()
+        .filter_map(|r| {
+            let (mb, ms) = r.measured?;
+            let (tb, ts) = tolerance(mb, ms);
+            Some(((r.bias - mb) / tb).powi(2) + ((r.std - ms) / ts).powi(2))
+        })
+        .sum()
+}
+
+/// The free parameters of the fit, in order, with what they set in the profile.
+pub const FIT_PARAMETERS: &[&str] = &[
+    "transfer gain g (bus_k: g, bus2: 2g, bus3: 3g)",
+    "bus2 offset o (bus3: 2o)",
+    "fixed_pattern.gain",
+    "fixed_pattern.offset",
+    "transfer noise s_t (bus2: 2 s_t, bus3: 3 s_t)",
+    "load.gain",
+    "load.pattern_offset",
+    "load.pattern_gain",
+    "readout.noise",
+];
+
+/// The fitted parameters of a profile, in the order of [`FIT_PARAMETERS`].
+pub fn parameters(p: &Profile) -> Vec<f64> {
+    vec![
+        p.transfer.bus_1.gain,
+        p.transfer.bus2.offset,
+        p.fixed_pattern.gain,
+        p.fixed_pattern.offset,
+        p.transfer.bus_1.noise,
+        p.load.gain,
+        p.load.pattern_offset,
+        p.load.pattern_gain,
+        p.readout.noise,
+    ]
+}
+
+/// `base` with the fitted parameters `x` (spreads taken as absolute values; the ratios
+/// between bus kinds are the assumptions listed in the scamp5 profile).
+pub fn with_parameters(base: &Profile, x: &[f64]) -> Profile {
+    let mut p = base.clone();
+    let g = x[0].clamp(-0.2, 0.2);
+    let o = x[1].clamp(-32.0, 32.0);
+    let st = x[4].abs().min(16.0);
+    for (i, t) in p.transfer.all_mut().into_iter().enumerate() {
+        let n = match i {
+            5 => 2.0,
+            6 => 3.0,
+            _ => 1.0,
+        };
+        t.gain = n * g;
+        t.offset = (n - 1.0) * o;
+        t.noise = n * st;
+        t.pattern = n;
+    }
+    p.fixed_pattern.gain = x[2].abs().min(0.5);
+    p.fixed_pattern.offset = x[3].abs().min(16.0);
+    p.load.gain = x[5].clamp(-0.2, 0.2);
+    p.load.pattern_offset = x[6].abs().min(16.0);
+    p.load.pattern_gain = x[7].abs().min(0.5);
+    p.readout.noise = x[8].abs().min(16.0);
+    p
+}
+
+/// Fits the free parameters of `start` to [`MEASURED`] (Nelder-Mead on [`misfit`], the
+/// seeds fixed so that the objective is deterministic). Returns the fitted profile and
+/// its misfit.
+pub fn fit(
+    start: &Profile,
+    setup: Setup,
+    iterations: u32,
+    mut progress: impl FnMut(u32, f64),
+) -> Result<(Profile, f64), CalibrationError> {
+    let eval = |x: &[f64]| -> Result<f64, CalibrationError> {
+        let p = with_parameters(start, x);
+        Ok(misfit(&compare(&p, &[0, 120], 32, setup)?))
+    };
+    let x0 = parameters(start);
+    let n = x0.len();
+    let mut simplex: Vec<Vec<f64>> = vec![x0.clone()];
+    for i in 0..n {
+        let mut x = x0.clone();
+        x[i] += if x[i] == 0.0 { 0.01 } else { 0.2 * x[i] };
+        simplex.push(x);
+    }
+    let mut values = simplex
+        .iter()
+        .map(|x| eval(x))
+        .collect::<Result<Vec<f64>, _>>()?;
+    for it in 0..iterations {
+        let mut order: Vec<usize> = (0..=n).collect();
+        order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+        simplex = order.iter().map(|&i| simplex[i].clone()).collect();
+        values = order.iter().map(|&i| values[i]).collect();
+        progress(it, values[0]);
+        let centroid: Vec<f64> = (0..n)
+            .map(|j| simplex[..n].iter().map(|x| x[j]).sum::<f64>() / n as f64)
+            .collect();
+        let towards = |t: f64| -> Vec<f64> {
+            centroid
+                .iter()
+                .zip(&simplex[n])
+                .map(|(c, w)| c + t * (w - c))
+                .collect()
+        };
+        let xr = towards(-1.0);
+        let fr = eval(&xr)?;
+        if fr < values[0] {
+            let xe = towards(-2.0);
+            let fe = eval(&xe)?;
+            (simplex[n], values[n]) = if fe < fr { (xe, fe) } else { (xr, fr) };
+        } else if fr < values[n - 1] {
+            (simplex[n], values[n]) = (xr, fr);
+        } else {
+            let xc = towards(0.5);
+            let fc = eval(&xc)?;
+            if fc < values[n] {
+                (simplex[n], values[n]) = (xc, fc);
+            } else {
+                for i in 1..=n {
+                    simplex[i] = simplex[0]
+                        .iter()
+                        .zip(&simplex[i])
+                        .map(|(b, x)| b + 0.5 * (x - b))
+                        .collect();
+                    values[i] = eval(&simplex[i])?;
+                }
+            }
+        }
+    }
+    let best = (0..=n)
+        .min_by(|&a, &b| values[a].total_cmp(&values[b]))
+        .unwrap_or(0);
+    Ok((with_parameters(start, &simplex[best]), values[best]))
+}

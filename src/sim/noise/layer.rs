@@ -1,0 +1,375 @@
+//! The noise model as a write layer: every value a bus instruction writes is perturbed
+//! here (noise.md):
+//!
+//! `v' = clip(v (1 + g_n + G[pe]) + o_n + O[pe][reg] + N(0, s_t^2 + (s_s v)^2))`
+//!
+//! with the extra error of a DAC load (a transfer reading `IN`) or a capture (reading
+//! `PIX`), decay of values between writes, and the readout path (readout noise, 8-bit
+//! ADC). The fixed pattern is a pure function of (chip seed, PE, register) and the
+//! temporal noise a pure function of (run seed, instruction, plane, row, column), so a
+//! run is reproducible bit for bit from (profile, chip seed, run seed) whatever the
+//! number of threads.
+
+use super::profile::{Injection, Profile, Transfer};
+use super::rng::{self, stream};
+use crate::isa::Reg;
+use crate::sim::array::N;
+use crate::sim::layer::{ReadCtx, WriteCtx, WriteLayer};
+use crate::sim::run::DEFAULT_CLOCK_HZ;
+use std::sync::OnceLock;
+
+/// Fixed-pattern offset planes: one per general register (`Reg::Gen(0..=255)`) and one
+/// for `NEWS`.
+const OFFSET_SLOTS: usize = 257;
+
+/// One error term, resolved to the f32 factors the row kernel uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Term {
+    /// `1 + gain`.
+    gain1: f32,
+    offset: f32,
+    /// Standard deviation of the per-PE gain deviation seen by this term.
+    pattern_gain: f32,
+    /// Standard deviation of the per-PE offset deviation seen by this term.
+    pattern_offset: f32,
+    /// `s_t^2` and `s_s^2`.
+    noise2: f32,
+    signal2: f32,
+}
+
+impl Term {
+    fn of_transfer(t: &Transfer, p: &Profile) -> Term {
+        Term {
+            gain1: (1.0 + t.gain) as f32,
+            offset: t.offset as f32,
+            pattern_gain: (t.pattern * p.fixed_pattern.gain) as f32,
+            pattern_offset: (t.pattern * p.fixed_pattern.offset) as f32,
+            noise2: (t.noise * t.noise) as f32,
+            signal2: (t.noise_signal * t.noise_signal) as f32,
+        }
+    }
+
+    fn of_injection(i: &Injection) -> Term {
+        Term {
+            gain1: (1.0 + i.gain) as f32,
+            offset: i.offset as f32,
+            pattern_gain: i.pattern_gain as f32,
+            pattern_offset: i.pattern_offset as f32,
+            noise2: (i.noise * i.noise) as f32,
+            signal2: (i.noise_signal * i.noise_signal) as f32,
+        }
+    }
+
+    fn is_identity(&self) -> bool {
+        *self
+            == Term {
+                gain1: 1.0,
+                ..Term::default()
+            }
+    }
+
+    fn has_noise(&self) -> bool {
+        self.noise2 > 0.0 || self.signal2 > 0.0
+    }
+}
+
+/// The analogue error model of a profile on one simulated chip, for one run.
+pub struct NoiseModel {
+    profile: Profile,
+    chip_seed: u64,
+    run_seed: u64,
+    clock_hz: f64,
+    exact: bool,
+    /// `bus_0..bus_4`, `bus2`, `bus3`.
+    kinds: [Term; 7],
+    load: Term,
+    capture: Term,
+    saturation: Option<(f32, f32)>,
+    decay: Option<(f64, f32)>,
+    /// Unit-normal planes of the fixed pattern, drawn on first use.
+    gain_plane: OnceLock<Vec<f32>>,
+    offset_planes: Vec<OnceLock<Vec<f32>>>,
+    load_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
+    capture_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
+    readout_plane: OnceLock<Vec<f32>>,
+}
+
+impl NoiseModel {
+    /// The model of `profile` on chip `chip_seed`, temporal noise from `run_seed`, at the
+    /// default clock (for decay).
+    pub fn new(profile: &Profile, chip_seed: u64, run_seed: u64) -> NoiseModel {
+        let t = &profile.transfer;
+        let kinds = [
+            &t.bus_0, &t.bus_1, &t.bus_2, &t.bus_3, &t.bus_4, &t.bus2, &t.bus3,
+        ]
+        .map(|k| Term::of_transfer(k, profile));
+        NoiseModel {
+            exact: profile.is_exact(),
+            kinds,
+            load: Term::of_injection(&profile.load),
+            capture: Term::of_injection(&profile.capture),
+            saturation: profile
+                .saturation
+                .as_ref()
+                .map(|s| (s.low as f32, s.high as f32)),
+            decay: profile
+                .decay
+                .as_ref()
+                .filter(|d| d.per_us > 0.0)
+                .map(|d| (d.per_us, d.toward as f32)),
+            profile: profile.clone(),
+            chip_seed,
+            run_seed,
+            clock_hz: DEFAULT_CLOCK_HZ,
+            gain_plane: OnceLock::new(),
+            offset_planes: (0..OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
+            load_planes: OnceLock::new(),
+            capture_planes: OnceLock::new(),
+            readout_plane: OnceLock::new(),
+        }
+    }
+
+    /// Sets the array clock, which turns decay per microsecond into decay per
+    /// instruction.
+    pub fn with_clock(mut self, clock_hz: f64) -> NoiseModel {
+        if clock_hz.is_finite() && clock_hz > 0.0 {
+            self.clock_hz = clock_hz;
+        }
+        self
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The chip (fixed-pattern) seed.
+    pub fn chip_seed(&self) -> u64 {
+        self.chip_seed
+    }
+
+    /// The run (temporal-noise) seed.
+    pub fn run_seed(&self) -> u64 {
+        self.run_seed
+    }
+
+    fn gain_plane(&self) -> &[f32] {
+        self.gain_plane
+            .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_GAIN, 0, N, N))
+    }
+
+    fn offset_plane(&self, reg: Reg) -> &[f32] {
+        let slot = match reg {
+            Reg::Gen(i) => usize::from(i),
+            _ => OFFSET_SLOTS - 1,
+        };
+        self.offset_planes[slot].get_or_init(|| {
+            rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N)
+        })
+    }
+
+    fn pair<'a>(&'a self, cell: &'a OnceLock<(Vec<f32>, Vec<f32>)>, g: u64, o: u64) -> (&'a [f32], &'a [f32]) {
+        let (a, b) = cell.get_or_init(|| {
+            (
+                rng::normal_plane(self.chip_seed, g, 0, N, N),
+                rng::normal_plane(self.chip_seed, o, 0, N, N),
+            )
+        });
+        (a, b)
+    }
+
+    /// Draws every fixed-pattern plane now rather than on first use (so that timing a
+    /// run does not include drawing the chip).
+    pub fn prepare(&self, general: usize) {
+        self.gain_plane();
+        for i in 0..general.min(OFFSET_SLOTS - 1) {
+            self.offset_plane(Reg::Gen(i as u8));
+        }
+        self.offset_plane(Reg::News);
+        if !self.load.is_identity() {
+            self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
+        }
+        if !self.capture.is_identity() {
+            self.pair(&self.capture_planes, stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
+        }
+    }
+
+    /// Applies `term` to one row: `v (gain1 + pg G) + offset + po O + sd n`.
+    #[inline(always)]
+    fn apply(
+        &self,
+        term: &Term,
+        key_stream: u64,
+        ctx: &WriteCtx,
+        row: usize,
+        vals: &mut [f32],
+        (gain, offset): (&[f32], &[f32]),
+    ) {
+        let mut noise = [0f32; N];
+        if term.has_noise() {
+            let key = rng::row_key(
+                self.run_seed,
+                key_stream,
+                ctx.seq,
+                ctx.plane as u64,
+                row,
+            );
+            fill_normals(key, &mut noise);
+        }
+        let r = row * N..(row + 1) * N;
+        affine(term, vals, &gain[r.clone()], &offset[r], &noise);
+    }
+}
+
+/// Fills a row with normal deviates (see [`rng::fill_normals`]), vectorised where the
+/// processor allows.
+#[inline]
+fn fill_normals(key: u64, out: &mut [f32; N]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if simd::avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            unsafe { simd::fill_normals_avx2(key, out) };
+            return;
+        }
+    }
+    rng::fill_normals(key, out);
+}
+
+/// `vals = vals (gain1 + pg g) + offset + po o + sqrt(s_t^2 + s_s^2 vals^2) noise`.
+#[inline]
+fn affine(term: &Term, vals: &mut [f32], g: &[f32], o: &[f32], noise: &[f32; N]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if simd::avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            unsafe { simd::affine_avx2(term, vals, g, o, noise) };
+            return;
+        }
+    }
+    affine_generic(term, vals, g, o, noise);
+}
+
+#[inline(always)]
+fn affine_generic(term: &Term, vals: &mut [f32], g: &[f32], o: &[f32], noise: &[f32; N]) {
+    let t = *term;
+    for (((v, &g), &o), &n) in vals.iter_mut().zip(g).zip(o).zip(noise) {
+        let x = *v;
+        // No fused multiply-add: every code path rounds the same way, so results are
+        // identical with and without SIMD.
+        let sd = (t.noise2 + t.signal2 * x * x).sqrt();
+        *v = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    //! The same loops compiled for AVX2, chosen at run time; results are identical to
+    //! the portable loops (same operations, same rounding).
+
+    use super::{Term, N};
+    use std::sync::OnceLock;
+
+    /// Whether the processor supports AVX2 (detected once).
+    pub fn avx2() -> bool {
+        static HAS: OnceLock<bool> = OnceLock::new();
+        *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn fill_normals_avx2(key: u64, out: &mut [f32; N]) {
+        crate::sim::noise::rng::fill_normals(key, out);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn affine_avx2(term: &Term, vals: &mut [f32], g: &[f32], o: &[f32], n: &[f32; N]) {
+        super::affine_generic(term, vals, g, o, n);
+    }
+}
+
+impl WriteLayer for NoiseModel {
+    fn perturb(
+        &self,
+        ctx: &WriteCtx,
+        row: usize,
+        vals: &mut [f32],
+        mask: &[bool],
+        clipped: &mut [bool],
+    ) -> u64 {
+        let kind = match (ctx.receivers, ctx.sources) {
+            (2, _) => 5,
+            (3.., _) => 6,
+            (_, s) => s.min(4),
+        };
+        let term = self.kinds[kind];
+        if !term.is_identity() {
+            let reg = if matches!(ctx.reg, Reg::X(_)) { Reg::News } else { ctx.reg };
+            let planes = (self.gain_plane(), self.offset_plane(reg));
+            self.apply(&term, stream::TEMPORAL, ctx, row, vals, planes);
+        }
+        if ctx.reads_in && !self.load.is_identity() {
+            let planes = self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
+            self.apply(&self.load, stream::TEMPORAL_LOAD, ctx, row, vals, planes);
+        }
+        if ctx.reads_pix && !self.capture.is_identity() {
+            let planes =
+                self.pair(&self.capture_planes, stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
+            self.apply(&self.capture, stream::TEMPORAL_CAPTURE, ctx, row, vals, planes);
+        }
+        let Some((lo, hi)) = self.saturation else {
+            return 0;
+        };
+        let mut n = 0;
+        for ((v, &m), c) in vals.iter_mut().zip(mask).zip(clipped.iter_mut()) {
+            let y = v.clamp(lo, hi);
+            // NaN cannot arise: every term is finite.
+            let hit = m && y != *v;
+            *c = hit;
+            n += u64::from(hit);
+            *v = y;
+        }
+        n
+    }
+
+    fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    fn decay(&self, idle_cycles: u64) -> Option<(f32, f32)> {
+        let (per_us, toward) = self.decay?;
+        let us = idle_cycles as f64 / self.clock_hz * 1e6;
+        Some(((-per_us * us).exp() as f32, toward))
+    }
+
+    fn has_readout(&self) -> bool {
+        self.profile.readout.enabled
+    }
+
+    fn readout(&self, ctx: &ReadCtx, row: usize, vals: &mut [f32]) {
+        let r = &self.profile.readout;
+        if !r.enabled {
+            return;
+        }
+        if r.noise > 0.0 {
+            let mut noise = [0f32; N];
+            let key = rng::row_key(self.run_seed, stream::READOUT, ctx.seq, ctx.plane as u64, row);
+            fill_normals(key, &mut noise);
+            let s = r.noise as f32;
+            vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
+        }
+        if r.pattern_offset > 0.0 {
+            let p = self.readout_plane.get_or_init(|| {
+                rng::normal_plane(self.chip_seed, stream::READOUT_OFFSET, 0, N, N)
+            });
+            let s = r.pattern_offset as f32;
+            vals.iter_mut()
+                .zip(&p[row * N..(row + 1) * N])
+                .for_each(|(v, o)| *v += s * o);
+        }
+        let (lo, hi) = (r.low as f32, r.high as f32);
+        for v in vals.iter_mut() {
+            let q = if r.quantise { v.round() } else { *v };
+            *v = q.clamp(lo, hi);
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! The analogue error model (noise.md): profiles, the noise layer that perturbs every
+//! value a bus instruction writes, its counter-based random numbers, statistics over
+//! repeated runs and the calibration against hardware measurements.
+
+pub mod calibrate;
+pub mod layer;
+pub mod profile;
+pub mod rng;
+pub mod stats;
+
+pub use layer::NoiseModel;
+pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};

@@ -1,0 +1,429 @@
+//! Noise profiles: the parameters of the analogue error model (noise.md), read from YAML.
+//!
+//! Every field has a default of "off" (zero error), so a profile names only what it
+//! models. Unknown keys and values out of range are errors that carry the position of
+//! the offending value: range checks run inside deserialisation, where serde_yaml knows
+//! the position.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::path::Path;
+
+/// The built-in `ideal` profile: every error off, results exact.
+pub const IDEAL_YAML: &str = include_str!("ideal.yaml");
+/// The built-in `scamp5` profile, calibrated to the hardware measurements of noise.md.
+pub const SCAMP5_YAML: &str = include_str!("scamp5.yaml");
+/// Names of the built-in profiles.
+pub const BUILTINS: &[&str] = &["ideal", "scamp5"];
+/// The profile `run` and `check` use when none is named.
+pub const DEFAULT_PROFILE: &str = "scamp5";
+
+/// A complete noise profile.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Profile {
+    /// Short name, for reports.
+    pub name: String,
+    /// Where the numbers come from.
+    pub description: String,
+    /// Systematic error, temporal noise and fixed-pattern scale of each bus kind.
+    pub transfer: Transfers,
+    /// Per-chip fixed pattern shared by all bus kinds.
+    pub fixed_pattern: FixedPattern,
+    /// Clipping of every written value; absent means no clipping.
+    pub saturation: Option<Saturation>,
+    /// Relaxation of registers between writes; absent means none.
+    pub decay: Option<Decay>,
+    /// Extra error of transfers that read `IN` (the DAC load of `in()`).
+    pub load: Injection,
+    /// Extra error of transfers that read `PIX` (`get_image`).
+    pub capture: Injection,
+    /// The ADC and readout path, applied when results are read out.
+    pub readout: Readout,
+}
+
+/// The bus kinds: `bus` by number of sources, `bus2` and `bus3`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Transfers {
+    /// `bus(w)`: a reset to 0.
+    pub bus_0: Transfer,
+    /// `bus(w, r1)`.
+    pub bus_1: Transfer,
+    /// `bus(w, r1, r2)`.
+    pub bus_2: Transfer,
+    /// `bus(w, r1, r2, r3)`.
+    pub bus_3: Transfer,
+    /// `bus(w, r1, r2, r3, r4)`.
+    pub bus_4: Transfer,
+    /// `bus2(w1, w2, ...)`: division by two.
+    pub bus2: Transfer,
+    /// `bus3(w1, w2, w3, r1)`: division by three.
+    pub bus3: Transfer,
+}
+
+impl Transfers {
+    /// The parameters of a transfer with `receivers` receivers and `sources` sources.
+    pub fn kind(&self, receivers: usize, sources: usize) -> &Transfer {
+        match (receivers, sources) {
+            (2, _) => &self.bus2,
+            (3.., _) => &self.bus3,
+            (_, 0) => &self.bus_0,
+            (_, 1) => &self.bus_1,
+            (_, 2) => &self.bus_2,
+            (_, 3) => &self.bus_3,
+            _ => &self.bus_4,
+        }
+    }
+
+    /// Every kind with its key, in file order.
+    pub fn all(&self) -> [(&'static str, &Transfer); 7] {
+        [
+            ("bus_0", &self.bus_0),
+            ("bus_1", &self.bus_1),
+            ("bus_2", &self.bus_2),
+            ("bus_3", &self.bus_3),
+            ("bus_4", &self.bus_4),
+            ("bus2", &self.bus2),
+            ("bus3", &self.bus3),
+        ]
+    }
+
+    /// Mutable access to every kind.
+    pub fn all_mut(&mut self) -> [&mut Transfer; 7] {
+        [
+            &mut self.bus_0,
+            &mut self.bus_1,
+            &mut self.bus_2,
+            &mut self.bus_3,
+            &mut self.bus_4,
+            &mut self.bus2,
+            &mut self.bus3,
+        ]
+    }
+}
+
+/// One bus kind: `v' = v (1 + gain + pattern G[pe]) + offset + pattern O[pe][reg]
+/// + N(0, noise^2 + (noise_signal v)^2)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Transfer {
+    /// Systematic relative gain error `g_n` (-0.5..0.5).
+    #[serde(deserialize_with = "gain")]
+    pub gain: f64,
+    /// Systematic offset `o_n`, in "in" units (-64..64).
+    #[serde(deserialize_with = "offset")]
+    pub offset: f64,
+    /// Temporal noise `s_t`: standard deviation in "in" units (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub noise: f64,
+    /// Signal-dependent temporal noise `s_s`, relative to the value (0..1).
+    #[serde(deserialize_with = "relative")]
+    pub noise_signal: f64,
+    /// How strongly this kind shows the chip's fixed pattern (0..100; 1 = as given in
+    /// `fixed_pattern`).
+    #[serde(deserialize_with = "factor")]
+    pub pattern: f64,
+}
+
+/// The chip's fixed pattern, drawn once per chip seed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FixedPattern {
+    /// Standard deviation of the per-PE gain error `G[pe]` (0..1).
+    #[serde(deserialize_with = "relative")]
+    pub gain: f64,
+    /// Standard deviation of the per-PE, per-register offset `O[pe][reg]` (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub offset: f64,
+}
+
+/// Clipping limits, in "in" units.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Saturation {
+    /// Lowest value a register holds.
+    pub low: f64,
+    /// Highest value a register holds.
+    pub high: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SaturationRaw {
+    #[serde(deserialize_with = "level")]
+    low: f64,
+    #[serde(deserialize_with = "level")]
+    high: f64,
+}
+
+impl<'de> Deserialize<'de> for Saturation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = SaturationRaw::deserialize(d)?;
+        if r.low >= r.high {
+            return Err(D::Error::custom(format!(
+                "saturation: low ({}) must be below high ({})",
+                r.low, r.high
+            )));
+        }
+        Ok(Saturation {
+            low: r.low,
+            high: r.high,
+        })
+    }
+}
+
+/// Relaxation of stored values while a register is not written:
+/// `v(t) = toward + (v - toward) exp(-per_us t)`, t in microseconds of simulated time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Decay {
+    /// Rate per microsecond (0..1).
+    #[serde(deserialize_with = "relative")]
+    pub per_us: f64,
+    /// The level values relax towards (-128..128).
+    #[serde(deserialize_with = "level")]
+    pub toward: f64,
+}
+
+/// Error added to a value written by a transfer that reads `IN` or `PIX`, on top of the
+/// transfer's own: `v' = v (1 + gain + pattern_gain Gx[pe]) + offset
+/// + pattern_offset Ox[pe] + N(0, noise^2 + (noise_signal v)^2)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Injection {
+    /// Systematic relative gain error (-0.5..0.5).
+    #[serde(deserialize_with = "gain")]
+    pub gain: f64,
+    /// Systematic offset (-64..64).
+    #[serde(deserialize_with = "offset")]
+    pub offset: f64,
+    /// Standard deviation of the per-PE gain error (0..1).
+    #[serde(deserialize_with = "relative")]
+    pub pattern_gain: f64,
+    /// Standard deviation of the per-PE offset (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub pattern_offset: f64,
+    /// Temporal noise (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub noise: f64,
+    /// Signal-dependent temporal noise, relative (0..1).
+    #[serde(deserialize_with = "relative")]
+    pub noise_signal: f64,
+}
+
+/// The readout path: `out = clamp(round(v + pattern_offset R[pe] + N(0, noise^2)))`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Readout {
+    /// Whether results are read through this path (otherwise the analogue values are
+    /// reported exactly).
+    pub enabled: bool,
+    /// Round to integers (the 8-bit ADC).
+    pub quantise: bool,
+    /// Readout noise, standard deviation (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub noise: f64,
+    /// Standard deviation of the per-PE readout offset (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub pattern_offset: f64,
+    /// Lowest code of the ADC, in "in" units.
+    #[serde(deserialize_with = "level")]
+    pub low: f64,
+    /// Highest code of the ADC.
+    #[serde(deserialize_with = "level")]
+    pub high: f64,
+}
+
+impl Default for Readout {
+    fn default() -> Self {
+        Readout {
+            enabled: false,
+            quantise: false,
+            noise: 0.0,
+            pattern_offset: 0.0,
+            low: -128.0,
+            high: 127.0,
+        }
+    }
+}
+
+fn ranged<'de, D: Deserializer<'de>>(d: D, lo: f64, hi: f64, what: &str) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    if !v.is_finite() || v < lo || v > hi {
+        return Err(D::Error::custom(format!(
+            "{what} must be a number in {lo}..{hi}, got {v}"
+        )));
+    }
+    Ok(v)
+}
+
+fn gain<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    ranged(d, -0.5, 0.5, "a gain error")
+}
+
+fn offset<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    ranged(d, -64.0, 64.0, "an offset")
+}
+
+fn spread<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    ranged(d, 0.0, 64.0, "a standard deviation")
+}
+
+fn relative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    ranged(d, 0.0, 1.0, "a relative amount")
+}
+
+fn factor<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    ranged(d, 0.0, 100.0, "a scale factor")
+}
+
+fn level<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    ranged(d, -1024.0, 1024.0, "a level")
+}
+
+/// A profile that could not be read, with the position of the problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{col}: {msg}")]
+pub struct ProfileError {
+    /// The file (or built-in name).
+    pub file: String,
+    /// 1-based line (1 when unknown).
+    pub line: usize,
+    /// 1-based column (1 when unknown).
+    pub col: usize,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl Profile {
+    /// Parses a profile from YAML text; `file` names it in errors.
+    pub fn from_yaml(text: &str, file: &str) -> Result<Profile, ProfileError> {
+        serde_yaml::from_str::<Profile>(text).map_err(|e| {
+            let (line, col) = e
+                .location()
+                .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
+            let full = e.to_string();
+            // serde_yaml appends " at line L column C"; the position goes in front instead.
+            let msg = match full.rfind(" at line ") {
+                Some(i) => full[..i].to_string(),
+                None => full,
+            };
+            ProfileError {
+                file: file.to_string(),
+                line,
+                col,
+                msg,
+            }
+        })
+    }
+
+    /// A built-in profile by name.
+    pub fn builtin(name: &str) -> Option<Profile> {
+        builtin_text(name).map(|t| {
+            Profile::from_yaml(t, name).expect("built-in profiles are valid (checked by tests)")
+        })
+    }
+
+    /// A built-in profile by name, or else a profile file by path.
+    pub fn load(name_or_path: &str) -> Result<Profile, ProfileError> {
+        if let Some(p) = Profile::builtin(name_or_path) {
+            return Ok(p);
+        }
+        let path = Path::new(name_or_path);
+        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
+            file: name_or_path.to_string(),
+            line: 1,
+            col: 1,
+            msg: if path.exists() {
+                format!("cannot read profile: {e}")
+            } else {
+                format!(
+                    "no such profile: not a built-in ({}) and no such file",
+                    BUILTINS.join(", ")
+                )
+            },
+        })?;
+        let mut p = Profile::from_yaml(&text, name_or_path)?;
+        if p.name.is_empty() {
+            p.name = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        }
+        Ok(p)
+    }
+
+    /// The profile as YAML (without the comments of a built-in file).
+    pub fn to_yaml(&self) -> String {
+        serde_yaml::to_string(self).unwrap_or_default()
+    }
+
+    /// Whether the profile changes nothing: every error off and no readout path.
+    pub fn is_exact(&self) -> bool {
+        let t_exact = self.transfer.all().iter().all(|(_, t)| {
+            t.gain == 0.0
+                && t.offset == 0.0
+                && t.noise == 0.0
+                && t.noise_signal == 0.0
+                && (t.pattern == 0.0
+                    || (self.fixed_pattern.gain == 0.0 && self.fixed_pattern.offset == 0.0))
+        });
+        let inj_exact = |i: &Injection| *i == Injection::default();
+        t_exact
+            && self.saturation.is_none()
+            && self.decay.as_ref().is_none_or(|d| d.per_us == 0.0)
+            && inj_exact(&self.load)
+            && inj_exact(&self.capture)
+            && !self.readout.enabled
+    }
+}
+
+/// The YAML text of a built-in profile (with its comments).
+pub fn builtin_text(name: &str) -> Option<&'static str> {
+    match name {
+        "ideal" => Some(IDEAL_YAML),
+        "scamp5" => Some(SCAMP5_YAML),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_parse() {
+        let ideal = Profile::builtin("ideal").unwrap();
+        assert!(ideal.is_exact());
+        let s = Profile::builtin("scamp5").unwrap();
+        assert!(!s.is_exact());
+        assert_eq!(s.name, "scamp5");
+        assert!(s.readout.enabled);
+        // Round trip through the YAML printer.
+        assert_eq!(Profile::from_yaml(&s.to_yaml(), "x").unwrap(), s);
+    }
+
+    #[test]
+    fn errors_carry_positions() {
+        let e = Profile::from_yaml("transfer:\n  bus_1:\n    gian: 0.1\n", "p.yaml").unwrap_err();
+        assert_eq!((e.line, e.col), (3, 5), "{e}");
+        assert!(e.msg.contains("unknown field `gian`"), "{e}");
+        let e = Profile::from_yaml("transfer:\n  bus2: {gain: 0.9}\n", "p.yaml").unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.msg.contains("gain error must be a number in -0.5..0.5"), "{e}");
+        let e = Profile::from_yaml("fixed_pattern:\n  offset: -1\n", "p.yaml").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 11), "{e}");
+        let e = Profile::from_yaml("saturation: {low: 5, high: 1}\n", "p.yaml").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.msg.contains("low (5) must be below high (1)"), "{e}");
+        let e = Profile::from_yaml("readout: {noise: .nan}\n", "p.yaml").unwrap_err();
+        assert!(e.msg.contains("standard deviation"), "{e}");
+        let e = Profile::from_yaml("decay: {per_us: x}\n", "p.yaml").unwrap_err();
+        assert!(e.to_string().starts_with("p.yaml:1:"), "{e}");
+    }
+
+    #[test]
+    fn missing_files_are_errors() {
+        let e = Profile::load("no/such/profile.yaml").unwrap_err();
+        assert!(e.to_string().starts_with("no/such/profile.yaml:1:1: no such profile"));
+    }
+}

@@ -1,0 +1,120 @@
+//! Statistics over repeated runs (Monte Carlo over run seeds): per register, the mean
+//! and spread of the per-run figures, and the temporal spread of each PE.
+
+use crate::sim::readout::PlaneStats;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How one register's result varies over runs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RegisterRuns {
+    /// Runs accumulated.
+    pub runs: u64,
+    /// Mean over runs of the register's spatial mean.
+    pub mean_of_mean: f64,
+    /// Standard deviation over runs of the spatial mean.
+    pub std_of_mean: f64,
+    /// Mean over runs of the register's spatial standard deviation.
+    pub mean_of_std: f64,
+    /// Standard deviation over runs of the spatial standard deviation.
+    pub std_of_std: f64,
+    /// Smallest value seen in any run.
+    pub min: f64,
+    /// Largest value seen in any run.
+    pub max: f64,
+    /// Temporal spread: root mean square over PEs of each PE's standard deviation over
+    /// runs (0 when the only randomness is the chip's fixed pattern).
+    pub pe_std: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Acc {
+    stats: Vec<PlaneStats>,
+    sum: Vec<f64>,
+    sum2: Vec<f64>,
+}
+
+/// Accumulates register planes run after run.
+#[derive(Clone, Debug, Default)]
+pub struct RunsAccumulator {
+    regs: BTreeMap<String, Acc>,
+}
+
+fn mean_std(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let n = xs.clone().count().max(1) as f64;
+    let mean = xs.clone().sum::<f64>() / n;
+    let var = xs.map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+impl RunsAccumulator {
+    /// An empty accumulator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one run's values of register `name`.
+    pub fn add(&mut self, name: &str, values: &[f32]) {
+        let acc = self.regs.entry(name.to_string()).or_default();
+        if acc.sum.len() != values.len() {
+            acc.sum = vec![0.0; values.len()];
+            acc.sum2 = vec![0.0; values.len()];
+        }
+        for ((s, s2), &v) in acc.sum.iter_mut().zip(&mut acc.sum2).zip(values) {
+            let v = f64::from(v);
+            *s += v;
+            *s2 += v * v;
+        }
+        acc.stats.push(PlaneStats::of(values));
+    }
+
+    /// The figures per register.
+    pub fn finish(&self) -> BTreeMap<String, RegisterRuns> {
+        self.regs
+            .iter()
+            .map(|(name, a)| {
+                let n = a.stats.len().max(1) as f64;
+                let (mean_of_mean, std_of_mean) = mean_std(a.stats.iter().map(|s| s.mean));
+                let (mean_of_std, std_of_std) = mean_std(a.stats.iter().map(|s| s.std));
+                let pe_var = a
+                    .sum
+                    .iter()
+                    .zip(&a.sum2)
+                    .map(|(s, s2)| (s2 / n - (s / n).powi(2)).max(0.0))
+                    .sum::<f64>()
+                    / a.sum.len().max(1) as f64;
+                (
+                    name.clone(),
+                    RegisterRuns {
+                        runs: a.stats.len() as u64,
+                        mean_of_mean,
+                        std_of_mean,
+                        mean_of_std,
+                        std_of_std,
+                        min: a.stats.iter().map(|s| s.min).fold(f64::INFINITY, f64::min),
+                        max: a.stats.iter().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max),
+                        pe_std: pe_var.sqrt(),
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_over_runs() {
+        let mut acc = RunsAccumulator::new();
+        acc.add("A", &[1.0, 3.0]);
+        acc.add("A", &[3.0, 5.0]);
+        let r = acc.finish()["A"];
+        assert_eq!(r.runs, 2);
+        assert_eq!((r.mean_of_mean, r.std_of_mean), (3.0, 1.0));
+        assert_eq!((r.mean_of_std, r.std_of_std), (1.0, 0.0));
+        assert_eq!((r.min, r.max), (1.0, 5.0));
+        assert_eq!(r.pe_std, 1.0);
+    }
+}

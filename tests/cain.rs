@@ -1,0 +1,239 @@
+//! Code generator: specs in, proven programs out; the committed programs of
+//! `programs/` are proven against their specs; bad specs are rejected with positions.
+
+use scamp::cain::{self, approx, CompileOptions, Ops, Stats};
+use scamp::isa::{parse_program, Device, Reg};
+use scamp::verify::proof::{prove, Target};
+use std::path::Path;
+use std::process::Command;
+
+fn spec(text: &str) -> cain::Spec {
+    cain::parse_spec(text).expect("valid spec")
+}
+
+fn compile(s: &cain::Spec, seconds: f64, workers: usize) -> cain::Compiled {
+    let opts = CompileOptions {
+        time_limit: Some(seconds),
+        workers: Some(workers),
+        ..CompileOptions::default()
+    };
+    cain::compile(s, &opts, &Stats::default()).expect("a program")
+}
+
+/// Proves a compiled program again, independently of the compiler's own check.
+fn assert_proven(c: &cain::Compiled) {
+    let general = c.registers.iter().map(|r| match r {
+        Reg::Gen(i) => usize::from(*i) + 1,
+        _ => 0,
+    });
+    let general = general.max().unwrap_or(6);
+    prove(
+        &c.program,
+        c.input,
+        general,
+        &c.targets(),
+        Some(&c.registers),
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", c.program));
+}
+
+fn program_spec(name: &str) -> cain::Spec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("programs")
+        .join(format!("{name}.yaml"));
+    spec(&std::fs::read_to_string(path).expect("spec file"))
+}
+
+#[test]
+fn gaussian_3x3_reaches_cain() {
+    let c = compile(&program_spec("gauss3x3"), 1.5, 2);
+    assert_eq!(c.kernels[0].approx.depth, 4);
+    assert!(c.program.instructions() <= 10, "{}", c.program);
+    assert_proven(&c);
+}
+
+#[test]
+fn gaussian_3x3_basic_reaches_auke() {
+    let c = compile(&program_spec("gauss3x3_basic"), 1.5, 2);
+    assert_eq!(c.ops, Ops::Basic);
+    assert!(c.program.instructions() <= 12, "{}", c.program);
+    let allowed = ["mov", "movx", "add", "sub", "neg", "divq", "res"];
+    for s in &c.program.stmts {
+        assert!(allowed.contains(&s.def.name), "{s} is not in AUKE's set");
+        assert!(s.def.name != "add" || s.args.len() == 3, "{s}");
+    }
+    assert_proven(&c);
+}
+
+#[test]
+fn sobel_is_five_instructions() {
+    let c = compile(&program_spec("sobel_x"), 1.0, 1);
+    assert_eq!(c.program.instructions(), 5, "{}", c.program);
+    assert_proven(&c);
+}
+
+#[test]
+fn several_kernels_even_sizes_and_many_registers() {
+    let text = "name: mixed\ninput: C\nregisters: [A, B, C, D, E, F, G, H]\nkernels:\n\
+        - { out: H, weights: [[1, 1], [1, 1]], scale: 1/4 }\n\
+        - { out: A, weights: [[0, -1, 0], [-1, 4, -1], [0, -1, 0]] }\n";
+    let s = spec(text);
+    let c = compile(&s, 1.0, 1);
+    assert_eq!(c.kernels[0].approx.depth, 2);
+    assert_eq!(c.kernels[1].approx.depth, 0);
+    assert_proven(&c);
+}
+
+#[test]
+fn trivial_kernels_need_moves_or_resets() {
+    // The identity wanted in another register, and a kernel that rounds to zero.
+    let text = "input: A\nregisters: [A, B, C]\nkernels:\n\
+        - { out: B, weights: [[1]] }\n- { out: C, weights: [[0.01]] }\n\
+        approximation: { max_depth: 2 }\n";
+    let c = compile(&spec(text), 0.5, 1);
+    assert_eq!(c.kernels[1].approx.weights, vec![vec![0]]);
+    assert!(c.program.instructions() <= 2, "{}", c.program);
+    assert_proven(&c);
+}
+
+#[test]
+fn one_worker_is_deterministic() {
+    let s = program_spec("analognet2");
+    let opts = CompileOptions {
+        time_limit: Some(30.0),
+        workers: Some(1),
+        node_limit: Some(3000),
+        seed: Some(7),
+        ..CompileOptions::default()
+    };
+    let a = cain::compile(&s, &opts, &Stats::default()).expect("program");
+    let b = cain::compile(&s, &opts, &Stats::default()).expect("program");
+    assert_eq!(a.program.to_string(), b.program.to_string());
+    assert_proven(&a);
+}
+
+#[test]
+fn committed_programs_compute_their_specs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
+    let limits = [
+        ("gauss3x3", 10),
+        ("gauss3x3_basic", 12),
+        ("gauss5x5", 23),
+        ("gauss5x5_3x3", 26),
+        ("analognet2", 20),
+        ("sobel_x", 5),
+        ("sobel_xy", 11),
+        ("box7x7", 18),
+    ];
+    for (name, limit) in limits {
+        let s = program_spec(name);
+        let text = std::fs::read_to_string(dir.join(format!("{name}.scamp"))).expect("program");
+        assert!(
+            text.starts_with("//"),
+            "{name}.scamp must start with a comment header"
+        );
+        let general = s.general_count();
+        let p = parse_program(&text, Device { general }).expect("parses");
+        assert!(
+            p.instructions() <= limit,
+            "{name}: {} > {limit}",
+            p.instructions()
+        );
+        let kernels = cain::approximate_spec(&s).expect("approximates");
+        let targets: Vec<Target> = kernels
+            .iter()
+            .map(|k| Target {
+                out: k.out,
+                depth: k.approx.depth,
+                weights: k.approx.weights.clone(),
+            })
+            .collect();
+        prove(&p, s.input, general, &targets, Some(&s.registers))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn approximation_reports_depth_and_error() {
+    let a = approx::approximate(&[vec![1.0, 2.0, 1.0]], 1.0 / 3.0, 3, 0.0).expect("fits");
+    assert_eq!(a.depth, 3);
+    assert_eq!(a.weights, vec![vec![3, 5, 3]]);
+    let want = 2.0 * (3.0 / 8.0 - 1.0 / 3.0) + (2.0 / 3.0 - 5.0 / 8.0);
+    assert!((a.error - want).abs() < 1e-12);
+}
+
+#[test]
+fn cli_rejects_malformed_specs_with_positions() {
+    let dir = std::env::temp_dir().join(format!("scamp-cain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cases = [
+        (
+            "ragged.yaml",
+            "kernels:\n  - out: A\n    weights:\n      - [1, 2]\n      - [3]\n",
+            ":5:9: ragged",
+        ),
+        (
+            "reg.yaml",
+            "registers: [A, B]\nkernels:\n  - { out: C, weights: [[1]] }\n",
+            ":3:12: output register C",
+        ),
+        ("syntax.yaml", "kernels: [\n", ":"),
+        (
+            "nan.yaml",
+            "kernels:\n  - { out: A, weights: [[1, .inf]] }\n",
+            ":2:29: a weight must be finite",
+        ),
+    ];
+    for (file, text, want) in cases {
+        let path = dir.join(file);
+        std::fs::write(&path, text).expect("write");
+        let out = Command::new(env!("CARGO_BIN_EXE_scamp"))
+            .args([
+                "compile",
+                path.to_str().unwrap_or_default(),
+                "--time-limit",
+                "1",
+            ])
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(want),
+            "{file}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_json_has_the_contract_fields() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/sobel_x.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .args([
+            "compile",
+            path.to_str().unwrap_or_default(),
+            "--time-limit",
+            "1",
+            "--workers",
+            "1",
+            "--json",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["instructions"], 5);
+    assert!(v["cycles"].as_u64().is_some());
+    assert!(v["program"].as_str().is_some_and(|p| p.contains("subx")));
+    assert_eq!(v["kernels"][0]["out"], "A");
+    assert_eq!(v["kernels"][0]["depth"], 0);
+    assert_eq!(
+        v["kernels"][0]["approximated"][1],
+        serde_json::json!([-2, 0, 2])
+    );
+    for k in ["nodes", "seconds_to_best", "seconds", "plans_found"] {
+        assert!(v["search"][k].is_number(), "search.{k}");
+    }
+}
