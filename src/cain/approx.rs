@@ -72,25 +72,30 @@ pub fn centre(h: usize, w: usize) -> (usize, usize) {
     (h.saturating_sub(1) / 2, w.saturating_sub(1) / 2)
 }
 
-/// The goal of an approximated kernel in units of 1/2^`depth` (depth >= its own).
-pub fn goal_of(a: &Approx, depth: u32) -> Goal {
+/// Largest atom count per offset the search works with (sums stay far from overflow).
+pub const MAX_COUNT: i64 = 1 << 24;
+
+/// The goal of an approximated kernel in units of 1/2^`depth` (depth >= its own);
+/// `None` if a count would exceed [`MAX_COUNT`].
+pub fn goal_of(a: &Approx, depth: u32) -> Option<Goal> {
     let h = a.weights.len();
     let w = a.weights.first().map_or(0, Vec::len);
     let (ci, cj) = centre(h, w);
-    let k = 1i64 << (depth - a.depth);
+    let k = 1i64 << (depth.saturating_sub(a.depth)).min(40);
     let mut terms = Vec::new();
     for (i, row) in a.weights.iter().enumerate() {
         for (j, &q) in row.iter().enumerate() {
             if q != 0 {
+                let n = q.checked_mul(k).filter(|n| n.abs() <= MAX_COUNT)?;
                 terms.push(Term {
                     r: (i as i64 - ci as i64) as i8,
                     c: (j as i64 - cj as i64) as i8,
-                    n: (q * k) as i32,
+                    n: n as i32,
                 });
             }
         }
     }
-    Goal::from_terms(terms)
+    Some(Goal::from_terms(terms))
 }
 
 #[cfg(test)]
@@ -111,7 +116,7 @@ mod tests {
             vec![vec![1i64, 2, 1], vec![2, 4, 2], vec![1, 2, 1]]
         );
         assert_eq!(a.error, 0.0);
-        let g = goal_of(&a, 5);
+        let g = goal_of(&a, 5).unwrap();
         assert_eq!(g.get(0, 0), 8);
         assert_eq!(g.get(-1, -1), 2);
     }

@@ -184,10 +184,17 @@ pub fn compile(
     }
     let kernels = approximate_spec(spec)?;
     let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
-    let finals: Vec<(Goal, Reg)> = kernels
-        .iter()
-        .map(|k| (approx::goal_of(&k.approx, depth), k.out))
-        .collect();
+    let mut finals: Vec<(Goal, Reg)> = Vec::with_capacity(kernels.len());
+    for (i, k) in kernels.iter().enumerate() {
+        let g = approx::goal_of(&k.approx, depth).ok_or_else(|| CompileError::Approx {
+            index: i + 1,
+            out: k.out,
+            msg: format!(
+                "weights too large at the common depth {depth} (more than 2^24 atoms per offset)"
+            ),
+        })?;
+        finals.push((g, k.out));
+    }
     let init = Goal::single(0, 0, 1 << depth);
     let ops = opts.ops.or(spec.search.ops).unwrap_or_default();
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();

@@ -141,6 +141,19 @@ impl Stmt {
 
     fn check_once_per_bus(&self) -> Result<(), IsaError> {
         for op in &self.ops {
+            if let BusOp::Transfer { dsts, .. } = op {
+                // NEWS and the neighbour views are all NEWS cells: two such receivers
+                // would drive some cell from two PEs at once.
+                if dsts.iter().filter(|d| matches!(d, Reg::News | Reg::X(_))).count() > 1 {
+                    return Err(IsaError::new(
+                        self.pos,
+                        format!(
+                            "`{op}` writes NEWS through two receivers; at most one receiver \
+                             may be NEWS or a neighbour view"
+                        ),
+                    ));
+                }
+            }
             let regs = op.analogue_regs();
             for (i, r) in regs.iter().enumerate() {
                 if regs[..i].contains(r) {

@@ -207,88 +207,34 @@ impl NoiseModel {
     ) {
         let mut noise = [0f32; N];
         if term.has_noise() {
-            let key = rng::row_key(
-                self.run_seed,
-                key_stream,
-                ctx.seq,
-                ctx.plane as u64,
-                row,
-            );
-            fill_normals(key, &mut noise);
+            let key = rng::row_key(self.run_seed, key_stream, ctx.seq, ctx.plane as u64, row);
+            rng::fill_normals(key, &mut noise);
         }
         let r = row * N..(row + 1) * N;
-        affine(term, vals, &gain[r.clone()], &offset[r], &noise);
-    }
-}
-
-/// Fills a row with normal deviates (see [`rng::fill_normals`]), vectorised where the
-/// processor allows.
-#[inline]
-fn fill_normals(key: u64, out: &mut [f32; N]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if simd::avx2() {
-            // SAFETY: the processor supports AVX2 (checked at run time).
-            unsafe { simd::fill_normals_avx2(key, out) };
-            return;
-        }
-    }
-    rng::fill_normals(key, out);
-}
-
-/// `vals = vals (gain1 + pg g) + offset + po o + sqrt(s_t^2 + s_s^2 vals^2) noise`.
-#[inline]
-fn affine(term: &Term, vals: &mut [f32], g: &[f32], o: &[f32], noise: &[f32; N]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if simd::avx2() {
-            // SAFETY: the processor supports AVX2 (checked at run time).
-            unsafe { simd::affine_avx2(term, vals, g, o, noise) };
-            return;
-        }
-    }
-    affine_generic(term, vals, g, o, noise);
-}
-
-#[inline(always)]
-fn affine_generic(term: &Term, vals: &mut [f32], g: &[f32], o: &[f32], noise: &[f32; N]) {
-    let t = *term;
-    for (((v, &g), &o), &n) in vals.iter_mut().zip(g).zip(o).zip(noise) {
-        let x = *v;
+        let t = *term;
+        let rows = vals.iter_mut().zip(&gain[r.clone()]).zip(&offset[r]).zip(&noise);
         // No fused multiply-add: every code path rounds the same way, so results are
         // identical with and without SIMD.
-        let sd = (t.noise2 + t.signal2 * x * x).sqrt();
-        *v = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    //! The same loops compiled for AVX2, chosen at run time; results are identical to
-    //! the portable loops (same operations, same rounding).
-
-    use super::{Term, N};
-    use std::sync::OnceLock;
-
-    /// Whether the processor supports AVX2 (detected once).
-    pub fn avx2() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+        if t.signal2 == 0.0 {
+            // The common case: the noise does not depend on the value, so no square root
+            // per PE.
+            let sd = t.noise2.sqrt();
+            for (((v, &g), &o), &n) in rows {
+                let x = *v;
+                *v = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+            }
+        } else {
+            for (((v, &g), &o), &n) in rows {
+                let x = *v;
+                let sd = (t.noise2 + t.signal2 * x * x).sqrt();
+                *v = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+            }
+        }
     }
 
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn fill_normals_avx2(key: u64, out: &mut [f32; N]) {
-        crate::sim::noise::rng::fill_normals(key, out);
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn affine_avx2(term: &Term, vals: &mut [f32], g: &[f32], o: &[f32], n: &[f32; N]) {
-        super::affine_generic(term, vals, g, o, n);
-    }
-}
-
-impl WriteLayer for NoiseModel {
-    fn perturb(
+    /// The body of [`WriteLayer::perturb`], inlined into one copy per instruction set.
+    #[inline(always)]
+    fn perturb_row(
         &self,
         ctx: &WriteCtx,
         row: usize,
@@ -319,16 +265,92 @@ impl WriteLayer for NoiseModel {
         let Some((lo, hi)) = self.saturation else {
             return 0;
         };
-        let mut n = 0;
+        let mut n = 0u32;
         for ((v, &m), c) in vals.iter_mut().zip(mask).zip(clipped.iter_mut()) {
-            let y = v.clamp(lo, hi);
-            // NaN cannot arise: every term is finite.
-            let hit = m && y != *v;
+            let x = *v;
+            // max/min rather than clamp: no assertion in the loop. NaN cannot arise:
+            // every term is finite.
+            let y = x.max(lo).min(hi);
+            let hit = m & (y != x);
             *c = hit;
-            n += u64::from(hit);
+            n += u32::from(hit);
             *v = y;
         }
-        n
+        u64::from(n)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    //! [`NoiseModel::perturb_row`] compiled for AVX2 and AVX-512 as well, chosen at run
+    //! time. The operations and their order are the same in every copy (no fused
+    //! multiply-add is introduced), so results are bit-identical on every path.
+
+    use super::{NoiseModel, WriteCtx};
+    use std::sync::OnceLock;
+
+    /// The widest instruction set available: 2 = AVX-512, 1 = AVX2, 0 = portable.
+    pub fn level() -> u8 {
+        static LEVEL: OnceLock<u8> = OnceLock::new();
+        *LEVEL.get_or_init(|| {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+            {
+                2
+            } else if std::arch::is_x86_feature_detected!("avx2") {
+                1
+            } else {
+                0
+            }
+        })
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn perturb_avx2(
+        m: &NoiseModel,
+        ctx: &WriteCtx,
+        row: usize,
+        vals: &mut [f32],
+        mask: &[bool],
+        clipped: &mut [bool],
+    ) -> u64 {
+        m.perturb_row(ctx, row, vals, mask, clipped)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    pub unsafe fn perturb_avx512(
+        m: &NoiseModel,
+        ctx: &WriteCtx,
+        row: usize,
+        vals: &mut [f32],
+        mask: &[bool],
+        clipped: &mut [bool],
+    ) -> u64 {
+        m.perturb_row(ctx, row, vals, mask, clipped)
+    }
+}
+
+impl WriteLayer for NoiseModel {
+    fn perturb(
+        &self,
+        ctx: &WriteCtx,
+        row: usize,
+        vals: &mut [f32],
+        mask: &[bool],
+        clipped: &mut [bool],
+    ) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match simd::level() {
+                // SAFETY: the processor supports the instruction set (checked at run
+                // time by `simd::level`).
+                2 => return unsafe { simd::perturb_avx512(self, ctx, row, vals, mask, clipped) },
+                1 => return unsafe { simd::perturb_avx2(self, ctx, row, vals, mask, clipped) },
+                _ => {}
+            }
+        }
+        self.perturb_row(ctx, row, vals, mask, clipped)
     }
 
     fn is_exact(&self) -> bool {
@@ -353,7 +375,7 @@ impl WriteLayer for NoiseModel {
         if r.noise > 0.0 {
             let mut noise = [0f32; N];
             let key = rng::row_key(self.run_seed, stream::READOUT, ctx.seq, ctx.plane as u64, row);
-            fill_normals(key, &mut noise);
+            rng::fill_normals(key, &mut noise);
             let s = r.noise as f32;
             vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
         }

@@ -1,0 +1,151 @@
+//! `scamp check` on programs written by hand: the proof accepts exactly the right ones,
+//! the figures agree with what `--out` saved, and bad input exits 2.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn scamp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the scamp binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("scamp-check-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn hand_written_gaussian_is_proven_and_exact_under_ideal() {
+    let o = scamp(&[
+        "check",
+        "programs/gauss3x3_hand.scamp",
+        "--kernel",
+        "programs/gauss3x3.yaml",
+        "--noise",
+        "ideal",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["instructions"], 11);
+    assert_eq!(v["cycles"], 26);
+    assert_eq!(v["images"], 8);
+    assert_eq!(v["border"], 2);
+    let k = &v["kernels"][0];
+    assert_eq!(k["out"], "A");
+    assert_eq!(k["depth"], 4);
+    assert_eq!(k["approx"]["rmse"], 0.0);
+    // Every weight is a power of two: the f32 arithmetic is exact too.
+    assert_eq!(k["analogue"]["max"], 0.0);
+    assert_eq!(k["total"]["psnr"], serde_json::Value::Null);
+}
+
+#[test]
+fn wrong_program_is_rejected_with_differing_offsets() {
+    let o = scamp(&[
+        "check",
+        "programs/gauss3x3_wrong.scamp",
+        "--kernel",
+        "programs/gauss3x3.yaml",
+        "--noise",
+        "ideal",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("proof         FAILED"), "{out}");
+    for want in [
+        "offset (row -1, col -1): expected 1/16, computed 1/8",
+        "offset (row +0, col -1): expected 1/8, computed 1/4",
+        "offset (row +1, col -1): expected 1/16, computed 1/8",
+    ] {
+        assert!(out.contains(want), "{want} missing in {out}");
+    }
+    assert!(!out.contains("col +1): expected"), "{out}");
+}
+
+#[test]
+fn saved_outputs_reproduce_the_reported_error() {
+    // A [1 2 1] / 4.1 blur approximated at depth 2: the approximation error is known.
+    let dir = tmp("out");
+    let spec = dir.join("blur.yaml");
+    std::fs::write(
+        &spec,
+        "name: blur\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: A\n    \
+         scale: 0.24390243902439024\n    weights: [[1, 2, 1]]\napproximation: { max_depth: 2, max_error: 0.05 }\n",
+    )
+    .unwrap();
+    let prog = dir.join("blur.scamp");
+    std::fs::write(
+        &prog,
+        "divq(B, A); divq(C, B); movx(D, C, east); movx(E, C, west); add(A, B, D, E)\n",
+    )
+    .unwrap();
+    let imgs = dir.join("imgs");
+    std::fs::create_dir_all(&imgs).unwrap();
+    std::fs::copy("images/gradient.png", imgs.join("gradient.png")).unwrap();
+    let out = dir.join("res");
+    let o = scamp(&[
+        "check",
+        prog.to_str().unwrap(),
+        "--kernel",
+        spec.to_str().unwrap(),
+        "--images",
+        imgs.to_str().unwrap(),
+        "--noise",
+        "ideal",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let result: ndarray::Array2<f32> =
+        ndarray_npy::read_npy(out.join("gradient_A.result.npy")).unwrap();
+    // Gradient: x(r, c) = c - 128; interior result [1 2 1]/4 of a ramp is the ramp.
+    assert_eq!(result[[10, 100]], -28.0);
+    // Total error on a ramp: x * (1/4 + 1/2 + 1/4) * (4/4.1 - 1) summed = x * (4/4.1 - 1).
+    let border = v["border"].as_u64().unwrap() as usize;
+    assert_eq!(border, 1);
+    let mut sq = 0.0f64;
+    let mut n = 0.0f64;
+    for r in border..256 - border {
+        for c in border..256 - border {
+            let x = c as f64 - 128.0;
+            let e = f64::from(result[[r, c]]) - x * 4.0 / 4.1;
+            sq += e * e;
+            n += 1.0;
+        }
+    }
+    let rmse = (sq / n).sqrt();
+    let reported = v["kernels"][0]["total"]["rmse"].as_f64().unwrap();
+    assert!((rmse - reported).abs() < 1e-9, "{rmse} vs {reported}");
+    for f in ["result.png", "ideal.png", "error.png", "ideal.npy"] {
+        assert!(out.join(format!("gradient_A.{f}")).exists(), "{f}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let dir = tmp("bad");
+    let bad_spec = dir.join("bad.yaml");
+    std::fs::write(&bad_spec, "name: x\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    weights: [[1, 2], [3]]\n").unwrap();
+    for args in [
+        vec!["check", "programs/gauss3x3_hand.scamp", "--noise", "ideal"],
+        vec!["check", "programs/gauss3x3_hand.scamp", "--kernel", bad_spec.to_str().unwrap(), "--noise", "ideal"],
+        vec!["check", "programs/gauss3x3.yaml", "--images", "no/such/dir", "--noise", "ideal"],
+        vec!["check", "programs/gauss3x3.yaml", "--runs", "0", "--noise", "ideal"],
+    ] {
+        let o = scamp(&args);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.starts_with("error: "), "{args:?}: {e}");
+    }
+    let o = scamp(&["check", "programs/gauss3x3_hand.scamp", "--kernel", bad_spec.to_str().unwrap(), "--noise", "ideal"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("bad.yaml:6:"), "positioned: {e}");
+}
