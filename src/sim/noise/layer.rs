@@ -232,6 +232,41 @@ impl NoiseModel {
         }
     }
 
+    /// One transfer term and clipping in a single pass over the row, temporal noise
+    /// independent of the value (the same arithmetic as [`NoiseModel::apply`] followed
+    /// by the clipping of [`NoiseModel::perturb_row`]).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn fused(
+        &self,
+        t: &Term,
+        ctx: &WriteCtx,
+        reg: Reg,
+        row: usize,
+        vals: &mut [f32],
+        mask: &[bool],
+        clipped: &mut [bool],
+    ) -> u64 {
+        let r = row * N..(row + 1) * N;
+        let (gain, offset) = (&self.gain_plane()[r.clone()], &self.offset_plane(reg)[r]);
+        let key = rng::row_key(self.run_seed, stream::TEMPORAL, ctx.seq, ctx.plane as u64, row);
+        let sd = t.noise2.sqrt();
+        let (lo, hi) = self.saturation.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+        let mut n = 0u32;
+        let lanes = vals.iter_mut().zip(gain).zip(offset).zip(mask).zip(clipped.iter_mut());
+        for (c, ((((v, &g), &o), &m), hit)) in lanes.enumerate() {
+            let z = rng::normal(rng::lane_hash(key, c as u32));
+            let x = *v;
+            let y = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z;
+            let k = y.max(lo).min(hi);
+            let h = m & (k != y);
+            *hit = h;
+            n += u32::from(h);
+            *v = k;
+        }
+        u64::from(n)
+    }
+
     /// The body of [`WriteLayer::perturb`], inlined into one copy per instruction set.
     #[inline(always)]
     fn perturb_row(
@@ -248,8 +283,14 @@ impl NoiseModel {
             (_, s) => s.min(4),
         };
         let term = self.kinds[kind];
+        let reg = if matches!(ctx.reg, Reg::X(_)) { Reg::News } else { ctx.reg };
+        let injected = (ctx.reads_in && !self.load.is_identity())
+            || (ctx.reads_pix && !self.capture.is_identity());
+        if !injected && term.signal2 == 0.0 {
+            // The common case in one pass: noise, gain, offset and clipping per PE.
+            return self.fused(&term, ctx, reg, row, vals, mask, clipped);
+        }
         if !term.is_identity() {
-            let reg = if matches!(ctx.reg, Reg::X(_)) { Reg::News } else { ctx.reg };
             let planes = (self.gain_plane(), self.offset_plane(reg));
             self.apply(&term, stream::TEMPORAL, ctx, row, vals, planes);
         }
