@@ -1,8 +1,8 @@
 //! How far a goal bag is from the start: a lower bound used for pruning, and an
 //! estimate used to order children (best first).
 
-use super::goal::{Bag, Goal};
-use super::reverse::{Ctx, PassThrough};
+use super::goal::{Bag, Goal, SHIFTS};
+use super::reverse::{telescope, Ctx, PassThrough};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -56,6 +56,7 @@ fn build_cost(g: &Goal) -> f32 {
 /// Tunable weights of the estimate.
 struct Weights {
     support: f32,
+    sum_step: f32,
     copy: f32,
     distinct: f32,
     mixed: f32,
@@ -63,17 +64,31 @@ struct Weights {
 
 const WEIGHTS: Weights = Weights {
     support: 2.0,
+    sum_step: 1.0,
     copy: 1.0,
     distinct: 0.5,
     mixed: 0.5,
 };
 
+/// How a goal is estimated to be built: its own family and cost, then the chain of
+/// goals it is made from by telescoping (`G = moved P - P` or `G = P + moved P`), each
+/// with its family and cost. Goals whose chains meet share the work below the meeting
+/// point (e.g. the two halves of a butterfly both made from one box).
+#[derive(Clone, Debug)]
+struct Info {
+    /// (family fingerprint, extra instructions) from the goal down its chain.
+    chain: Vec<(u64, f32)>,
+}
+
+/// Levels of telescoping followed when estimating a goal.
+const CHAIN_DEPTH: u32 = 4;
+
 /// Estimated instructions still needed before `bag` is live (not a bound), with caches
 /// of per-goal figures (child bags share most goals with their parent).
 #[derive(Default)]
 pub struct Estimator {
-    /// Goal fingerprint -> (family fingerprint, build cost).
-    goals: HashMap<u64, (u64, f32), BuildHasherDefault<PassThrough>>,
+    /// Goal fingerprint -> how it is built.
+    goals: HashMap<u64, Info, BuildHasherDefault<PassThrough>>,
     /// (goal, part) fingerprints -> cost of the goal given the part.
     relief: HashMap<(u64, u64), f32>,
 }
@@ -82,16 +97,43 @@ pub struct Estimator {
 const CACHE_LIMIT: usize = 1 << 20;
 
 impl Estimator {
-    fn goal(&mut self, g: &Goal, fp: u64) -> (u64, f32) {
+    /// The build chain of `g` (extra instructions beyond the one producing `g`).
+    fn info(&mut self, g: &Goal, fp: u64, depth: u32) -> Info {
         if let Some(v) = self.goals.get(&fp) {
-            return *v;
+            return v.clone();
         }
-        let v = (g.family().fingerprint(), build_cost(g));
+        let fam = g.family().fingerprint();
+        let mut best = Info {
+            chain: vec![(fam, build_cost(g))],
+        };
+        if g.support() > 1 && depth > 0 {
+            let atoms = g.atoms();
+            for s in &SHIFTS {
+                for sign in [-1, 1] {
+                    let Some(p) = telescope(g, s.dr, s.dc, sign) else {
+                        continue;
+                    };
+                    if p.atoms() > atoms {
+                        continue;
+                    }
+                    let sub = self.info(&p, p.fingerprint(), depth - 1);
+                    // One instruction (subx reads P twice; a sum of P and its move
+                    // is an addx away when P is itself a sum) plus P's own.
+                    let step = if sign < 0 { 1.0 } else { WEIGHTS.sum_step };
+                    let e = step + sub.chain[0].1;
+                    if e < best.chain[0].1 {
+                        let mut chain = vec![(fam, e)];
+                        chain.extend(sub.chain.iter().copied());
+                        best = Info { chain };
+                    }
+                }
+            }
+        }
         if self.goals.len() >= CACHE_LIMIT {
             self.goals.clear();
         }
-        self.goals.insert(fp, v);
-        v
+        self.goals.insert(fp, best.clone());
+        best
     }
 
     /// Cost of `g` when `part` is live: one instruction per moved copy of `part` (or
@@ -119,27 +161,72 @@ impl Estimator {
     /// Estimated instructions still needed before `bag` is live.
     pub fn estimate(&mut self, bag: &Bag, ctx: &Ctx) -> f32 {
         let lb = lower_bound(bag, ctx) as f32;
-        let mut fams: Vec<u64> = Vec::with_capacity(bag.len());
+        let mut fams: Vec<u64> = Vec::with_capacity(4 * bag.len());
         let fps: Vec<u64> = bag.0.iter().map(Goal::fingerprint).collect();
+        let sums: Vec<i64> = bag.0.iter().map(Goal::sum).collect();
         let mut extra = 0.0;
+        // Dearest goals first: a goal made by combining two others is free only when
+        // both were counted before it (else a butterfly {D, E, D + E} would be free).
+        let mut order: Vec<(usize, Info)> = Vec::with_capacity(bag.len());
         for (i, g) in bag.0.iter().enumerate() {
-            if *g == ctx.init || g.support() <= 1 {
-                continue;
+            if *g != ctx.init && g.support() > 1 {
+                order.push((i, self.info(g, fps[i], CHAIN_DEPTH)));
             }
-            let (fam, mut cost) = self.goal(g, fps[i]);
+        }
+        order.sort_by(|a, b| b.1.chain[0].1.total_cmp(&a.1.chain[0].1).then(a.0.cmp(&b.0)));
+        let mut counted: Vec<usize> = Vec::with_capacity(order.len());
+        for (i, info) in order {
+            let g = &bag.0[i];
+            let (fam, full) = info.chain[0];
             if fams.contains(&fam) {
                 continue;
             }
-            fams.push(fam);
+            // Where the chain meets work already counted, only the steps above remain.
+            let mut cost = full;
+            for &(f, e) in &info.chain[1..] {
+                if fams.contains(&f) {
+                    cost = full - e;
+                    break;
+                }
+            }
+            if cost > 0.0 && combines(g, sums[i], bag, &sums, &counted) {
+                cost = 0.0;
+            }
             for (j, h) in bag.0.iter().enumerate() {
                 if j != i && h.support() >= 2 && h.atoms() < g.atoms() {
                     cost = cost.min(self.relieved(g, fps[i], h, fps[j]));
                 }
             }
+            fams.extend(info.chain.iter().map(|c| c.0));
+            counted.push(i);
             extra += cost;
         }
         lb + extra
     }
+}
+
+/// Whether `g` is plus or minus a sum or difference of two goals of `bag` among
+/// `counted`: one instruction, already counted by the bound.
+fn combines(g: &Goal, gs: i64, bag: &Bag, sums: &[i64], counted: &[usize]) -> bool {
+    for (k, &a) in counted.iter().enumerate() {
+        for &b in &counted[k + 1..] {
+            let (x, y) = (&bag.0[a], &bag.0[b]);
+            let (sx, sy) = (sums[a], sums[b]);
+            if (gs == sx + sy || gs == -(sx + sy)) && {
+                let t = x.plus(y);
+                t == *g || t.neg() == *g
+            } {
+                return true;
+            }
+            if (gs == sx - sy || gs == sy - sx) && {
+                let t = x.minus(y);
+                t == *g || t.neg() == *g
+            } {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Greedily removes moved copies of `sign * part` from `g`: (copies, what is left).

@@ -347,6 +347,23 @@ impl Gen<'_> {
                 }
             }
         }
+        // Exact telescoping: G = P - moved P and G = P + moved P even where the two
+        // copies overlap and cancel (the greedy folds above cannot see through that).
+        for &s in self.shifts() {
+            if let Some(p) = telescope(g, s.dr, s.dc, -1) {
+                let n = p.neg();
+                if let Some(q) = p.shifted(s) {
+                    self.push(Kind::Sub, vec![g.clone()], vec![p, q]);
+                }
+                // G = moved N - N with N = -P: one subx/sub2x reading N twice.
+                self.push(Kind::SubShift(s), vec![g.clone()], vec![n.clone(), n]);
+            }
+            if let Some(p) = telescope(g, s.dr, s.dc, 1) {
+                if let Some(q) = p.shifted(s) {
+                    self.push(Kind::Add2, vec![g.clone()], vec![p, q]);
+                }
+            }
+        }
         let (pos, negp) = (g.positive_part(), g.negative_part());
         if !pos.is_empty() && !negp.is_empty() {
             self.push(Kind::Sub, vec![g.clone()], vec![pos.clone(), negp.neg()]);
@@ -407,6 +424,43 @@ impl Gen<'_> {
             }
         }
     }
+}
+
+impl Gen<'_> {
+    /// Steps that share work between two goals `g` and `h` of the bag.
+    fn pair(&mut self, g: &Goal, h: &Goal) {
+        // Butterfly: G = D + E and H = D - E with D = (G + H) / 2, E = (G - H) / 2.
+        if let (Some(d), Some(e)) = (g.plus(h).halved(), g.minus(h).halved()) {
+            if !d.is_empty() && !e.is_empty() {
+                self.push(Kind::Add2, vec![g.clone()], vec![d.clone(), e.clone()]);
+                self.push(Kind::Sub, vec![h.clone()], vec![d, e]);
+            }
+        }
+        // A common part X of G and +-H: G = X + (G - X).
+        for sign in [1, -1] {
+            let x = common(g, h, sign);
+            if x.support() >= 2 && x != *g {
+                let r = g.minus(&x);
+                self.push(Kind::Add2, vec![g.clone()], vec![x, r]);
+            }
+        }
+    }
+}
+
+/// Per offset, the atoms `g` and `sign * h` have in common (same sign, least count).
+fn common(g: &Goal, h: &Goal, sign: i32) -> Goal {
+    Goal(
+        g.0.iter()
+            .filter_map(|t| {
+                let o = sign * h.get(t.r, t.c);
+                (o.signum() == t.n.signum()).then(|| Term {
+                    n: t.n.signum() * t.n.abs().min(o.abs()),
+                    ..*t
+                })
+            })
+            .filter(|t| t.n != 0)
+            .collect(),
+    )
 }
 
 fn extent(t: &Term) -> i32 {
@@ -497,6 +551,25 @@ pub fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
     (p.to_goal(), rem.to_goal())
 }
 
+/// Exact `G = P + sign * (P moved by (dr, dc))` with P of finite support, if there is
+/// one (it is unique): P is the running sum of G along the direction.
+pub fn telescope(g: &Goal, dr: i8, dc: i8, sign: i32) -> Option<Goal> {
+    let (dr, dc) = (i32::from(dr), i32::from(dc));
+    let mut p = Grid::new(g, 0);
+    for (r, c) in p.order(dr, dc) {
+        let i = p.idx(r, c)?;
+        if let Some(j) = p.idx(r - dr, c - dc) {
+            p.v[i] = p.v[i].checked_sub(sign.checked_mul(p.v[j])?)?;
+        }
+        // Past the end of its line P must vanish, else it never would.
+        if p.idx(r + dr, c + dc).is_none() && p.v[i] != 0 {
+            return None;
+        }
+    }
+    let p = p.to_goal();
+    (!p.is_empty()).then_some(p)
+}
+
 /// Greedy `G = M + (P moved by s) + (P moved by -s)`.
 pub fn centre_fold(g: &Goal, dr: i8, dc: i8) -> (Goal, Goal) {
     let (dr, dc) = (i32::from(dr), i32::from(dc));
@@ -549,6 +622,13 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
         let avail = gen.avail(g);
         gen.one_new(g, &avail);
         gen.splits(g);
+    }
+    for g in &bag.0 {
+        for h in &bag.0 {
+            if g != h && ![g, h].iter().any(|x| **x == ctx.init || x.is_empty()) {
+                gen.pair(g, h);
+            }
+        }
     }
 }
 
@@ -618,6 +698,54 @@ mod tests {
         for c in &out {
             assert!(c.step.is_consistent(), "{:?}", c.step);
             assert!(c.child.len() <= 6);
+        }
+    }
+}
+
+#[cfg(test)]
+mod debug_path {
+    use super::*;
+    use crate::cain::heuristic::{lower_bound, Estimator};
+
+    fn goal(rows: &[&[i32]]) -> Goal {
+        let h = rows.len() as i8;
+        let w = rows[0].len() as i8;
+        let mut t = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            for (j, &n) in r.iter().enumerate() {
+                t.push(Term { r: i as i8 - (h - 1) / 2, c: j as i8 - (w - 1) / 2, n });
+            }
+        }
+        Goal::from_terms(t)
+    }
+
+    #[test]
+    fn sobel_pair_path() {
+        let ctx = Ctx { init: Goal::single(0, 0, 1), regs: 6, ops: Ops::All, depth: 0, max_atoms: 1000 };
+        let gx = goal(&[&[-1, 0, 1], &[-2, 0, 2], &[-1, 0, 1]]);
+        let gy = goal(&[&[-1, -2, -1], &[0, 0, 0], &[1, 2, 1]]);
+        let mut bag = Bag::new(vec![gx, gy]);
+        let mut est = Estimator::default();
+        let mut depth = 0;
+        loop {
+            if is_initial(&bag, &ctx) { break; }
+            let mut out = Vec::new();
+            expand(&bag, &ctx, &mut out);
+            let mut scored: Vec<(f32, u32, &Cand)> = out.iter().map(|c| (est.estimate(&c.child, &ctx) + 0.05 * c.step.kind.cycles() as f32, lower_bound(&c.child, &ctx), c)).collect();
+            scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+            println!("depth {depth} bag {bag} children {}", scored.len());
+            for (k, (e, lb, c)) in scored.iter().take(6).enumerate() {
+                println!("  #{k} est {e:.2} lb {lb} {:?} -> {}", c.step.kind, c.child);
+            }
+            // follow the child with fewest atoms among those whose lb+depth <= 8 ... pick by env
+            let pick: usize = std::env::var(format!("PICK{depth}")).ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let want = std::env::var(format!("WANT{depth}")).ok();
+            let idx = if let Some(w) = want { scored.iter().position(|(_, _, c)| c.child.to_string() == w).expect("wanted child") } else if pick == 99 { { let d = goal(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]); scored.iter().position(|(_, _, c)| c.child.contains(&d)).expect("bfly") } } else { pick };
+            println!("  chosen est {:.2} lb {} {:?} -> {}", scored[idx].0, scored[idx].1, scored[idx].2.step.kind, scored[idx].2.child);
+            println!("  taking rank {idx}");
+            bag = scored[idx].2.child.clone();
+            depth += 1;
+            if depth > 12 { break; }
         }
     }
 }

@@ -35,6 +35,8 @@ enum Command {
     Run(run::RunArgs),
     /// Show every bus instruction of a program and one PE's registers after each.
     Trace(trace::TraceArgs),
+    /// Noise profiles: show one as YAML, rerun the calibration against the hardware.
+    Noise(noise::NoiseCmdArgs),
     /// Prove a program computes its kernels and measure its error on test images.
     Check(check::CheckArgs),
     /// Simulator throughput next to a streaming roofline.
@@ -57,6 +59,7 @@ pub fn main() -> u8 {
     let outcome = match &cli.command {
         Command::Run(a) => run::run(a),
         Command::Trace(a) => trace::run(a),
+        Command::Noise(a) => noise::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Check(a) => check::run(a),
         Command::Compile(a) => compile::run(a),
@@ -78,3 +81,4 @@ pub mod common;
 pub mod compile;
 pub mod run;
 pub mod trace;
+pub mod noise;

@@ -127,6 +127,9 @@ impl Array {
         let Some(i) = self.plane_index(reg) else {
             return (0, 0);
         };
+        if self.clip_writes[i] == 0 {
+            return (0, 0);
+        }
         let pes = self.clip_map[i].iter().map(|&b| u64::from(b)).sum();
         (self.clip_writes[i], pes)
     }
@@ -134,9 +137,12 @@ impl Array {
     /// Starts counting clipped writes per register afresh (the total of
     /// [`Array::saturated`] keeps running).
     pub fn reset_saturation(&mut self) {
-        self.clip_writes.fill(0);
-        for m in &mut self.clip_map {
-            m.fill(0);
+        for (w, m) in self.clip_writes.iter_mut().zip(&mut self.clip_map) {
+            // A map can only hold marks where writes were clipped.
+            if *w > 0 {
+                m.fill(0);
+                *w = 0;
+            }
         }
     }
 
@@ -203,6 +209,11 @@ impl Array {
     /// Writes clipped by the layer so far.
     pub fn saturated(&self) -> u64 {
         self.saturated
+    }
+
+    /// Lets one cycle pass without an instruction reaching the array (a `nop()`).
+    pub fn tick(&mut self) {
+        self.seq += 1;
     }
 
     /// Bus instructions executed so far (the sequence number of the next one).
@@ -348,6 +359,28 @@ impl Array {
             plane.copy_from_slice(scratch);
             return 0;
         }
+        if shift.is_none() && full {
+            // Every PE writes: each row is perturbed in place, no mask to build or apply.
+            const ALL: [bool; N] = [true; N];
+            let clipped: u64 = plane
+                .par_chunks_mut(N)
+                .zip(self.clip_map[target].par_chunks_mut(N))
+                .enumerate()
+                .map(|(t, (out, map_row))| {
+                    out.copy_from_slice(&scratch[t * N..(t + 1) * N]);
+                    let mut hit = [false; N];
+                    let n = layer.perturb(&ctx, t, out, &ALL, &mut hit);
+                    if n > 0 {
+                        for (m, h) in map_row.iter_mut().zip(&hit) {
+                            *m |= u8::from(*h);
+                        }
+                    }
+                    n
+                })
+                .sum();
+            self.clip_writes[target] += clipped;
+            return clipped;
+        }
         let clipped: u64 = plane
             .par_chunks_mut(N)
             .zip(self.clip_map[target].par_chunks_mut(N))
@@ -431,6 +464,11 @@ impl Machine for Array {
                 reads_pix: srcs.contains(&Reg::Pix),
             };
             self.saturated += self.store(d, ctx);
+            if self.decays {
+                // The value lands at the end of this cycle; it starts decaying with the
+                // next one. (PEs a FLAG mask left unwritten skip this one cycle.)
+                self.settled[plane] = self.seq + 1;
+            }
         }
         if srcs.contains(&Reg::Pix) {
             // The reset level is read once; afterwards PIX shows a new exposure.

@@ -163,12 +163,16 @@ impl NoiseModel {
             Reg::Gen(i) => usize::from(i),
             _ => OFFSET_SLOTS - 1,
         };
-        self.offset_planes[slot].get_or_init(|| {
-            rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N)
-        })
+        self.offset_planes[slot]
+            .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N))
     }
 
-    fn pair<'a>(&'a self, cell: &'a OnceLock<(Vec<f32>, Vec<f32>)>, g: u64, o: u64) -> (&'a [f32], &'a [f32]) {
+    fn pair<'a>(
+        &'a self,
+        cell: &'a OnceLock<(Vec<f32>, Vec<f32>)>,
+        g: u64,
+        o: u64,
+    ) -> (&'a [f32], &'a [f32]) {
         let (a, b) = cell.get_or_init(|| {
             (
                 rng::normal_plane(self.chip_seed, g, 0, N, N),
@@ -190,7 +194,11 @@ impl NoiseModel {
             self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
         }
         if !self.capture.is_identity() {
-            self.pair(&self.capture_planes, stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
+            self.pair(
+                &self.capture_planes,
+                stream::CAPTURE_GAIN,
+                stream::CAPTURE_OFFSET,
+            );
         }
     }
 
@@ -212,7 +220,11 @@ impl NoiseModel {
         }
         let r = row * N..(row + 1) * N;
         let t = *term;
-        let rows = vals.iter_mut().zip(&gain[r.clone()]).zip(&offset[r]).zip(&noise);
+        let rows = vals
+            .iter_mut()
+            .zip(&gain[r.clone()])
+            .zip(&offset[r])
+            .zip(&noise);
         // No fused multiply-add: every code path rounds the same way, so results are
         // identical with and without SIMD.
         if t.signal2 == 0.0 {
@@ -221,13 +233,15 @@ impl NoiseModel {
             let sd = t.noise2.sqrt();
             for (((v, &g), &o), &n) in rows {
                 let x = *v;
-                *v = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+                *v =
+                    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
             }
         } else {
             for (((v, &g), &o), &n) in rows {
                 let x = *v;
                 let sd = (t.noise2 + t.signal2 * x * x).sqrt();
-                *v = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+                *v =
+                    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
             }
         }
     }
@@ -249,16 +263,37 @@ impl NoiseModel {
     ) -> u64 {
         let r = row * N..(row + 1) * N;
         let (gain, offset) = (&self.gain_plane()[r.clone()], &self.offset_plane(reg)[r]);
-        let key = rng::row_key(self.run_seed, stream::TEMPORAL, ctx.seq, ctx.plane as u64, row);
+        let key = rng::row_key(
+            self.run_seed,
+            stream::TEMPORAL,
+            ctx.seq,
+            ctx.plane as u64,
+            row,
+        );
         let sd = t.noise2.sqrt();
-        let (lo, hi) = self.saturation.unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+        let (lo, hi) = self
+            .saturation
+            .unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
         let mut n = 0u32;
-        let lanes = vals.iter_mut().zip(gain).zip(offset).zip(mask).zip(clipped.iter_mut());
-        for (c, ((((v, &g), &o), &m), hit)) in lanes.enumerate() {
-            let z = rng::normal(rng::lane_hash(key, c as u32));
+        let lanes = vals
+            .iter_mut()
+            .zip(gain)
+            .zip(offset)
+            .zip(mask)
+            .zip(clipped.iter_mut());
+        for (((((v, &g), &o), &m), hit), &cm) in lanes.zip(&rng::COLUMN_MIX) {
+            let z = rng::normal(rng::premixed_hash(key, cm));
             let x = *v;
             let y = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z;
-            let k = y.max(lo).min(hi);
+            // Compare-and-select rather than f32::clamp: no NaN handling is needed (every
+            // term is finite), and this compiles to one min and one max.
+            let k = if y < lo {
+                lo
+            } else if y > hi {
+                hi
+            } else {
+                y
+            };
             let h = m & (k != y);
             *hit = h;
             n += u32::from(h);
@@ -283,7 +318,11 @@ impl NoiseModel {
             (_, s) => s.min(4),
         };
         let term = self.kinds[kind];
-        let reg = if matches!(ctx.reg, Reg::X(_)) { Reg::News } else { ctx.reg };
+        let reg = if matches!(ctx.reg, Reg::X(_)) {
+            Reg::News
+        } else {
+            ctx.reg
+        };
         let injected = (ctx.reads_in && !self.load.is_identity())
             || (ctx.reads_pix && !self.capture.is_identity());
         if !injected && term.signal2 == 0.0 {
@@ -299,9 +338,19 @@ impl NoiseModel {
             self.apply(&self.load, stream::TEMPORAL_LOAD, ctx, row, vals, planes);
         }
         if ctx.reads_pix && !self.capture.is_identity() {
-            let planes =
-                self.pair(&self.capture_planes, stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
-            self.apply(&self.capture, stream::TEMPORAL_CAPTURE, ctx, row, vals, planes);
+            let planes = self.pair(
+                &self.capture_planes,
+                stream::CAPTURE_GAIN,
+                stream::CAPTURE_OFFSET,
+            );
+            self.apply(
+                &self.capture,
+                stream::TEMPORAL_CAPTURE,
+                ctx,
+                row,
+                vals,
+                planes,
+            );
         }
         let Some((lo, hi)) = self.saturation else {
             return 0;
@@ -309,9 +358,14 @@ impl NoiseModel {
         let mut n = 0u32;
         for ((v, &m), c) in vals.iter_mut().zip(mask).zip(clipped.iter_mut()) {
             let x = *v;
-            // max/min rather than clamp: no assertion in the loop. NaN cannot arise:
-            // every term is finite.
-            let y = x.max(lo).min(hi);
+            // Compare-and-select: one min and one max (every term is finite, no NaN).
+            let y = if x < lo {
+                lo
+            } else if x > hi {
+                hi
+            } else {
+                x
+            };
             let hit = m & (y != x);
             *c = hit;
             n += u32::from(hit);
@@ -415,15 +469,21 @@ impl WriteLayer for NoiseModel {
         }
         if r.noise > 0.0 {
             let mut noise = [0f32; N];
-            let key = rng::row_key(self.run_seed, stream::READOUT, ctx.seq, ctx.plane as u64, row);
+            let key = rng::row_key(
+                self.run_seed,
+                stream::READOUT,
+                ctx.seq,
+                ctx.plane as u64,
+                row,
+            );
             rng::fill_normals(key, &mut noise);
             let s = r.noise as f32;
             vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
         }
         if r.pattern_offset > 0.0 {
-            let p = self.readout_plane.get_or_init(|| {
-                rng::normal_plane(self.chip_seed, stream::READOUT_OFFSET, 0, N, N)
-            });
+            let p = self
+                .readout_plane
+                .get_or_init(|| rng::normal_plane(self.chip_seed, stream::READOUT_OFFSET, 0, N, N));
             let s = r.pattern_offset as f32;
             vals.iter_mut()
                 .zip(&p[row * N..(row + 1) * N])

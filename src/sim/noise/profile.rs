@@ -247,14 +247,53 @@ impl Default for Readout {
     }
 }
 
-fn ranged<'de, D: Deserializer<'de>>(d: D, lo: f64, hi: f64, what: &str) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if !v.is_finite() || v < lo || v > hi {
-        return Err(D::Error::custom(format!(
-            "{what} must be a number in {lo}..{hi}, got {v}"
-        )));
+/// Accepts a number in `lo..=hi`. The check runs inside the visitor, while serde_yaml
+/// still stands on the scalar, so the error carries the position of the value itself.
+struct Ranged {
+    lo: f64,
+    hi: f64,
+    what: &'static str,
+}
+
+impl Ranged {
+    fn check<E: serde::de::Error>(&self, v: f64) -> Result<f64, E> {
+        if !v.is_finite() || v < self.lo || v > self.hi {
+            return Err(E::custom(format!(
+                "{} must be a number in {}..{}, got {v}",
+                self.what, self.lo, self.hi
+            )));
+        }
+        Ok(v)
     }
-    Ok(v)
+}
+
+impl serde::de::Visitor<'_> for Ranged {
+    type Value = f64;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} (a number in {}..{})", self.what, self.lo, self.hi)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<f64, E> {
+        self.check(v)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<f64, E> {
+        self.check(v as f64)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<f64, E> {
+        self.check(v as f64)
+    }
+}
+
+fn ranged<'de, D: Deserializer<'de>>(
+    d: D,
+    lo: f64,
+    hi: f64,
+    what: &'static str,
+) -> Result<f64, D::Error> {
+    d.deserialize_f64(Ranged { lo, hi, what })
 }
 
 fn gain<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
@@ -409,9 +448,17 @@ mod tests {
         assert!(e.msg.contains("unknown field `gian`"), "{e}");
         let e = Profile::from_yaml("transfer:\n  bus2: {gain: 0.9}\n", "p.yaml").unwrap_err();
         assert_eq!(e.line, 2, "{e}");
-        assert!(e.msg.contains("gain error must be a number in -0.5..0.5"), "{e}");
+        assert!(
+            e.msg.contains("gain error must be a number in -0.5..0.5"),
+            "{e}"
+        );
         let e = Profile::from_yaml("fixed_pattern:\n  offset: -1\n", "p.yaml").unwrap_err();
         assert_eq!((e.line, e.col), (2, 11), "{e}");
+        assert!(
+            e.msg
+                .contains("standard deviation must be a number in 0..64, got -1"),
+            "{e}"
+        );
         let e = Profile::from_yaml("saturation: {low: 5, high: 1}\n", "p.yaml").unwrap_err();
         assert_eq!(e.line, 1);
         assert!(e.msg.contains("low (5) must be below high (1)"), "{e}");
@@ -424,6 +471,8 @@ mod tests {
     #[test]
     fn missing_files_are_errors() {
         let e = Profile::load("no/such/profile.yaml").unwrap_err();
-        assert!(e.to_string().starts_with("no/such/profile.yaml:1:1: no such profile"));
+        assert!(e
+            .to_string()
+            .starts_with("no/such/profile.yaml:1:1: no such profile"));
     }
 }

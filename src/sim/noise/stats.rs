@@ -92,7 +92,11 @@ impl RunsAccumulator {
                         mean_of_std,
                         std_of_std,
                         min: a.stats.iter().map(|s| s.min).fold(f64::INFINITY, f64::min),
-                        max: a.stats.iter().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max),
+                        max: a
+                            .stats
+                            .iter()
+                            .map(|s| s.max)
+                            .fold(f64::NEG_INFINITY, f64::max),
                         pe_std: pe_var.sqrt(),
                     },
                 )

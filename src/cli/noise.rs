@@ -1,0 +1,185 @@
+//! `scamp noise`: show a noise profile as YAML, and rerun the calibration of the
+//! `scamp5` profile against the hardware measurements (noise.md).
+
+use super::{CliError, Outcome};
+use crate::sim::noise::calibrate::{self, Row, Setup};
+use crate::sim::noise::{profile, Profile};
+use serde::Serialize;
+
+/// Arguments of `scamp noise`.
+#[derive(clap::Args, Debug)]
+pub struct NoiseCmdArgs {
+    #[command(subcommand)]
+    cmd: NoiseCmd,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum NoiseCmd {
+    /// Print a profile (built-in name or file) as YAML, to copy and edit.
+    Show {
+        /// `ideal`, `scamp5` or a profile file.
+        profile: String,
+    },
+    /// Rerun the identity-kernel experiment and print measured vs simulated bias and
+    /// spread for every k.
+    Calibrate(CalibrateArgs),
+}
+
+/// Arguments of `scamp noise calibrate`.
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// Profile to compare with the measurements.
+    #[arg(long, default_value = profile::DEFAULT_PROFILE, value_name = "PROFILE")]
+    noise: String,
+    /// Uniform input values (the hardware measured 0 and 120; others are predictions).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0,120",
+        value_name = "V,...",
+        allow_hyphen_values = true
+    )]
+    inputs: Vec<i32>,
+    /// Largest number of kernel applications.
+    #[arg(long, default_value_t = 32)]
+    k_max: u32,
+    /// Chip (fixed-pattern) seed.
+    #[arg(long = "chip-seed", default_value_t = 1)]
+    chip_seed: u64,
+    /// Run seed of the first repetition (repetition r uses seed + r).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Repetitions averaged per point.
+    #[arg(long, default_value_t = 4)]
+    reps: u32,
+    /// Refit the free parameters of the profile to the measurements (Nelder-Mead, this
+    /// many iterations) and print the fitted profile as YAML before the comparison.
+    #[arg(long, value_name = "ITERATIONS")]
+    fit: Option<u32>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `scamp noise`.
+pub fn run(a: &NoiseCmdArgs) -> Outcome {
+    match &a.cmd {
+        NoiseCmd::Show { profile: name } => {
+            match profile::builtin_text(name) {
+                Some(text) => print!("{text}"),
+                None => {
+                    let p = Profile::load(name).map_err(|e| CliError(e.to_string()))?;
+                    print!("{}", p.to_yaml());
+                }
+            }
+            Ok(0)
+        }
+        NoiseCmd::Calibrate(c) => calibrate_cmd(c),
+    }
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    profile: &'a str,
+    chip_seed: u64,
+    seed: u64,
+    reps: u32,
+    misfit: f64,
+    within_tolerance: bool,
+    rows: &'a [Row],
+}
+
+fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
+    if a.reps == 0 {
+        return Err(CliError("--reps must be at least 1".into()));
+    }
+    if a.k_max > 1024 {
+        return Err(CliError("--k-max must be at most 1024".into()));
+    }
+    let mut prof = Profile::load(&a.noise).map_err(|e| CliError(e.to_string()))?;
+    let setup = Setup {
+        chip_seed: a.chip_seed,
+        run_seed: a.seed,
+        reps: a.reps,
+    };
+    if let Some(iterations) = a.fit {
+        let (fitted, misfit) = calibrate::fit(&prof, setup, iterations, |it, best| {
+            if !a.json {
+                eprint!("\riteration {it}: misfit {best:.3}   ");
+            }
+        })
+        .map_err(|e| CliError(e.to_string()))?;
+        if !a.json {
+            eprintln!();
+            eprintln!("fitted misfit {misfit:.3}; parameters:");
+            for (name, v) in calibrate::FIT_PARAMETERS
+                .iter()
+                .zip(calibrate::parameters(&fitted))
+            {
+                eprintln!("  {name}: {v:.6}");
+            }
+            println!("{}", fitted.to_yaml());
+        }
+        prof = fitted;
+    }
+    let rows = calibrate::compare(&prof, &a.inputs, a.k_max, setup)
+        .map_err(|e| CliError(e.to_string()))?;
+    let misfit = calibrate::misfit(&rows);
+    let within = rows.iter().all(|r| {
+        r.measured.is_none_or(|(mb, ms)| {
+            let (tb, ts) = calibrate::tolerance(mb, ms);
+            (r.bias - mb).abs() <= tb && (r.std - ms).abs() <= ts
+        })
+    });
+    if a.json {
+        let name = if prof.name.is_empty() {
+            a.noise.as_str()
+        } else {
+            prof.name.as_str()
+        };
+        let report = Report {
+            profile: name,
+            chip_seed: a.chip_seed,
+            seed: a.seed,
+            reps: a.reps,
+            misfit,
+            within_tolerance: within,
+            rows: &rows,
+        };
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(0);
+    }
+    println!(
+        "identity kernel `{}` applied k times to a uniform input; bias = mean(input - \
+         output), std = spatial std of input - output",
+        calibrate::KERNEL
+    );
+    println!(
+        "profile {}, chip seed {}, run seeds {}..{}, averaged over {} repetitions",
+        a.noise,
+        a.chip_seed,
+        a.seed,
+        a.seed + u64::from(a.reps) - 1,
+        a.reps
+    );
+    println!(
+        "\n{:>6} {:>3} {:>14} {:>14} {:>13} {:>13}",
+        "input", "k", "measured bias", "simulated bias", "measured std", "simulated std"
+    );
+    for r in &rows {
+        let (mb, ms) = match r.measured {
+            Some((b, s)) => (format!("{b:.1}"), format!("{s:.1}")),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "{:>6} {:>3} {:>14} {:>14.2} {:>13} {:>13.2}",
+            r.input, r.k, mb, r.bias, ms, r.std
+        );
+    }
+    println!(
+        "\nmisfit {misfit:.3} (sum of squared errors in units of the tolerance); every \
+         measured point within tolerance (bias 2 + 6%, std 1.5 + 25%): {}",
+        if within { "yes" } else { "no" }
+    );
+    Ok(0)
+}
