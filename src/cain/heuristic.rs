@@ -161,21 +161,40 @@ impl Estimator {
     /// Estimated instructions still needed before `bag` is live.
     pub fn estimate(&mut self, bag: &Bag, ctx: &Ctx) -> f32 {
         let lb = lower_bound(bag, ctx) as f32;
-        let mut fams: Vec<u64> = Vec::with_capacity(4 * bag.len());
         let fps: Vec<u64> = bag.0.iter().map(Goal::fingerprint).collect();
         let sums: Vec<i64> = bag.0.iter().map(Goal::sum).collect();
-        let mut extra = 0.0;
-        // Dearest goals first: a goal made by combining two others is free only when
-        // both were counted before it (else a butterfly {D, E, D + E} would be free).
-        let mut order: Vec<(usize, Info)> = Vec::with_capacity(bag.len());
+        let mut items: Vec<(usize, Info)> = Vec::with_capacity(bag.len());
         for (i, g) in bag.0.iter().enumerate() {
             if *g != ctx.init && g.support() > 1 {
-                order.push((i, self.info(g, fps[i], CHAIN_DEPTH)));
+                items.push((i, self.info(g, fps[i], CHAIN_DEPTH)));
             }
         }
-        order.sort_by(|a, b| b.1.chain[0].1.total_cmp(&a.1.chain[0].1).then(a.0.cmp(&b.0)));
-        let mut counted: Vec<usize> = Vec::with_capacity(order.len());
-        for (i, info) in order {
+        // Cheapest goals first. A goal made by combining two others is free only when
+        // both were counted before it (else a butterfly {D, E, D + E} would be free),
+        // so each goal that is such a combination is also tried last.
+        items.sort_by(|a, b| a.1.chain[0].1.total_cmp(&b.1.chain[0].1).then(a.0.cmp(&b.0)));
+        let mut extra = self.pass(bag, &fps, &sums, &items);
+        let all: Vec<usize> = (0..bag.len()).collect();
+        for k in 0..items.len().saturating_sub(1) {
+            let i = items[k].0;
+            let others: Vec<usize> = all.iter().copied().filter(|&j| j != i).collect();
+            if combines(&bag.0[i], sums[i], bag, &sums, &others) {
+                let mut o = items.clone();
+                let it = o.remove(k);
+                o.push(it);
+                extra = extra.min(self.pass(bag, &fps, &sums, &o));
+            }
+        }
+        lb + extra
+    }
+
+    /// Extra instructions of the goals taken in the order of `items`.
+    fn pass(&mut self, bag: &Bag, fps: &[u64], sums: &[i64], items: &[(usize, Info)]) -> f32 {
+        let mut fams: Vec<u64> = Vec::with_capacity(4 * bag.len());
+        let mut counted: Vec<usize> = Vec::with_capacity(items.len());
+        let mut extra = 0.0;
+        for (i, info) in items {
+            let i = *i;
             let g = &bag.0[i];
             let (fam, full) = info.chain[0];
             if fams.contains(&fam) {
@@ -189,7 +208,7 @@ impl Estimator {
                     break;
                 }
             }
-            if cost > 0.0 && combines(g, sums[i], bag, &sums, &counted) {
+            if cost > 0.0 && combines(g, sums[i], bag, sums, &counted) {
                 cost = 0.0;
             }
             for (j, h) in bag.0.iter().enumerate() {
@@ -201,7 +220,7 @@ impl Estimator {
             counted.push(i);
             extra += cost;
         }
-        lb + extra
+        extra
     }
 }
 

@@ -91,7 +91,10 @@ fn values(array: &Array, reg: Reg, raw: bool) -> Option<Vec<f32>> {
 /// Runs `scamp run`.
 pub fn run(a: &RunArgs) -> Outcome {
     if !(a.clock.is_finite() && a.clock > 0.0) {
-        return Err(CliError(format!("--clock {}: must be a positive number", a.clock)));
+        return Err(CliError(format!(
+            "--clock {}: must be a positive number",
+            a.clock
+        )));
     }
     if a.runs == 0 {
         return Err(CliError("--runs must be at least 1".into()));
@@ -237,7 +240,10 @@ fn print_text(a: &RunArgs, program: &crate::isa::Program, out: &Report) {
         println!("saturated     {} ({})", out.saturated, per_reg.join(", "));
     }
     println!();
-    println!("{:<6} {:>10} {:>10} {:>10} {:>10}", "reg", "mean", "std", "min", "max");
+    println!(
+        "{:<6} {:>10} {:>10} {:>10} {:>10}",
+        "reg", "mean", "std", "min", "max"
+    );
     for (name, s) in &out.registers {
         println!(
             "{name:<6} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",

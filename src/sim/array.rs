@@ -161,9 +161,10 @@ impl Array {
         let idle = self.seq - self.settled[i];
         self.settled[i] = self.seq;
         if let Some((factor, toward)) = self.layer.decay(idle) {
-            self.planes[i]
-                .par_chunks_mut(N)
-                .for_each(|row| row.iter_mut().for_each(|v| *v = toward + (*v - toward) * factor));
+            self.planes[i].par_chunks_mut(N).for_each(|row| {
+                row.iter_mut()
+                    .for_each(|v| *v = toward + (*v - toward) * factor)
+            });
         }
     }
 

@@ -73,7 +73,7 @@ fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str) {
 fn label(v: f64) -> String {
     if v == 0.0 {
         "0".into()
-    } else if v >= 1000.0 || v < 0.01 {
+    } else if !(0.01..1000.0).contains(&v) {
         format!("{v:.1e}")
     } else {
         let s = format!("{v:.3}");
