@@ -76,9 +76,19 @@ const WEIGHTS: Weights = Weights {
 /// point (e.g. the two halves of a butterfly both made from one box).
 #[derive(Clone, Debug)]
 struct Info {
-    /// (family fingerprint, extra instructions) from the goal down its chain.
-    chain: Vec<(u64, f32)>,
+    /// Cheapest first, a few ways: (family fingerprint, extra instructions) from the
+    /// goal down its chain.
+    chains: Vec<Vec<(u64, f32)>>,
 }
+
+impl Info {
+    fn cost(&self) -> f32 {
+        self.chains[0][0].1
+    }
+}
+
+/// Alternative chains kept per goal.
+const CHAINS: usize = 6;
 
 /// Levels of telescoping followed when estimating a goal.
 const CHAIN_DEPTH: u32 = 4;
@@ -103,9 +113,7 @@ impl Estimator {
             return v.clone();
         }
         let fam = g.family().fingerprint();
-        let mut best = Info {
-            chain: vec![(fam, build_cost(g))],
-        };
+        let mut chains: Vec<Vec<(u64, f32)>> = vec![vec![(fam, build_cost(g))]];
         if g.support() > 1 && depth > 0 {
             let atoms = g.atoms();
             for s in &SHIFTS {
@@ -120,15 +128,27 @@ impl Estimator {
                     // One instruction (subx reads P twice; a sum of P and its move
                     // is an addx away when P is itself a sum) plus P's own.
                     let step = if sign < 0 { 1.0 } else { WEIGHTS.sum_step };
-                    let e = step + sub.chain[0].1;
-                    if e < best.chain[0].1 {
-                        let mut chain = vec![(fam, e)];
-                        chain.extend(sub.chain.iter().copied());
-                        best = Info { chain };
+                    for c in &sub.chains {
+                        let mut chain = Vec::with_capacity(c.len() + 1);
+                        chain.push((fam, step + c[0].1));
+                        chain.extend(c.iter().copied());
+                        chains.push(chain);
                     }
                 }
             }
         }
+        chains.sort_by(|a, b| a[0].1.total_cmp(&b[0].1).then(a.len().cmp(&b.len())));
+        // Keep distinct routes (by the family just below the goal), cheapest first.
+        let mut kept: Vec<Vec<(u64, f32)>> = Vec::with_capacity(CHAINS);
+        for c in chains {
+            if kept.len() == CHAINS {
+                break;
+            }
+            if !kept.iter().any(|k| k.get(1).map(|x| x.0) == c.get(1).map(|x| x.0)) {
+                kept.push(c);
+            }
+        }
+        let best = Info { chains: kept };
         if self.goals.len() >= CACHE_LIMIT {
             self.goals.clear();
         }
@@ -172,7 +192,7 @@ impl Estimator {
         // Cheapest goals first. A goal made by combining two others is free only when
         // both were counted before it (else a butterfly {D, E, D + E} would be free),
         // so each goal that is such a combination is also tried last.
-        items.sort_by(|a, b| a.1.chain[0].1.total_cmp(&b.1.chain[0].1).then(a.0.cmp(&b.0)));
+        items.sort_by(|a, b| a.1.cost().total_cmp(&b.1.cost()).then(a.0.cmp(&b.0)));
         let mut extra = self.pass(bag, &fps, &sums, &items);
         let all: Vec<usize> = (0..bag.len()).collect();
         for k in 0..items.len().saturating_sub(1) {
@@ -193,19 +213,47 @@ impl Estimator {
         let mut fams: Vec<u64> = Vec::with_capacity(4 * bag.len());
         let mut counted: Vec<usize> = Vec::with_capacity(items.len());
         let mut extra = 0.0;
-        for (i, info) in items {
+        for (n, (i, info)) in items.iter().enumerate() {
             let i = *i;
             let g = &bag.0[i];
-            let (fam, full) = info.chain[0];
+            let fam = info.chains[0][0].0;
             if fams.contains(&fam) {
                 continue;
             }
-            // Where the chain meets work already counted, only the steps above remain.
-            let mut cost = full;
-            for &(f, e) in &info.chain[1..] {
-                if fams.contains(&f) {
-                    cost = full - e;
-                    break;
+            // Where a chain meets work already counted, only the steps above remain.
+            // Among equally dear routes, prefer one through a family that a goal still
+            // to come can share.
+            let later = &items[n + 1..];
+            let shared = |f: u64| {
+                later
+                    .iter()
+                    .any(|(_, o)| o.chains.iter().any(|c| c[1..].iter().any(|x| x.0 == f)))
+            };
+            let mut cost = f32::INFINITY;
+            let mut key = f32::INFINITY;
+            let mut route = 0;
+            for (k, chain) in info.chains.iter().enumerate() {
+                let full = chain[0].1;
+                let mut c = full;
+                for &(f, e) in &chain[1..] {
+                    if fams.contains(&f) {
+                        c = full - e;
+                        break;
+                    }
+                }
+                let bonus = if later.is_empty() {
+                    0.0
+                } else {
+                    chain[1..]
+                        .iter()
+                        .filter(|x| x.1 > 0.0 && shared(x.0))
+                        .map(|x| x.1)
+                        .fold(0.0, f32::max)
+                };
+                cost = cost.min(c);
+                if c - 0.5 * bonus < key {
+                    key = c - 0.5 * bonus;
+                    route = k;
                 }
             }
             if cost > 0.0 && combines(g, sums[i], bag, sums, &counted) {
@@ -216,7 +264,7 @@ impl Estimator {
                     cost = cost.min(self.relieved(g, fps[i], h, fps[j]));
                 }
             }
-            fams.extend(info.chain.iter().map(|c| c.0));
+            fams.extend(info.chains[route].iter().map(|c| c.0));
             counted.push(i);
             extra += cost;
         }
@@ -278,4 +326,38 @@ fn cover(g: &Goal, part: &Goal, sign: i32) -> (u32, Goal) {
         }
     }
     (copies, rest)
+}
+
+#[cfg(test)]
+mod debug_est {
+    use super::*;
+    use crate::cain::goal::Term;
+    use crate::cain::spec::Ops;
+
+    fn goal(rows: &[&[i32]]) -> Goal {
+        let h = rows.len() as i8;
+        let w = rows[0].len() as i8;
+        let mut t = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            for (j, &n) in r.iter().enumerate() {
+                t.push(Term { r: i as i8 - (h - 1) / 2, c: j as i8 - (w - 1) / 2, n });
+            }
+        }
+        Goal::from_terms(t)
+    }
+
+    #[test]
+    fn show() {
+        let ctx = Ctx { init: Goal::single(0, 0, 1), regs: 6, ops: Ops::All, depth: 0, max_atoms: 1000 };
+        let gx = goal(&[&[-1, 0, 1], &[-2, 0, 2], &[-1, 0, 1]]);
+        let d = goal(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]);
+        let e = goal(&[&[0, 1, 1], &[-1, 0, 1], &[-1, -1, 0]]);
+        let mut est = Estimator::default();
+        for g in [&gx, &d, &e] {
+            let i = est.info(g, g.fingerprint(), CHAIN_DEPTH);
+            println!("{g}: {:?}", i.chains);
+        }
+        let bag = Bag::new(vec![gx, d, e]);
+        println!("est {}", est.estimate(&bag, &ctx));
+    }
 }
