@@ -4,6 +4,7 @@
 use super::goal::{Bag, Goal, SHIFTS};
 use super::reverse::{telescope, Ctx, PassThrough};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::hash::BuildHasherDefault;
 
 /// Instructions still needed at least, before `bag` is live.
@@ -98,7 +99,7 @@ const CHAIN_DEPTH: u32 = 4;
 #[derive(Default)]
 pub struct Estimator {
     /// Goal fingerprint -> how it is built.
-    goals: HashMap<u64, Info, BuildHasherDefault<PassThrough>>,
+    goals: HashMap<u64, Rc<Info>, BuildHasherDefault<PassThrough>>,
     /// (goal, part) fingerprints -> cost of the goal given the part.
     relief: HashMap<(u64, u64), f32>,
 }
@@ -108,7 +109,7 @@ const CACHE_LIMIT: usize = 1 << 20;
 
 impl Estimator {
     /// The build chain of `g` (extra instructions beyond the one producing `g`).
-    fn info(&mut self, g: &Goal, fp: u64, depth: u32) -> Info {
+    fn info(&mut self, g: &Goal, fp: u64, depth: u32) -> Rc<Info> {
         if let Some(v) = self.goals.get(&fp) {
             return v.clone();
         }
@@ -148,7 +149,7 @@ impl Estimator {
                 kept.push(c);
             }
         }
-        let best = Info { chains: kept };
+        let best = Rc::new(Info { chains: kept });
         if self.goals.len() >= CACHE_LIMIT {
             self.goals.clear();
         }
@@ -182,8 +183,7 @@ impl Estimator {
     pub fn estimate(&mut self, bag: &Bag, ctx: &Ctx) -> f32 {
         let lb = lower_bound(bag, ctx) as f32;
         let fps: Vec<u64> = bag.0.iter().map(Goal::fingerprint).collect();
-        let sums: Vec<i64> = bag.0.iter().map(Goal::sum).collect();
-        let mut items: Vec<(usize, Info)> = Vec::with_capacity(bag.len());
+        let mut items: Vec<(usize, Rc<Info>)> = Vec::with_capacity(bag.len());
         for (i, g) in bag.0.iter().enumerate() {
             if *g != ctx.init && g.support() > 1 {
                 items.push((i, self.info(g, fps[i], CHAIN_DEPTH)));
@@ -193,34 +193,45 @@ impl Estimator {
         // both were counted before it (else a butterfly {D, E, D + E} would be free),
         // so each goal that is such a combination is also tried last.
         items.sort_by(|a, b| a.1.cost().total_cmp(&b.1.cost()).then(a.0.cmp(&b.0)));
-        let mut extra = self.pass(bag, &fps, &sums, &items);
-        let all: Vec<usize> = (0..bag.len()).collect();
-        for k in 0..items.len().saturating_sub(1) {
-            let i = items[k].0;
-            let others: Vec<usize> = all.iter().copied().filter(|&j| j != i).collect();
-            if combines(&bag.0[i], sums[i], bag, &sums, &others) {
-                let mut o = items.clone();
-                let it = o.remove(k);
-                o.push(it);
-                extra = extra.min(self.pass(bag, &fps, &sums, &o));
+        let combos = combinations(bag);
+        let mut extra = self.pass(bag, &fps, &items, &combos);
+        if !combos.is_empty() {
+            for k in 0..items.len().saturating_sub(1) {
+                let i = items[k].0;
+                if combos.iter().any(|c| c.0 == i) {
+                    let mut o = items.clone();
+                    let it = o.remove(k);
+                    o.push(it);
+                    extra = extra.min(self.pass(bag, &fps, &o, &combos));
+                }
             }
         }
         lb + extra
     }
 
     /// Extra instructions of the goals taken in the order of `items`.
-    fn pass(&mut self, bag: &Bag, fps: &[u64], sums: &[i64], items: &[(usize, Info)]) -> f32 {
+    fn pass(
+        &mut self,
+        bag: &Bag,
+        fps: &[u64],
+        items: &[(usize, Rc<Info>)],
+        combos: &[(usize, usize, usize)],
+    ) -> f32 {
         let mut fams: Vec<u64> = Vec::with_capacity(4 * bag.len());
-        let mut counted: Vec<usize> = Vec::with_capacity(items.len());
+        // Goals counted so far: those not in `items` cost nothing beyond the bound.
+        let mut pending: Vec<bool> = vec![false; bag.len()];
+        for (i, _) in items {
+            pending[*i] = true;
+        }
         let mut extra = 0.0;
         for (n, (i, info)) in items.iter().enumerate() {
             let i = *i;
             let g = &bag.0[i];
             let fam = info.chains[0][0].0;
             if fams.contains(&fam) {
+                pending[i] = false;
                 continue;
             }
-            // Where a chain meets work already counted, only the steps above remain.
             // Among equally dear routes, prefer one through a family that a goal still
             // to come can share.
             let later = &items[n + 1..];
@@ -256,7 +267,11 @@ impl Estimator {
                     route = k;
                 }
             }
-            if cost > 0.0 && combines(g, sums[i], bag, sums, &counted) {
+            if cost > 0.0
+                && combos
+                    .iter()
+                    .any(|&(t, a, b)| t == i && !pending[a] && !pending[b])
+            {
                 cost = 0.0;
             }
             for (j, h) in bag.0.iter().enumerate() {
@@ -265,67 +280,58 @@ impl Estimator {
                 }
             }
             fams.extend(info.chains[route].iter().map(|c| c.0));
-            counted.push(i);
+            pending[i] = false;
             extra += cost;
         }
         extra
     }
 }
 
-/// Whether `g` is plus or minus a sum or difference of two goals of `bag` among
-/// `counted`: one instruction, already counted by the bound.
-fn combines(g: &Goal, gs: i64, bag: &Bag, sums: &[i64], counted: &[usize]) -> bool {
-    for (k, &a) in counted.iter().enumerate() {
-        for &b in &counted[k + 1..] {
-            let (x, y) = (&bag.0[a], &bag.0[b]);
-            let (sx, sy) = (sums[a], sums[b]);
-            if (gs == sx + sy || gs == -(sx + sy)) && {
-                let t = x.plus(y);
-                t == *g || t.neg() == *g
-            } {
-                return true;
-            }
-            if (gs == sx - sy || gs == sy - sx) && {
-                let t = x.minus(y);
-                t == *g || t.neg() == *g
-            } {
-                return true;
+/// Every `(t, a, b)` with goal `t` of `bag` equal to plus or minus the sum or the
+/// difference of goals `a` and `b` (one instruction, already counted by the bound).
+fn combinations(bag: &Bag) -> Vec<(usize, usize, usize)> {
+    let n = bag.len();
+    let mut out = Vec::new();
+    if n < 3 {
+        return out;
+    }
+    let sums: Vec<i64> = bag.0.iter().map(Goal::sum).collect();
+    for a in 0..n {
+        for b in (a + 1)..n {
+            let (sp, sm) = (sums[a] + sums[b], sums[a] - sums[b]);
+            let mut plus: Option<Goal> = None;
+            let mut minus: Option<Goal> = None;
+            for t in 0..n {
+                if t == a || t == b {
+                    continue;
+                }
+                let (g, st) = (&bag.0[t], sums[t]);
+                if st == sp || st == -sp {
+                    let p = plus.get_or_insert_with(|| bag.0[a].plus(&bag.0[b]));
+                    if p == g || equals_neg(p, g) {
+                        out.push((t, a, b));
+                        continue;
+                    }
+                }
+                if st == sm || st == -sm {
+                    let m = minus.get_or_insert_with(|| bag.0[a].minus(&bag.0[b]));
+                    if m == g || equals_neg(m, g) {
+                        out.push((t, a, b));
+                    }
+                }
             }
         }
     }
-    false
+    out
 }
 
-/// Greedily removes moved copies of `sign * part` from `g`: (copies, what is left).
-fn cover(g: &Goal, part: &Goal, sign: i32) -> (u32, Goal) {
-    let Some(first) = part.0.first() else {
-        return (0, g.clone());
-    };
-    let mut rest = g.clone();
-    let mut copies = 0;
-    let mut k = 0;
-    while k < rest.0.len() {
-        let t = rest.0[k];
-        k += 1;
-        if t.n != sign * first.n {
-            continue;
-        }
-        let (dr, dc) = (t.r.wrapping_sub(first.r), t.c.wrapping_sub(first.c));
-        let Some(moved) = part.translated(dr, dc) else {
-            continue;
-        };
-        let fits = moved.0.iter().all(|m| {
-            let have = rest.get(m.r, m.c);
-            let want = sign * m.n;
-            have.signum() == want.signum() && have.abs() >= want.abs()
-        });
-        if fits {
-            rest = rest.combine(&moved, -sign);
-            copies += 1;
-            k = 0;
-        }
-    }
-    (copies, rest)
+/// Whether `x == -y`.
+fn equals_neg(x: &Goal, y: &Goal) -> bool {
+    x.0.len() == y.0.len()
+        && x.0
+            .iter()
+            .zip(&y.0)
+            .all(|(p, q)| p.r == q.r && p.c == q.c && p.n == -q.n)
 }
 
 #[cfg(test)]

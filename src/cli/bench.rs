@@ -2,7 +2,7 @@
 //! same run.
 
 use super::Outcome;
-use crate::sim::throughput::{self, Figure};
+use crate::sim::throughput::{self, Figure, Roofline};
 use serde::Serialize;
 
 /// Arguments of `scamp bench`.
@@ -21,29 +21,21 @@ struct Report {
     threads: usize,
     roofline_copy_us: f64,
     roofline_add_us: f64,
+    /// Roofline microseconds per register-plane pass (a third of the add).
+    roofline_pass_us: f64,
     figures: Vec<Figure>,
 }
 
 /// Runs `scamp bench`.
 pub fn run(a: &BenchArgs) -> Outcome {
     let samples = a.samples.max(1);
-    let roof_add = throughput::roofline_add_us(samples);
-    let roof_copy = throughput::roofline_copy_us(samples);
-    let mut figures = Vec::new();
-    for (name, text) in throughput::MACROS {
-        let p = throughput::macro_program(text);
-        figures.push(throughput::time_program(
-            &format!("{name} (ideal)"),
-            &p,
-            &|_| {},
-            roof_add,
-            samples,
-        ));
-    }
+    let roof = Roofline::measure(samples);
+    let figures = throughput::all_figures(&roof, samples);
     let report = Report {
         threads: rayon::current_num_threads(),
-        roofline_copy_us: roof_copy,
-        roofline_add_us: roof_add,
+        roofline_copy_us: roof.copy_us,
+        roofline_add_us: roof.add_us,
+        roofline_pass_us: roof.pass_us(),
         figures,
     };
     if a.json {
@@ -51,17 +43,24 @@ pub fn run(a: &BenchArgs) -> Outcome {
         return Ok(0);
     }
     println!(
-        "threads {}; roofline: plane copy {:.2} us, plane add {:.2} us",
-        report.threads, roof_copy, roof_add
+        "threads {}; roofline: plane copy {:.2} us, plane add {:.2} us ({:.2} us per plane pass)",
+        report.threads, roof.copy_us, roof.add_us, report.roofline_pass_us
     );
     println!(
-        "{:<24} {:>10} {:>7} {:>14} {:>10}",
-        "figure", "us", "cycles", "bus instr/s", "x roofline"
+        "{:<18} {:<7} {:>10} {:>7} {:>14} {:>7} {:>10} {:>10}",
+        "figure", "profile", "us", "cycles", "bus instr/s", "passes", "roof us", "x roofline"
     );
     for f in &report.figures {
         println!(
-            "{:<24} {:>10.2} {:>7} {:>14.3e} {:>10.2}",
-            f.name, f.us, f.cycles, f.bus_per_second, f.roofline_ratio
+            "{:<18} {:<7} {:>10.2} {:>7} {:>14.3e} {:>7} {:>10.2} {:>10.2}",
+            f.name,
+            f.profile,
+            f.us,
+            f.cycles,
+            f.bus_per_second,
+            f.plane_passes,
+            f.roofline_us,
+            f.roofline_ratio
         );
     }
     Ok(0)

@@ -140,7 +140,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
                 let c = compile(&spec, a, a.json)?;
                 (spec, c.program, c.kernels, Vec::new())
             }
-            Some(limit) => budget_search(&spec, a, limit, &grey, &*testbed)?,
+            Some(limit) => budget_search(&spec, a, limit, &grey, &testbed)?,
         }
     } else {
         let spec_path = a.kernel.as_ref().ok_or_else(|| {
@@ -182,14 +182,14 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let targets = check::targets(&spec, &kernels);
     let m = if verified {
         Some(
-            check::measure(&program, spec.input, general, &targets, &grey, &*testbed, a.runs)
+            check::measure(&program, spec.input, general, &targets, &grey, &testbed, a.runs)
                 .map_err(|e| super::positioned(&a.target, e))?,
         )
     } else {
         None
     };
     if let (Some(dir), true) = (&a.out, verified) {
-        write_outputs(dir, &program, &spec, &targets, &images, &*testbed, m.as_ref())?;
+        write_outputs(dir, &program, &spec, &targets, &images, &testbed, m.as_ref())?;
     }
     let report = Report {
         verified,
@@ -400,6 +400,11 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
                 "", "", k.total_runs.rmse.mean, k.total_runs.rmse.std
             );
         }
-        println!("{:<4} {:<10} {}", "", "saturated", k.saturated);
+    }
+    if let Some(k) = r.kernels.first() {
+        println!(
+            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, run 1)",
+            k.saturated
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::CliError;
 use crate::isa::{parse_program, DReg, Device, Program, Reg};
+use crate::verify::check::ProfileTestbed;
 use crate::sim::{capture, noise, readout, Array, EdgeMode, PES};
 use std::path::{Path, PathBuf};
 
@@ -156,31 +157,11 @@ impl NoiseArgs {
     /// The test bed of `scamp check`: fresh arrays with this profile's layer (run r
     /// uses seed `--seed` + r, every run the chip `--chip-seed`), read through the
     /// profile's readout path.
-    pub fn testbed(&self) -> Result<Box<dyn crate::verify::check::Testbed>, CliError> {
-        Ok(Box::new(ProfileTestbed {
+    pub fn testbed(&self) -> Result<ProfileTestbed, CliError> {
+        Ok(ProfileTestbed {
             profile: self.profile()?,
-            args: self.clone(),
-        }))
-    }
-}
-
-/// A noise profile as a [`crate::verify::check::Testbed`].
-pub struct ProfileTestbed {
-    profile: noise::Profile,
-    args: NoiseArgs,
-}
-
-impl crate::verify::check::Testbed for ProfileTestbed {
-    fn array(&self, general: usize, run: u32) -> Array {
-        let mut a = Array::new(general, EdgeMode::Zero);
-        let model = self
-            .args
-            .model(&self.profile, u64::from(run), crate::sim::DEFAULT_CLOCK_HZ);
-        a.set_layer(Box::new(model));
-        a
-    }
-
-    fn read(&self, array: &Array, reg: Reg, _run: u32) -> Vec<f32> {
-        array.read_out(reg).unwrap_or_default()
+            chip_seed: self.chip_seed,
+            seed: self.seed,
+        })
     }
 }

@@ -4,6 +4,7 @@
 use super::convolution::correlate;
 use super::metrics::{ErrorAccumulator, ErrorFigures, Spread};
 use crate::isa::{Program, Reg};
+use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::{self, capture::GreyImage, Array, EdgeMode, N};
 use ndarray::Array2;
 use serde::Serialize;
@@ -29,16 +30,39 @@ pub trait Testbed: Sync {
     fn read(&self, array: &Array, reg: Reg, run: u32) -> Vec<f32>;
 }
 
-/// Exact arithmetic: the `ideal` profile.
-pub struct IdealTestbed;
+/// Arrays under a noise profile: run `r` uses run seed `seed + r` on the chip
+/// `chip_seed`, and results are read through the profile's readout path.
+pub struct ProfileTestbed {
+    /// The noise profile (`ideal` switches the layer off).
+    pub profile: Profile,
+    /// Fixed-pattern seed: the same chip for every run.
+    pub chip_seed: u64,
+    /// Temporal-noise seed of run 0.
+    pub seed: u64,
+}
 
-impl Testbed for IdealTestbed {
-    fn array(&self, general: usize, _run: u32) -> Array {
-        Array::new(general, EdgeMode::Zero)
+impl ProfileTestbed {
+    /// Exact arithmetic: the built-in `ideal` profile.
+    pub fn ideal() -> Self {
+        ProfileTestbed {
+            profile: Profile::builtin("ideal").expect("the ideal profile is built in"),
+            chip_seed: 0,
+            seed: 0,
+        }
+    }
+}
+
+impl Testbed for ProfileTestbed {
+    fn array(&self, general: usize, run: u32) -> Array {
+        let mut a = Array::new(general, EdgeMode::Zero);
+        let model = NoiseModel::new(&self.profile, self.chip_seed, self.seed.wrapping_add(u64::from(run)))
+            .with_clock(sim::DEFAULT_CLOCK_HZ);
+        a.set_layer(Box::new(model));
+        a
     }
 
     fn read(&self, array: &Array, reg: Reg, _run: u32) -> Vec<f32> {
-        array.plane(reg).map(<[f32]>::to_vec).unwrap_or_default()
+        array.read_out(reg).unwrap_or_default()
     }
 }
 
@@ -68,7 +92,8 @@ pub struct KernelErrors {
     pub analogue_runs: FigureSpread,
     /// Mean and spread of the total figures over runs.
     pub total_runs: FigureSpread,
-    /// PEs clipped while the program ran (all registers), summed over images, first run.
+    /// PE-register pairs clipped while the program ran (every register, not only this
+    /// kernel's), summed over images, first run.
     pub saturated: u64,
 }
 
@@ -276,7 +301,7 @@ mod tests {
             centre: (0, 1),
         };
         let img = sim::capture::default_image();
-        let m = measure(&p, Reg::A, 6, &[t], &[img], &IdealTestbed, 1).unwrap();
+        let m = measure(&p, Reg::A, 6, &[t], &[img], &ProfileTestbed::ideal(), 1).unwrap();
         assert_eq!(m.border, 1);
         let k = &m.kernels[0];
         assert!(k.analogue.rmse < 1e-5, "{:?}", k.analogue);
