@@ -1,21 +1,12 @@
 //! `scamp check` on programs written by hand: the proof accepts exactly the right ones,
 //! the figures agree with what `--out` saved, and bad input exits 2.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn scamp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scamp"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the scamp binary runs")
-}
+use common::scamp;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scamp-check-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> std::path::PathBuf {
+    common::temp_dir(&format!("check-{name}"))
 }
 
 #[test]
@@ -29,7 +20,12 @@ fn hand_written_gaussian_is_proven_and_exact_under_ideal() {
         "ideal",
         "--json",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verified"], true);
     assert_eq!(v["instructions"], 11);
@@ -102,7 +98,12 @@ fn saved_outputs_reproduce_the_reported_error() {
         out.to_str().unwrap(),
         "--json",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let result: ndarray::Array2<f32> =
         ndarray_npy::read_npy(out.join("gradient_A.result.npy")).unwrap();
@@ -133,19 +134,51 @@ fn saved_outputs_reproduce_the_reported_error() {
 fn bad_input_exits_2() {
     let dir = tmp("bad");
     let bad_spec = dir.join("bad.yaml");
-    std::fs::write(&bad_spec, "name: x\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    weights: [[1, 2], [3]]\n").unwrap();
+    std::fs::write(
+        &bad_spec,
+        "name: x\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    weights: [[1, 2], [3]]\n",
+    )
+    .unwrap();
     for args in [
         vec!["check", "programs/gauss3x3_hand.scamp", "--noise", "ideal"],
-        vec!["check", "programs/gauss3x3_hand.scamp", "--kernel", bad_spec.to_str().unwrap(), "--noise", "ideal"],
-        vec!["check", "programs/gauss3x3.yaml", "--images", "no/such/dir", "--noise", "ideal"],
-        vec!["check", "programs/gauss3x3.yaml", "--runs", "0", "--noise", "ideal"],
+        vec![
+            "check",
+            "programs/gauss3x3_hand.scamp",
+            "--kernel",
+            bad_spec.to_str().unwrap(),
+            "--noise",
+            "ideal",
+        ],
+        vec![
+            "check",
+            "programs/gauss3x3.yaml",
+            "--images",
+            "no/such/dir",
+            "--noise",
+            "ideal",
+        ],
+        vec![
+            "check",
+            "programs/gauss3x3.yaml",
+            "--runs",
+            "0",
+            "--noise",
+            "ideal",
+        ],
     ] {
         let o = scamp(&args);
         let e = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
         assert!(e.starts_with("error: "), "{args:?}: {e}");
     }
-    let o = scamp(&["check", "programs/gauss3x3_hand.scamp", "--kernel", bad_spec.to_str().unwrap(), "--noise", "ideal"]);
+    let o = scamp(&[
+        "check",
+        "programs/gauss3x3_hand.scamp",
+        "--kernel",
+        bad_spec.to_str().unwrap(),
+        "--noise",
+        "ideal",
+    ]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("bad.yaml:6:"), "positioned: {e}");
 }

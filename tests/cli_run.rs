@@ -1,27 +1,12 @@
 //! The `scamp` binary's contract for `run` and `trace`: exit codes, positioned errors,
 //! JSON fields and output files.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn scamp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scamp"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the scamp binary runs")
-}
+use common::{scamp, stderr};
 
-fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("scamp-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
+    common::temp_file("cli-run", name, contents)
 }
 
 #[test]
@@ -86,7 +71,10 @@ fn bad_programs_exit_2_with_position() {
     let cases: &[(&[u8], &str)] = &[
         (b"mov(A, B);\nfoo(A);\n", ":2:1: unknown instruction `foo`"),
         (b"add(A, B);\n", ":1:1: wrong number of operands"),
-        (b"mov(A, G)\n", ":1:8: operand 2 of `mov`: unknown register `G`"),
+        (
+            b"mov(A, G)\n",
+            ":1:8: operand 2 of `mov`: unknown register `G`",
+        ),
         (b"movx(A, B, up)\n", ":1:12: unknown operand `up`"),
         (b"divq(C, C)\n", ":1:1: register C appears twice"),
         (b"in(A, 200)\n", ":1:7: operand 2 of `in`"),
@@ -135,6 +123,10 @@ fn trace_shows_bus_instructions_and_pe_values() {
     // the -10 that in() left there and B = -(-10) = 10; XE (beyond the edge) reads 0.
     let last = out.lines().find(|l| l.contains("bus(B, NEWS)")).unwrap();
     let cells: Vec<&str> = last.split_whitespace().collect();
-    assert_eq!(&cells[2..10], ["10", "10", "0", "0", "0", "0", "-10", "-10"], "{last}");
+    assert_eq!(
+        &cells[2..10],
+        ["10", "10", "0", "0", "0", "0", "-10", "-10"],
+        "{last}"
+    );
     assert_eq!(cells[10], "0", "XE beyond the edge: {last}");
 }

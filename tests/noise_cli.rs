@@ -2,27 +2,13 @@
 //! positioned profile errors (exit 2), `scamp noise show|calibrate`, `--runs` statistics
 //! and seeds that reproduce results.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn scamp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scamp"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the scamp binary runs")
-}
+use common::{scamp, stderr};
+use std::process::Output;
 
-fn temp_file(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("scamp-noise-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    common::temp_file("noise-cli", name, contents)
 }
 
 fn json(o: &Output) -> serde_json::Value {

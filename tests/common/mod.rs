@@ -1,0 +1,34 @@
+//! Helpers shared by the tests that drive the `scamp` binary.
+
+#![allow(dead_code)] // each test crate uses its own subset
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs `scamp` with `args` from the crate root.
+pub fn scamp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the scamp binary runs")
+}
+
+/// A fresh folder for one test crate and purpose, unique per process.
+pub fn temp_dir(purpose: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("scamp-{purpose}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// Writes `contents` to a file named `name` in the folder for `purpose`.
+pub fn temp_file(purpose: &str, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let p = temp_dir(purpose).join(name);
+    std::fs::write(&p, contents).expect("temp file");
+    p
+}
+
+/// What the command printed on stderr.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
