@@ -26,7 +26,10 @@ fn roofline(c: &mut Criterion) {
                 .zip(a.par_chunks(BAND))
                 .zip(b.par_chunks(BAND))
                 .for_each(|((o, x), y)| {
-                    o.iter_mut().zip(x).zip(y).for_each(|((o, x), y)| *o = x + y)
+                    o.iter_mut()
+                        .zip(x)
+                        .zip(y)
+                        .for_each(|((o, x), y)| *o = x + y)
                 })
         })
     });

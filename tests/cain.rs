@@ -122,7 +122,7 @@ fn committed_programs_compute_their_specs() {
         ("gauss5x5_3x3", 26),
         ("analognet2", 20),
         ("sobel_x", 5),
-        ("sobel_xy", 11),
+        ("sobel_xy", 9),
         ("box7x7", 18),
     ];
     for (name, limit) in limits {

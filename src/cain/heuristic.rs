@@ -4,8 +4,8 @@
 use super::goal::{Bag, Goal, SHIFTS};
 use super::reverse::{telescope, Ctx, PassThrough};
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::hash::BuildHasherDefault;
+use std::rc::Rc;
 
 /// Instructions still needed at least, before `bag` is live.
 ///
@@ -80,16 +80,27 @@ struct Info {
     /// Cheapest first, a few ways: (family fingerprint, extra instructions) from the
     /// goal down its chain.
     chains: Vec<Vec<(u64, f32)>>,
+    /// The plain build cost.
+    base: f32,
 }
 
 impl Info {
+    /// The estimate without structure: the plain build cost.
+    fn base(&self) -> f32 {
+        self.base
+    }
+
+    /// The cheapest route.
     fn cost(&self) -> f32 {
-        self.chains[0][0].1
+        self.chains.iter().map(|c| c[0].1).fold(self.base, f32::min)
     }
 }
 
 /// Alternative chains kept per goal.
 const CHAINS: usize = 6;
+
+/// Largest support of a goal whose telescopes are followed.
+const MAX_CHAIN_SUPPORT: usize = 12;
 
 /// Levels of telescoping followed when estimating a goal.
 const CHAIN_DEPTH: u32 = 4;
@@ -115,7 +126,7 @@ impl Estimator {
         }
         let fam = g.family().fingerprint();
         let mut chains: Vec<Vec<(u64, f32)>> = vec![vec![(fam, build_cost(g))]];
-        if g.support() > 1 && depth > 0 {
+        if g.support() > 1 && g.support() <= MAX_CHAIN_SUPPORT && depth > 0 {
             let atoms = g.atoms();
             for s in &SHIFTS {
                 for sign in [-1, 1] {
@@ -145,11 +156,17 @@ impl Estimator {
             if kept.len() == CHAINS {
                 break;
             }
-            if !kept.iter().any(|k| k.get(1).map(|x| x.0) == c.get(1).map(|x| x.0)) {
+            if !kept
+                .iter()
+                .any(|k| k.get(1).map(|x| x.0) == c.get(1).map(|x| x.0))
+            {
                 kept.push(c);
             }
         }
-        let best = Rc::new(Info { chains: kept });
+        let best = Rc::new(Info {
+            chains: kept,
+            base: build_cost(g),
+        });
         if self.goals.len() >= CACHE_LIMIT {
             self.goals.clear();
         }
@@ -184,16 +201,31 @@ impl Estimator {
         let lb = lower_bound(bag, ctx) as f32;
         let fps: Vec<u64> = bag.0.iter().map(Goal::fingerprint).collect();
         let mut items: Vec<(usize, Rc<Info>)> = Vec::with_capacity(bag.len());
+        let many = bag.0.iter().filter(|g| g.support() > 1).count() > 1;
         for (i, g) in bag.0.iter().enumerate() {
             if *g != ctx.init && g.support() > 1 {
-                items.push((i, self.info(g, fps[i], CHAIN_DEPTH)));
+                let info = if many && ctx.structured {
+                    self.info(g, fps[i], CHAIN_DEPTH)
+                } else {
+                    let fam = g.family().fingerprint();
+                    let base = build_cost(g);
+                    Rc::new(Info {
+                        chains: vec![vec![(fam, base)]],
+                        base,
+                    })
+                };
+                items.push((i, info));
             }
         }
         // Cheapest goals first. A goal made by combining two others is free only when
         // both were counted before it (else a butterfly {D, E, D + E} would be free),
         // so each goal that is such a combination is also tried last.
         items.sort_by(|a, b| a.1.cost().total_cmp(&b.1.cost()).then(a.0.cmp(&b.0)));
-        let combos = combinations(bag);
+        let combos = if ctx.structured {
+            combinations(bag)
+        } else {
+            Vec::new()
+        };
         let mut extra = self.pass(bag, &fps, &items, &combos);
         if !combos.is_empty() {
             for k in 0..items.len().saturating_sub(1) {
@@ -240,7 +272,9 @@ impl Estimator {
                     .iter()
                     .any(|(_, o)| o.chains.iter().any(|c| c[1..].iter().any(|x| x.0 == f)))
             };
-            let mut cost = f32::INFINITY;
+            // The cheapest route, lowered where it shares work with goals counted
+            // before it.
+            let mut cost = info.base();
             let mut key = f32::INFINITY;
             let mut route = 0;
             for (k, chain) in info.chains.iter().enumerate() {
@@ -334,36 +368,34 @@ fn equals_neg(x: &Goal, y: &Goal) -> bool {
             .all(|(p, q)| p.r == q.r && p.c == q.c && p.n == -q.n)
 }
 
-#[cfg(test)]
-mod debug_est {
-    use super::*;
-    use crate::cain::goal::Term;
-    use crate::cain::spec::Ops;
-
-    fn goal(rows: &[&[i32]]) -> Goal {
-        let h = rows.len() as i8;
-        let w = rows[0].len() as i8;
-        let mut t = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            for (j, &n) in r.iter().enumerate() {
-                t.push(Term { r: i as i8 - (h - 1) / 2, c: j as i8 - (w - 1) / 2, n });
-            }
+/// Greedily removes moved copies of `sign * part` from `g`: (copies, what is left).
+fn cover(g: &Goal, part: &Goal, sign: i32) -> (u32, Goal) {
+    let Some(first) = part.0.first() else {
+        return (0, g.clone());
+    };
+    let mut rest = g.clone();
+    let mut copies = 0;
+    let mut k = 0;
+    while k < rest.0.len() {
+        let t = rest.0[k];
+        k += 1;
+        if t.n != sign * first.n {
+            continue;
         }
-        Goal::from_terms(t)
-    }
-
-    #[test]
-    fn show() {
-        let ctx = Ctx { init: Goal::single(0, 0, 1), regs: 6, ops: Ops::All, depth: 0, max_atoms: 1000 };
-        let gx = goal(&[&[-1, 0, 1], &[-2, 0, 2], &[-1, 0, 1]]);
-        let d = goal(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]);
-        let e = goal(&[&[0, 1, 1], &[-1, 0, 1], &[-1, -1, 0]]);
-        let mut est = Estimator::default();
-        for g in [&gx, &d, &e] {
-            let i = est.info(g, g.fingerprint(), CHAIN_DEPTH);
-            println!("{g}: {:?}", i.chains);
+        let (dr, dc) = (t.r.wrapping_sub(first.r), t.c.wrapping_sub(first.c));
+        let Some(moved) = part.translated(dr, dc) else {
+            continue;
+        };
+        let fits = moved.0.iter().all(|m| {
+            let have = rest.get(m.r, m.c);
+            let want = sign * m.n;
+            have.signum() == want.signum() && have.abs() >= want.abs()
+        });
+        if fits {
+            rest = rest.combine(&moved, -sign);
+            copies += 1;
+            k = 0;
         }
-        let bag = Bag::new(vec![gx, d, e]);
-        println!("est {}", est.estimate(&bag, &ctx));
     }
+    (copies, rest)
 }

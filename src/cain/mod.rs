@@ -204,6 +204,7 @@ pub fn compile(
         ops,
         depth,
         max_atoms: 2 * final_atoms + (2i64 << depth),
+        structured: false,
     };
     let general = registers
         .iter()

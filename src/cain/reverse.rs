@@ -9,6 +9,11 @@
 //!   or from `2G` (halving), or from a moved copy;
 //! - splits: `G` as a sum of new goals, favouring parts that are moved copies of one
 //!   another (`G = P + moved P`), since those cost one more instruction each.
+//!
+//! With `Ctx::structured` two more groups join: exact telescopes (`G = moved P - P`
+//! even where the copies overlap and cancel: one `subx`/`sub2x` reading P twice) and
+//! steps shared by two goals of the bag (butterflies `G = D + E`, `H = D - E`, and
+//! common parts).
 
 use super::goal::{Bag, Goal, Shift, Term, SHIFTS};
 use super::spec::Ops;
@@ -49,6 +54,9 @@ pub struct Ctx {
     pub depth: u32,
     /// Prune bags with more atoms than this.
     pub max_atoms: i64,
+    /// Structured generation: steps shared between two goals (butterflies, common
+    /// parts) and exact telescopes, ranked by the structured estimate.
+    pub structured: bool,
 }
 
 /// A child of a bag: the instruction (read forwards) and the bag live before it.
@@ -349,7 +357,8 @@ impl Gen<'_> {
         }
         // Exact telescoping: G = P - moved P and G = P + moved P even where the two
         // copies overlap and cancel (the greedy folds above cannot see through that).
-        for &s in self.shifts() {
+        let tele = self.ctx.structured;
+        for &s in self.shifts().iter().filter(|_| tele) {
             if let Some(p) = telescope(g, s.dr, s.dc, -1) {
                 let n = p.neg();
                 if let Some(q) = p.shifted(s) {
@@ -623,7 +632,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
         gen.one_new(g, &avail);
         gen.splits(g);
     }
-    for g in &bag.0 {
+    for g in bag.0.iter().filter(|_| ctx.structured) {
         for h in &bag.0 {
             if g != h && ![g, h].iter().any(|x| **x == ctx.init || x.is_empty()) {
                 gen.pair(g, h);
@@ -666,6 +675,71 @@ mod tests {
         assert_eq!(p, Goal::single(0, -1, 1));
     }
 
+    fn grid(rows: &[&[i32]]) -> Goal {
+        let (h, w) = (rows.len() as i8, rows[0].len() as i8);
+        let mut t = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            for (j, &n) in r.iter().enumerate() {
+                t.push(Term {
+                    r: i as i8 - (h - 1) / 2,
+                    c: j as i8 - (w - 1) / 2,
+                    n,
+                });
+            }
+        }
+        Goal::from_terms(t)
+    }
+
+    #[test]
+    fn telescopes_see_through_cancellation() {
+        // (Gx + Gy) / 2 of the Sobel pair is U moved south-east minus U, U a 2x2 box
+        // whose two copies cancel at the centre: the greedy fold misses it.
+        let d = grid(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]);
+        let p = telescope(&d, 1, 1, -1).expect("telescopes");
+        let u = grid(&[&[1, 1, 0], &[1, 1, 0], &[0, 0, 0]]);
+        assert_eq!(p, u.neg());
+        assert_eq!(u.shifted(SHIFTS[10]).map(|x| x.minus(&u)), Some(d.clone()));
+        let (f, _) = fold(&d, 1, 1, -1);
+        assert!(f.is_empty() || f != u.neg());
+        // No finite P when a line does not sum to zero.
+        assert!(telescope(&grid(&[&[1, 2, 1]]), 0, 1, -1).is_none());
+        assert_eq!(
+            telescope(&grid(&[&[1, 2, 1]]), 0, 1, 1),
+            Some(grid(&[&[1, 1, 0]]))
+        );
+    }
+
+    #[test]
+    fn structured_generation_shares_between_kernels() {
+        let gx = grid(&[&[-1, 0, 1], &[-2, 0, 2], &[-1, 0, 1]]);
+        let gy = grid(&[&[-1, -2, -1], &[0, 0, 0], &[1, 2, 1]]);
+        let d = grid(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]);
+        let e = grid(&[&[0, 1, 1], &[-1, 0, 1], &[-1, -1, 0]]);
+        let mut ctx = Ctx {
+            init: Goal::single(0, 0, 1),
+            regs: 6,
+            ops: Ops::All,
+            depth: 0,
+            max_atoms: 1000,
+            structured: false,
+        };
+        let bag = Bag::new(vec![gx.clone(), gy.clone()]);
+        let butterfly = |out: &[Cand]| {
+            out.iter()
+                .any(|c| c.child == Bag::new(vec![d.clone(), e.clone(), gy.clone()]))
+        };
+        let mut out = Vec::new();
+        expand(&bag, &ctx, &mut out);
+        assert!(!butterfly(&out));
+        ctx.structured = true;
+        out.clear();
+        expand(&bag, &ctx, &mut out);
+        assert!(butterfly(&out));
+        for c in &out {
+            assert!(c.step.is_consistent(), "{:?}", c.step);
+        }
+    }
+
     #[test]
     fn children_are_consistent_and_fit() {
         let ctx = Ctx {
@@ -674,6 +748,7 @@ mod tests {
             ops: Ops::All,
             depth: 4,
             max_atoms: 1000,
+            structured: true,
         };
         let g = Goal::from_terms(
             [
@@ -698,54 +773,6 @@ mod tests {
         for c in &out {
             assert!(c.step.is_consistent(), "{:?}", c.step);
             assert!(c.child.len() <= 6);
-        }
-    }
-}
-
-#[cfg(test)]
-mod debug_path {
-    use super::*;
-    use crate::cain::heuristic::{lower_bound, Estimator};
-
-    fn goal(rows: &[&[i32]]) -> Goal {
-        let h = rows.len() as i8;
-        let w = rows[0].len() as i8;
-        let mut t = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            for (j, &n) in r.iter().enumerate() {
-                t.push(Term { r: i as i8 - (h - 1) / 2, c: j as i8 - (w - 1) / 2, n });
-            }
-        }
-        Goal::from_terms(t)
-    }
-
-    #[test]
-    fn sobel_pair_path() {
-        let ctx = Ctx { init: Goal::single(0, 0, 1), regs: 6, ops: Ops::All, depth: 0, max_atoms: 1000 };
-        let gx = goal(&[&[-1, 0, 1], &[-2, 0, 2], &[-1, 0, 1]]);
-        let gy = goal(&[&[-1, -2, -1], &[0, 0, 0], &[1, 2, 1]]);
-        let mut bag = Bag::new(vec![gx, gy]);
-        let mut est = Estimator::default();
-        let mut depth = 0;
-        loop {
-            if is_initial(&bag, &ctx) { break; }
-            let mut out = Vec::new();
-            expand(&bag, &ctx, &mut out);
-            let mut scored: Vec<(f32, u32, &Cand)> = out.iter().map(|c| (est.estimate(&c.child, &ctx) + 0.05 * c.step.kind.cycles() as f32, lower_bound(&c.child, &ctx), c)).collect();
-            scored.sort_by(|a, b| a.0.total_cmp(&b.0));
-            println!("depth {depth} bag {bag} children {}", scored.len());
-            for (k, (e, lb, c)) in scored.iter().take(6).enumerate() {
-                println!("  #{k} est {e:.2} lb {lb} {:?} -> {}", c.step.kind, c.child);
-            }
-            // follow the child with fewest atoms among those whose lb+depth <= 8 ... pick by env
-            let pick: usize = std::env::var(format!("PICK{depth}")).ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-            let want = std::env::var(format!("WANT{depth}")).ok();
-            let idx = if let Some(w) = want { scored.iter().position(|(_, _, c)| c.child.to_string() == w).expect("wanted child") } else if pick == 99 { { let d = goal(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]); scored.iter().position(|(_, _, c)| c.child.contains(&d)).expect("bfly") } } else { pick };
-            println!("  chosen est {:.2} lb {} {:?} -> {}", scored[idx].0, scored[idx].1, scored[idx].2.step.kind, scored[idx].2.child);
-            println!("  taking rank {idx}");
-            bag = scored[idx].2.child.clone();
-            depth += 1;
-            if depth > 12 { break; }
         }
     }
 }

@@ -1,10 +1,15 @@
 //! The numeric PE array: 256x256 float planes for the analogue registers, byte planes
 //! for the digital ones, and the bus instructions executed over all PEs at once.
 
+mod bands;
+mod plan;
+mod rows;
+
 use super::edge::EdgeMode;
 use super::layer::{Exact, ReadCtx, WriteCtx, WriteLayer};
-use super::machine::{Linear, Machine, MachineError};
-use crate::isa::{DReg, DigitalOp, Dir, Reg};
+use super::machine::{step, Machine, MachineError};
+use crate::isa::{BusOp, DReg, DigitalOp, Dir, Reg};
+use plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use rayon::prelude::*;
 
 /// Side of the array.
@@ -12,61 +17,11 @@ pub const N: usize = 256;
 /// PEs in the array.
 pub const PES: usize = N * N;
 
-/// Where a transfer reads one row of a source from.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    Plane(&'a [f32]),
-    Const(f32),
-    Neighbour(&'a [f32], Dir),
-}
-
-impl Source<'_> {
-    /// Adds row `r` of this source to `acc`.
-    #[inline(always)]
-    fn add_row(&self, r: usize, edge: EdgeMode, acc: &mut [f32]) {
-        match *self {
-            Source::Plane(p) => {
-                for (a, v) in acc.iter_mut().zip(&p[r * N..(r + 1) * N]) {
-                    a.add_assign(v);
-                }
-            }
-            Source::Const(c) => acc.iter_mut().for_each(|a| a.add_assign(&c)),
-            Source::Neighbour(news, d) => {
-                let (dr, dc) = d.step();
-                // A row with nothing beyond the edge contributes zeros.
-                let Some(nr) = edge.neighbour(r, dr, N) else {
-                    return;
-                };
-                let row = &news[nr * N..(nr + 1) * N];
-                if dc == 0 {
-                    for (a, v) in acc.iter_mut().zip(row) {
-                        a.add_assign(v);
-                    }
-                    return;
-                }
-                // Interior columns are a shifted slice; the edge column follows the mode.
-                let (inner, edge_col) = if dc > 0 { (1..N, N - 1) } else { (0..N - 1, 0) };
-                let shifted = &row[inner];
-                let body = if dc > 0 {
-                    &mut acc[..N - 1]
-                } else {
-                    &mut acc[1..]
-                };
-                for (a, v) in body.iter_mut().zip(shifted) {
-                    a.add_assign(v);
-                }
-                if let Some(c) = edge.neighbour(edge_col, dc, N) {
-                    acc[edge_col].add_assign(&row[c]);
-                }
-            }
-        }
-    }
-}
-
 /// The state of every PE, with the layer that perturbs writes.
 pub struct Array {
     general: usize,
-    /// General planes, then `NEWS`, then the photodiode exposure.
+    /// General planes, then `NEWS`, then the photodiode exposure, then a scratch plane
+    /// (the copy a transfer that overwrites what it reads reads from).
     planes: Vec<Vec<f32>>,
     /// `R0..R12`, then `FLAG`; one byte (0 or 1) per PE.
     bits: Vec<Vec<u8>>,
@@ -74,8 +29,9 @@ pub struct Array {
     pix_reset: Option<f32>,
     dac: f32,
     edge: EdgeMode,
-    scratch: Vec<f32>,
     bit_scratch: Vec<u8>,
+    /// The transfers planned but not yet run (kept to reuse its allocation).
+    segment: Vec<Transfer>,
     layer: Box<dyn WriteLayer>,
     seq: u64,
     saturated: u64,
@@ -88,6 +44,33 @@ pub struct Array {
     decays: bool,
 }
 
+/// Statements executed one after another with their transfers fused across statement
+/// boundaries: the last transfers of a statement may still be pending when the next
+/// statement starts, and run when they can no longer be fused or the batch ends. The
+/// batch borrows the array, so nothing can look at it while transfers are pending.
+pub struct Batch<'a> {
+    array: &'a mut Array,
+}
+
+impl Batch<'_> {
+    /// Runs one statement's bus instructions (see [`Array::execute`]); its last
+    /// transfers may stay pending until the next statement or the end of the batch.
+    pub fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
+        self.array.execute_pending(ops)
+    }
+
+    /// Whether FLAG is 1 in every PE (pending transfers never change FLAG).
+    pub fn flag_full(&self) -> bool {
+        self.array.flag_full
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        self.array.flush();
+    }
+}
+
 impl Array {
     /// A fresh array: every register 0, FLAG 1 everywhere, exact writes.
     pub fn new(general: usize, edge: EdgeMode) -> Self {
@@ -95,14 +78,14 @@ impl Array {
         bits[DReg::Flag.index()].fill(1);
         Array {
             general,
-            planes: vec![vec![0.0; PES]; general + 2],
+            planes: vec![vec![0.0; PES]; general + 3],
             bits,
             flag_full: true,
             pix_reset: None,
             dac: 0.0,
             edge,
-            scratch: vec![0.0; PES],
             bit_scratch: vec![0; PES],
+            segment: Vec::with_capacity(plan::MAX_FUSED),
             layer: Box::new(Exact),
             seq: 0,
             saturated: 0,
@@ -130,7 +113,11 @@ impl Array {
         if self.clip_writes[i] == 0 {
             return (0, 0);
         }
-        let pes = self.clip_map[i].iter().map(|&b| u64::from(b)).sum();
+        // Row by row in 32-bit lanes, so the count vectorises.
+        let pes = self.clip_map[i]
+            .chunks_exact(N)
+            .map(|row| u64::from(row.iter().map(|&b| u32::from(b)).sum::<u32>()))
+            .sum();
         (self.clip_writes[i], pes)
     }
 
@@ -303,135 +290,190 @@ impl Array {
         self.pix_reset = None;
     }
 
-    fn source(&self, reg: Reg) -> Result<Source<'_>, MachineError> {
+    /// Runs the bus instructions of one statement, fusing consecutive transfers into
+    /// one pass over the array where that cannot change the result (see `plan`).
+    /// Equivalent to [`step`] on each instruction in turn (plus a [`Array::tick`] after
+    /// each `nop()`), bit for bit and with the same noise.
+    pub fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
+        self.batch().execute(ops)
+    }
+
+    /// Starts a batch of statements whose transfers may fuse across statements (see
+    /// [`Batch`]).
+    pub fn batch(&mut self) -> Batch<'_> {
+        Batch { array: self }
+    }
+
+    /// Runs the transfers planned but not yet run.
+    fn flush(&mut self) {
+        let mut segment = std::mem::take(&mut self.segment);
+        self.run_segment(&segment);
+        segment.clear();
+        self.segment = segment;
+    }
+
+    /// Plans `ops` onto the pending segment (see [`Batch::execute`]).
+    fn execute_pending(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
+        if self.decays {
+            // Decay settles planes instruction by instruction: no fusion (and so
+            // nothing is ever pending).
+            for op in ops {
+                step(self, op)?;
+                if matches!(op, BusOp::Nop) {
+                    self.tick();
+                }
+            }
+            return Ok(());
+        }
+        let mut segment = std::mem::take(&mut self.segment);
+        let result = self.execute_fused(ops, &mut segment);
+        self.segment = segment;
+        result
+    }
+
+    /// Transfers are planned as they come (which moves `seq`, the DAC and the PIX reset
+    /// on as executing them would) and run when the next one cannot join their segment
+    /// or something else touches the array; the last segment stays pending.
+    fn execute_fused(
+        &mut self,
+        ops: &[BusOp],
+        segment: &mut Vec<Transfer>,
+    ) -> Result<(), MachineError> {
+        for op in ops {
+            match op {
+                BusOp::Transfer { dsts, srcs } => {
+                    let t = match self.plan_transfer(dsts, srcs) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            self.run_segment(segment);
+                            segment.clear();
+                            return Err(e);
+                        }
+                    };
+                    if !plan::joins(segment, &t) {
+                        self.run_segment(segment);
+                        segment.clear();
+                    }
+                    segment.push(t);
+                }
+                // These only change how later sources read (or the time): plan on.
+                BusOp::Rpix { level } => self.reset_pix(*level),
+                BusOp::Dac(v) => self.set_dac(*v),
+                BusOp::Nop => self.tick(),
+                other => {
+                    self.run_segment(segment);
+                    segment.clear();
+                    step(self, other)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Where source `reg` is read from.
+    fn source(&self, reg: Reg) -> Result<Src, MachineError> {
         Ok(match reg {
-            Reg::In => Source::Const(self.dac),
+            Reg::In => Src::Const(self.dac),
             Reg::Pix => match self.pix_reset {
-                Some(level) => Source::Const(level),
-                None => Source::Plane(&self.planes[self.general + 1]),
+                Some(level) => Src::Const(level),
+                None => Src::Plane(self.general + 1),
             },
-            Reg::X(d) => Source::Neighbour(&self.planes[self.general], d),
-            other => Source::Plane(
-                &self.planes[self
-                    .plane_index(other)
-                    .ok_or_else(|| MachineError(format!("no register {other}")))?],
+            Reg::X(d) => {
+                let (dr, dc) = d.step();
+                Src::View {
+                    plane: self.general,
+                    dr,
+                    dc,
+                }
+            }
+            other => Src::Plane(
+                self.plane_index(other)
+                    .ok_or_else(|| MachineError(format!("no register {other}")))?,
             ),
         })
     }
 
-    /// Fills `scratch` with the sum of the sources, PE by PE.
-    fn sum_into_scratch(&mut self, srcs: &[Reg]) -> Result<(), MachineError> {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let summed = self.sum_sources(srcs, &mut scratch);
-        self.scratch = scratch;
-        summed
-    }
-
-    fn sum_sources(&self, srcs: &[Reg], out: &mut [f32]) -> Result<(), MachineError> {
-        let mut sources = [Source::Const(0.0); 4];
-        for (slot, r) in sources.iter_mut().zip(srcs) {
-            *slot = self.source(*r)?;
+    /// Resolves a transfer at the current instruction, then moves time on past it (the
+    /// PIX reset is read once; the instruction takes its cycle).
+    fn plan_transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<Transfer, MachineError> {
+        let mut t = Transfer::new();
+        for &s in srcs {
+            t.push_src(self.source(s)?);
         }
-        let sources = &sources[..srcs.len().min(4)];
-        let edge = self.edge;
-        out.par_chunks_mut(N).enumerate().for_each(|(r, acc)| {
-            acc.fill(f32::zero());
-            for s in sources {
-                s.add_row(r, edge, acc);
-            }
-        });
-        Ok(())
+        for &d in dsts {
+            let (reg, from) = match d {
+                Reg::X(dir) => {
+                    let (dr, dc) = dir.step();
+                    (Reg::News, (-dr, -dc))
+                }
+                r => (r, (0, 0)),
+            };
+            let plane = self
+                .plane_index(reg)
+                .filter(|&p| p <= self.general)
+                .ok_or_else(|| MachineError(format!("{d} cannot receive a transfer")))?;
+            let ctx = WriteCtx {
+                seq: self.seq,
+                reg: d,
+                plane,
+                receivers: dsts.len(),
+                sources: srcs.len(),
+                reads_in: srcs.contains(&Reg::In),
+                reads_pix: srcs.contains(&Reg::Pix),
+            };
+            t.push_dst(Dst { plane, from, ctx });
+        }
+        t.snapshot_self_reads(self.scratch_index());
+        if srcs.contains(&Reg::Pix) {
+            // The reset level is read once; afterwards PIX shows a new exposure.
+            self.pix_reset = None;
+        }
+        self.seq += 1;
+        Ok(t)
     }
 
-    /// Stores `scratch` into `dst` where the writing PE's FLAG is set, through the layer.
-    fn store(&mut self, dst: Reg, ctx: WriteCtx) -> u64 {
-        let (target, shift) = match dst {
-            Reg::X(d) => (self.general, Some(d)),
-            _ => (ctx.plane, None),
+    /// The hidden plane a transfer reads its snapshot from.
+    fn scratch_index(&self) -> usize {
+        self.general + 2
+    }
+
+    /// Runs a segment of planned transfers over the array, band by band.
+    fn run_segment(&mut self, segment: &[Transfer]) {
+        let Some(first) = segment.first() else {
+            return;
         };
-        let edge = self.edge;
-        let scratch = &self.scratch;
-        let flag = &self.bits[DReg::Flag.index()];
-        let layer = &*self.layer;
-        let exact = layer.is_exact();
-        let full = self.flag_full;
-        let plane = &mut self.planes[target];
-        if shift.is_none() && exact && full {
-            plane.copy_from_slice(scratch);
-            return 0;
+        if let Some(p) = first.snapshot {
+            let at = self.scratch_index();
+            let (planes, scratch) = self.planes.split_at_mut(at);
+            scratch[0].copy_from_slice(&planes[p]);
         }
-        if shift.is_none() && full {
-            // Every PE writes: each row is perturbed in place, no mask to build or apply.
-            const ALL: [bool; N] = [true; N];
-            let clipped: u64 = plane
-                .par_chunks_mut(N)
-                .zip(self.clip_map[target].par_chunks_mut(N))
-                .enumerate()
-                .map(|(t, (out, map_row))| {
-                    out.copy_from_slice(&scratch[t * N..(t + 1) * N]);
-                    let mut hit = [false; N];
-                    let n = layer.perturb(&ctx, t, out, &ALL, &mut hit);
-                    if n > 0 {
-                        for (m, h) in map_row.iter_mut().zip(&hit) {
-                            *m |= u8::from(*h);
-                        }
-                    }
-                    n
-                })
-                .sum();
-            self.clip_writes[target] += clipped;
-            return clipped;
+        let ids = plan::written_planes(segment);
+        let exact = self.layer.is_exact();
+        // The written planes leave `planes` while the bands hold them (so every other
+        // plane can be shared for reading); clip maps travel only when a layer clips.
+        let mut owned: [Vec<f32>; MAX_WRITTEN] = Default::default();
+        let mut maps: [Vec<u8>; MAX_WRITTEN] = Default::default();
+        for (i, &p) in ids.iter().enumerate().filter(|(_, &p)| p != usize::MAX) {
+            owned[i] = std::mem::take(&mut self.planes[p]);
+            if !exact {
+                maps[i] = std::mem::take(&mut self.clip_map[p]);
+            }
         }
-        let clipped: u64 = plane
-            .par_chunks_mut(N)
-            .zip(self.clip_map[target].par_chunks_mut(N))
-            .enumerate()
-            .map(|(t, (out, map_row))| {
-                let mut vals = [0f32; N];
-                let mut mask = [false; N];
-                match shift {
-                    None => {
-                        vals.copy_from_slice(&scratch[t * N..(t + 1) * N]);
-                        for (m, &f) in mask.iter_mut().zip(&flag[t * N..(t + 1) * N]) {
-                            *m = f == 1;
-                        }
-                    }
-                    Some(d) => {
-                        // NEWS at t receives what the PE at t - d computed.
-                        let (dr, dc) = d.step();
-                        let Some(ir) = edge.neighbour(t, -dr, N) else {
-                            return 0;
-                        };
-                        for c in 0..N {
-                            if let Some(ic) = edge.neighbour(c, -dc, N) {
-                                vals[c] = scratch[ir * N + ic];
-                                mask[c] = flag[ir * N + ic] == 1;
-                            }
-                        }
-                    }
-                }
-                let clipped = if exact {
-                    0
-                } else {
-                    let mut hit = [false; N];
-                    let n = layer.perturb(&ctx, t, &mut vals, &mask, &mut hit);
-                    if n > 0 {
-                        for (m, h) in map_row.iter_mut().zip(&hit) {
-                            *m |= u8::from(*h);
-                        }
-                    }
-                    n
-                };
-                for ((o, v), m) in out.iter_mut().zip(&vals).zip(&mask) {
-                    if *m {
-                        *o = *v;
-                    }
-                }
-                clipped
-            })
-            .sum();
-        self.clip_writes[target] += clipped;
-        clipped
+        let shared = bands::Shared {
+            planes: &self.planes,
+            flag: (!self.flag_full).then(|| self.bits[DReg::Flag.index()].as_slice()),
+            edge: self.edge,
+            layer: (!exact).then_some(&*self.layer),
+        };
+        let clipped = bands::run(&shared, bands::split(ids, &mut owned, &mut maps), segment);
+        for (i, &p) in ids.iter().enumerate().filter(|(_, &p)| p != usize::MAX) {
+            self.planes[p] = std::mem::take(&mut owned[i]);
+            if !exact {
+                self.clip_map[p] = std::mem::take(&mut maps[i]);
+            }
+            self.clip_writes[p] += clipped[i];
+            self.saturated += clipped[i];
+        }
     }
 }
 
@@ -441,41 +483,15 @@ impl Machine for Array {
             self.settle_regs(srcs);
             self.settle_regs(dsts);
         }
-        self.sum_into_scratch(srcs)?;
-        let receivers = dsts.len();
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch
-            .par_chunks_mut(N)
-            .for_each(|row| row.iter_mut().for_each(|v| v.negate_split(receivers)));
-        self.scratch = scratch;
-        for &d in dsts {
-            let plane = self
-                .plane_index(match d {
-                    Reg::X(_) => Reg::News,
-                    r => r,
-                })
-                .ok_or_else(|| MachineError(format!("{d} cannot receive a transfer")))?;
-            let ctx = WriteCtx {
-                seq: self.seq,
-                reg: d,
-                plane,
-                receivers,
-                sources: srcs.len(),
-                reads_in: srcs.contains(&Reg::In),
-                reads_pix: srcs.contains(&Reg::Pix),
-            };
-            self.saturated += self.store(d, ctx);
-            if self.decays {
-                // The value lands at the end of this cycle; it starts decaying with the
-                // next one. (PEs a FLAG mask left unwritten skip this one cycle.)
-                self.settled[plane] = self.seq + 1;
+        let t = self.plan_transfer(dsts, srcs)?;
+        self.run_segment(&[t]);
+        if self.decays {
+            // The value lands at the end of this cycle; it starts decaying with the
+            // next one. (PEs a FLAG mask left unwritten skip this one cycle.)
+            for d in t.dsts() {
+                self.settled[d.plane] = self.seq;
             }
         }
-        if srcs.contains(&Reg::Pix) {
-            // The reset level is read once; afterwards PIX shows a new exposure.
-            self.pix_reset = None;
-        }
-        self.seq += 1;
         Ok(())
     }
 
@@ -483,11 +499,20 @@ impl Machine for Array {
         if self.decays {
             self.settle_regs(srcs);
         }
-        self.sum_into_scratch(srcs)?;
-        let flag = &mut self.bits[DReg::Flag.index()];
-        for (f, v) in flag.iter_mut().zip(&self.scratch) {
-            *f = u8::from(*v > 0.0);
+        let mut t = Transfer::new();
+        for &s in srcs {
+            t.push_src(self.source(s)?);
         }
+        let shared = bands::Shared {
+            planes: &self.planes,
+            flag: None,
+            edge: self.edge,
+            layer: None,
+        };
+        let flag = &mut self.bits[DReg::Flag.index()];
+        flag.par_chunks_mut(bands::BAND_ROWS * N)
+            .enumerate()
+            .for_each(|(b, rows)| bands::where_rows(&shared, &t, b * bands::BAND_ROWS, rows));
         self.refresh_flag();
         self.seq += 1;
         Ok(())

@@ -1,7 +1,7 @@
 //! Running programs on the array: cycle and time accounting, and the warnings a user
 //! should see (partial FLAG under two-step neighbour macros, instruction store overflow).
 
-use super::array::Array;
+use super::array::{Array, Batch};
 use super::machine::{step, MachineError};
 use crate::isa::{BusOp, Pos, Program, Reg, Stmt};
 
@@ -62,6 +62,31 @@ pub fn run_observed(
     clock_hz: f64,
     mut observe: impl FnMut(&Stmt, usize, &Array),
 ) -> Result<RunReport, RunError> {
+    run_with(array, program, repeat, clock_hz, Some(&mut observe))
+}
+
+/// Runs `program` `repeat` times on `array`.
+pub fn run(
+    array: &mut Array,
+    program: &Program,
+    repeat: u32,
+    clock_hz: f64,
+) -> Result<RunReport, RunError> {
+    run_with(array, program, repeat, clock_hz, None)
+}
+
+/// What watches a run after every bus instruction.
+type Observer<'a> = &'a mut dyn FnMut(&Stmt, usize, &Array);
+
+/// A run, observed after every bus instruction or, when nobody observes, as one batch
+/// (so the array can fuse bus instructions within and across statements).
+fn run_with(
+    array: &mut Array,
+    program: &Program,
+    repeat: u32,
+    clock_hz: f64,
+    observe: Option<Observer>,
+) -> Result<RunReport, RunError> {
     let mut report = RunReport::default();
     let saturated_before = array.saturated();
     array.reset_saturation();
@@ -75,32 +100,9 @@ pub fn run_observed(
             ),
         });
     }
-    for _ in 0..repeat {
-        for s in &program.stmts {
-            if FULL_FLAG_ONLY.contains(&s.def.name) && !array.flag_full() {
-                let w = Warning {
-                    pos: s.pos,
-                    msg: format!(
-                        "`{s}` runs while FLAG is not set everywhere; the vendor documents \
-                         two-step neighbour macros as valid only under a full FLAG"
-                    ),
-                };
-                if !report.warnings.contains(&w) {
-                    report.warnings.push(w);
-                }
-            }
-            for (i, op) in s.ops.iter().enumerate() {
-                step(array, op).map_err(|MachineError(msg)| RunError { pos: s.pos, msg })?;
-                if matches!(op, BusOp::Nop) {
-                    // A nop does nothing to the machine but takes its cycle: time (decay,
-                    // noise streams) moves on.
-                    array.tick();
-                }
-                report.cycles += op.cycles();
-                observe(s, i, array);
-            }
-            report.instructions += 1;
-        }
+    match observe {
+        None => run_batched(&mut array.batch(), program, repeat, &mut report)?,
+        Some(observe) => run_stepped(array, program, repeat, observe, &mut report)?,
     }
     report.time_us = report.cycles as f64 / clock_hz * 1e6;
     report.saturated_writes = array.saturated() - saturated_before;
@@ -118,12 +120,65 @@ pub fn run_observed(
     Ok(report)
 }
 
-/// Runs `program` `repeat` times on `array`.
-pub fn run(
+/// Warns (once) when a two-step neighbour macro starts under a partial FLAG.
+fn check_flag(s: &Stmt, flag_full: bool, report: &mut RunReport) {
+    if FULL_FLAG_ONLY.contains(&s.def.name) && !flag_full {
+        let w = Warning {
+            pos: s.pos,
+            msg: format!(
+                "`{s}` runs while FLAG is not set everywhere; the vendor documents \
+                 two-step neighbour macros as valid only under a full FLAG"
+            ),
+        };
+        if !report.warnings.contains(&w) {
+            report.warnings.push(w);
+        }
+    }
+}
+
+/// The statements of `repeat` runs, one statement at a time through `batch`.
+fn run_batched(
+    batch: &mut Batch,
+    program: &Program,
+    repeat: u32,
+    report: &mut RunReport,
+) -> Result<(), RunError> {
+    for _ in 0..repeat {
+        for s in &program.stmts {
+            check_flag(s, batch.flag_full(), report);
+            batch
+                .execute(&s.ops)
+                .map_err(|MachineError(msg)| RunError { pos: s.pos, msg })?;
+            report.cycles += s.cycles();
+            report.instructions += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The statements of `repeat` runs, one bus instruction at a time, each observed.
+fn run_stepped(
     array: &mut Array,
     program: &Program,
     repeat: u32,
-    clock_hz: f64,
-) -> Result<RunReport, RunError> {
-    run_observed(array, program, repeat, clock_hz, |_, _, _| {})
+    observe: Observer,
+    report: &mut RunReport,
+) -> Result<(), RunError> {
+    for _ in 0..repeat {
+        for s in &program.stmts {
+            check_flag(s, array.flag_full(), report);
+            for (i, op) in s.ops.iter().enumerate() {
+                step(array, op).map_err(|MachineError(msg)| RunError { pos: s.pos, msg })?;
+                if matches!(op, BusOp::Nop) {
+                    // A nop does nothing to the machine but takes its cycle: time (decay,
+                    // noise streams) moves on.
+                    array.tick();
+                }
+                report.cycles += op.cycles();
+                observe(s, i, array);
+            }
+            report.instructions += 1;
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,343 @@
+//! Running a segment of transfers over row bands (see [`super::plan`]): the planes the
+//! segment writes are split into bands, one task per band runs every transfer of the
+//! segment on its rows, so each band's data is read from memory once per segment and
+//! stays in the core's cache between the segment's instructions.
+
+use super::plan::{Dst, Src, Transfer, MAX_WRITTEN};
+use super::rows;
+use super::N;
+use crate::sim::edge::EdgeMode;
+use crate::sim::layer::WriteLayer;
+use rayon::prelude::*;
+
+/// Rows per band: 16 rows of a plane are 16 KiB, so the handful of planes a segment
+/// touches stays in L2 (and mostly L1) while the band runs through the segment, and 16
+/// bands keep two to eight threads busy.
+pub const BAND_ROWS: usize = 32;
+/// Bands in the array.
+pub const BANDS: usize = N / BAND_ROWS;
+
+/// What every band reads and nobody writes during a segment.
+pub struct Shared<'a> {
+    /// Every plane; the ones the segment writes are taken out (empty) while it runs.
+    pub planes: &'a [Vec<f32>],
+    /// FLAG, or `None` when it is set everywhere (no mask to apply).
+    pub flag: Option<&'a [u8]>,
+    pub edge: EdgeMode,
+    /// The write layer, or `None` when it leaves values exact.
+    pub layer: Option<&'a dyn WriteLayer>,
+}
+
+/// The rows of one band of the planes a segment writes (and of their clip maps).
+pub struct Band<'a> {
+    /// First row of the band.
+    pub first: usize,
+    /// Plane index of each written plane (`usize::MAX` pads).
+    pub ids: [usize; MAX_WRITTEN],
+    pub planes: [&'a mut [f32]; MAX_WRITTEN],
+    pub clip_maps: [&'a mut [u8]; MAX_WRITTEN],
+}
+
+/// Splits the taken-out planes (and clip maps, empty when not tracked) into bands.
+pub fn split<'a>(
+    ids: [usize; MAX_WRITTEN],
+    planes: &'a mut [Vec<f32>; MAX_WRITTEN],
+    clip_maps: &'a mut [Vec<u8>; MAX_WRITTEN],
+) -> [Band<'a>; BANDS] {
+    let mut p = planes.each_mut().map(|v| v.chunks_mut(BAND_ROWS * N));
+    let mut m = clip_maps.each_mut().map(|v| v.chunks_mut(BAND_ROWS * N));
+    std::array::from_fn(|b| Band {
+        first: b * BAND_ROWS,
+        ids,
+        // Unused slots (and untracked clip maps) are empty vectors: empty slices here.
+        planes: p.each_mut().map(|it| it.next().unwrap_or_default()),
+        clip_maps: m.each_mut().map(|it| it.next().unwrap_or_default()),
+    })
+}
+
+/// Runs `segment` over every band in parallel; returns the clipped writes per written
+/// plane slot.
+pub fn run(shared: &Shared, bands: [Band; BANDS], segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+    bands
+        .into_par_iter()
+        .map(|mut band| band.run_widest(shared, segment))
+        .reduce(
+            || [0; MAX_WRITTEN],
+            |a, b| std::array::from_fn(|i| a[i] + b[i]),
+        )
+}
+
+/// FLAG := (sum of the sources of `t`) > 0 on the rows from `first` on (`flag` holds
+/// those rows of FLAG; `t` only has sources).
+pub fn where_rows(shared: &Shared, t: &Transfer, first: usize, flag: &mut [u8]) {
+    let band = Band {
+        first,
+        ids: [usize::MAX; MAX_WRITTEN],
+        planes: Default::default(),
+        clip_maps: Default::default(),
+    };
+    let mut shifted = [[0.0; N]; 4];
+    let mut sum = [0.0; N];
+    for (local, out) in flag.chunks_exact_mut(N).enumerate() {
+        let (srcs, k) = band.source_rows(shared, t, first + local, &mut shifted);
+        rows::sum_row(&srcs[..k], &mut sum);
+        for (f, v) in out.iter_mut().zip(&sum) {
+            *f = u8::from(*v > 0.0);
+        }
+    }
+}
+
+/// Row buffers of one band task, reused for every row.
+struct Scratch {
+    /// The bus value at every PE of one row.
+    sum: [f32; N],
+    /// Sources that are not a row in memory as they stand (shifted or constant).
+    shifted: [[f32; N]; 4],
+    /// Values, write mask and clip marks of one receiving row.
+    vals: [f32; N],
+    mask: [bool; N],
+    hit: [bool; N],
+}
+
+impl Band<'_> {
+    /// The slot of `plane` among the written planes.
+    fn slot(&self, plane: usize) -> Option<usize> {
+        self.ids.iter().position(|&p| p == plane)
+    }
+
+    /// Row `r` of `plane`. A written plane is only ever read inside the band (the
+    /// segment rule), so its rows come from the band's own slice.
+    fn row<'s>(&'s self, shared: &'s Shared, plane: usize, r: usize) -> &'s [f32] {
+        match self.slot(plane) {
+            Some(i) => {
+                let local = r - self.first;
+                &self.planes[i][local * N..(local + 1) * N]
+            }
+            None => &shared.planes[plane][r * N..(r + 1) * N],
+        }
+    }
+
+    /// [`Band::run`] compiled for the widest vector unit the processor has. The copies
+    /// do the same operations in the same order per PE (no fused multiply-add, no
+    /// reordered sums), so results are bit-identical on every path.
+    fn run_widest(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the processor supports AVX-512F (checked just above).
+                return unsafe { self.run_avx512(shared, segment) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor supports AVX2 (checked just above).
+                return unsafe { self.run_avx2(shared, segment) };
+            }
+        }
+        self.run(shared, segment)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2")]
+    unsafe fn run_avx512(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+        self.run(shared, segment)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+        self.run(shared, segment)
+    }
+
+    #[inline(always)]
+    fn run(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+        let mut s = Scratch {
+            sum: [0.0; N],
+            shifted: [[0.0; N]; 4],
+            vals: [0.0; N],
+            mask: [false; N],
+            hit: [false; N],
+        };
+        let mut clipped = [0; MAX_WRITTEN];
+        for t in segment {
+            if let Some(d) = self.direct_receiver(shared, t) {
+                let slot = self.slot(d.plane).expect("receivers are written planes");
+                for r in self.first..self.first + BAND_ROWS {
+                    clipped[slot] += self.write_direct(shared, t, d, slot, r, &mut s);
+                }
+                continue;
+            }
+            for r in self.first..self.first + BAND_ROWS {
+                // Receivers fed by the same PE row share one sum, computed before any of
+                // them is written (the bus reads before it writes).
+                let mut summed = None;
+                for d in t.dsts() {
+                    let Some(pe_row) = shared.edge.neighbour(r, d.from.0, N) else {
+                        continue; // Nothing writes this row: it keeps its values.
+                    };
+                    if summed != Some(pe_row) {
+                        self.bus_row(shared, t, pe_row, &mut s);
+                        summed = Some(pe_row);
+                    }
+                    let slot = self.slot(d.plane).expect("receivers are written planes");
+                    clipped[slot] += self.store(shared, d, slot, r, pe_row, &mut s);
+                }
+            }
+        }
+        clipped
+    }
+
+    /// The receiver of `t` when its values can go straight into the receiving row: the
+    /// only receiver, the PE's own register, every PE writing, and not a source.
+    fn direct_receiver<'t>(&self, shared: &Shared, t: &'t Transfer) -> Option<&'t Dst> {
+        let mut dsts = t.dsts();
+        let d = dsts.next()?;
+        let only_own = dsts.next().is_none() && d.from == (0, 0);
+        (only_own && shared.flag.is_none() && !t.reads(d.plane)).then_some(d)
+    }
+
+    /// Row `r` of receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t`
+    /// at row `r`, through the layer. Returns the clipped writes.
+    #[inline(always)]
+    fn write_direct(
+        &mut self,
+        shared: &Shared,
+        t: &Transfer,
+        d: &Dst,
+        slot: usize,
+        r: usize,
+        s: &mut Scratch,
+    ) -> u64 {
+        // The receiving plane leaves the band while its row is written, so the sources
+        // (other planes) can be read at the same time.
+        let plane = std::mem::take(&mut self.planes[slot]);
+        let local = r - self.first;
+        let out = &mut plane[local * N..(local + 1) * N];
+        let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+        rows::bus_row(&srcs[..k], 1, out);
+        let mut n = 0;
+        if let Some(layer) = shared.layer {
+            const ALL: [bool; N] = [true; N];
+            n = layer.perturb(&d.ctx, r, out, &ALL, &mut s.hit);
+            if n > 0 {
+                rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+            }
+        }
+        self.planes[slot] = plane;
+        n
+    }
+
+    /// The rows of `t`'s sources as the PEs of row `pe_row` read them, in instruction
+    /// order, and how many there are (a view beyond the edge reads nothing: adding it
+    /// would add 0). Shifted and constant sources are built in `shifted`.
+    #[inline(always)]
+    fn source_rows<'s>(
+        &'s self,
+        shared: &'s Shared,
+        t: &Transfer,
+        pe_row: usize,
+        shifted: &'s mut [[f32; N]; 4],
+    ) -> ([&'s [f32]; 4], usize) {
+        let mut direct: [Option<&[f32]>; 4] = [None; 4];
+        let mut present = [true; 4];
+        for (i, src) in t.srcs().iter().enumerate() {
+            match *src {
+                Src::Plane(p) => direct[i] = Some(self.row(shared, p, pe_row)),
+                Src::Const(v) => shifted[i].fill(v),
+                Src::View { plane, dr, dc } => match shared.edge.neighbour(pe_row, dr, N) {
+                    None => present[i] = false,
+                    Some(r) if dc == 0 => direct[i] = Some(self.row(shared, plane, r)),
+                    Some(r) => {
+                        let row = self.row(shared, plane, r);
+                        rows::gather(row, dc, shared.edge, &mut shifted[i], 0.0);
+                    }
+                },
+            }
+        }
+        let shifted: &'s [[f32; N]; 4] = shifted;
+        let mut srcs: [&[f32]; 4] = [&[]; 4];
+        let mut k = 0;
+        for i in 0..t.srcs().len() {
+            if present[i] {
+                srcs[k] = direct[i].unwrap_or(&shifted[i]);
+                k += 1;
+            }
+        }
+        (srcs, k)
+    }
+
+    /// `s.sum` := the bus value of `t` at every PE of row `pe_row`.
+    #[inline(always)]
+    fn bus_row(&self, shared: &Shared, t: &Transfer, pe_row: usize, s: &mut Scratch) {
+        let (srcs, k) = self.source_rows(shared, t, pe_row, &mut s.shifted);
+        rows::bus_row(&srcs[..k], t.receivers(), &mut s.sum);
+    }
+
+    /// Writes `s.sum` (computed at row `pe_row`) into row `r` of the receiver, where the
+    /// writing PE's FLAG is set, through the layer. Returns the clipped writes.
+    #[inline(always)]
+    fn store(
+        &mut self,
+        shared: &Shared,
+        d: &Dst,
+        slot: usize,
+        r: usize,
+        pe_row: usize,
+        s: &mut Scratch,
+    ) -> u64 {
+        let local = r - self.first;
+        let out = &mut self.planes[slot][local * N..(local + 1) * N];
+        let dc = d.from.1;
+        match (shared.flag, shared.layer, dc) {
+            // Every PE writes, exactly: a plain (or shifted) copy.
+            (None, None, _) => {
+                rows::shift_into(&s.sum, dc, shared.edge, out);
+                0
+            }
+            // Every PE writes, perturbed in place: no mask to build or apply.
+            (None, Some(layer), 0) => {
+                out.copy_from_slice(&s.sum);
+                const ALL: [bool; N] = [true; N];
+                let n = layer.perturb(&d.ctx, r, out, &ALL, &mut s.hit);
+                if n > 0 {
+                    rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+                }
+                n
+            }
+            // Otherwise: values and mask as the receiving row sees them, then a masked
+            // store (cells a shifted write does not reach keep their values).
+            _ => {
+                rows::gather(&s.sum, dc, shared.edge, &mut s.vals, 0.0);
+                match shared.flag {
+                    Some(flag) => {
+                        let row = &flag[pe_row * N..(pe_row + 1) * N];
+                        for (m, f) in s.mask.iter_mut().zip(row) {
+                            *m = *f == 1;
+                        }
+                        if dc != 0 {
+                            let own = s.mask;
+                            rows::gather(&own, dc, shared.edge, &mut s.mask, false);
+                        }
+                    }
+                    None => {
+                        s.mask.fill(true);
+                        if dc != 0 {
+                            let all = s.mask;
+                            rows::gather(&all, dc, shared.edge, &mut s.mask, false);
+                        }
+                    }
+                }
+                let n = match shared.layer {
+                    None => 0,
+                    Some(layer) => {
+                        let n = layer.perturb(&d.ctx, r, &mut s.vals, &s.mask, &mut s.hit);
+                        if n > 0 {
+                            rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+                        }
+                        n
+                    }
+                };
+                rows::store_masked(out, &s.vals, &s.mask);
+                n
+            }
+        }
+    }
+}
