@@ -1,8 +1,8 @@
 //! `scamp`: a cycle-accurate simulator, code generator and checker for the SCAMP-5
 //! focal-plane sensor-processor.
 
+pub mod cain;
+pub mod cli;
 pub mod isa;
 pub mod sim;
 pub mod verify;
-pub mod cli;
-pub mod cain;

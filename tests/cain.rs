@@ -5,7 +5,9 @@ use scamp::cain::{self, approx, CompileOptions, Ops, Stats};
 use scamp::isa::{parse_program, Device, Reg};
 use scamp::verify::proof::{prove, Target};
 use std::path::Path;
-use std::process::Command;
+
+mod common;
+use common::{json, scamp, stderr};
 
 fn spec(text: &str) -> cain::Spec {
     cain::parse_spec(text).expect("valid spec")
@@ -140,14 +142,7 @@ fn committed_programs_compute_their_specs() {
             p.instructions()
         );
         let kernels = cain::approximate_spec(&s).expect("approximates");
-        let targets: Vec<Target> = kernels
-            .iter()
-            .map(|k| Target {
-                out: k.out,
-                depth: k.approx.depth,
-                weights: k.approx.weights.clone(),
-            })
-            .collect();
+        let targets: Vec<Target> = kernels.iter().map(cain::KernelReport::target).collect();
         prove(&p, s.input, general, &targets, Some(&s.registers))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
@@ -187,16 +182,13 @@ fn cli_rejects_malformed_specs_with_positions() {
     for (file, text, want) in cases {
         let path = dir.join(file);
         std::fs::write(&path, text).expect("write");
-        let out = Command::new(env!("CARGO_BIN_EXE_scamp"))
-            .args([
-                "compile",
-                path.to_str().unwrap_or_default(),
-                "--time-limit",
-                "1",
-            ])
-            .output()
-            .expect("runs");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = scamp(&[
+            "compile",
+            path.to_str().unwrap_or_default(),
+            "--time-limit",
+            "1",
+        ]);
+        let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{file}: {err}");
         assert!(
             err.starts_with("error: ") && err.contains(want),
@@ -209,21 +201,18 @@ fn cli_rejects_malformed_specs_with_positions() {
 
 #[test]
 fn cli_json_has_the_contract_fields() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/sobel_x.yaml");
-    let out = Command::new(env!("CARGO_BIN_EXE_scamp"))
-        .args([
-            "compile",
-            path.to_str().unwrap_or_default(),
-            "--time-limit",
-            "1",
-            "--workers",
-            "1",
-            "--json",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let out = scamp(&[
+        "compile",
+        "programs/sobel_x.yaml",
+        // The search exhausts in well under a second; the generous limit only keeps a
+        // busy machine from cutting it short.
+        "--time-limit",
+        "60",
+        "--workers",
+        "1",
+        "--json",
+    ]);
+    let v = json(&out);
     assert_eq!(v["instructions"], 5);
     assert!(v["cycles"].as_u64().is_some());
     assert!(v["program"].as_str().is_some_and(|p| p.contains("subx")));
@@ -233,6 +222,7 @@ fn cli_json_has_the_contract_fields() {
         v["kernels"][0]["approximated"][1],
         serde_json::json!([-2, 0, 2])
     );
+    assert_eq!(v["search"]["stopped_by"], "exhausted");
     for k in ["nodes", "seconds_to_best", "seconds", "plans_found"] {
         assert!(v["search"][k].is_number(), "search.{k}");
     }

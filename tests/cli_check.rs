@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::scamp;
+use common::{json, scamp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     common::temp_dir(&format!("check-{name}"))
@@ -20,13 +20,7 @@ fn hand_written_gaussian_is_proven_and_exact_under_ideal() {
         "ideal",
         "--json",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json(&o);
     assert_eq!(v["verified"], true);
     assert_eq!(v["instructions"], 11);
     assert_eq!(v["cycles"], 26);
@@ -98,13 +92,7 @@ fn saved_outputs_reproduce_the_reported_error() {
         out.to_str().unwrap(),
         "--json",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json(&o);
     let result: ndarray::Array2<f32> =
         ndarray_npy::read_npy(out.join("gradient_A.result.npy")).unwrap();
     // Gradient: x(r, c) = c - 128; interior result [1 2 1]/4 of a ramp is the ramp.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{scamp, stderr};
+use common::{json, scamp, stderr};
 
 fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
     common::temp_file("cli-run", name, contents)
@@ -13,8 +13,7 @@ fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
 fn run_json_has_contract_fields_and_exact_values() {
     let prog = temp_file("load.scamp", b"in(A, 100);\ndivq(B, A);\nneg(C, B)\n");
     let o = scamp(&["run", prog.to_str().unwrap(), "--noise", "ideal", "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json(&o);
     assert_eq!(v["instructions"], 3);
     assert_eq!(v["cycles"], 6);
     assert_eq!(v["time_us"], 0.6);
@@ -39,8 +38,7 @@ fn repeat_and_set_preload() {
         "3",
         "--json",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json(&o);
     assert_eq!(v["registers"]["A"]["mean"], 8.0);
     assert_eq!(v["cycles"], 12);
     assert_eq!(v["instructions"], 6);

@@ -4,16 +4,10 @@
 
 mod common;
 
-use common::{scamp, stderr};
-use std::process::Output;
+use common::{json, scamp, stderr};
 
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
     common::temp_file("noise-cli", name, contents)
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
-    serde_json::from_slice(&o.stdout).unwrap()
 }
 
 const PROG: &str = "in(A, 100);\ndivq(B, A);\nneg(C, B);\n";

@@ -158,7 +158,7 @@ impl Dfs<'_> {
             out.push(r);
         }
         // Prefer registers no output is pinned to, then the listed order.
-        out.sort_by_key(|r| self.pin.iter().any(|p| *p == Some(*r)));
+        out.sort_by_key(|r| self.pin.contains(&Some(*r)));
         out
     }
 

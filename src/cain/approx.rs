@@ -1,6 +1,7 @@
 //! Approximating kernel weights by multiples of 1/2^d.
 
 use super::goal::{Goal, Term};
+use crate::verify::convolution::centre_of;
 
 /// A kernel's weights approximated by integers over 2^depth.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,11 +68,6 @@ pub fn approximate(
     at_depth(weights, scale, max_depth)
 }
 
-/// Centre of a kernel of `h` rows and `w` columns: `((h-1) div 2, (w-1) div 2)`.
-pub fn centre(h: usize, w: usize) -> (usize, usize) {
-    (h.saturating_sub(1) / 2, w.saturating_sub(1) / 2)
-}
-
 /// Largest atom count per offset the search works with (sums stay far from overflow).
 pub const MAX_COUNT: i64 = 1 << 24;
 
@@ -80,7 +76,7 @@ pub const MAX_COUNT: i64 = 1 << 24;
 pub fn goal_of(a: &Approx, depth: u32) -> Option<Goal> {
     let h = a.weights.len();
     let w = a.weights.first().map_or(0, Vec::len);
-    let (ci, cj) = centre(h, w);
+    let (ci, cj) = centre_of(h, w);
     let k = 1i64 << (depth.saturating_sub(a.depth)).min(40);
     let mut terms = Vec::new();
     for (i, row) in a.weights.iter().enumerate() {

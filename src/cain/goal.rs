@@ -448,23 +448,37 @@ impl Hasher for Fx {
     }
 }
 
+/// Goals written as grids of coefficients, for the search's unit tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{Goal, Term};
+
+    /// A goal from a grid of coefficients whose middle entry is offset (0, 0).
+    pub fn grid(rows: &[&[i32]]) -> Goal {
+        let (h, w) = (rows.len() as i8, rows.first().map_or(0, |r| r.len()) as i8);
+        let mut t = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            for (j, &n) in r.iter().enumerate() {
+                t.push(Term {
+                    r: i as i8 - (h - 1) / 2,
+                    c: j as i8 - (w - 1) / 2,
+                    n,
+                });
+            }
+        }
+        Goal::from_terms(t)
+    }
+
+    /// A one-row goal centred on its middle entry.
+    pub fn row(v: &[i32]) -> Goal {
+        grid(&[v])
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::fixtures::row;
     use super::*;
-
-    fn row(v: &[i32]) -> Goal {
-        let c0 = (v.len() as i8 - 1) / 2;
-        Goal::from_terms(
-            v.iter()
-                .enumerate()
-                .map(|(i, &n)| Term {
-                    r: 0,
-                    c: i as i8 - c0,
-                    n,
-                })
-                .collect(),
-        )
-    }
 
     #[test]
     fn arithmetic_and_families() {

@@ -335,11 +335,10 @@ fn combinations(bag: &Bag) -> Vec<(usize, usize, usize)> {
             let (sp, sm) = (sums[a] + sums[b], sums[a] - sums[b]);
             let mut plus: Option<Goal> = None;
             let mut minus: Option<Goal> = None;
-            for t in 0..n {
+            for (t, (g, &st)) in bag.0.iter().zip(&sums).enumerate() {
                 if t == a || t == b {
                     continue;
                 }
-                let (g, st) = (&bag.0[t], sums[t]);
                 if st == sp || st == -sp {
                     let p = plus.get_or_insert_with(|| bag.0[a].plus(&bag.0[b]));
                     if p == g || equals_neg(p, g) {

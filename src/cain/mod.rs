@@ -91,17 +91,21 @@ pub struct Compiled {
     pub input: Reg,
 }
 
+impl KernelReport {
+    /// What a program must compute for this kernel, as a proof target.
+    pub fn target(&self) -> Target {
+        Target {
+            out: self.out,
+            depth: self.approx.depth,
+            weights: self.approx.weights.clone(),
+        }
+    }
+}
+
 impl Compiled {
     /// The kernels as proof targets.
     pub fn targets(&self) -> Vec<Target> {
-        self.kernels
-            .iter()
-            .map(|k| Target {
-                out: k.out,
-                depth: k.approx.depth,
-                weights: k.approx.weights.clone(),
-            })
-            .collect()
+        self.kernels.iter().map(KernelReport::target).collect()
     }
 }
 
@@ -215,14 +219,7 @@ pub fn compile(
         .max()
         .unwrap_or(6);
     let device = Device { general };
-    let targets: Vec<Target> = kernels
-        .iter()
-        .map(|k| Target {
-            out: k.out,
-            depth: k.approx.depth,
-            weights: k.approx.weights.clone(),
-        })
-        .collect();
+    let targets: Vec<Target> = kernels.iter().map(KernelReport::target).collect();
     let workers = opts
         .workers
         .or(spec.search.workers)

@@ -409,7 +409,7 @@ impl Gen<'_> {
         }
         // Peel one offset off.
         if g.support() > 1 {
-            let far = g.0.iter().map(|t| extent(t)).max().unwrap_or(0);
+            let far = g.0.iter().map(extent).max().unwrap_or(0);
             for t in &g.0 {
                 if g.support() <= 12 || extent(t) == far {
                     let one = Goal(vec![*t]);
@@ -644,20 +644,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(v: &[i32]) -> Goal {
-        let c0 = (v.len() as i8 - 1) / 2;
-        Goal::from_terms(
-            v.iter()
-                .enumerate()
-                .map(|(i, &n)| Term {
-                    r: 0,
-                    c: i as i8 - c0,
-                    n,
-                })
-                .collect(),
-        )
-    }
+    use crate::cain::goal::fixtures::{grid, row};
 
     #[test]
     fn folds_find_binomial_structure() {
@@ -673,21 +660,6 @@ mod tests {
         let (p, r) = fold(&row(&[1, 0, -1]), 0, 2, -1);
         assert!(r.is_empty());
         assert_eq!(p, Goal::single(0, -1, 1));
-    }
-
-    fn grid(rows: &[&[i32]]) -> Goal {
-        let (h, w) = (rows.len() as i8, rows[0].len() as i8);
-        let mut t = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            for (j, &n) in r.iter().enumerate() {
-                t.push(Term {
-                    r: i as i8 - (h - 1) / 2,
-                    c: j as i8 - (w - 1) / 2,
-                    n,
-                });
-            }
-        }
-        Goal::from_terms(t)
     }
 
     #[test]

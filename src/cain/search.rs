@@ -14,10 +14,10 @@
 
 use super::goal::Bag;
 use super::heuristic::{lower_bound, Estimator};
-use super::reverse::{expand, is_initial, Cand, Ctx};
+use super::reverse::{expand, is_initial, Cand, Ctx, PassThrough};
 use super::step::Step;
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -148,29 +148,27 @@ struct Node {
     total: Option<usize>,
 }
 
+impl Node {
+    /// The search's starting point: the kernels' goals, nothing done yet.
+    fn root(bag: &Bag, ctx: &Ctx) -> Node {
+        Node {
+            bag: bag.clone(),
+            g: 0,
+            lb: lower_bound(bag, ctx),
+            path: None,
+            cands: Vec::new(),
+            taken: 0,
+            total: None,
+        }
+    }
+}
+
 /// Children kept in memory per node; the rest are regenerated when needed.
 const CHUNK: usize = 8;
 /// Share of the time budget a structured worker spends before it turns plain.
 const STRUCTURED_SHARE: f64 = 0.3;
 /// Iterations between checks of the clock and the shared counters.
 const CHECK_EVERY: u64 = 128;
-
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
-}
 
 type Shard = Mutex<HashMap<u64, u32, BuildHasherDefault<PassThrough>>>;
 
@@ -372,42 +370,26 @@ impl<T> Worker<'_, '_, T> {
         let sh = self.sh;
         let ctx = sh.ctx;
         let mut deque: VecDeque<Node> = VecDeque::new();
-        let root_node = Node {
-            bag: root.clone(),
-            g: 0,
-            lb: lower_bound(root, ctx),
-            path: None,
-            cands: Vec::new(),
-            taken: 0,
-            total: None,
-        };
+        let root_node = Node::root(root, ctx);
         let mut bytes = node_bytes(&root_node);
         deque.push_back(root_node);
         let mut iter: u64 = 0;
         while let Some(mut node) = deque.pop_front() {
             iter += 1;
-            if iter % CHECK_EVERY == 0 && self.check(iter, bytes) {
+            if iter.is_multiple_of(CHECK_EVERY) && self.check(iter, bytes) {
                 return;
             }
             // The structured phase has its share of the budget; then the worker starts
             // again from the root with the plain generator and estimate.
             if self.ctx.structured
-                && iter % CHECK_EVERY == 0
+                && iter.is_multiple_of(CHECK_EVERY)
                 && sh.start.elapsed().as_secs_f64()
                     >= STRUCTURED_SHARE * sh.opts.time_limit.as_secs_f64()
             {
                 self.ctx.structured = false;
                 self.est = Estimator::default();
                 deque.clear();
-                node = Node {
-                    bag: root.clone(),
-                    g: 0,
-                    lb: lower_bound(root, ctx),
-                    path: None,
-                    cands: Vec::new(),
-                    taken: 0,
-                    total: None,
-                };
+                node = Node::root(root, ctx);
                 bytes = 0;
             }
             let before = node_bytes(&node);
@@ -567,23 +549,9 @@ pub fn search<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::{Goal, Term};
+    use crate::cain::goal::fixtures::grid;
+    use crate::cain::goal::Goal;
     use crate::cain::spec::Ops;
-
-    fn grid(rows: &[&[i32]]) -> Goal {
-        let (h, w) = (rows.len() as i8, rows[0].len() as i8);
-        let mut t = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            for (j, &n) in r.iter().enumerate() {
-                t.push(Term {
-                    r: i as i8 - (h - 1) / 2,
-                    c: j as i8 - (w - 1) / 2,
-                    n,
-                });
-            }
-        }
-        Goal::from_terms(t)
-    }
 
     #[test]
     fn structured_search_shares_work_between_the_sobel_pair() {

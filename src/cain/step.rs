@@ -112,7 +112,7 @@ mod tests {
         let e = Step::eval(Kind::SubShift(SHIFTS[1]), &[x.clone(), x.clone()]).unwrap();
         assert_eq!(e[0].get(0, 1), 4);
         assert_eq!(e[0].get(0, 0), -4);
-        let d = Step::eval(Kind::Div, &[x.clone()]).unwrap();
+        let d = Step::eval(Kind::Div, std::slice::from_ref(&x)).unwrap();
         assert_eq!(d, vec![Goal::single(0, 0, 2), Goal::single(0, 0, -2)]);
         assert!(Step::eval(Kind::Divq, &[Goal::single(0, 0, 3)]).is_none());
         assert!(!Kind::Divq.allowed(Ops::Basic) || Kind::Divq.allowed(Ops::All));

@@ -165,14 +165,8 @@ pub fn run(a: &CheckArgs) -> Outcome {
         (spec, program, kernels, Vec::new())
     };
     let general = spec.general_count();
-    let proof_targets: Vec<proof::Target> = kernels
-        .iter()
-        .map(|k| proof::Target {
-            out: k.out,
-            depth: k.approx.depth,
-            weights: k.approx.weights.clone(),
-        })
-        .collect();
+    let proof_targets: Vec<proof::Target> =
+        kernels.iter().map(cain::KernelReport::target).collect();
     let verified = proof::prove(&program, spec.input, general, &proof_targets, None).is_ok();
     let mismatch = if verified {
         Vec::new()
@@ -182,14 +176,24 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let targets = check::targets(&spec, &kernels);
     let m = if verified {
         Some(
-            check::measure(&program, spec.input, general, &targets, &grey, &testbed, a.runs)
-                .map_err(|e| super::positioned(&a.target, e))?,
+            check::measure(
+                &program, spec.input, general, &targets, &grey, &testbed, a.runs,
+            )
+            .map_err(|e| super::positioned(&a.target, e))?,
         )
     } else {
         None
     };
     if let (Some(dir), true) = (&a.out, verified) {
-        write_outputs(dir, &program, &spec, &targets, &images, &testbed, m.as_ref())?;
+        write_outputs(
+            dir,
+            &program,
+            &spec,
+            &targets,
+            &images,
+            &testbed,
+            m.as_ref(),
+        )?;
     }
     let report = Report {
         verified,
@@ -357,7 +361,10 @@ fn write_outputs(
 
 fn fig(f: &ErrorFigures) -> String {
     let psnr = f.psnr.map_or("inf".to_string(), |p| format!("{p:.1}"));
-    format!("{:>9.4} {:>9.4} {:>7} {:>+9.4}", f.rmse, f.max, psnr, f.bias)
+    format!(
+        "{:>9.4} {:>9.4} {:>7} {:>+9.4}",
+        f.rmse, f.max, psnr, f.bias
+    )
 }
 
 fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {

@@ -3,8 +3,8 @@
 
 use super::CliError;
 use crate::isa::{parse_program, DReg, Device, Program, Reg};
-use crate::verify::check::ProfileTestbed;
 use crate::sim::{capture, noise, readout, Array, EdgeMode, PES};
+use crate::verify::check::ProfileTestbed;
 use std::path::{Path, PathBuf};
 
 /// Reads and parses a program file; errors carry `FILE:LINE:COL`.

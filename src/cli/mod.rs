@@ -43,7 +43,6 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Generate the shortest program computing the kernels of a filter spec.
     Compile(compile::CompileArgs),
-
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -63,7 +62,6 @@ pub fn main() -> u8 {
         Command::Bench(a) => bench::run(a),
         Command::Check(a) => check::run(a),
         Command::Compile(a) => compile::run(a),
-
     };
     match outcome {
         Ok(code) => code,
@@ -74,11 +72,10 @@ pub fn main() -> u8 {
     }
 }
 
-
 pub mod bench;
 pub mod check;
 pub mod common;
 pub mod compile;
+pub mod noise;
 pub mod run;
 pub mod trace;
-pub mod noise;

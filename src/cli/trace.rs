@@ -20,7 +20,12 @@ pub struct TraceArgs {
 }
 
 fn parse_pe(s: &str) -> Result<(usize, usize), CliError> {
-    let bad = || CliError(format!("--pe {s}: expected ROW,COL with both in 0..{}", N - 1));
+    let bad = || {
+        CliError(format!(
+            "--pe {s}: expected ROW,COL with both in 0..{}",
+            N - 1
+        ))
+    };
     let (r, c) = s.split_once(',').ok_or_else(bad)?;
     let r: usize = r.trim().parse().map_err(|_| bad())?;
     let c: usize = c.trim().parse().map_err(|_| bad())?;
@@ -65,16 +70,22 @@ pub fn run(a: &TraceArgs) -> Outcome {
     let mut initial = vec![String::new(), "(start)".into(), String::new()];
     initial.extend(row_values(&array, pe));
     rows.push(initial);
-    let report = sim::run_observed(&mut array, &program, 1, sim::DEFAULT_CLOCK_HZ, |s, i, arr| {
-        let mut row = if i == 0 {
-            vec![s.pos.line.to_string(), s.to_string()]
-        } else {
-            vec![String::new(), String::new()]
-        };
-        row.push(s.ops[i].to_string());
-        row.extend(row_values(arr, pe));
-        rows.push(row);
-    })
+    let report = sim::run_observed(
+        &mut array,
+        &program,
+        1,
+        sim::DEFAULT_CLOCK_HZ,
+        |s, i, arr| {
+            let mut row = if i == 0 {
+                vec![s.pos.line.to_string(), s.to_string()]
+            } else {
+                vec![String::new(), String::new()]
+            };
+            row.push(s.ops[i].to_string());
+            row.extend(row_values(arr, pe));
+            rows.push(row);
+        },
+    )
     .map_err(|e| super::positioned(&a.program, e))?;
     let widths: Vec<usize> = (0..rows[0].len())
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))

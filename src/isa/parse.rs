@@ -174,7 +174,10 @@ pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
             _ => {
                 return Err(IsaError::new(
                     *pos,
-                    format!("expected an instruction name, found {}", describe(Some(&toks[i]))),
+                    format!(
+                        "expected an instruction name, found {}",
+                        describe(Some(&toks[i]))
+                    ),
                 ))
             }
         };

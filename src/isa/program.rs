@@ -144,7 +144,12 @@ impl Stmt {
             if let BusOp::Transfer { dsts, .. } = op {
                 // NEWS and the neighbour views are all NEWS cells: two such receivers
                 // would drive some cell from two PEs at once.
-                if dsts.iter().filter(|d| matches!(d, Reg::News | Reg::X(_))).count() > 1 {
+                if dsts
+                    .iter()
+                    .filter(|d| matches!(d, Reg::News | Reg::X(_)))
+                    .count()
+                    > 1
+                {
                     return Err(IsaError::new(
                         self.pos,
                         format!(

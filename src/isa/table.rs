@@ -250,9 +250,18 @@ fn build() -> Vec<Def> {
     add("add", &[Dst, Src, Src], Macro, "y := x0 + x1", |o| {
         vec![bus(&[T], &[r(o, 1), r(o, 2)]), bus(&[r(o, 0)], &[T])]
     });
-    add("add", &[Dst, Src, Src, Src], Macro, "y := x0 + x1 + x2", |o| {
-        vec![bus(&[T], &[r(o, 1), r(o, 2), r(o, 3)]), bus(&[r(o, 0)], &[T])]
-    });
+    add(
+        "add",
+        &[Dst, Src, Src, Src],
+        Macro,
+        "y := x0 + x1 + x2",
+        |o| {
+            vec![
+                bus(&[T], &[r(o, 1), r(o, 2), r(o, 3)]),
+                bus(&[r(o, 0)], &[T]),
+            ]
+        },
+    );
     add("sub", &[Dst, Src, Src], Macro, "y := x0 - x1", |o| {
         vec![bus(&[T], &[r(o, 1)]), bus(&[r(o, 0)], &[T, r(o, 2)])]
     });
@@ -477,19 +486,31 @@ fn build() -> Vec<Def> {
 
     // Digital register instructions.
     for k in 1..=4 {
-        add("SET", &[DDst(&[]); 4][..k], Digital, "registers := 1", |o| {
-            vec![dig(DigitalOp::Set(dregs(o)))]
-        });
-        add("CLR", &[DDst(&[]); 4][..k], Digital, "registers := 0", |o| {
-            vec![dig(DigitalOp::Clr(dregs(o)))]
-        });
+        add(
+            "SET",
+            &[DDst(&[]); 4][..k],
+            Digital,
+            "registers := 1",
+            |o| vec![dig(DigitalOp::Set(dregs(o)))],
+        );
+        add(
+            "CLR",
+            &[DDst(&[]); 4][..k],
+            Digital,
+            "registers := 0",
+            |o| vec![dig(DigitalOp::Clr(dregs(o)))],
+        );
     }
     add("MOV", &[DDst(&[]), DSrc(&[])], Digital, "Rl := Rx", |o| {
         vec![dig(DigitalOp::Mov(dr(o, 0), dr(o, 1)))]
     });
-    add("NOT", &[DDst(&[]), DSrc(&[])], Digital, "Rl := NOT Rx", |o| {
-        vec![dig(DigitalOp::Not(dr(o, 0), dr(o, 1)))]
-    });
+    add(
+        "NOT",
+        &[DDst(&[]), DSrc(&[])],
+        Digital,
+        "Rl := NOT Rx",
+        |o| vec![dig(DigitalOp::Not(dr(o, 0), dr(o, 1)))],
+    );
     for k in 2..=4 {
         let mut slots = vec![DDst(&[])];
         slots.extend(std::iter::repeat_n(DSrc(&[]), k));

@@ -60,7 +60,9 @@ pub fn load(path: &Path) -> Result<GreyImage, CaptureError> {
         .map_err(|e| err(e.to_string()))?
         .with_guessed_format()
         .map_err(|e| err(e.to_string()))?;
-    Ok(from_dynamic(reader.decode().map_err(|e| err(e.to_string()))?))
+    Ok(from_dynamic(
+        reader.decode().map_err(|e| err(e.to_string()))?,
+    ))
 }
 
 /// The built-in default image.

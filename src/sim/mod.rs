@@ -10,6 +10,7 @@ pub mod noise;
 pub mod readout;
 pub mod run;
 pub mod throughput;
+pub mod vector_unit;
 
 pub use array::{Array, N, PES};
 pub use edge::EdgeMode;

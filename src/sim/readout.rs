@@ -28,9 +28,11 @@ impl PlaneStats {
             .map(|&v| (f64::from(v) - mean).powi(2))
             .sum::<f64>()
             / n;
-        let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(f64::from(v)), b.max(f64::from(v)))
-        });
+        let (min, max) = values
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(f64::from(v)), b.max(f64::from(v)))
+            });
         // Adding 0.0 turns a negative zero into a plain zero for printing.
         PlaneStats {
             mean: mean + 0.0,
@@ -58,8 +60,14 @@ pub fn save_png(path: &Path, values: &[f32]) -> Result<(), String> {
         .iter()
         .map(|&v| (v + 128.0).round().clamp(0.0, 255.0) as u8)
         .collect();
-    image::save_buffer(path, &bytes, N as u32, N as u32, image::ExtendedColorType::L8)
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    image::save_buffer(
+        path,
+        &bytes,
+        N as u32,
+        N as u32,
+        image::ExtendedColorType::L8,
+    )
+    .map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 /// Reads a 256x256 numpy array (float32 or float64) for preloading a register.

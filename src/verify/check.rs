@@ -55,8 +55,12 @@ impl ProfileTestbed {
 impl Testbed for ProfileTestbed {
     fn array(&self, general: usize, run: u32) -> Array {
         let mut a = Array::new(general, EdgeMode::Zero);
-        let model = NoiseModel::new(&self.profile, self.chip_seed, self.seed.wrapping_add(u64::from(run)))
-            .with_clock(sim::DEFAULT_CLOCK_HZ);
+        let model = NoiseModel::new(
+            &self.profile,
+            self.chip_seed,
+            self.seed.wrapping_add(u64::from(run)),
+        )
+        .with_clock(sim::DEFAULT_CLOCK_HZ);
         a.set_layer(Box::new(model));
         a
     }
@@ -131,25 +135,25 @@ pub fn targets(spec: &crate::cain::Spec, kernels: &[crate::cain::KernelReport]) 
 }
 
 /// Loads every picture (PNG, JPEG, PGM/PPM) in `dir`, sorted by file name.
-pub fn load_images(
-    dir: &std::path::Path,
-) -> Result<Vec<(String, GreyImage)>, String> {
+pub fn load_images(dir: &std::path::Path) -> Result<Vec<(String, GreyImage)>, String> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: cannot read image folder: {e}", dir.display()))?;
     let mut paths: Vec<std::path::PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| {
-                    ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"].contains(&e.to_ascii_lowercase().as_str())
-                })
+            p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"]
+                    .contains(&e.to_ascii_lowercase().as_str())
+            })
         })
         .collect();
     paths.sort();
     if paths.is_empty() {
-        return Err(format!("{}: no PNG, JPEG or PGM images found", dir.display()));
+        return Err(format!(
+            "{}: no PNG, JPEG or PGM images found",
+            dir.display()
+        ));
     }
     paths
         .iter()

@@ -2,6 +2,7 @@
 //! simulator's own bus semantics, then a comparison of every output register with its
 //! kernel, offset by offset, in exact arithmetic.
 
+use super::convolution::centre_of;
 use super::symbolic::{execute, Coef, LinComb, Offset};
 use crate::isa::{Program, Reg};
 use num_traits::Zero;
@@ -25,7 +26,7 @@ impl Target {
     pub fn expected(&self) -> LinComb {
         let h = self.weights.len();
         let w = self.weights.first().map_or(0, Vec::len);
-        let (ci, cj) = ((h.max(1) - 1) / 2, (w.max(1) - 1) / 2);
+        let (ci, cj) = centre_of(h, w);
         let den = 1i128 << self.depth.min(120);
         let mut terms = BTreeMap::new();
         for (i, row) in self.weights.iter().enumerate() {
@@ -169,7 +170,7 @@ mod tests {
             depth: 2,
             weights: vec![vec![1, 2, 1]],
         };
-        assert_eq!(prove(&p, Reg::A, 6, &[t.clone()], None), Ok(()));
+        assert_eq!(prove(&p, Reg::A, 6, std::slice::from_ref(&t), None), Ok(()));
         let wrong = Target {
             weights: vec![vec![1, 2, 2]],
             ..t.clone()

@@ -80,10 +80,7 @@ pub fn explain_mismatch(
             }
         }
         if !got.constant.is_zero() {
-            out.push(format!(
-                "  constant term {} (expected 0)",
-                got.constant
-            ));
+            out.push(format!("  constant term {} (expected 0)", got.constant));
         }
     }
     out
@@ -105,7 +102,10 @@ mod tests {
         };
         let lines = explain_mismatch(&p, Reg::A, 6, &[t]);
         assert!(lines[0].starts_with("register B"), "{lines:?}");
-        assert!(lines[2].contains("[ 0  0  1 ]") && lines[2].contains("[ 1  0  0 ]"), "{lines:?}");
+        assert!(
+            lines[2].contains("[ 0  0  1 ]") && lines[2].contains("[ 1  0  0 ]"),
+            "{lines:?}"
+        );
         assert!(lines.contains(&"  offset (row +0, col -1): expected 0, computed 1".to_string()));
         assert!(lines.contains(&"  offset (row +0, col +1): expected 1, computed 0".to_string()));
     }

@@ -200,9 +200,7 @@ impl Machine for SymbolicPe {
                     self.news = v.shifted(-dr, -dc);
                 }
                 Reg::Gen(_) | Reg::News => self.set(*d, v.clone()),
-                other => {
-                    return Err(MachineError(format!("{other} cannot receive a transfer")))
-                }
+                other => return Err(MachineError(format!("{other} cannot receive a transfer"))),
             }
         }
         if srcs.contains(&Reg::Pix) {

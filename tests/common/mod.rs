@@ -28,6 +28,13 @@ pub fn temp_file(purpose: &str, name: &str, contents: impl AsRef<[u8]>) -> PathB
     p
 }
 
+/// The one JSON object a successful command printed (fails the test, showing stderr,
+/// when the command did not succeed).
+pub fn json(o: &Output) -> serde_json::Value {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
+}
+
 /// What the command printed on stderr.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -8,6 +8,8 @@ use super::rows;
 use super::N;
 use crate::sim::edge::EdgeMode;
 use crate::sim::layer::WriteLayer;
+#[cfg(target_arch = "x86_64")]
+use crate::sim::vector_unit::{widest, VectorUnit};
 use rayon::prelude::*;
 
 /// Rows per band: 16 rows of a plane are 16 KiB, so the handful of planes a segment
@@ -122,15 +124,12 @@ impl Band<'_> {
     /// reordered sums), so results are bit-identical on every path.
     fn run_widest(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the processor supports AVX-512F (checked just above).
-                return unsafe { self.run_avx512(shared, segment) };
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the processor supports AVX2 (checked just above).
-                return unsafe { self.run_avx2(shared, segment) };
-            }
+        match widest() {
+            // SAFETY: the processor supports the instruction set (detected at run time).
+            VectorUnit::Avx512 => return unsafe { self.run_avx512(shared, segment) },
+            // SAFETY: as above.
+            VectorUnit::Avx2 => return unsafe { self.run_avx2(shared, segment) },
+            VectorUnit::Portable => {}
         }
         self.run(shared, segment)
     }

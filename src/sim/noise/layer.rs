@@ -285,15 +285,7 @@ impl NoiseModel {
             let z = rng::normal(rng::premixed_hash(key, cm));
             let x = *v;
             let y = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z;
-            // Compare-and-select rather than f32::clamp: no NaN handling is needed (every
-            // term is finite), and this compiles to one min and one max.
-            let k = if y < lo {
-                lo
-            } else if y > hi {
-                hi
-            } else {
-                y
-            };
+            let k = clip(y, lo, hi);
             let h = m & (k != y);
             *hit = h;
             n += u32::from(h);
@@ -358,20 +350,26 @@ impl NoiseModel {
         let mut n = 0u32;
         for ((v, &m), c) in vals.iter_mut().zip(mask).zip(clipped.iter_mut()) {
             let x = *v;
-            // Compare-and-select: one min and one max (every term is finite, no NaN).
-            let y = if x < lo {
-                lo
-            } else if x > hi {
-                hi
-            } else {
-                x
-            };
+            let y = clip(x, lo, hi);
             let hit = m & (y != x);
             *c = hit;
             n += u32::from(hit);
             *v = y;
         }
         u64::from(n)
+    }
+}
+
+/// `x` limited to `lo..=hi`. Compare-and-select rather than `f32::clamp`: every term is
+/// finite, so no NaN handling is needed, and this compiles to one min and one max.
+#[inline(always)]
+fn clip(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
     }
 }
 
@@ -382,24 +380,6 @@ mod simd {
     //! multiply-add is introduced), so results are bit-identical on every path.
 
     use super::{NoiseModel, WriteCtx};
-    use std::sync::OnceLock;
-
-    /// The widest instruction set available: 2 = AVX-512, 1 = AVX2, 0 = portable.
-    pub fn level() -> u8 {
-        static LEVEL: OnceLock<u8> = OnceLock::new();
-        *LEVEL.get_or_init(|| {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-            {
-                2
-            } else if std::arch::is_x86_feature_detected!("avx2") {
-                1
-            } else {
-                0
-            }
-        })
-    }
 
     #[target_feature(enable = "avx2")]
     pub unsafe fn perturb_avx2(
@@ -437,12 +417,18 @@ impl WriteLayer for NoiseModel {
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
         {
-            match simd::level() {
-                // SAFETY: the processor supports the instruction set (checked at run
-                // time by `simd::level`).
-                2 => return unsafe { simd::perturb_avx512(self, ctx, row, vals, mask, clipped) },
-                1 => return unsafe { simd::perturb_avx2(self, ctx, row, vals, mask, clipped) },
-                _ => {}
+            use crate::sim::vector_unit::{widest, VectorUnit};
+            match widest() {
+                // SAFETY: the processor supports the instruction set (detected at run
+                // time).
+                VectorUnit::Avx512 => {
+                    return unsafe { simd::perturb_avx512(self, ctx, row, vals, mask, clipped) }
+                }
+                // SAFETY: as above.
+                VectorUnit::Avx2 => {
+                    return unsafe { simd::perturb_avx2(self, ctx, row, vals, mask, clipped) }
+                }
+                VectorUnit::Portable => {}
             }
         }
         self.perturb_row(ctx, row, vals, mask, clipped)
