@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, scamp};
+use common::{json, scamp, temp_file};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     common::temp_dir(&format!("check-{name}"))
@@ -169,4 +169,77 @@ fn bad_input_exits_2() {
     ]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("bad.yaml:6:"), "positioned: {e}");
+}
+
+/// A 3x3 box (1/9) approximated at depth `max_depth` at most: 1/9 rounds to 0 up to
+/// d = 2, to 1/8 at d = 3..5 and to 7/64 at d = 6.
+fn box_spec(max_depth: u32) -> String {
+    format!(
+        "name: box3\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: A\n    \
+         scale: 1/9\n    weights: [[1, 1, 1], [1, 1, 1], [1, 1, 1]]\n\
+         approximation: {{ max_depth: {max_depth}, max_error: 0.0 }}\n"
+    )
+}
+
+fn budget_check(spec: &std::path::Path, budget: &str) -> std::process::Output {
+    scamp(&[
+        "check",
+        spec.to_str().unwrap(),
+        "--noise",
+        "ideal",
+        "--max-total-rmse",
+        budget,
+        "--time-limit",
+        "5",
+        "--workers",
+        "1",
+        "--json",
+    ])
+}
+
+#[test]
+fn error_budget_picks_the_shortest_program_that_meets_it() {
+    let spec = temp_file("budget", "box6.yaml", box_spec(6));
+    let v = json(&budget_check(&spec, "3"));
+    // Each distinct approximation is compiled once: d = 4 and 5 repeat d = 3's 1/8.
+    let rows = v["budget"].as_array().unwrap();
+    let depths: Vec<u64> = rows.iter().map(|r| r["depth"].as_u64().unwrap()).collect();
+    assert_eq!(depths, [0, 3, 6]);
+    let meets: Vec<bool> = rows.iter().map(|r| r["meets"].as_bool().unwrap()).collect();
+    assert_eq!(meets, [false, false, true]);
+    // Under `ideal` the total error is the approximation error alone: 1/8 instead of
+    // 1/9 leaves 1/72 of every 3x3 sum, well above 3 on real images.
+    assert!(rows[1]["total_rmse"].as_f64().unwrap() > 3.0);
+    assert_eq!(v["budget_met"], true);
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["kernels"][0]["depth"], 6);
+    assert_eq!(v["instructions"], rows[2]["instructions"]);
+    assert_eq!(
+        v["kernels"][0]["total"]["rmse"].as_f64(),
+        rows[2]["total_rmse"].as_f64()
+    );
+    assert_eq!(
+        v["kernels"][0]["approximated"][0],
+        serde_json::json!([7, 7, 7])
+    );
+}
+
+#[test]
+fn an_unmet_error_budget_reports_the_closest_program_and_fails() {
+    let spec = temp_file("budget", "box3.yaml", box_spec(3));
+    let o = budget_check(&spec, "3");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["budget_met"], false);
+    let rows = v["budget"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["meets"] == false));
+    // The closest is the 1/8 box (d = 3), not the empty program of d = 0.
+    assert_eq!(v["kernels"][0]["depth"], 3);
+    assert_eq!(v["instructions"], rows[1]["instructions"]);
 }

@@ -85,7 +85,20 @@ struct Report {
     mismatch: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     budget: Vec<BudgetRow>,
+    /// With `--max-total-rmse`: whether the reported program meets the budget (when no
+    /// depth does, the closest program is reported and the exit code is 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget_met: Option<bool>,
     program: String,
+}
+
+/// What the error-budget search settled on.
+struct BudgetChoice {
+    spec: Spec,
+    program: Program,
+    kernels: Vec<KernelReport>,
+    rows: Vec<BudgetRow>,
+    met: bool,
 }
 
 fn is_spec(p: &Path) -> bool {
@@ -128,7 +141,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let images = check::load_images(&a.images).map_err(CliError)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
-    let (spec, program, kernels, budget) = if is_spec(&a.target) {
+    let (spec, program, kernels, budget, budget_met) = if is_spec(&a.target) {
         if a.kernel.is_some() {
             return Err(CliError(
                 "--kernel is for programs; a spec carries its own kernels".into(),
@@ -138,9 +151,12 @@ pub fn run(a: &CheckArgs) -> Outcome {
         match a.max_total_rmse {
             None => {
                 let c = compile(&spec, a, a.json)?;
-                (spec, c.program, c.kernels, Vec::new())
+                (spec, c.program, c.kernels, Vec::new(), None)
             }
-            Some(limit) => budget_search(&spec, a, limit, &grey, &testbed)?,
+            Some(limit) => {
+                let b = budget_search(&spec, a, limit, &grey, &testbed)?;
+                (b.spec, b.program, b.kernels, b.rows, Some(b.met))
+            }
         }
     } else {
         let spec_path = a.kernel.as_ref().ok_or_else(|| {
@@ -162,7 +178,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
             },
         )?;
         let kernels = cain::approximate_spec(&spec)?;
-        (spec, program, kernels, Vec::new())
+        (spec, program, kernels, Vec::new(), None)
     };
     let general = spec.general_count();
     let proof_targets: Vec<proof::Target> =
@@ -207,6 +223,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
         kernels: kernel_json(&kernels, m.as_ref()),
         mismatch,
         budget,
+        budget_met,
         program: program.to_string(),
     };
     if a.json {
@@ -214,7 +231,11 @@ pub fn run(a: &CheckArgs) -> Outcome {
     } else {
         print_report(&report, &spec, &kernels);
     }
-    Ok(if verified { 0 } else { 1 })
+    Ok(if verified && budget_met != Some(false) {
+        0
+    } else {
+        1
+    })
 }
 
 fn kernel_json(kernels: &[KernelReport], m: Option<&Measurement>) -> Vec<KernelJson> {
@@ -238,26 +259,43 @@ fn kernel_json(kernels: &[KernelReport], m: Option<&Measurement>) -> Vec<KernelJ
         .collect()
 }
 
+/// An approximated kernel in lowest terms: (weights, depth) with the depth as small as
+/// the weights allow, so equal fractions compare equal.
+fn reduced(a: &cain::Approx) -> (Vec<Vec<i64>>, u32) {
+    let mut w = a.weights.clone();
+    let mut d = a.depth;
+    while d > 0 && w.iter().flatten().all(|q| q % 2 == 0) {
+        w.iter_mut().flatten().for_each(|q| *q /= 2);
+        d -= 1;
+    }
+    (w, d)
+}
+
 fn budget_search(
     spec: &Spec,
     a: &CheckArgs,
     limit: f64,
     images: &[crate::sim::capture::GreyImage],
     testbed: &dyn check::Testbed,
-) -> Result<(Spec, Program, Vec<KernelReport>, Vec<BudgetRow>), CliError> {
+) -> Result<BudgetChoice, CliError> {
     let mut rows = Vec::new();
+    // The shortest program that meets the budget, else the one with the least error.
     let mut best: Option<(cain::Compiled, f64)> = None;
-    let mut seen_depths = Vec::new();
+    let mut closest: Option<(cain::Compiled, f64)> = None;
+    let mut seen = Vec::new();
     for d in 0..=spec.approximation.max_depth {
         let mut s = spec.clone();
         s.approximation.max_depth = d;
         s.approximation.max_error = 0.0;
         let kernels = cain::approximate_spec(&s)?;
         let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
-        if seen_depths.contains(&depth) {
+        // A deeper approximation can land on the same fractions (1/9 is 1/8 at d = 3,
+        // 4 and 5): compile and measure each distinct set of kernels once.
+        let fractions: Vec<_> = kernels.iter().map(|k| reduced(&k.approx)).collect();
+        if seen.contains(&fractions) {
             continue;
         }
-        seen_depths.push(depth);
+        seen.push(fractions);
         let c = match compile(&s, a, a.json) {
             Ok(c) => c,
             Err(e) => {
@@ -296,6 +334,8 @@ fn budget_search(
         };
         if meets && best.as_ref().is_none_or(better) {
             best = Some((c, worst));
+        } else if !meets && closest.as_ref().is_none_or(|b| worst < b.1) {
+            closest = Some((c, worst));
         }
     }
     if !a.json {
@@ -311,13 +351,28 @@ fn budget_search(
             );
         }
     }
-    let Some((c, _)) = best else {
+    let met = best.is_some();
+    let Some((c, worst)) = best.or(closest) else {
         return Err(CliError(format!(
-            "no depth up to {} meets --max-total-rmse {limit}",
+            "no program could be compiled at any depth up to {}",
             spec.approximation.max_depth
         )));
     };
-    Ok((spec.clone(), c.program, c.kernels, rows))
+    if !met && !a.json {
+        eprintln!(
+            "no depth up to {} meets --max-total-rmse {limit}; reporting the closest \
+             (total RMSE {worst:.4}, {} instructions)",
+            spec.approximation.max_depth,
+            c.program.instructions()
+        );
+    }
+    Ok(BudgetChoice {
+        spec: spec.clone(),
+        program: c.program,
+        kernels: c.kernels,
+        rows,
+        met,
+    })
 }
 
 fn write_outputs(
@@ -413,5 +468,10 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
             "\nsaturated     {} PE-register pairs clipped while the program ran (all images, run 1)",
             k.saturated
         );
+    }
+    match r.budget_met {
+        Some(true) => println!("budget        met: the shortest program within the RMSE budget"),
+        Some(false) => println!("budget        NOT met at any depth: the closest program is shown"),
+        None => {}
     }
 }
