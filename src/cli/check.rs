@@ -215,7 +215,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
         verified,
         instructions: program.instructions(),
         cycles: program.cycles(),
-        time_us: program.cycles() as f64 / DEFAULT_CLOCK_HZ * 1e6,
+        time_us: program.cycles() as f64 * 1e6 / DEFAULT_CLOCK_HZ,
         noise: a.noise.noise.clone(),
         border: m.as_ref().map_or(0, |m| m.border),
         images: images.len(),
