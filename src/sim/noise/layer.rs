@@ -22,6 +22,9 @@ use std::sync::OnceLock;
 /// for `NEWS`.
 const OFFSET_SLOTS: usize = 257;
 
+/// Transfer kinds: `bus` with 0..4 sources, `bus2`, `bus3`.
+const KINDS: usize = 7;
+
 /// One error term, resolved to the f32 factors the row kernel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Term {
@@ -81,7 +84,7 @@ pub struct NoiseModel {
     clock_hz: f64,
     exact: bool,
     /// `bus_0..bus_4`, `bus2`, `bus3`.
-    kinds: [Term; 7],
+    kinds: [Term; KINDS],
     load: Term,
     capture: Term,
     saturation: Option<(f32, f32)>,
@@ -89,6 +92,11 @@ pub struct NoiseModel {
     /// Unit-normal planes of the fixed pattern, drawn on first use.
     gain_plane: OnceLock<Vec<f32>>,
     offset_planes: Vec<OnceLock<Vec<f32>>>,
+    /// Per transfer kind: `gain1 + pattern_gain G` at every PE; per kind and offset
+    /// slot: `offset + pattern_offset O`. They depend only on the chip, so they are
+    /// computed once rather than on every write.
+    gain_factors: [OnceLock<Vec<f32>>; KINDS],
+    offset_terms: Vec<OnceLock<Vec<f32>>>,
     load_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
     capture_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
     readout_plane: OnceLock<Vec<f32>>,
@@ -123,6 +131,8 @@ impl NoiseModel {
             clock_hz: DEFAULT_CLOCK_HZ,
             gain_plane: OnceLock::new(),
             offset_planes: (0..OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
+            gain_factors: Default::default(),
+            offset_terms: (0..KINDS * OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
             load_planes: OnceLock::new(),
             capture_planes: OnceLock::new(),
             readout_plane: OnceLock::new(),
@@ -159,12 +169,28 @@ impl NoiseModel {
     }
 
     fn offset_plane(&self, reg: Reg) -> &[f32] {
-        let slot = match reg {
-            Reg::Gen(i) => usize::from(i),
-            _ => OFFSET_SLOTS - 1,
-        };
+        let slot = offset_slot(reg);
         self.offset_planes[slot]
             .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N))
+    }
+
+    /// `gain1 + pattern_gain G` of transfer kind `kind` at every PE (the same f32
+    /// operations the row kernel would do per write).
+    fn gain_factors(&self, kind: usize) -> &[f32] {
+        self.gain_factors[kind].get_or_init(|| {
+            let t = self.kinds[kind];
+            let g = self.gain_plane();
+            g.iter().map(|&g| t.gain1 + t.pattern_gain * g).collect()
+        })
+    }
+
+    /// `offset + pattern_offset O[reg]` of transfer kind `kind` at every PE.
+    fn offset_terms(&self, kind: usize, reg: Reg) -> &[f32] {
+        self.offset_terms[kind * OFFSET_SLOTS + offset_slot(reg)].get_or_init(|| {
+            let t = self.kinds[kind];
+            let o = self.offset_plane(reg);
+            o.iter().map(|&o| t.offset + t.pattern_offset * o).collect()
+        })
     }
 
     fn pair<'a>(
@@ -190,6 +216,13 @@ impl NoiseModel {
             self.offset_plane(Reg::Gen(i as u8));
         }
         self.offset_plane(Reg::News);
+        let regs = (0..general.min(OFFSET_SLOTS - 1)).map(|i| Reg::Gen(i as u8));
+        for reg in regs.chain([Reg::News]) {
+            for kind in 0..KINDS {
+                self.gain_factors(kind);
+                self.offset_terms(kind, reg);
+            }
+        }
         if !self.load.is_identity() {
             self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
         }
@@ -246,14 +279,15 @@ impl NoiseModel {
         }
     }
 
-    /// One transfer term and clipping in a single pass over the row, temporal noise
+    /// Transfer kind `kind` and clipping in a single pass over the row, temporal noise
     /// independent of the value (the same arithmetic as [`NoiseModel::apply`] followed
-    /// by the clipping of [`NoiseModel::perturb_row`]).
+    /// by the clipping of [`NoiseModel::perturb_row`], with the per-PE factors taken
+    /// from [`NoiseModel::gain_factors`] and [`NoiseModel::offset_terms`]).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn fused(
         &self,
-        t: &Term,
+        kind: usize,
         ctx: &WriteCtx,
         reg: Reg,
         row: usize,
@@ -262,7 +296,8 @@ impl NoiseModel {
         clipped: &mut [bool],
     ) -> u64 {
         let r = row * N..(row + 1) * N;
-        let (gain, offset) = (&self.gain_plane()[r.clone()], &self.offset_plane(reg)[r]);
+        let gain = &self.gain_factors(kind)[r.clone()];
+        let offset = &self.offset_terms(kind, reg)[r];
         let key = rng::row_key(
             self.run_seed,
             stream::TEMPORAL,
@@ -270,7 +305,7 @@ impl NoiseModel {
             ctx.plane as u64,
             row,
         );
-        let sd = t.noise2.sqrt();
+        let sd = self.kinds[kind].noise2.sqrt();
         let (lo, hi) = self
             .saturation
             .unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
@@ -283,8 +318,7 @@ impl NoiseModel {
             .zip(clipped.iter_mut());
         for (((((v, &g), &o), &m), hit), &cm) in lanes.zip(&rng::COLUMN_MIX) {
             let z = rng::normal(rng::premixed_hash(key, cm));
-            let x = *v;
-            let y = x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z;
+            let y = *v * g + o + sd * z;
             let k = clip(y, lo, hi);
             let h = m & (k != y);
             *hit = h;
@@ -319,7 +353,7 @@ impl NoiseModel {
             || (ctx.reads_pix && !self.capture.is_identity());
         if !injected && term.signal2 == 0.0 {
             // The common case in one pass: noise, gain, offset and clipping per PE.
-            return self.fused(&term, ctx, reg, row, vals, mask, clipped);
+            return self.fused(kind, ctx, reg, row, vals, mask, clipped);
         }
         if !term.is_identity() {
             let planes = (self.gain_plane(), self.offset_plane(reg));
@@ -360,16 +394,26 @@ impl NoiseModel {
     }
 }
 
-/// `x` limited to `lo..=hi`. Compare-and-select rather than `f32::clamp`: every term is
-/// finite, so no NaN handling is needed, and this compiles to one min and one max.
+/// The fixed-pattern offset plane of `reg` (general registers have their own, every
+/// NEWS cell shares one).
+fn offset_slot(reg: Reg) -> usize {
+    match reg {
+        Reg::Gen(i) => usize::from(i),
+        _ => OFFSET_SLOTS - 1,
+    }
+}
+
+/// `x` limited to `lo..=hi` (`lo <= hi`). Two compare-and-selects, each of the form of
+/// one `min`/`max` instruction, rather than `f32::clamp` (whose NaN handling costs a
+/// blend): the result is that of `if x < lo { lo } else if x > hi { hi } else { x }`
+/// for every `x`, NaN and signed zeros included.
 #[inline(always)]
 fn clip(x: f32, lo: f32, hi: f32) -> f32 {
-    if x < lo {
+    let below_hi = if hi < x { hi } else { x };
+    if below_hi < lo {
         lo
-    } else if x > hi {
-        hi
     } else {
-        x
+        below_hi
     }
 }
 
