@@ -36,15 +36,17 @@ pub struct ReadCtx {
 
 /// Modifies values on their way into a register, between writes, and on readout.
 pub trait WriteLayer: Send + Sync {
-    /// Perturbs one row of values about to be written to `row` (only entries whose
-    /// `mask` is set will be stored). Sets `clipped[c]` for stored entries that were
-    /// clipped and returns how many there were.
+    /// Writes to `out` the row of values `src` about to be written to `row`, perturbed
+    /// (only entries whose `mask` is set will be stored; `None`: every entry). Returns
+    /// how many stored entries were clipped; when there were any, `clipped[c]` tells
+    /// which (it is left as it was otherwise).
     fn perturb(
         &self,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        mask: &[bool],
+        src: &[f32],
+        out: &mut [f32],
+        mask: Option<&[bool]>,
         clipped: &mut [bool],
     ) -> u64;
 
@@ -74,7 +76,16 @@ pub trait WriteLayer: Send + Sync {
 pub struct Exact;
 
 impl WriteLayer for Exact {
-    fn perturb(&self, _: &WriteCtx, _: usize, _: &mut [f32], _: &[bool], _: &mut [bool]) -> u64 {
+    fn perturb(
+        &self,
+        _: &WriteCtx,
+        _: usize,
+        src: &[f32],
+        out: &mut [f32],
+        _: Option<&[bool]>,
+        _: &mut [bool],
+    ) -> u64 {
+        out.copy_from_slice(src);
         0
     }
 

@@ -95,9 +95,11 @@ struct Scratch {
     sum: [f32; N],
     /// Sources that are not a row in memory as they stand (shifted or constant).
     shifted: [[f32; N]; 4],
-    /// Values, write mask and clip marks of one receiving row.
+    /// Values, write mask, values through the layer and clip marks of one receiving
+    /// row.
     vals: [f32; N],
     mask: [bool; N],
+    noisy: [f32; N],
     hit: [bool; N],
 }
 
@@ -153,6 +155,7 @@ impl Band<'_> {
             shifted: [[0.0; N]; 4],
             vals: [0.0; N],
             mask: [false; N],
+            noisy: [0.0; N],
             hit: [false; N],
         };
         let mut clipped = [0; MAX_WRITTEN];
@@ -211,13 +214,17 @@ impl Band<'_> {
         let local = r - self.first;
         let out = &mut plane[local * N..(local + 1) * N];
         let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
-        rows::bus_row(&srcs[..k], 1, out);
         let mut n = 0;
-        if let Some(layer) = shared.layer {
-            const ALL: [bool; N] = [true; N];
-            n = layer.perturb(&d.ctx, r, out, &ALL, &mut s.hit);
-            if n > 0 {
-                rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+        match shared.layer {
+            None => rows::bus_row(&srcs[..k], 1, out),
+            Some(layer) => {
+                // The layer reads the exact values from a row of its own and writes the
+                // row once.
+                rows::bus_row(&srcs[..k], 1, &mut s.sum);
+                n = layer.perturb(&d.ctx, r, &s.sum, out, None, &mut s.hit);
+                if n > 0 {
+                    rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+                }
             }
         }
         self.planes[slot] = plane;
@@ -291,11 +298,9 @@ impl Band<'_> {
                 rows::shift_into(&s.sum, dc, shared.edge, out);
                 0
             }
-            // Every PE writes, perturbed in place: no mask to build or apply.
+            // Every PE writes, perturbed on the way: no mask to build or apply.
             (None, Some(layer), 0) => {
-                out.copy_from_slice(&s.sum);
-                const ALL: [bool; N] = [true; N];
-                let n = layer.perturb(&d.ctx, r, out, &ALL, &mut s.hit);
+                let n = layer.perturb(&d.ctx, r, &s.sum, out, None, &mut s.hit);
                 if n > 0 {
                     rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                 }
@@ -324,18 +329,21 @@ impl Band<'_> {
                         }
                     }
                 }
-                let n = match shared.layer {
-                    None => 0,
+                match shared.layer {
+                    None => {
+                        rows::store_masked(out, &s.vals, &s.mask);
+                        0
+                    }
                     Some(layer) => {
-                        let n = layer.perturb(&d.ctx, r, &mut s.vals, &s.mask, &mut s.hit);
+                        let (vals, mask) = (&s.vals, Some(&s.mask[..]));
+                        let n = layer.perturb(&d.ctx, r, vals, &mut s.noisy, mask, &mut s.hit);
                         if n > 0 {
                             rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                         }
+                        rows::store_masked(out, &s.noisy, &s.mask);
                         n
                     }
-                };
-                rows::store_masked(out, &s.vals, &s.mask);
-                n
+                }
             }
         }
     }

@@ -291,39 +291,54 @@ impl NoiseModel {
         ctx: &WriteCtx,
         reg: Reg,
         row: usize,
-        vals: &mut [f32],
-        mask: &[bool],
-        clipped: &mut [bool],
+        src: &[f32; N],
+        out: &mut [f32; N],
+        mask: Option<&[bool; N]>,
+        clipped: &mut [bool; N],
     ) -> u64 {
         let r = row * N..(row + 1) * N;
-        let gain = &self.gain_factors(kind)[r.clone()];
-        let offset = &self.offset_terms(kind, reg)[r];
-        let key = rng::row_key(
-            self.run_seed,
-            stream::TEMPORAL,
-            ctx.seq,
-            ctx.plane as u64,
-            row,
-        );
-        let sd = self.kinds[kind].noise2.sqrt();
         let (lo, hi) = self
             .saturation
             .unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
+        let t = RowTerm {
+            gain: one_row(&self.gain_factors(kind)[r.clone()]),
+            offset: one_row(&self.offset_terms(kind, reg)[r]),
+            key: rng::row_key(
+                self.run_seed,
+                stream::TEMPORAL,
+                ctx.seq,
+                ctx.plane as u64,
+                row,
+            ),
+            sd: self.kinds[kind].noise2.sqrt(),
+            lo,
+            hi,
+        };
+        // Only a count in the hot loop (a loop for each kind of mask, so a full row
+        // loads none); which PEs were clipped is worked out again in the rare row that
+        // has any.
         let mut n = 0u32;
-        let lanes = vals
-            .iter_mut()
-            .zip(gain)
-            .zip(offset)
-            .zip(mask)
-            .zip(clipped.iter_mut());
-        for (((((v, &g), &o), &m), hit), &cm) in lanes.zip(&rng::COLUMN_MIX) {
-            let z = rng::normal(rng::premixed_hash(key, cm));
-            let y = *v * g + o + sd * z;
-            let k = clip(y, lo, hi);
-            let h = m & (k != y);
-            *hit = h;
-            n += u32::from(h);
-            *v = k;
+        match mask {
+            None => {
+                for c in 0..N {
+                    let (k, y) = t.at(c, src[c]);
+                    out[c] = k;
+                    n += u32::from(k != y);
+                }
+            }
+            Some(m) => {
+                for c in 0..N {
+                    let (k, y) = t.at(c, src[c]);
+                    out[c] = k;
+                    n += u32::from(m[c] & (k != y));
+                }
+            }
+        }
+        if n > 0 {
+            for c in 0..N {
+                let (k, y) = t.at(c, src[c]);
+                clipped[c] = mask.is_none_or(|m| m[c]) & (k != y);
+            }
         }
         u64::from(n)
     }
@@ -334,8 +349,9 @@ impl NoiseModel {
         &self,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        mask: &[bool],
+        src: &[f32],
+        out: &mut [f32],
+        mask: Option<&[bool]>,
         clipped: &mut [bool],
     ) -> u64 {
         let kind = match (ctx.receivers, ctx.sources) {
@@ -349,19 +365,22 @@ impl NoiseModel {
         } else {
             ctx.reg
         };
+        let (src, out, clipped) = (one_row(src), one_row_mut(out), one_row_mut(clipped));
+        let mask = mask.map(one_row);
         let injected = (ctx.reads_in && !self.load.is_identity())
             || (ctx.reads_pix && !self.capture.is_identity());
         if !injected && term.signal2 == 0.0 {
             // The common case in one pass: noise, gain, offset and clipping per PE.
-            return self.fused(kind, ctx, reg, row, vals, mask, clipped);
+            return self.fused(kind, ctx, reg, row, src, out, mask, clipped);
         }
+        out.copy_from_slice(src);
         if !term.is_identity() {
             let planes = (self.gain_plane(), self.offset_plane(reg));
-            self.apply(&term, stream::TEMPORAL, ctx, row, vals, planes);
+            self.apply(&term, stream::TEMPORAL, ctx, row, out, planes);
         }
         if ctx.reads_in && !self.load.is_identity() {
             let planes = self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
-            self.apply(&self.load, stream::TEMPORAL_LOAD, ctx, row, vals, planes);
+            self.apply(&self.load, stream::TEMPORAL_LOAD, ctx, row, out, planes);
         }
         if ctx.reads_pix && !self.capture.is_identity() {
             let planes = self.pair(
@@ -374,7 +393,7 @@ impl NoiseModel {
                 stream::TEMPORAL_CAPTURE,
                 ctx,
                 row,
-                vals,
+                out,
                 planes,
             );
         }
@@ -382,16 +401,50 @@ impl NoiseModel {
             return 0;
         };
         let mut n = 0u32;
-        for ((v, &m), c) in vals.iter_mut().zip(mask).zip(clipped.iter_mut()) {
-            let x = *v;
+        for c in 0..N {
+            let x = out[c];
             let y = clip(x, lo, hi);
-            let hit = m & (y != x);
-            *c = hit;
+            let hit = mask.is_none_or(|m| m[c]) & (y != x);
+            clipped[c] = hit;
             n += u32::from(hit);
-            *v = y;
+            out[c] = y;
         }
         u64::from(n)
     }
+}
+
+/// One transfer term on one row, resolved for the fused kernel.
+struct RowTerm<'a> {
+    /// `gain1 + pattern_gain G` per column.
+    gain: &'a [f32; N],
+    /// `offset + pattern_offset O` per column.
+    offset: &'a [f32; N],
+    /// The row key of the temporal noise.
+    key: u64,
+    /// Standard deviation of the temporal noise.
+    sd: f32,
+    lo: f32,
+    hi: f32,
+}
+
+impl RowTerm<'_> {
+    /// Column `c` receiving `x`: the value stored and the value before clipping.
+    #[inline(always)]
+    fn at(&self, c: usize, x: f32) -> (f32, f32) {
+        let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
+        let y = x * self.gain[c] + self.offset[c] + self.sd * z;
+        (clip(y, self.lo, self.hi), y)
+    }
+}
+
+/// A row as a fixed-size array, so that column loops need no bounds checks.
+fn one_row<T>(row: &[T]) -> &[T; N] {
+    row.try_into().expect("a row has N columns")
+}
+
+/// [`one_row`], mutable.
+fn one_row_mut<T>(row: &mut [T]) -> &mut [T; N] {
+    row.try_into().expect("a row has N columns")
 }
 
 /// The fixed-pattern offset plane of `reg` (general registers have their own, every
@@ -430,11 +483,12 @@ mod simd {
         m: &NoiseModel,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        mask: &[bool],
+        src: &[f32],
+        out: &mut [f32],
+        mask: Option<&[bool]>,
         clipped: &mut [bool],
     ) -> u64 {
-        m.perturb_row(ctx, row, vals, mask, clipped)
+        m.perturb_row(ctx, row, src, out, mask, clipped)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
@@ -442,11 +496,12 @@ mod simd {
         m: &NoiseModel,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        mask: &[bool],
+        src: &[f32],
+        out: &mut [f32],
+        mask: Option<&[bool]>,
         clipped: &mut [bool],
     ) -> u64 {
-        m.perturb_row(ctx, row, vals, mask, clipped)
+        m.perturb_row(ctx, row, src, out, mask, clipped)
     }
 }
 
@@ -455,8 +510,9 @@ impl WriteLayer for NoiseModel {
         &self,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        mask: &[bool],
+        src: &[f32],
+        out: &mut [f32],
+        mask: Option<&[bool]>,
         clipped: &mut [bool],
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
@@ -466,16 +522,16 @@ impl WriteLayer for NoiseModel {
                 // SAFETY: the processor supports the instruction set (detected at run
                 // time).
                 VectorUnit::Avx512 => {
-                    return unsafe { simd::perturb_avx512(self, ctx, row, vals, mask, clipped) }
+                    return unsafe { simd::perturb_avx512(self, ctx, row, src, out, mask, clipped) }
                 }
                 // SAFETY: as above.
                 VectorUnit::Avx2 => {
-                    return unsafe { simd::perturb_avx2(self, ctx, row, vals, mask, clipped) }
+                    return unsafe { simd::perturb_avx2(self, ctx, row, src, out, mask, clipped) }
                 }
                 VectorUnit::Portable => {}
             }
         }
-        self.perturb_row(ctx, row, vals, mask, clipped)
+        self.perturb_row(ctx, row, src, out, mask, clipped)
     }
 
     fn is_exact(&self) -> bool {
