@@ -306,6 +306,28 @@ impl Band<'_> {
                 }
                 n
             }
+            // Every PE writes through a horizontal view: the whole shifted row goes
+            // through the layer, no mask needed; the cell the shift does not reach (if
+            // any) keeps its value, and a clip there is not counted.
+            (None, Some(layer), _) => {
+                let untouched = rows::shift_into(&s.sum, dc, shared.edge, &mut s.vals);
+                if let Some(c) = untouched {
+                    s.vals[c] = 0.0;
+                }
+                let mut n = layer.perturb(&d.ctx, r, &s.vals, &mut s.noisy, None, &mut s.hit);
+                if let Some(c) = untouched {
+                    s.noisy[c] = out[c];
+                    if n > 0 && s.hit[c] {
+                        s.hit[c] = false;
+                        n -= 1;
+                    }
+                }
+                out.copy_from_slice(&s.noisy);
+                if n > 0 {
+                    rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+                }
+                n
+            }
             // Otherwise: values and mask as the receiving row sees them, then a masked
             // store (cells a shifted write does not reach keep their values).
             _ => {
