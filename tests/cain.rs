@@ -227,3 +227,93 @@ fn cli_json_has_the_contract_fields() {
         assert!(v["search"][k].is_number(), "search.{k}");
     }
 }
+
+/// The 5x5 unsharp mask `2 x - blur` at depth 8 (centre 476/256).
+const UNSHARP: &str = "name: unsharp5\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n\
+    - out: A\n  scale: 1/256\n  weights:\n\
+    \x20   - [-1, -4, -6, -4, -1]\n    - [-4, -16, -24, -16, -4]\n\
+    \x20   - [-6, -24, 476, -24, -6]\n    - [-4, -16, -24, -16, -4]\n\
+    \x20   - [-1, -4, -6, -4, -1]\napproximation: { max_depth: 8, max_error: 0.0 }\n";
+
+#[test]
+fn unsharp_mask_is_twice_the_input_minus_a_blur() {
+    use scamp::cain::goal::{Bag, Goal};
+    use scamp::cain::reverse::{expand, Ctx};
+    let s = spec(UNSHARP);
+    let k = cain::approximate_spec(&s).expect("approximates");
+    assert_eq!(k[0].approx.depth, 8);
+    let g = approx::goal_of(&k[0].approx, 8).expect("fits");
+    let ctx = Ctx {
+        init: Goal::single(0, 0, 256),
+        regs: 6,
+        ops: Ops::All,
+        depth: 8,
+        max_atoms: 10_000,
+        structured: false,
+    };
+    // The generator offers `G = 2 x input - blur`: the blur is what the centre split
+    // leaves, and it is separable, where `476 x input` is a long chain of halvings.
+    let two = Goal::single(0, 0, 512);
+    let blur = two.minus(&g);
+    assert_eq!(blur.get(0, 0), 36);
+    let mut out = Vec::new();
+    expand(&Bag::new(vec![g]), &ctx, &mut out);
+    assert!(out
+        .iter()
+        .any(|c| c.child == Bag::new(vec![two.clone(), blur.clone()])));
+    // One worker under a node limit is deterministic: 61 instructions (80 before the
+    // split existed; two workers for 10 s find under 30).
+    let opts = CompileOptions {
+        time_limit: Some(60.0),
+        workers: Some(1),
+        node_limit: Some(3000),
+        ..CompileOptions::default()
+    };
+    let c = cain::compile(&s, &opts, &Stats::default()).expect("a program");
+    assert_eq!(c.program.instructions(), 61, "{}", c.program);
+    assert_proven(&c);
+}
+
+#[test]
+fn output_moves_read_a_finished_copy_to_break_a_cycle() {
+    // A := -A while B and C keep the input: the final moves form the cycle A <-> B
+    // with no free register; C, already a copy of the input, breaks it.
+    let text = "input: A\nregisters: [A, B, C]\nkernels:\n\
+        - { out: B, weights: [[1]] }\n- { out: A, weights: [[-1]] }\n\
+        - { out: C, weights: [[1]] }\napproximation: { max_depth: 0 }\n";
+    let c = compile(&spec(text), 5.0, 1);
+    assert_eq!(c.program.instructions(), 4, "{}", c.program);
+    assert_proven(&c);
+}
+
+#[test]
+fn a_large_kernel_stops_on_time() {
+    // A dense 31x31 kernel: one search iteration takes tens of milliseconds, and the
+    // clock used to be read only every 128 of them (1 s asked, 4 s and more taken).
+    let rows: Vec<String> = (0..31)
+        .map(|i| {
+            let row: Vec<String> = (0..31)
+                .map(|j| ((i * i * 3 + j * 5 + i * j) % 7 - 3).to_string())
+                .collect();
+            format!("      - [{}]\n", row.join(", "))
+        })
+        .collect();
+    let text = format!(
+        "kernels:\n  - out: A\n    weights:\n{}approximation: {{ max_depth: 0 }}\n",
+        rows.concat()
+    );
+    let s = spec(&text);
+    let opts = CompileOptions {
+        time_limit: Some(1.0),
+        workers: Some(2),
+        ..CompileOptions::default()
+    };
+    let start = std::time::Instant::now();
+    // Whether a program is found in a second does not matter here; the time does.
+    let found = cain::compile(&s, &opts, &Stats::default());
+    let took = start.elapsed().as_secs_f64();
+    assert!(took < 2.5, "took {took:.2} s for a 1 s budget");
+    if let Ok(c) = found {
+        assert_proven(&c);
+    }
+}

@@ -244,13 +244,17 @@ pub fn allocate(steps: &[Step], p: &AllocProblem) -> Option<Vec<Instr>> {
     None
 }
 
-/// Sequential `mov`s realising the parallel copy `dst := src` for every pair, using a
-/// register outside all pairs to break cycles.
+/// Sequential `mov`s realising the parallel copy `dst := src` for every pair, breaking
+/// cycles through a destination already holding a copy, else a register outside all
+/// pairs.
 fn parallel_moves(moves: &[(Reg, Reg)], regs: &[Reg]) -> Option<Vec<Instr>> {
     let mut pending: Vec<(Reg, Reg)> = moves.iter().copied().filter(|(d, s)| d != s).collect();
     pending.sort();
     pending.dedup();
     let mut out = Vec::new();
+    // Moves made: their destinations keep the value (each is written once) and their
+    // sources are unchanged while still pending somewhere.
+    let mut done: Vec<(Reg, Reg)> = Vec::new();
     let mov = |d: Reg, s: Reg| Instr {
         kind: Kind::Mov,
         dsts: vec![d],
@@ -262,13 +266,26 @@ fn parallel_moves(moves: &[(Reg, Reg)], regs: &[Reg]) -> Option<Vec<Instr>> {
         {
             let (d, s) = pending.remove(i);
             out.push(mov(d, s));
+            done.push((d, s));
             continue;
         }
-        // Only cycles left: park one source in a free register.
-        let used: Vec<Reg> = moves.iter().flat_map(|(d, s)| [*d, *s]).collect();
-        let tmp = regs.iter().copied().find(|r| !used.contains(r))?;
-        let s = pending[0].1;
-        out.push(mov(tmp, s));
+        // Only cycles left. A source already copied to a finished destination is read
+        // from there (the input wanted both in its own register and, changed, in
+        // another: `B := A, A := f(A)` with three registers); else park it in a free
+        // register.
+        let pick = pending
+            .iter()
+            .find_map(|(_, s)| done.iter().find(|(_, ds)| ds == s).map(|(d, _)| (*s, *d)));
+        let (s, tmp) = match pick {
+            Some(p) => p,
+            None => {
+                let used: Vec<Reg> = moves.iter().flat_map(|(d, s)| [*d, *s]).collect();
+                let tmp = regs.iter().copied().find(|r| !used.contains(r))?;
+                let s = pending[0].1;
+                out.push(mov(tmp, s));
+                (s, tmp)
+            }
+        };
         for m in pending.iter_mut() {
             if m.1 == s {
                 m.1 = tmp;

@@ -54,6 +54,36 @@ fn build_cost(g: &Goal) -> f32 {
         + if mixed { WEIGHTS.mixed } else { 0.0 }
 }
 
+/// Additions needed to build a single-offset goal whose count exceeds the input's
+/// (`unit` atoms), beyond the one instruction the bound counts: a count like 476
+/// (= 512 - 32 - 4) takes two more, a power of two none. Without it such goals look
+/// free, and the search prefers splitting a sharpening kernel's centre off as it
+/// stands over `2 x - blur`. Smaller counts are left at zero: they come from the
+/// halving chain, which the bound already counts and the search shares.
+fn count_cost(g: &Goal, unit: u32) -> f32 {
+    match g.0.as_slice() {
+        [t] if t.n.unsigned_abs() > unit => naf_weight(t.n.unsigned_abs()).saturating_sub(1) as f32,
+        _ => 0.0,
+    }
+}
+
+/// Nonzero digits of the non-adjacent form of `n` (fewest signed powers of two
+/// summing to `n`).
+fn naf_weight(mut n: u32) -> u32 {
+    let mut w = 0;
+    while n != 0 {
+        if n & 1 == 1 {
+            w += 1;
+            // A run of ones is one power above minus one below.
+            if n & 2 == 2 {
+                n = n.wrapping_add(1);
+            }
+        }
+        n >>= 1;
+    }
+    w
+}
+
 /// Tunable weights of the estimate.
 struct Weights {
     support: f32,
@@ -238,7 +268,14 @@ impl Estimator {
                 }
             }
         }
-        lb + extra
+        // Only deeper kernels pay: at depth 0 there is no halving chain to reach
+        // past, and the depth-0 search (Laplacians, sharpen) is left as it was.
+        let unit = if ctx.depth == 0 {
+            u32::MAX
+        } else {
+            u32::try_from(ctx.init.sum().unsigned_abs()).unwrap_or(u32::MAX)
+        };
+        lb + extra + bag.0.iter().map(|g| count_cost(g, unit)).sum::<f32>()
     }
 
     /// Extra instructions of the goals taken in the order of `items`.
@@ -397,4 +434,20 @@ fn cover(g: &Goal, part: &Goal, sign: i32) -> (u32, Goal) {
         }
     }
     (copies, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_cost_their_signed_binary_digits() {
+        assert_eq!(naf_weight(0), 0);
+        assert_eq!(naf_weight(64), 1);
+        assert_eq!(naf_weight(7), 2); // 8 - 1
+        assert_eq!(naf_weight(476), 3); // 512 - 32 - 4
+        assert_eq!(count_cost(&Goal::single(0, 0, 476), 256), 2.0);
+        assert_eq!(count_cost(&Goal::single(0, 0, -3), 4), 0.0);
+        assert_eq!(count_cost(&Goal::single(0, 0, 512), 256), 0.0);
+    }
 }

@@ -374,9 +374,20 @@ impl<T> Worker<'_, '_, T> {
         let mut bytes = node_bytes(&root_node);
         deque.push_back(root_node);
         let mut iter: u64 = 0;
+        let mut reported: u64 = 0;
         while let Some(mut node) = deque.pop_front() {
             iter += 1;
-            if iter.is_multiple_of(CHECK_EVERY) && self.check(iter, bytes) {
+            if iter.is_multiple_of(CHECK_EVERY) {
+                let stop = self.check(iter - reported, bytes);
+                reported = iter;
+                if stop {
+                    return;
+                }
+            } else if self.out_of_time() {
+                // On large kernels one iteration (ranking every child of a big bag,
+                // allocating a long plan) can take tens of milliseconds, so waiting
+                // for the next full check would overrun the budget by seconds.
+                self.check(iter - reported, bytes);
                 return;
             }
             // The structured phase has its share of the budget; then the worker starts
@@ -425,17 +436,27 @@ impl<T> Worker<'_, '_, T> {
             bytes += node_bytes(&node);
             deque.push_back(node);
         }
-        self.check(iter, bytes);
+        self.check(iter - reported, bytes);
     }
 
-    /// Publishes counters and checks the budget; true when the worker must stop.
-    fn check(&mut self, iter: u64, bytes: u64) -> bool {
+    /// Whether the search must stop now: stopped by another worker or out of time.
+    fn out_of_time(&self) -> bool {
         let sh = self.sh;
-        let done = iter % CHECK_EVERY;
-        let nodes = sh.stats.nodes.fetch_add(
-            if done == 0 { CHECK_EVERY } else { done },
-            Ordering::Relaxed,
-        );
+        if sh.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        if sh.start.elapsed() >= sh.opts.time_limit {
+            sh.halt(StopReason::Time);
+            return true;
+        }
+        false
+    }
+
+    /// Publishes counters (`fresh` iterations since the last report) and checks the
+    /// budget; true when the worker must stop.
+    fn check(&mut self, fresh: u64, bytes: u64) -> bool {
+        let sh = self.sh;
+        let nodes = sh.stats.nodes.fetch_add(fresh, Ordering::Relaxed);
         sh.worker_memory[self.id].store(bytes, Ordering::Relaxed);
         let mem: u64 = sh
             .worker_memory
