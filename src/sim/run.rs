@@ -104,7 +104,7 @@ fn run_with(
         None => run_batched(&mut array.batch(), program, repeat, &mut report)?,
         Some(observe) => run_stepped(array, program, repeat, observe, &mut report)?,
     }
-    report.time_us = report.cycles as f64 / clock_hz * 1e6;
+    report.time_us = report.cycles as f64 * 1e6 / clock_hz;
     report.saturated_writes = array.saturated() - saturated_before;
     let mut regs: Vec<Reg> = (0..array.general()).map(|i| Reg::Gen(i as u8)).collect();
     regs.push(Reg::News);
