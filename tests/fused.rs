@@ -178,12 +178,7 @@ fn run_reference(a: &mut Array, p: &Program) {
                 BusOp::Transfer { dsts, srcs } if !srcs.contains(&Reg::Pix) => {
                     reference_transfer(a, dsts, srcs)
                 }
-                op => {
-                    step(a, op).unwrap();
-                    if matches!(op, BusOp::Nop) {
-                        a.tick();
-                    }
-                }
+                op => step(a, op).unwrap(),
             }
         }
     }

@@ -319,9 +319,6 @@ impl Array {
             // nothing is ever pending).
             for op in ops {
                 step(self, op)?;
-                if matches!(op, BusOp::Nop) {
-                    self.tick();
-                }
             }
             return Ok(());
         }
@@ -614,5 +611,9 @@ impl Machine for Array {
             self.refresh_flag();
         }
         Ok(())
+    }
+
+    fn idle(&mut self) {
+        self.tick();
     }
 }

@@ -61,6 +61,9 @@ pub trait Machine {
     fn set_dac(&mut self, value: i32);
     /// A native digital instruction.
     fn digital(&mut self, op: &DigitalOp) -> Result<(), MachineError>;
+    /// A cycle passes with no instruction reaching the array (`nop`): nothing changes,
+    /// but a machine that keeps time (decay, noise streams) moves on.
+    fn idle(&mut self) {}
 }
 
 /// Executes one machine-level instruction on `m`.
@@ -76,7 +79,10 @@ pub fn step<M: Machine>(m: &mut M, op: &BusOp) -> Result<(), MachineError> {
             m.reset_pix(*level);
             Ok(())
         }
-        BusOp::Nop => Ok(()),
+        BusOp::Nop => {
+            m.idle();
+            Ok(())
+        }
         BusOp::Dac(v) => {
             m.set_dac(*v);
             Ok(())

@@ -3,7 +3,7 @@
 
 use super::array::{Array, Batch};
 use super::machine::{step, MachineError};
-use crate::isa::{BusOp, Pos, Program, Reg, Stmt};
+use crate::isa::{Pos, Program, Reg, Stmt};
 
 /// The device's instruction store holds this many instruction words per kernel.
 pub const KERNEL_STORE: u64 = 1024;
@@ -169,11 +169,6 @@ fn run_stepped(
             check_flag(s, array.flag_full(), report);
             for (i, op) in s.ops.iter().enumerate() {
                 step(array, op).map_err(|MachineError(msg)| RunError { pos: s.pos, msg })?;
-                if matches!(op, BusOp::Nop) {
-                    // A nop does nothing to the machine but takes its cycle: time (decay,
-                    // noise streams) moves on.
-                    array.tick();
-                }
                 report.cycles += op.cycles();
                 observe(s, i, array);
             }

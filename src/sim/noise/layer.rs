@@ -211,15 +211,12 @@ impl NoiseModel {
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
     /// run does not include drawing the chip).
     pub fn prepare(&self, general: usize) {
-        self.gain_plane();
-        for i in 0..general.min(OFFSET_SLOTS - 1) {
-            self.offset_plane(Reg::Gen(i as u8));
-        }
-        self.offset_plane(Reg::News);
+        // The per-kind factors draw the gain and offset planes they are made of.
         let regs = (0..general.min(OFFSET_SLOTS - 1)).map(|i| Reg::Gen(i as u8));
-        for reg in regs.chain([Reg::News]) {
-            for kind in 0..KINDS {
-                self.gain_factors(kind);
+        let regs: Vec<Reg> = regs.chain([Reg::News]).collect();
+        for kind in 0..KINDS {
+            self.gain_factors(kind);
+            for &reg in &regs {
                 self.offset_terms(kind, reg);
             }
         }
