@@ -316,6 +316,26 @@ impl Gen<'_> {
         self.push(Kind::Add2, vec![g.clone()], vec![base, rest]);
     }
 
+    /// Exact telescopes of `g` along every shift: `G = P - moved P` and
+    /// `G = P + moved P`, even where the two copies overlap and cancel.
+    fn telescopes(&mut self, g: &Goal) {
+        for &s in self.shifts() {
+            if let Some(p) = telescope(g, s.dr, s.dc, -1) {
+                let n = p.neg();
+                if let Some(q) = p.shifted(s) {
+                    self.push(Kind::Sub, vec![g.clone()], vec![p, q]);
+                }
+                // G = moved N - N with N = -P: one subx/sub2x reading N twice.
+                self.push(Kind::SubShift(s), vec![g.clone()], vec![n.clone(), n]);
+            }
+            if let Some(p) = telescope(g, s.dr, s.dc, 1) {
+                if let Some(q) = p.shifted(s) {
+                    self.push(Kind::Add2, vec![g.clone()], vec![p, q]);
+                }
+            }
+        }
+    }
+
     /// `G` as a sum of new goals.
     fn splits(&mut self, g: &Goal) {
         for &s in self.shifts() {
@@ -382,23 +402,9 @@ impl Gen<'_> {
                 }
             }
         }
-        // Exact telescoping: G = P - moved P and G = P + moved P even where the two
-        // copies overlap and cancel (the greedy folds above cannot see through that).
-        let tele = self.ctx.structured;
-        for &s in self.shifts().iter().filter(|_| tele) {
-            if let Some(p) = telescope(g, s.dr, s.dc, -1) {
-                let n = p.neg();
-                if let Some(q) = p.shifted(s) {
-                    self.push(Kind::Sub, vec![g.clone()], vec![p, q]);
-                }
-                // G = moved N - N with N = -P: one subx/sub2x reading N twice.
-                self.push(Kind::SubShift(s), vec![g.clone()], vec![n.clone(), n]);
-            }
-            if let Some(p) = telescope(g, s.dr, s.dc, 1) {
-                if let Some(q) = p.shifted(s) {
-                    self.push(Kind::Add2, vec![g.clone()], vec![p, q]);
-                }
-            }
+        // The greedy folds above cannot see through copies that cancel.
+        if self.ctx.structured {
+            self.telescopes(g);
         }
         let (pos, negp) = (g.positive_part(), g.negative_part());
         if !pos.is_empty() && !negp.is_empty() {
@@ -659,10 +665,12 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
         gen.one_new(g, &avail);
         gen.splits(g);
     }
-    for g in bag.0.iter().filter(|_| ctx.structured) {
-        for h in &bag.0 {
-            if g != h && ![g, h].iter().any(|x| **x == ctx.init || x.is_empty()) {
-                gen.pair(g, h);
+    if ctx.structured {
+        for g in &bag.0 {
+            for h in &bag.0 {
+                if g != h && ![g, h].iter().any(|x| **x == ctx.init || x.is_empty()) {
+                    gen.pair(g, h);
+                }
             }
         }
     }
