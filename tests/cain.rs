@@ -7,6 +7,7 @@ use scamp::verify::proof::{prove, Target};
 use std::path::Path;
 
 mod common;
+use ::approx::assert_abs_diff_eq;
 use common::{json, scamp, stderr};
 
 fn spec(text: &str) -> cain::Spec {
@@ -154,7 +155,7 @@ fn approximation_reports_depth_and_error() {
     assert_eq!(a.depth, 3);
     assert_eq!(a.weights, vec![vec![3, 5, 3]]);
     let want = 2.0 * (3.0 / 8.0 - 1.0 / 3.0) + (2.0 / 3.0 - 5.0 / 8.0);
-    assert!((a.error - want).abs() < 1e-12);
+    assert_abs_diff_eq!(a.error, want, epsilon = 1e-12);
 }
 
 #[test]

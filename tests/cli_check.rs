@@ -3,6 +3,7 @@
 
 mod common;
 
+use approx::assert_abs_diff_eq;
 use common::{json, scamp, temp_file};
 
 fn tmp(name: &str) -> std::path::PathBuf {
@@ -112,7 +113,7 @@ fn saved_outputs_reproduce_the_reported_error() {
     }
     let rmse = (sq / n).sqrt();
     let reported = v["kernels"][0]["total"]["rmse"].as_f64().unwrap();
-    assert!((rmse - reported).abs() < 1e-9, "{rmse} vs {reported}");
+    assert_abs_diff_eq!(rmse, reported, epsilon = 1e-9);
     for f in ["result.png", "ideal.png", "error.png", "ideal.npy"] {
         assert!(out.join(format!("gradient_A.{f}")).exists(), "{f}");
     }

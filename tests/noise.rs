@@ -2,6 +2,7 @@
 //! the thread count, the calibration of `scamp5` against the hardware measurements,
 //! saturation, decay, readout and the relative cost of division.
 
+use approx::assert_abs_diff_eq;
 use scamp::isa::{parse_program, Device, Reg};
 use scamp::sim::noise::calibrate::{self, Setup};
 use scamp::sim::noise::{NoiseModel, Profile};
@@ -228,7 +229,7 @@ fn unwritten_registers_decay_when_the_profile_says_so() {
     prog.push_str(&"nop();".repeat(100));
     exec(&mut a, &prog);
     let want = 100.0 * (-0.01f32 * 10.0).exp();
-    assert!((a.read(A, 5, 5) - want).abs() < 1e-3, "{}", a.read(A, 5, 5));
+    assert_abs_diff_eq!(a.read(A, 5, 5), want, epsilon = 1e-3);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod common;
 
+use approx::assert_abs_diff_eq;
 use common::{json, scamp, stderr};
 
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
@@ -118,7 +119,7 @@ fn runs_report_mean_and_spread() {
         let mean = r["mean_of_mean"].as_f64().unwrap();
         let own = v["registers"][reg]["mean"].as_f64().unwrap();
         // The first run is one of the four; the runs differ only by temporal noise.
-        assert!((mean - own).abs() < 0.5, "{reg}: {mean} vs {own}");
+        assert_abs_diff_eq!(mean, own, epsilon = 0.5);
         assert!(r["std_of_mean"].as_f64().unwrap() < 0.5);
         assert!(r["pe_std"].as_f64().unwrap() > 0.0);
     }
@@ -155,7 +156,7 @@ fn calibrate_prints_measured_and_simulated() {
     assert_eq!(rows.len(), 10);
     assert_eq!(rows[1]["measured"][0], 4.5);
     assert!(rows[6]["measured"].is_null());
-    assert!((rows[1]["bias"].as_f64().unwrap() - 4.5).abs() < 2.5);
+    assert_abs_diff_eq!(rows[1]["bias"].as_f64().unwrap(), 4.5, epsilon = 2.5);
     let o = scamp(&["noise", "calibrate", "--k-max", "2", "--reps", "1"]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("measured bias"), "{text}");

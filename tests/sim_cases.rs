@@ -1,10 +1,9 @@
-//! Runs every data-driven simulator case under `sim-tests/` (one case per `.case` file,
-//! any depth). The format is described in `sim-tests/README.md`; adding a case never
-//! needs Rust code.
+//! Runs every data-driven simulator case under `sim-tests/` (one `.case` file, any depth,
+//! is one test of the standard harness, named `sim_case::FOLDER/FILE.case`). The format is
+//! described in `sim-tests/README.md`; adding a case never needs Rust code.
 
 use scamp::isa::{parse_program, DReg, Device, Reg};
 use scamp::sim::{capture, run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------
@@ -866,74 +865,33 @@ fn run_case(path: &Path) -> Vec<String> {
     fails
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "case") {
-            out.push(p);
-        }
+/// The failures of one case, printed one per line (the harness shows an error's `Debug`).
+struct Failures(Vec<String>);
+
+impl std::fmt::Display for Failures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("\n"))
     }
 }
 
-#[test]
-fn sim_cases() {
-    let dir = root().join("sim-tests");
-    let mut files = Vec::new();
-    collect(&dir, &mut files);
-    files.sort();
-    assert!(!files.is_empty(), "no .case files under {}", dir.display());
-    // Optional filter: SIM_CASE=substring runs only matching cases.
-    let filter = std::env::var("SIM_CASE").ok();
-    let selected: Vec<(String, &PathBuf)> = files
-        .iter()
-        .map(|f| (f.strip_prefix(root()).unwrap_or(f).display().to_string(), f))
-        .filter(|(rel, _)| filter.as_ref().is_none_or(|s| rel.contains(s.as_str())))
-        .collect();
-    let ran = selected.len();
-    // Cases are independent: run them on a few threads, report in file order.
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(8);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Vec<String>>> = (0..ran)
-        .map(|_| std::sync::Mutex::new(Vec::new()))
-        .collect();
-    let times = std::env::var("SIM_CASE_TIMES").is_ok();
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((rel, f)) = selected.get(i) else {
-                    break;
-                };
-                let t0 = std::time::Instant::now();
-                let fails = run_case(f);
-                if times {
-                    eprintln!("{:8.1} ms  {rel}", t0.elapsed().as_secs_f64() * 1e3);
-                }
-                *results[i].lock().unwrap() = fails;
-            });
-        }
-    });
-    let mut report = String::new();
-    let mut failed = 0;
-    for ((rel, _), fails) in selected.iter().zip(&results) {
-        let fails = fails.lock().unwrap();
-        if !fails.is_empty() {
-            failed += 1;
-            for m in fails.iter() {
-                let _ = writeln!(report, "{rel}: {m}");
-            }
-        }
+impl std::fmt::Debug for Failures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
     }
-    eprintln!("sim-tests: {ran} cases, {failed} failed");
-    assert!(
-        failed == 0,
-        "{failed} of {ran} sim-test cases failed:\n{report}"
-    );
+}
+
+impl std::error::Error for Failures {}
+
+/// One case as one test: its failures are the test's error.
+fn sim_case(path: &Path) -> datatest_stable::Result<()> {
+    let fails = run_case(path);
+    if fails.is_empty() {
+        Ok(())
+    } else {
+        Err(Box::new(Failures(fails)))
+    }
+}
+
+datatest_stable::harness! {
+    { test = sim_case, root = "sim-tests", pattern = r"\.case$" },
 }

@@ -123,7 +123,7 @@ mod tests {
         let a = approximate(&w, 1.0 / 9.0, 4, 0.0).unwrap();
         assert_eq!(a.depth, 4);
         assert_eq!(a.weights[0][0], 2); // 16/9 = 1.78 rounds to 2
-        assert!((a.error - 9.0 * (2.0 / 16.0 - 1.0 / 9.0)).abs() < 1e-12);
+        ::approx::assert_abs_diff_eq!(a.error, 9.0 * (2.0 / 16.0 - 1.0 / 9.0), epsilon = 1e-12);
         let b = approximate(&w, 1.0 / 9.0, 8, 0.2).unwrap();
         assert_eq!(b.depth, 3); // 8/9 -> 1, error 9 * (1/8 - 1/9) = 0.125
         assert!(approximate(&[vec![1e30]], 1.0, 4, 0.0).is_err());
