@@ -132,15 +132,13 @@ impl Dfs<'_> {
                 if self.live_at(u, t) {
                     continue;
                 }
-                // u dies here: allowed only if it is a source the result may overwrite
-                // (and, for div, never the halved register, which div keeps).
-                let ok = k == 0
-                    && step.kind != Kind::Div
-                    && srcs
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &s)| s == u)
-                        .all(|(j, _)| step.kind.may_overwrite(j));
+                // u dies here: allowed only if it is a source this result may overwrite
+                // (the table says which: never `div`'s halved register, which it keeps).
+                let ok = srcs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &s)| s == u)
+                    .all(|(j, _)| step.kind.may_overwrite(k, j));
                 if !ok {
                     continue;
                 }

@@ -1,60 +1,32 @@
 //! Emitting programs: allocated instructions become statements of the one instruction
-//! table, so the generator can only write what the simulator executes.
+//! table, so the generator can only write what the simulator executes. The operands are
+//! placed by the entry's slots (results, sources, directions; see
+//! [`crate::isa::table::Codegen`]), never by a layout written down here.
 
 use super::alloc::Instr;
-use super::goal::Shift;
-use super::step::Kind;
-use crate::isa::{Device, IsaError, Operand, Pos, Program, Reg, Stmt};
-
-fn r(x: Reg) -> Operand {
-    Operand::Reg(x)
-}
-
-fn dirs(s: Shift) -> Vec<Operand> {
-    let mut v = vec![Operand::Dir(s.d1)];
-    if let Some(d2) = s.d2 {
-        v.push(Operand::Dir(d2));
-    }
-    v
-}
+use crate::isa::{Device, IsaError, Operand, Pos, Program, Slot, Stmt};
 
 /// The statement for one allocated instruction.
 pub fn statement(i: &Instr, device: Device) -> Result<Stmt, IsaError> {
-    let d = |k: usize| i.dsts.get(k).copied().map(r);
-    let s = |k: usize| i.srcs.get(k).copied().map(r);
-    let missing = || IsaError::new(Pos::default(), "internal: operand missing");
-    let need = |o: Option<Operand>| o.ok_or_else(missing);
-    let (name, args): (&str, Vec<Operand>) = match i.kind {
-        Kind::Res => ("res", vec![need(d(0))?]),
-        Kind::Mov => ("mov", vec![need(d(0))?, need(s(0))?]),
-        Kind::Shift(sh) => {
-            let mut a = vec![need(d(0))?, need(s(0))?];
-            a.extend(dirs(sh));
-            (if sh.is_single() { "movx" } else { "mov2x" }, a)
-        }
-        Kind::Add2 => ("add", vec![need(d(0))?, need(s(0))?, need(s(1))?]),
-        Kind::Add3 => (
-            "add",
-            vec![need(d(0))?, need(s(0))?, need(s(1))?, need(s(2))?],
-        ),
-        Kind::AddShift(sh) => {
-            let mut a = vec![need(d(0))?, need(s(0))?, need(s(1))?];
-            a.extend(dirs(sh));
-            (if sh.is_single() { "addx" } else { "add2x" }, a)
-        }
-        Kind::Sub => ("sub", vec![need(d(0))?, need(s(0))?, need(s(1))?]),
-        Kind::SubShift(sh) => {
-            let mut a = vec![need(d(0))?, need(s(0))?];
-            a.extend(dirs(sh));
-            a.push(need(s(1))?);
-            (if sh.is_single() { "subx" } else { "sub2x" }, a)
-        }
-        Kind::Neg => ("neg", vec![need(d(0))?, need(s(0))?]),
-        Kind::Divq => ("divq", vec![need(d(0))?, need(s(0))?]),
-        // div(y0, y1, y2): y0 := y2/2, y1 := -y2/2, y2 kept.
-        Kind::Div => ("div", vec![need(d(0))?, need(d(1))?, need(s(0))?]),
-    };
-    Stmt::build(name, args, device, Pos::default())
+    let def = i.kind.def();
+    let shift = i.kind.shift();
+    let dirs: Vec<_> = shift
+        .iter()
+        .flat_map(|s| std::iter::once(s.d1).chain(s.d2))
+        .collect();
+    let (mut dsts, mut srcs, mut dirs) = (i.dsts.iter(), i.srcs.iter(), dirs.into_iter());
+    let args = def
+        .slots
+        .iter()
+        .map(|slot| match slot {
+            Slot::Dst => dsts.next().copied().map(Operand::Reg),
+            Slot::Src | Slot::Acc => srcs.next().copied().map(Operand::Reg),
+            Slot::Dir => dirs.next().map(Operand::Dir),
+            _ => None,
+        })
+        .collect::<Option<Vec<Operand>>>()
+        .ok_or_else(|| IsaError::new(Pos::default(), "internal: operand missing"))?;
+    Stmt::of(def, args, device, Pos::default())
 }
 
 /// The program for allocated instructions.

@@ -80,7 +80,7 @@ pub fn registers_needed(step: &Step, before: &Bag, after: &Bag) -> usize {
         .ins
         .iter()
         .enumerate()
-        .any(|(i, g)| step.kind.may_overwrite(i) && !after.contains(g));
+        .any(|(i, g)| step.kind.may_overwrite(0, i) && !after.contains(g));
     (before.len() + fresh).saturating_sub(usize::from(reuse && fresh > 0))
 }
 
@@ -100,12 +100,14 @@ impl Gen<'_> {
             return;
         }
         // One register may not be read twice by one bus instruction: two equal
-        // sources would need a copy. `subx`/`sub2x` read their sources in different
-        // bus instructions, so `subx(y, A, east, A)` is fine.
-        let same_bus_twice = match kind {
-            Kind::SubShift(_) | Kind::Sub => false,
-            _ => ins.iter().enumerate().any(|(i, g)| ins[..i].contains(g)),
-        };
+        // sources would need a copy unless the entry reads them in different bus
+        // instructions (`subx(y, A, east, A)` is fine).
+        let same_bus_twice = ins.iter().enumerate().any(|(i, g)| {
+            ins[..i]
+                .iter()
+                .enumerate()
+                .any(|(j, h)| h == g && !kind.may_repeat(j, i))
+        });
         if same_bus_twice {
             return;
         }

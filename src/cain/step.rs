@@ -1,10 +1,13 @@
-//! Instructions at the level of goals: what each produces from what, its cost, and the
-//! register rules it brings (which sources its result may overwrite).
+//! Instructions at the level of goals: what each produces from what. Everything else about
+//! an instruction (how it is written, its cycles, whether `ops: basic` has it, which
+//! sources its result may overwrite) is read from its entry in the instruction table.
 
-use super::goal::{Goal, Shift};
+use super::goal::{Goal, Shift, SHIFTS};
 use super::spec::Ops;
+use crate::isa::table::{self, Def, Id};
 
-/// An instruction with its operands left abstract (registers come later).
+/// An instruction with its operands left abstract (registers come later). Each kind is
+/// one table entry ([`Kind::id`]); the shift picks the one- or two-step form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// `res(y)`: y := 0.
@@ -32,35 +35,73 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Cycles of the macro's expansion (isa.md).
+    /// Every kind, the moving ones with each shift of [`SHIFTS`].
+    pub fn all() -> Vec<Kind> {
+        let mut v = vec![Kind::Res, Kind::Mov, Kind::Add2, Kind::Add3, Kind::Sub];
+        v.extend([Kind::Neg, Kind::Divq, Kind::Div]);
+        for s in SHIFTS {
+            v.extend([Kind::Shift(s), Kind::AddShift(s), Kind::SubShift(s)]);
+        }
+        v
+    }
+
+    /// The table entry the instruction is written as.
+    pub fn id(self) -> Id {
+        let by_steps = |s: Shift, one: Id, two: Id| if s.is_single() { one } else { two };
+        match self {
+            Kind::Res => Id::Res,
+            Kind::Mov => Id::Mov,
+            Kind::Shift(s) => by_steps(s, Id::Movx, Id::Mov2x),
+            Kind::Add2 => Id::Add2,
+            Kind::Add3 => Id::Add3,
+            Kind::AddShift(s) => by_steps(s, Id::Addx, Id::Add2x),
+            Kind::Sub => Id::Sub,
+            Kind::SubShift(s) => by_steps(s, Id::Subx, Id::Sub2x),
+            Kind::Neg => Id::Neg,
+            Kind::Divq => Id::Divq,
+            Kind::Div => Id::Div,
+        }
+    }
+
+    /// The table entry itself.
+    pub fn def(self) -> &'static Def {
+        table::entry(self.id())
+    }
+
+    /// The neighbour move, for the kinds that make one.
+    pub fn shift(self) -> Option<Shift> {
+        match self {
+            Kind::Shift(s) | Kind::AddShift(s) | Kind::SubShift(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Cycles of the entry's expansion.
     pub fn cycles(self) -> u64 {
-        match self {
-            Kind::Div => 5,
-            _ => 2,
-        }
+        self.def().cycles()
     }
 
-    /// Whether the instruction set `ops` contains this instruction.
+    /// Whether the instruction set `ops` contains this instruction (the entry says
+    /// whether it is basic).
     pub fn allowed(self, ops: Ops) -> bool {
+        let codegen = self.def().codegen;
         match ops {
-            Ops::All => true,
-            Ops::Basic => match self {
-                Kind::Res | Kind::Mov | Kind::Add2 | Kind::Sub | Kind::Neg | Kind::Divq => true,
-                Kind::Shift(s) => s.is_single(),
-                _ => false,
-            },
+            Ops::All => codegen.is_some(),
+            Ops::Basic => codegen.is_some_and(|c| c.basic),
         }
     }
 
-    /// Whether the (first) result may be written into the register of source `i`:
-    /// the hardware forbids a register twice in one bus instruction, which rules out
-    /// `divq(C, C)`, `neg(B, B)` and `sub(B, A, B)`.
-    pub fn may_overwrite(self, i: usize) -> bool {
-        match self {
-            Kind::Mov | Kind::Shift(_) | Kind::Add2 | Kind::Add3 | Kind::AddShift(_) => true,
-            Kind::Sub | Kind::SubShift(_) => i == 0,
-            Kind::Res | Kind::Neg | Kind::Divq | Kind::Div => false,
-        }
+    /// Whether result `k` may be written into the register of source `i`: the entry's
+    /// expansion never names the two in one bus instruction (the hardware forbids a
+    /// register twice in one, which rules out `divq(C, C)`, `neg(B, B)`, `sub(B, A, B)`).
+    pub fn may_overwrite(self, k: usize, i: usize) -> bool {
+        self.def().may_overwrite(k, i)
+    }
+
+    /// Whether sources `i` and `j` may be one register (`sub(y, A, A)` may, as its
+    /// sources are read by different bus instructions; `add(y, A, A)` may not).
+    pub fn may_repeat(self, i: usize, j: usize) -> bool {
+        self.def().may_repeat(i, j)
     }
 }
 
@@ -104,7 +145,6 @@ impl Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::SHIFTS;
 
     #[test]
     fn eval_matches_macro_meaning() {

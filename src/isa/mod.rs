@@ -11,4 +11,4 @@ pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
 pub use program::{Device, IsaError, Pos, Program, Stmt};
 pub use reg::{DReg, Dir, DirSet, Reg};
-pub use table::{Def, Family, Operand, Slot};
+pub use table::{Codegen, Def, Family, Id, Operand, Slot};

@@ -109,6 +109,28 @@ impl Stmt {
                 ),
             ));
         };
+        Stmt::of(def, args, device, pos)
+    }
+
+    /// Builds a statement of a known table entry, checking operand kinds and the
+    /// once-per-bus-instruction rule.
+    pub fn of(
+        def: &'static Def,
+        args: Vec<Operand>,
+        device: Device,
+        pos: Pos,
+    ) -> Result<Stmt, IsaError> {
+        let name = def.name;
+        if args.len() != def.arity() {
+            return Err(IsaError::new(
+                pos,
+                format!(
+                    "wrong number of operands: `{name}` takes {}, got {}",
+                    def.arity(),
+                    args.len()
+                ),
+            ));
+        }
         for (i, (slot, op)) in def.slots.iter().zip(&args).enumerate() {
             if !slot.accepts(op, device.general) {
                 let what = match op {

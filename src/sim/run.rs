@@ -11,9 +11,6 @@ pub const KERNEL_STORE: u64 = 1024;
 /// Default array clock: 10 MHz, 100 ns per bus instruction.
 pub const DEFAULT_CLOCK_HZ: f64 = 10e6;
 
-/// Macros the vendor documents as valid only while FLAG is set everywhere.
-const FULL_FLAG_ONLY: &[&str] = &["mov2x", "add2x", "sub2x"];
-
 /// Something the user should know about a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
@@ -120,9 +117,10 @@ fn run_with(
     Ok(report)
 }
 
-/// Warns (once) when a two-step neighbour macro starts under a partial FLAG.
+/// Warns (once) when a statement the table marks full-FLAG-only (the two-step neighbour
+/// macros) starts under a partial FLAG.
 fn check_flag(s: &Stmt, flag_full: bool, report: &mut RunReport) {
-    if FULL_FLAG_ONLY.contains(&s.def.name) && !flag_full {
+    if s.def.full_flag_only && !flag_full {
         let w = Warning {
             pos: s.pos,
             msg: format!(
