@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
-/// Rows per task of the roofline passes (the same band height as the array's).
+/// Plane elements per task of the roofline passes: 16 rows of 256.
 const ROOF_BAND: usize = 256 * 16;
 
 /// One timed figure.

@@ -12,9 +12,9 @@ use crate::sim::layer::WriteLayer;
 use crate::sim::vector_unit::{widest, VectorUnit};
 use rayon::prelude::*;
 
-/// Rows per band: 16 rows of a plane are 16 KiB, so the handful of planes a segment
-/// touches stays in L2 (and mostly L1) while the band runs through the segment, and 16
-/// bands keep two to eight threads busy.
+/// Rows per band: 32 rows of a plane are 32 KiB, so the handful of planes a segment
+/// touches stays in L2 while the band runs through the segment, and the 8 bands keep two
+/// to eight threads busy.
 pub const BAND_ROWS: usize = 32;
 /// Bands in the array.
 pub const BANDS: usize = N / BAND_ROWS;
