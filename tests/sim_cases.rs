@@ -2,8 +2,9 @@
 //! is one test of the standard harness, named `sim_case::FOLDER/FILE.case`). The format is
 //! described in `sim-tests/README.md`; adding a case never needs Rust code.
 
+use scamp::isa::Program;
 use scamp::isa::{parse_program, DReg, Device, Reg};
-use scamp::sim::{capture, run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
+use scamp::sim::{capture, run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ, N, PES};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------
@@ -691,167 +692,38 @@ fn run_case(path: &Path) -> Vec<String> {
         Ok(c) => c,
         Err(e) => return vec![format!("malformed case: {e}")],
     };
-    let program_text = match &case.program {
-        ProgramSrc::Inline(t) => t.clone(),
-        ProgramSrc::File(p) => match std::fs::read_to_string(p) {
-            Ok(t) => t,
-            Err(e) => return vec![format!("cannot read {}: {e}", p.display())],
-        },
+    let program = match load_program(&case) {
+        Ok(Some(p)) => p,
+        Ok(None) => return Vec::new(),
+        Err(fails) => return fails,
     };
-    let device = Device {
-        general: case.general,
-    };
-    let mut fails = Vec::new();
-    let expected_error = case.expects.iter().find_map(|(ln, e)| match e {
-        Expect::Error(l, c, m) => Some((*ln, *l, *c, m.clone())),
-        _ => None,
-    });
-    let program = match (parse_program(&program_text, device), expected_error) {
-        (Err(e), Some((ln, l, c, m))) => {
-            if (e.pos.line, e.pos.col) != (l, c) || !e.msg.contains(&m) {
-                fails.push(format!(
-                    "line {ln}: expected rejection `{l}:{c}: ...{m}...`, got `{}: {}`",
-                    e.pos, e.msg
-                ));
-            }
-            return fails;
-        }
-        (Err(e), None) => return vec![format!("program rejected: {}: {}", e.pos, e.msg)],
-        (Ok(_), Some((ln, l, c, m))) => {
-            return vec![format!(
-                "line {ln}: expected rejection `{l}:{c}: ...{m}...`, but the program parsed"
-            )]
-        }
-        (Ok(p), None) => p,
-    };
-
     let image = match build_image(&case.image) {
         Ok(i) => i,
         Err(e) => return vec![format!("image: {e}")],
     };
     let mut array = Array::new(case.general, case.edge);
     array.expose(&image);
-    for (ln, t, e) in &case.sets {
-        let mut vals = Vec::new();
-        {
-            let env = Env {
-                array: &array,
-                image: &image,
-            };
-            for r in t.rows.0..=t.rows.1 {
-                for c in t.cols.0..=t.cols.1 {
-                    match eval(e, &env, r, c) {
-                        Ok(v) => vals.push((r * N + c, v)),
-                        Err(err) => return vec![format!("line {ln}: set {}: {err}", t.text)],
-                    }
-                }
-            }
-        }
-        match t.loc {
-            Loc::Analog(reg) => {
-                let Some(plane) = array.plane_mut(reg) else {
-                    return vec![format!("line {ln}: cannot preload {reg}")];
-                };
-                for (i, v) in vals {
-                    plane[i] = v as f32;
-                }
-            }
-            Loc::Digital(d) => {
-                for &(_, v) in &vals {
-                    if v != 0.0 && v != 1.0 {
-                        return vec![format!("line {ln}: {d} takes 0 or 1, got {v}")];
-                    }
-                }
-                let plane = array.bits_mut(d);
-                for (i, v) in vals {
-                    plane[i] = v as u8;
-                }
-                array.refresh_flag();
-            }
-        }
+    if let Err(e) = preload(&mut array, &case, &image) {
+        return vec![e];
     }
-
     let report = match run(&mut array, &program, 1, DEFAULT_CLOCK_HZ) {
         Ok(r) => r,
         Err(e) => return vec![format!("run failed: {}: {}", e.pos, e.msg)],
     };
-
     let env = Env {
         array: &array,
         image: &image,
     };
-    let mut warned = false;
+    let mut fails = Vec::new();
     for (ln, e) in &case.expects {
-        match e {
-            Expect::Error(..) => {}
-            Expect::Cycles(n) => {
-                if report.cycles != *n {
-                    fails.push(format!(
-                        "line {ln}: cycles: expected {n}, got {}",
-                        report.cycles
-                    ));
-                }
-            }
-            Expect::Instructions(n) => {
-                if report.instructions != *n {
-                    fails.push(format!(
-                        "line {ln}: instructions: expected {n}, got {}",
-                        report.instructions
-                    ));
-                }
-            }
-            Expect::Warning(m) => {
-                warned = true;
-                if !report.warnings.iter().any(|w| w.msg.contains(m.as_str())) {
-                    fails.push(format!(
-                        "line {ln}: expected a warning containing `{m}`, got {:?}",
-                        report.warnings.iter().map(|w| &w.msg).collect::<Vec<_>>()
-                    ));
-                }
-            }
-            Expect::Value(t, ex, text) => {
-                let mut bad = 0usize;
-                let mut first = None;
-                for r in t.rows.0..=t.rows.1 {
-                    for c in t.cols.0..=t.cols.1 {
-                        let want = match eval(ex, &env, r, c) {
-                            Ok(v) => v,
-                            Err(err) => {
-                                fails.push(format!("line {ln}: {}: {err}", t.text));
-                                bad = usize::MAX;
-                                break;
-                            }
-                        };
-                        let got = match read_loc(&array, t.loc, r * N + c) {
-                            Ok(v) => v,
-                            Err(err) => {
-                                fails.push(format!("line {ln}: {}: {err}", t.text));
-                                bad = usize::MAX;
-                                break;
-                            }
-                        };
-                        let ok =
-                            (got - want).abs() <= case.tolerance || (got.is_nan() && want.is_nan());
-                        if !ok {
-                            bad += 1;
-                            first.get_or_insert((r, c, got, want));
-                        }
-                    }
-                    if bad == usize::MAX {
-                        break;
-                    }
-                }
-                if let (Some((r, c, got, want)), true) = (first, bad != usize::MAX) {
-                    let n = (t.rows.1 - t.rows.0 + 1) * (t.cols.1 - t.cols.0 + 1);
-                    fails.push(format!(
-                        "line {ln}: `{} = {text}`: {bad} of {n} PEs differ; first at {}[{r}, {c}]: \
-                         expected {want}, got {got}",
-                        t.text, t.loc
-                    ));
-                }
-            }
+        if let Err(f) = check(*ln, e, &env, &report, case.tolerance) {
+            fails.push(f);
         }
     }
+    let warned = case
+        .expects
+        .iter()
+        .any(|(_, e)| matches!(e, Expect::Warning(_)));
     if !warned && !report.warnings.is_empty() {
         fails.push(format!(
             "unexpected warnings (add `warning: TEXT` if intended): {:?}",
@@ -863,6 +735,124 @@ fn run_case(path: &Path) -> Vec<String> {
         ));
     }
     fails
+}
+
+/// The case's program, or `None` when it is rejected as the case expects.
+fn load_program(case: &Case) -> Result<Option<Program>, Vec<String>> {
+    let program_text = match &case.program {
+        ProgramSrc::Inline(t) => t.clone(),
+        ProgramSrc::File(p) => std::fs::read_to_string(p)
+            .map_err(|e| vec![format!("cannot read {}: {e}", p.display())])?,
+    };
+    let device = Device {
+        general: case.general,
+    };
+    let expected_error = case.expects.iter().find_map(|(ln, e)| match e {
+        Expect::Error(l, c, m) => Some((*ln, *l, *c, m.clone())),
+        _ => None,
+    });
+    match (parse_program(&program_text, device), expected_error) {
+        (Err(e), Some((ln, l, c, m))) => {
+            if (e.pos.line, e.pos.col) != (l, c) || !e.msg.contains(&m) {
+                return Err(vec![format!(
+                    "line {ln}: expected rejection `{l}:{c}: ...{m}...`, got `{}: {}`",
+                    e.pos, e.msg
+                )]);
+            }
+            Ok(None)
+        }
+        (Err(e), None) => Err(vec![format!("program rejected: {}: {}", e.pos, e.msg)]),
+        (Ok(_), Some((ln, l, c, m))) => Err(vec![format!(
+            "line {ln}: expected rejection `{l}:{c}: ...{m}...`, but the program parsed"
+        )]),
+        (Ok(p), None) => Ok(Some(p)),
+    }
+}
+
+/// Applies the case's `set` lines in order.
+fn preload(array: &mut Array, case: &Case, image: &[u8]) -> Result<(), String> {
+    for (ln, t, e) in &case.sets {
+        let mut vals = Vec::new();
+        let env = Env { array, image };
+        for r in t.rows.0..=t.rows.1 {
+            for c in t.cols.0..=t.cols.1 {
+                let v = eval(e, &env, r, c)
+                    .map_err(|err| format!("line {ln}: set {}: {err}", t.text))?;
+                vals.push((r * N + c, v));
+            }
+        }
+        match t.loc {
+            Loc::Analog(reg) => {
+                let plane = array
+                    .plane_mut(reg)
+                    .ok_or_else(|| format!("line {ln}: cannot preload {reg}"))?;
+                for (i, v) in vals {
+                    plane[i] = v as f32;
+                }
+            }
+            Loc::Digital(d) => {
+                if let Some((_, v)) = vals.iter().find(|(_, v)| *v != 0.0 && *v != 1.0) {
+                    return Err(format!("line {ln}: {d} takes 0 or 1, got {v}"));
+                }
+                let plane = array.bits_mut(d);
+                for (i, v) in vals {
+                    plane[i] = v as u8;
+                }
+                array.refresh_flag();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks one expectation (from line `ln`) against the run.
+fn check(ln: usize, e: &Expect, env: &Env, report: &RunReport, tol: f64) -> Result<(), String> {
+    match e {
+        Expect::Error(..) => Ok(()),
+        Expect::Cycles(n) if report.cycles != *n => Err(format!(
+            "line {ln}: cycles: expected {n}, got {}",
+            report.cycles
+        )),
+        Expect::Instructions(n) if report.instructions != *n => Err(format!(
+            "line {ln}: instructions: expected {n}, got {}",
+            report.instructions
+        )),
+        Expect::Warning(m) if !report.warnings.iter().any(|w| w.msg.contains(m.as_str())) => {
+            Err(format!(
+                "line {ln}: expected a warning containing `{m}`, got {:?}",
+                report.warnings.iter().map(|w| &w.msg).collect::<Vec<_>>()
+            ))
+        }
+        Expect::Value(t, ex, text) => check_value(t, ex, env, tol)
+            .map_err(|m| format!("line {ln}: `{} = {text}`: {m}", t.text)),
+        _ => Ok(()),
+    }
+}
+
+/// Compares every PE of `t` with `ex`; on a difference says how many and where first.
+fn check_value(t: &Target, ex: &Expr, env: &Env, tol: f64) -> Result<(), String> {
+    let mut bad = 0usize;
+    let mut first = None;
+    for r in t.rows.0..=t.rows.1 {
+        for c in t.cols.0..=t.cols.1 {
+            let want = eval(ex, env, r, c)?;
+            let got = read_loc(env.array, t.loc, r * N + c)?;
+            if !((got - want).abs() <= tol || (got.is_nan() && want.is_nan())) {
+                bad += 1;
+                first.get_or_insert((r, c, got, want));
+            }
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((r, c, got, want)) => {
+            let n = (t.rows.1 - t.rows.0 + 1) * (t.cols.1 - t.cols.0 + 1);
+            Err(format!(
+                "{bad} of {n} PEs differ; first at {}[{r}, {c}]: expected {want}, got {got}",
+                t.loc
+            ))
+        }
+    }
 }
 
 /// The failures of one case, printed one per line (the harness shows an error's `Debug`).

@@ -7,6 +7,12 @@ use crate::isa::op::BusOp;
 
 /// Declares the arithmetic macros.
 pub(super) fn define(t: &mut Defs) {
+    define_sums(t);
+    define_halving(t);
+}
+
+/// Reset, copy, sums, differences, negation and absolute value.
+fn define_sums(t: &mut Defs) {
     t.add("res", &[Dst], Macro, "a := 0", |o| {
         vec![bus(&[T], &[]), bus(&[r(o, 0)], &[T])]
     })
@@ -54,6 +60,10 @@ pub(super) fn define(t: &mut Defs) {
             BusOp::All,
         ]
     });
+}
+
+/// The halving divisions: `divq`, and `div`/`diva`, which also leave the negated half.
+fn define_halving(t: &mut Defs) {
     t.add("divq", &[Dst, Src], Macro, "y0 := x0 / 2", |o| {
         let (y, x) = (r(o, 0), r(o, 1));
         vec![bus(&[y, T], &[x]), bus(&[y], &[T])]
