@@ -530,36 +530,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
             continue;
         }
         if in_expect {
-            let e = if let Some(rest) = trimmed.strip_prefix("error:") {
-                let mut parts = rest.trim().splitn(3, ':');
-                let line = parts.next().unwrap_or("").trim().parse();
-                let col = parts.next().unwrap_or("").trim().parse();
-                let msg = parts.next().unwrap_or("").trim().to_string();
-                match (line, col) {
-                    (Ok(l), Ok(c)) if !msg.is_empty() => Expect::Error(l, c, msg),
-                    _ => return Err(at("expected `error: LINE:COL: message`".into())),
-                }
-            } else if let Some(rest) = trimmed.strip_prefix("warning:") {
-                Expect::Warning(rest.trim().to_string())
-            } else {
-                let (lhs, rhs) = trimmed
-                    .split_once('=')
-                    .ok_or_else(|| at(format!("cannot read expectation `{trimmed}`")))?;
-                let (lhs, rhs) = (lhs.trim(), rhs.trim());
-                let count = || -> Result<u64, String> {
-                    rhs.parse()
-                        .map_err(|_| at(format!("`{rhs}` is not a count")))
-                };
-                match lhs {
-                    "cycles" => Expect::Cycles(count()?),
-                    "instructions" => Expect::Instructions(count()?),
-                    _ => Expect::Value(
-                        parse_target(lhs).map_err(at)?,
-                        parse_expr(rhs).map_err(at)?,
-                        rhs.to_string(),
-                    ),
-                }
-            };
+            let e = parse_expect(trimmed).map_err(at)?;
             case.expects.push((ln, e));
             continue;
         }
@@ -601,24 +572,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
                     .parse()
                     .map_err(|_| at(format!("`{value}` is not a number")))?
             }
-            "image" => {
-                let lower = value.to_ascii_lowercase();
-                case.image = Some(
-                    if [".png", ".jpg", ".jpeg", ".pgm"]
-                        .iter()
-                        .any(|e| lower.ends_with(e))
-                    {
-                        let p = if value.contains('/') {
-                            root().join(value)
-                        } else {
-                            root().join("images").join(value)
-                        };
-                        ImageSrc::File(p)
-                    } else {
-                        ImageSrc::Expr(parse_expr(value).map_err(at)?, value.to_string())
-                    },
-                );
-            }
+            "image" => case.image = Some(parse_image(value).map_err(at)?),
             "program" => {
                 if have_program {
                     return Err(at("a second program".into()));
@@ -650,6 +604,53 @@ fn parse_case(text: &str) -> Result<Case, String> {
         return Err("no expectations (an `expect:` section is required)".into());
     }
     Ok(case)
+}
+
+/// One line of the `expect:` section.
+fn parse_expect(line: &str) -> Result<Expect, String> {
+    if let Some(rest) = line.strip_prefix("error:") {
+        let mut parts = rest.trim().splitn(3, ':');
+        let l = parts.next().unwrap_or("").trim().parse();
+        let c = parts.next().unwrap_or("").trim().parse();
+        let msg = parts.next().unwrap_or("").trim().to_string();
+        return match (l, c) {
+            (Ok(l), Ok(c)) if !msg.is_empty() => Ok(Expect::Error(l, c, msg)),
+            _ => Err("expected `error: LINE:COL: message`".into()),
+        };
+    }
+    if let Some(rest) = line.strip_prefix("warning:") {
+        return Ok(Expect::Warning(rest.trim().to_string()));
+    }
+    let (lhs, rhs) = line
+        .split_once('=')
+        .ok_or_else(|| format!("cannot read expectation `{line}`"))?;
+    let (lhs, rhs) = (lhs.trim(), rhs.trim());
+    let count =
+        || -> Result<u64, String> { rhs.parse().map_err(|_| format!("`{rhs}` is not a count")) };
+    Ok(match lhs {
+        "cycles" => Expect::Cycles(count()?),
+        "instructions" => Expect::Instructions(count()?),
+        _ => Expect::Value(parse_target(lhs)?, parse_expr(rhs)?, rhs.to_string()),
+    })
+}
+
+/// The value of `image:`: an image file (in `images/` unless a path is given) or an
+/// expression in `row` and `col`.
+fn parse_image(value: &str) -> Result<ImageSrc, String> {
+    let lower = value.to_ascii_lowercase();
+    if [".png", ".jpg", ".jpeg", ".pgm"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        let p = if value.contains('/') {
+            root().join(value)
+        } else {
+            root().join("images").join(value)
+        };
+        Ok(ImageSrc::File(p))
+    } else {
+        Ok(ImageSrc::Expr(parse_expr(value)?, value.to_string()))
+    }
 }
 
 fn build_image(src: &Option<ImageSrc>) -> Result<Vec<u8>, String> {
