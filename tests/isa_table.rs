@@ -163,11 +163,11 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
 fn results(instr: &Instr, patterns: &[usize]) -> Vec<Vec<f32>> {
     let s = emit::statement(instr, DEVICE).expect("valid");
     let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
-    for g in 0..DEVICE.general {
+    for (g, &pattern) in patterns.iter().enumerate() {
         let plane = a.plane_mut(Reg::Gen(g as u8)).expect("general register");
         for (p, v) in plane.iter_mut().enumerate() {
             let (r, c) = ((p / N) as f32, (p % N) as f32);
-            *v = ((r * 3.0 + c * (patterns[g] as f32 + 2.0)) % 64.0 - 32.0) / 2.0;
+            *v = ((r * 3.0 + c * (pattern as f32 + 2.0)) % 64.0 - 32.0) / 2.0;
         }
     }
     let prog = scamp::isa::Program { stmts: vec![s] };
