@@ -236,3 +236,51 @@ fn full_flag_warnings_follow_the_table() {
         assert_eq!(warned, def.full_flag_only, "{def:?}: {:?}", report.warnings);
     }
 }
+
+/// A test image: a pattern with no symmetry a wrong offset could hide behind.
+fn image(r: usize, c: usize) -> f32 {
+    ((r * 7 + c * 3 + (r * c) % 5) % 32) as f32
+}
+
+/// A goal's value at PE (r, c): its atom counts times the image at their offsets.
+fn value(g: &Goal, r: usize, c: usize) -> f32 {
+    g.0.iter()
+        .map(|t| {
+            let (rr, cc) = (r as i32 + i32::from(t.r), c as i32 + i32::from(t.c));
+            t.n as f32 * image(rr as usize, cc as usize)
+        })
+        .sum()
+}
+
+#[test]
+fn what_the_code_generator_assumes_a_kind_computes_is_what_the_simulator_does() {
+    // Sources are distinct goals whose counts survive a halving.
+    let goals = [
+        Goal::single(0, 0, 4),
+        Goal::single(1, -1, 8).plus(&Goal::single(0, 2, -4)),
+        Goal::single(-2, 1, 12),
+    ];
+    for kind in Kind::all() {
+        let x = instr(kind);
+        let ins = &goals[..x.srcs.len()];
+        let outs = Step::eval(kind, ins).expect("operands fit");
+        let s = emit::statement(&x, DEVICE).expect("distinct registers");
+        let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
+        for (reg, g) in x.srcs.iter().zip(ins) {
+            let plane = a.plane_mut(*reg).expect("general register");
+            for (p, v) in plane.iter_mut().enumerate() {
+                let (r, c) = (p / N, p % N);
+                if (4..N - 4).contains(&r) && (4..N - 4).contains(&c) {
+                    *v = value(g, r, c);
+                }
+            }
+        }
+        let prog = scamp::isa::Program { stmts: vec![s] };
+        run(&mut a, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");
+        for (reg, g) in x.dsts.iter().zip(&outs) {
+            for (r, c) in [(8, 8), (100, 37), (N - 9, N - 9), (20, 200)] {
+                assert_eq!(a.read(*reg, r, c), value(g, r, c), "{kind:?} at ({r}, {c})");
+            }
+        }
+    }
+}

@@ -37,3 +37,26 @@ pub fn program(instrs: &[Instr], device: Device) -> Result<Program, IsaError> {
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Program { stmts })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cain::step::Kind;
+    use crate::isa::Reg;
+
+    #[test]
+    fn missing_operands_are_an_error_not_a_panic() {
+        let short = Instr {
+            kind: Kind::Div,
+            dsts: vec![Reg::A],
+            srcs: vec![Reg::C],
+        };
+        assert!(statement(&short, Device::default()).is_err());
+        let whole = Instr {
+            dsts: vec![Reg::A, Reg::B],
+            ..short
+        };
+        let s = statement(&whole, Device::default()).expect("all operands");
+        assert_eq!(s.to_string(), "div(A, B, C)");
+    }
+}
