@@ -3,8 +3,8 @@
 //! which operands meet in one bus instruction, full-FLAG-only, code-generator use). Parser,
 //! printer, simulator, warnings, cycle counter and code generator all read this one table.
 //!
-//! Each family of statements is declared in a module of its own ([`arith`], [`neighbour`],
-//! [`capture`], [`flag`], [`bus`], [`digital`]); properties that follow from an expansion
+//! Each family of statements is declared in a module of its own (`arith`, `neighbour`,
+//! `capture`, `flag`, `bus`, `digital`); properties that follow from an expansion
 //! are computed from it here when the table is built, never written down a second time.
 
 mod arith;
