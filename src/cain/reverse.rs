@@ -133,11 +133,14 @@ impl Gen<'_> {
         v
     }
 
+    /// The moves the instruction set has, as the table says (`ops: basic` has `movx`
+    /// but not `mov2x`: the one-step shifts, which [`SHIFTS`] lists first).
     fn shifts(&self) -> &'static [Shift] {
-        match self.ctx.ops {
-            Ops::All => &SHIFTS,
-            Ops::Basic => &SHIFTS[..4],
-        }
+        let n = SHIFTS
+            .iter()
+            .take_while(|&&s| Kind::Shift(s).allowed(self.ctx.ops))
+            .count();
+        &SHIFTS[..n]
     }
 
     /// `G` from live goals only.
@@ -269,9 +272,6 @@ impl Gen<'_> {
                 self.push(Kind::Sub, vec![g.clone()], vec![r, h.clone()]);
             }
             for &s in self.shifts() {
-                if !s.is_single() && self.ctx.ops == Ops::Basic {
-                    continue;
-                }
                 if let Some(x) = g.unshifted(s) {
                     let r = x.minus(h);
                     if smaller(&r) {
@@ -349,7 +349,7 @@ impl Gen<'_> {
                         self.push(Kind::Add2, vec![g.clone()], vec![p.clone(), q.clone()]);
                         // G = X + Y + moved (X + Y) with P = X + Y split again: the
                         // moved sum is one `addx`, saving the add that makes P.
-                        let double = self.ctx.ops == Ops::All;
+                        let double = Kind::Add3.allowed(self.ctx.ops);
                         for &t in self.shifts().iter().filter(|_| double) {
                             let (x, rest) = fold(&p, t.dr, t.dc, 1);
                             if x.is_empty() || !rest.is_empty() {
