@@ -3,9 +3,10 @@
 //! kernel, offset by offset, in exact arithmetic.
 
 use super::convolution::centre_of;
-use super::symbolic::{execute, Coef, LinComb, Offset};
+use super::symbolic::{execute, Coef, LinComb, Offset, SymbolicError};
 use crate::isa::{Program, Reg};
-use num_traits::Zero;
+use num_bigint::BigInt;
+use num_traits::{One, Zero};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -27,13 +28,13 @@ impl Target {
         let h = self.weights.len();
         let w = self.weights.first().map_or(0, Vec::len);
         let (ci, cj) = centre_of(h, w);
-        let den = 1i128 << self.depth.min(120);
+        let den = BigInt::one() << self.depth;
         let mut terms = BTreeMap::new();
         for (i, row) in self.weights.iter().enumerate() {
             for (j, &q) in row.iter().enumerate() {
                 if q != 0 {
                     let off = (i as i32 - ci as i32, j as i32 - cj as i32);
-                    terms.insert(off, Coef::new(i128::from(q), den));
+                    terms.insert(off, Coef::new(BigInt::from(q), den.clone()));
                 }
             }
         }
@@ -56,50 +57,42 @@ pub struct Mismatch {
 }
 
 /// Why a proof failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProofError {
     /// The program could not be executed symbolically.
-    Execution(String),
+    #[error("symbolic execution failed: {0}")]
+    Execution(#[from] SymbolicError),
     /// Some outputs are wrong.
+    #[error("wrong kernel in {}", Mismatches(.0))]
     Mismatch(Vec<Mismatch>),
     /// The program writes a register it may not use.
+    #[error("the program writes register {0}, which is not allowed")]
     Register(Reg),
 }
 
-impl fmt::Display for ProofError {
+/// The mismatches of a failed proof, shown briefly: at most eight offsets per register.
+struct Mismatches<'a>(&'a [Mismatch]);
+
+impl fmt::Display for Mismatches<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProofError::Execution(e) => write!(f, "symbolic execution failed: {e}"),
-            ProofError::Register(r) => {
-                write!(f, "the program writes register {r}, which is not allowed")
+        for (i, m) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
             }
-            ProofError::Mismatch(ms) => {
-                let parts: Vec<String> = ms
-                    .iter()
-                    .map(|m| {
-                        let offs: Vec<String> = m
-                            .offsets
-                            .iter()
-                            .take(8)
-                            .map(|((r, c), want, got)| {
-                                format!("({r:+},{c:+}): want {want}, got {got}")
-                            })
-                            .collect();
-                        let k = if m.constant.is_zero() {
-                            String::new()
-                        } else {
-                            format!(" constant {}", m.constant)
-                        };
-                        format!("{}: {}{k}", m.out, offs.join("; "))
-                    })
-                    .collect();
-                write!(f, "wrong kernel in {}", parts.join(" | "))
+            write!(f, "{}: ", m.out)?;
+            for (k, ((r, c), want, got)) in m.offsets.iter().take(8).enumerate() {
+                if k > 0 {
+                    f.write_str("; ")?;
+                }
+                write!(f, "({r:+},{c:+}): want {want}, got {got}")?;
+            }
+            if !m.constant.is_zero() {
+                write!(f, " constant {}", m.constant)?;
             }
         }
+        Ok(())
     }
 }
-
-impl std::error::Error for ProofError {}
 
 /// Proves that `program`, with the image in `input` and `general` general registers,
 /// leaves every target's kernel in its register, exactly. If `allowed` is given, the
@@ -120,7 +113,7 @@ pub fn prove(
             return Err(ProofError::Register(r));
         }
     }
-    let pe = execute(program, input, general).map_err(|e| ProofError::Execution(e.to_string()))?;
+    let pe = execute(program, input, general)?;
     let mut bad = Vec::new();
     for t in targets {
         let want = t.expected();
@@ -135,8 +128,8 @@ pub fn prove(
         let offsets = offs
             .into_iter()
             .filter_map(|o| {
-                let w = *want.terms.get(&o).unwrap_or(&zero);
-                let g = *got.terms.get(&o).unwrap_or(&zero);
+                let w = want.terms.get(&o).unwrap_or(&zero).clone();
+                let g = got.terms.get(&o).unwrap_or(&zero).clone();
                 (w != g).then_some((o, w, g))
             })
             .collect();

@@ -4,13 +4,26 @@
 
 use crate::isa::{DigitalOp, Pos, Program, Reg};
 use crate::sim::machine::{step, Linear, Machine, MachineError};
-use num_rational::Ratio;
+use num_bigint::BigInt;
+use num_rational::BigRational;
 use num_traits::{One, Zero};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// An exact coefficient. Programs divide by 2 and 3 only, so these stay small.
-pub type Coef = Ratio<i128>;
+/// An exact coefficient of any size. Arbitrary precision, because a program can double a
+/// value as often as it likes (and divide by 2 and 3 as often): a fixed-width ratio would
+/// wrap, and a proof over wrapped numbers could claim a kernel the program does not compute.
+pub type Coef = BigRational;
+
+/// `n / d` as a coefficient (`d` must not be 0).
+pub fn coef(n: i64, d: i64) -> Coef {
+    Coef::new(BigInt::from(n), BigInt::from(d))
+}
+
+/// The integer `n` as a coefficient.
+pub fn coef_int(n: i64) -> Coef {
+    Coef::from_integer(BigInt::from(n))
+}
 
 /// A pixel offset relative to the PE: `(row, col)`, row + south, col + east.
 pub type Offset = (i32, i32);
@@ -57,22 +70,22 @@ impl LinComb {
             terms: self
                 .terms
                 .iter()
-                .map(|(&(r, c), v)| ((r + dr, c + dc), *v))
+                .map(|(&(r, c), v)| ((r + dr, c + dc), v.clone()))
                 .collect(),
-            constant: self.constant,
+            constant: self.constant.clone(),
         }
     }
 
     /// Multiplies every coefficient by `k`.
-    pub fn scaled(&self, k: Coef) -> Self {
+    pub fn scaled(&self, k: &Coef) -> Self {
         let mut out = LinComb::zero();
         for (o, v) in &self.terms {
-            let p = *v * k;
+            let p = v * k;
             if !p.is_zero() {
                 out.terms.insert(*o, p);
             }
         }
-        out.constant = self.constant * k;
+        out.constant = &self.constant * k;
         out
     }
 
@@ -94,16 +107,17 @@ impl Linear for LinComb {
     fn add_assign(&mut self, other: &Self) {
         for (o, v) in &other.terms {
             let e = self.terms.entry(*o).or_insert_with(Coef::zero);
-            *e += *v;
+            *e += v;
             if e.is_zero() {
                 self.terms.remove(o);
             }
         }
-        self.constant += other.constant;
+        self.constant += &other.constant;
     }
 
     fn negate_split(&mut self, receivers: usize) {
-        *self = self.scaled(Coef::new(-1, receivers as i128));
+        // Receivers are 1..=4 (bus..bus3 and the NEWS views), so the cast is exact.
+        *self = self.scaled(&coef(-1, receivers as i64));
     }
 }
 
@@ -152,13 +166,13 @@ impl SymbolicPe {
             // the variable x is the full-range image (what a full-range capture yields).
             Reg::Pix => match self.pix_reset {
                 None => {
-                    let mut v = LinComb::pixel((0, 0), Coef::new(1, 2));
-                    v.constant = Coef::from(64);
+                    let mut v = LinComb::pixel((0, 0), coef(1, 2));
+                    v.constant = coef_int(64);
                     v
                 }
                 Some(level) => LinComb::constant(coef_of_f32(level)),
             },
-            Reg::In => LinComb::constant(Coef::from(i128::from(self.dac))),
+            Reg::In => LinComb::constant(coef_int(i64::from(self.dac))),
             Reg::X(d) => {
                 let (dr, dc) = d.step();
                 self.news.shifted(dr, dc)
@@ -177,8 +191,8 @@ impl SymbolicPe {
 }
 
 fn coef_of_f32(v: f32) -> Coef {
-    // Reset levels are small integers; keep exactness for halves too.
-    Coef::new((f64::from(v) * 2.0).round() as i128, 2)
+    // The exact value of the level the simulator uses (reset levels are finite).
+    Coef::from_float(v).unwrap_or_else(Coef::zero)
 }
 
 impl Machine for SymbolicPe {
@@ -295,24 +309,24 @@ mod tests {
         let pe = run("diva(A, E, F); mov(F, A); add(A, A, F)");
         assert_eq!(pe.value(Reg::A), LinComb::input());
         let pe = run("div(B, C, D, A)");
-        assert_eq!(pe.value(Reg::B), LinComb::pixel((0, 0), Coef::new(1, 2)));
-        assert_eq!(pe.value(Reg::C), LinComb::pixel((0, 0), Coef::new(-1, 2)));
+        assert_eq!(pe.value(Reg::B), LinComb::pixel((0, 0), coef(1, 2)));
+        assert_eq!(pe.value(Reg::C), LinComb::pixel((0, 0), coef(-1, 2)));
         assert_eq!(pe.value(Reg::D), LinComb::input());
         let pe = run("bus3(B, C, D, A)");
-        assert_eq!(pe.value(Reg::D), LinComb::pixel((0, 0), Coef::new(-1, 3)));
+        assert_eq!(pe.value(Reg::D), LinComb::pixel((0, 0), coef(-1, 3)));
     }
 
     #[test]
     fn full_range_capture_is_the_input() {
         // x = p - 128: half-range y = p / 2 = x / 2 + 64; full-range y = x, h = -p / 2.
         let pe = run("get_image(B)");
-        let mut half = LinComb::pixel((0, 0), Coef::new(1, 2));
-        half.constant = Coef::from(64);
+        let mut half = LinComb::pixel((0, 0), coef(1, 2));
+        half.constant = coef_int(64);
         assert_eq!(pe.value(Reg::B), half);
         let pe = run("get_image(B, C)");
         assert_eq!(pe.value(Reg::B), LinComb::input());
-        let mut h = LinComb::pixel((0, 0), Coef::new(-1, 2));
-        h.constant = Coef::from(-64);
+        let mut h = LinComb::pixel((0, 0), coef(-1, 2));
+        h.constant = coef_int(-64);
         assert_eq!(pe.value(Reg::C), h);
     }
 
