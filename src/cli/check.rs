@@ -109,7 +109,7 @@ fn is_spec(p: &Path) -> bool {
 
 fn read_spec(path: &Path) -> Result<Spec, CliError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError(format!("{}: cannot read spec: {e}", path.display())))?;
+        .map_err(|e| CliError::msg(format!("{}: cannot read spec: {e}", path.display())))?;
     cain::parse_spec(&text).map_err(|e| super::positioned(path, e))
 }
 
@@ -136,15 +136,15 @@ fn compile(spec: &Spec, a: &CheckArgs, quiet: bool) -> Result<cain::Compiled, Cl
 /// Runs `scamp check`.
 pub fn run(a: &CheckArgs) -> Outcome {
     if a.runs == 0 {
-        return Err(CliError("--runs must be at least 1".into()));
+        return Err(CliError::msg("--runs must be at least 1"));
     }
-    let images = check::load_images(&a.images).map_err(CliError)?;
+    let images = check::load_images(&a.images).map_err(CliError::msg)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
     let (spec, program, kernels, budget, budget_met) = if is_spec(&a.target) {
         if a.kernel.is_some() {
-            return Err(CliError(
-                "--kernel is for programs; a spec carries its own kernels".into(),
+            return Err(CliError::msg(
+                "--kernel is for programs; a spec carries its own kernels",
             ));
         }
         let spec = read_spec(&a.target)?;
@@ -160,14 +160,14 @@ pub fn run(a: &CheckArgs) -> Outcome {
         }
     } else {
         let spec_path = a.kernel.as_ref().ok_or_else(|| {
-            CliError(format!(
+            CliError::msg(format!(
                 "{}: a program needs --kernel SPEC.yaml naming the kernels it computes",
                 a.target.display()
             ))
         })?;
         if a.max_total_rmse.is_some() {
-            return Err(CliError(
-                "--max-total-rmse needs a spec to compile at several depths".into(),
+            return Err(CliError::msg(
+                "--max-total-rmse needs a spec to compile at several depths",
             ));
         }
         let spec = read_spec(spec_path)?;
@@ -300,7 +300,7 @@ fn budget_search(
             Ok(c) => c,
             Err(e) => {
                 if !a.json {
-                    eprintln!("depth {d}: {}", e.0);
+                    eprintln!("depth {d}: {e}");
                 }
                 continue;
             }
@@ -315,7 +315,7 @@ fn budget_search(
             testbed,
             a.runs,
         )
-        .map_err(|e| CliError(e.to_string()))?;
+        ?;
         let worst = m
             .kernels
             .iter()
@@ -353,7 +353,7 @@ fn budget_search(
     }
     let met = best.is_some();
     let Some((c, worst)) = best.or(closest) else {
-        return Err(CliError(format!(
+        return Err(CliError::msg(format!(
             "no program could be compiled at any depth up to {}",
             spec.approximation.max_depth
         )));
@@ -385,11 +385,11 @@ fn write_outputs(
     m: Option<&Measurement>,
 ) -> Result<(), CliError> {
     std::fs::create_dir_all(dir)
-        .map_err(|e| CliError(format!("{}: cannot create: {e}", dir.display())))?;
+        .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
     let general = spec.general_count();
     for (name, img) in images {
         let (outs, _) = check::simulate(program, spec.input, general, targets, img, testbed, 0)
-            .map_err(|e| CliError(e.to_string()))?;
+            ?;
         let x = check::input_values(img);
         for (t, result) in targets.iter().zip(&outs) {
             let ideal = correlate(&x, &t.exact, t.centre);

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 /// Reads and parses a program file; errors carry `FILE:LINE:COL`.
 pub fn load_program(path: &Path, device: Device) -> Result<Program, CliError> {
     let bytes = std::fs::read(path)
-        .map_err(|e| CliError(format!("{}: cannot read program: {e}", path.display())))?;
+        .map_err(|e| CliError::msg(format!("{}: cannot read program: {e}", path.display())))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         let before = &bytes[..e.valid_up_to()];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        CliError(format!(
+        CliError::msg(format!(
             "{}:{line}:{col}: the program is not UTF-8 text",
             path.display()
         ))
@@ -77,13 +77,13 @@ impl SetupArgs {
 fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
     let (name, value) = spec
         .split_once('=')
-        .ok_or_else(|| CliError(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy")))?;
+        .ok_or_else(|| CliError::msg(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy")))?;
     if let Some(d) = DReg::parse(name) {
         let bit: u8 = match value {
             "0" => 0,
             "1" => 1,
             _ => {
-                return Err(CliError(format!(
+                return Err(CliError::msg(format!(
                     "--set {spec}: a digital register takes 0 or 1"
                 )))
             }
@@ -96,7 +96,7 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
     let reg = Reg::parse(name)
         .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
         .ok_or_else(|| {
-            CliError(format!(
+            CliError::msg(format!(
                 "--set {spec}: unknown register `{name}` (expected A..{}, NEWS, R0..R12 or FLAG)",
                 Reg::general_name(general - 1)
             ))
@@ -108,7 +108,7 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
             .parse()
             .ok()
             .filter(|v: &f32| v.is_finite())
-            .ok_or_else(|| CliError(format!("--set {spec}: `{value}` is not a number")))?;
+            .ok_or_else(|| CliError::msg(format!("--set {spec}: `{value}` is not a number")))?;
         vec![v; PES]
     };
     if let Some(plane) = array.plane_mut(reg) {
@@ -134,7 +134,7 @@ pub struct NoiseArgs {
 impl NoiseArgs {
     /// Loads the profile (built-in name or file); errors carry `FILE:LINE:COL`.
     pub fn profile(&self) -> Result<noise::Profile, CliError> {
-        noise::Profile::load(&self.noise).map_err(|e| CliError(e.to_string()))
+        Ok(noise::Profile::load(&self.noise)?)
     }
 
     /// The noise layer of `profile` for run `run` (seed `--seed` + `run`), at the

@@ -47,16 +47,16 @@ fn parse_registers(s: &str) -> Result<Vec<Reg>, CliError> {
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match Reg::parse(part) {
             Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
-            Some(Reg::Gen(_)) => return Err(CliError(format!("--registers: {part} listed twice"))),
+            Some(Reg::Gen(_)) => return Err(CliError::msg(format!("--registers: {part} listed twice"))),
             _ => {
-                return Err(CliError(format!(
+                return Err(CliError::msg(format!(
                     "--registers: `{part}` is not a general register (A, B, ..., Z)"
                 )))
             }
         }
     }
     if out.is_empty() {
-        return Err(CliError("--registers: no register given".into()));
+        return Err(CliError::msg("--registers: no register given"));
     }
     Ok(out)
 }
@@ -64,22 +64,22 @@ fn parse_registers(s: &str) -> Result<Vec<Reg>, CliError> {
 /// Runs `scamp compile`.
 pub fn run(a: &CompileArgs) -> Outcome {
     let text = std::fs::read_to_string(&a.spec)
-        .map_err(|e| CliError(format!("{}: cannot read spec: {e}", a.spec.display())))?;
+        .map_err(|e| CliError::msg(format!("{}: cannot read spec: {e}", a.spec.display())))?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
     let ops = match a.ops.as_deref() {
         None => None,
         Some(s) => Some(
             Ops::parse(s)
-                .ok_or_else(|| CliError(format!("--ops: `{s}` is not `all` or `basic`")))?,
+                .ok_or_else(|| CliError::msg(format!("--ops: `{s}` is not `all` or `basic`")))?,
         ),
     };
     if a.time_limit.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
-        return Err(CliError(
-            "--time-limit must be a positive number of seconds".into(),
+        return Err(CliError::msg(
+            "--time-limit must be a positive number of seconds",
         ));
     }
     if a.workers == Some(0) {
-        return Err(CliError("--workers must be at least 1".into()));
+        return Err(CliError::msg("--workers must be at least 1"));
     }
     let opts = CompileOptions {
         time_limit: a.time_limit,
@@ -104,7 +104,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
     let compiled = match result {
         Ok(c) => c,
         Err(e @ (cain::CompileError::Options(_) | cain::CompileError::Approx { .. })) => {
-            return Err(CliError(format!("{}: {e}", a.spec.display())))
+            return Err(CliError::msg(format!("{}: {e}", a.spec.display())))
         }
         Err(e) => {
             eprintln!("error: {}: {e}", a.spec.display());
@@ -120,7 +120,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
     let text = format!("{}{}", cain::header(&spec, &compiled), compiled.program);
     if let Some(path) = &a.output {
         std::fs::write(path, &text)
-            .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))?;
+            .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", path.display())))?;
     }
     if a.json {
         let kernels: Vec<serde_json::Value> = compiled

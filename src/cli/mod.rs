@@ -2,14 +2,69 @@
 //! its own file and calls into the library.
 
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
 
-/// A user-facing failure: printed as one `error: ...` line, exit code 2.
-#[derive(Debug)]
-pub struct CliError(pub String);
+/// A user-facing failure: printed as one `error: ...` line. Bad input exits with 2; a
+/// search that found no program exits with 1, like a check that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A problem the command line itself found (flag values, files it could not use).
+    #[error("{0}")]
+    Msg(String),
+    /// A library error in a file: `FILE:` in front of the error's own `LINE:COL: ...`.
+    #[error("{}:{source}", file.display())]
+    InFile {
+        /// The file the error is in.
+        file: PathBuf,
+        /// The positioned error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The code generator ran but found no program (exit code 1).
+    #[error("{}: {source}", spec.display())]
+    NoProgram {
+        /// The spec that was compiled.
+        spec: PathBuf,
+        /// Why the search gave up.
+        source: crate::cain::CompileError,
+    },
+    /// The code generator refused the spec or the options.
+    #[error(transparent)]
+    Compile(#[from] crate::cain::CompileError),
+    /// A noise profile that could not be read (the error names the file).
+    #[error(transparent)]
+    Profile(#[from] crate::sim::noise::profile::ProfileError),
+    /// A picture that could not be loaded.
+    #[error(transparent)]
+    Capture(#[from] crate::sim::capture::CaptureError),
+    /// A program stopped while running (with its position).
+    #[error(transparent)]
+    Run(#[from] crate::sim::run::RunError),
+    /// The calibration could not run.
+    #[error(transparent)]
+    Calibration(#[from] crate::sim::noise::calibrate::CalibrationError),
+    /// JSON output could not be written.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
 
-impl<E: std::fmt::Display> From<E> for CliError {
-    fn from(e: E) -> Self {
-        CliError(e.to_string())
+impl CliError {
+    /// A message-only error.
+    pub fn msg(m: impl Into<String>) -> Self {
+        CliError::Msg(m.into())
+    }
+
+    /// The exit code this error ends the process with.
+    pub fn code(&self) -> u8 {
+        match self {
+            CliError::NoProgram { .. } => 1,
+            _ => 2,
+        }
+    }
+}
+
+impl From<String> for CliError {
+    fn from(m: String) -> Self {
+        CliError::Msg(m)
     }
 }
 
@@ -17,8 +72,14 @@ impl<E: std::fmt::Display> From<E> for CliError {
 pub type Outcome = Result<u8, CliError>;
 
 /// `error: FILE:LINE:COL: message` for an error with a position in `file`.
-pub fn positioned(file: &std::path::Path, e: impl std::fmt::Display) -> CliError {
-    CliError(format!("{}:{e}", file.display()))
+pub fn positioned(
+    file: &std::path::Path,
+    e: impl std::error::Error + Send + Sync + 'static,
+) -> CliError {
+    CliError::InFile {
+        file: file.to_path_buf(),
+        source: Box::new(e),
+    }
 }
 
 /// Simulator, code generator and checker for the SCAMP-5 focal-plane sensor-processor.
@@ -65,9 +126,9 @@ pub fn main() -> u8 {
     };
     match outcome {
         Ok(code) => code,
-        Err(CliError(msg)) => {
-            eprintln!("error: {msg}");
-            2
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.code()
         }
     }
 }

@@ -68,7 +68,7 @@ pub fn run(a: &NoiseCmdArgs) -> Outcome {
             match profile::builtin_text(name) {
                 Some(text) => print!("{text}"),
                 None => {
-                    let p = Profile::load(name).map_err(|e| CliError(e.to_string()))?;
+                    let p = Profile::load(name)?;
                     print!("{}", p.to_yaml());
                 }
             }
@@ -91,12 +91,12 @@ struct Report<'a> {
 
 fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
     if a.reps == 0 {
-        return Err(CliError("--reps must be at least 1".into()));
+        return Err(CliError::msg("--reps must be at least 1"));
     }
     if a.k_max > 1024 {
-        return Err(CliError("--k-max must be at most 1024".into()));
+        return Err(CliError::msg("--k-max must be at most 1024"));
     }
-    let mut prof = Profile::load(&a.noise).map_err(|e| CliError(e.to_string()))?;
+    let mut prof = Profile::load(&a.noise)?;
     let setup = Setup {
         chip_seed: a.chip_seed,
         run_seed: a.seed,
@@ -108,7 +108,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
                 eprint!("\riteration {it}: misfit {best:.3}   ");
             }
         })
-        .map_err(|e| CliError(e.to_string()))?;
+        ?;
         if !a.json {
             eprintln!();
             eprintln!("fitted misfit {misfit:.3}; parameters:");
@@ -123,7 +123,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         prof = fitted;
     }
     let rows = calibrate::compare(&prof, &a.inputs, a.k_max, setup)
-        .map_err(|e| CliError(e.to_string()))?;
+        ?;
     let misfit = calibrate::misfit(&rows);
     let within = rows.iter().all(|r| {
         r.measured.is_none_or(|(mb, ms)| {

@@ -91,13 +91,13 @@ fn values(array: &Array, reg: Reg, raw: bool) -> Option<Vec<f32>> {
 /// Runs `scamp run`.
 pub fn run(a: &RunArgs) -> Outcome {
     if !(a.clock.is_finite() && a.clock > 0.0) {
-        return Err(CliError(format!(
+        return Err(CliError::msg(format!(
             "--clock {}: must be a positive number",
             a.clock
         )));
     }
     if a.runs == 0 {
-        return Err(CliError("--runs must be at least 1".into()));
+        return Err(CliError::msg("--runs must be at least 1"));
     }
     let device = Device::default();
     let program = load_program(&a.program, device)?;
@@ -119,7 +119,7 @@ pub fn run(a: &RunArgs) -> Outcome {
                 .map(|s| {
                     Reg::parse(s)
                         .filter(|r| array.plane(*r).is_some())
-                        .ok_or_else(|| CliError(format!("--save: unknown register `{s}`")))
+                        .ok_or_else(|| CliError::msg(format!("--save: unknown register `{s}`")))
                 })
                 .collect::<Result<_, _>>()?
         };
@@ -136,7 +136,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         }
     }
     let Some((report, planes)) = first else {
-        return Err(CliError("--runs must be at least 1".into()));
+        return Err(CliError::msg("--runs must be at least 1"));
     };
     let registers: BTreeMap<String, PlaneStats> = planes
         .iter()
@@ -144,7 +144,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         .collect();
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
-            .map_err(|e| CliError(format!("{}: cannot create: {e}", dir.display())))?;
+            .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
         for (r, v) in &planes {
             readout::save_npy(&dir.join(format!("{r}.npy")), v)?;
             readout::save_png(&dir.join(format!("{r}.png")), v)?;

@@ -21,7 +21,7 @@ pub struct TraceArgs {
 
 fn parse_pe(s: &str) -> Result<(usize, usize), CliError> {
     let bad = || {
-        CliError(format!(
+        CliError::msg(format!(
             "--pe {s}: expected ROW,COL with both in 0..{}",
             N - 1
         ))
