@@ -220,17 +220,24 @@ pub fn compile(
         .unwrap_or(6);
     let device = Device { general };
     let targets: Vec<Target> = kernels.iter().map(KernelReport::target).collect();
-    let workers = opts
-        .workers
-        .or(spec.search.workers)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let workers = opts.workers.or(spec.search.workers).unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(spec::MAX_WORKERS))
+    });
+    if !(1..=spec::MAX_WORKERS).contains(&workers) {
+        return Err(CompileError::Options(format!(
+            "workers must be in 1..={}, got {workers}",
+            spec::MAX_WORKERS
+        )));
+    }
+    let seconds = opts.time_limit.or(spec.search.time_limit).unwrap_or(10.0);
+    if !(seconds > 0.0 && seconds <= spec::MAX_TIME_LIMIT) {
+        return Err(CompileError::Options(format!(
+            "the time limit must be more than 0 and at most {} seconds, got {seconds}",
+            spec::MAX_TIME_LIMIT
+        )));
+    }
     let search_opts = SearchOptions {
-        time_limit: Duration::from_secs_f64(
-            opts.time_limit
-                .or(spec.search.time_limit)
-                .unwrap_or(10.0)
-                .clamp(0.001, 1e7),
-        ),
+        time_limit: Duration::from_secs_f64(seconds.max(0.001)),
         node_limit: opts.node_limit.or(spec.search.node_limit),
         workers,
         seed: opts.seed.or(spec.search.seed).unwrap_or(0),

@@ -170,6 +170,12 @@ const STRUCTURED_SHARE: f64 = 0.3;
 /// Iterations between checks of the clock and the shared counters.
 const CHECK_EVERY: u64 = 128;
 
+/// Iterations a worker runs before handing its thread to the next worker on it.
+const TURN: u64 = 4 * CHECK_EVERY;
+
+/// Largest ranking jitter of a worker: beyond it the ranking is mostly noise.
+const MAX_JITTER: f32 = 2.0;
+
 type Shard = Mutex<HashMap<u64, u32, BuildHasherDefault<PassThrough>>>;
 
 /// Bags seen so far with the lowest cost they were reached at, shared by all workers.
@@ -276,6 +282,28 @@ impl Rng {
     }
 }
 
+/// Where one worker's walk stands: its deque of open nodes and its counters, kept apart
+/// from the worker so that several workers can take turns on one thread.
+struct Walk {
+    deque: VecDeque<Node>,
+    iter: u64,
+    reported: u64,
+    bytes: u64,
+}
+
+impl Walk {
+    fn new(root: &Bag, ctx: &Ctx) -> Walk {
+        let root_node = Node::root(root, ctx);
+        let bytes = node_bytes(&root_node);
+        Walk {
+            deque: VecDeque::from([root_node]),
+            iter: 0,
+            reported: 0,
+            bytes,
+        }
+    }
+}
+
 struct Worker<'s, 'a, T> {
     sh: &'s Shared<'a, T>,
     /// The problem as this worker generates it (structured or not).
@@ -366,29 +394,37 @@ impl<T> Worker<'_, '_, T> {
         }
     }
 
+    /// Runs until the search stops or this worker has nothing left.
     fn run(&mut self, root: &Bag) {
+        let mut state = Walk::new(root, self.sh.ctx);
+        while self.run_slice(root, &mut state, u64::MAX) {}
+    }
+
+    /// Runs at most `slice` iterations of the walk `state`; false once this worker is
+    /// done (the search stopped, or its deque ran dry).
+    fn run_slice(&mut self, root: &Bag, state: &mut Walk, slice: u64) -> bool {
         let sh = self.sh;
         let ctx = sh.ctx;
-        let mut deque: VecDeque<Node> = VecDeque::new();
-        let root_node = Node::root(root, ctx);
-        let mut bytes = node_bytes(&root_node);
-        deque.push_back(root_node);
-        let mut iter: u64 = 0;
-        let mut reported: u64 = 0;
-        while let Some(mut node) = deque.pop_front() {
-            iter += 1;
+        let end = state.iter.saturating_add(slice);
+        while state.iter < end {
+            let Some(mut node) = state.deque.pop_front() else {
+                self.check(state.iter - state.reported, state.bytes);
+                return false;
+            };
+            state.iter += 1;
+            let iter = state.iter;
             if iter.is_multiple_of(CHECK_EVERY) {
-                let stop = self.check(iter - reported, bytes);
-                reported = iter;
+                let stop = self.check(iter - state.reported, state.bytes);
+                state.reported = iter;
                 if stop {
-                    return;
+                    return false;
                 }
             } else if self.out_of_time() {
                 // On large kernels one iteration (ranking every child of a big bag,
                 // allocating a long plan) can take tens of milliseconds, so waiting
                 // for the next full check would overrun the budget by seconds.
-                self.check(iter - reported, bytes);
-                return;
+                self.check(iter - state.reported, state.bytes);
+                return false;
             }
             // The structured phase has its share of the budget; then the worker starts
             // again from the root with the plain generator and estimate.
@@ -399,12 +435,12 @@ impl<T> Worker<'_, '_, T> {
             {
                 self.ctx.structured = false;
                 self.est = Estimator::default();
-                deque.clear();
+                state.deque.clear();
                 node = Node::root(root, ctx);
-                bytes = 0;
+                state.bytes = 0;
             }
             let before = node_bytes(&node);
-            bytes = bytes.saturating_sub(before);
+            state.bytes = state.bytes.saturating_sub(before);
             if (node.g + node.lb) as usize >= sh.best_len() {
                 continue;
             }
@@ -429,14 +465,14 @@ impl<T> Worker<'_, '_, T> {
                         taken: 0,
                         total: None,
                     };
-                    bytes += node_bytes(&child);
-                    deque.push_front(child);
+                    state.bytes += node_bytes(&child);
+                    state.deque.push_front(child);
                 }
             }
-            bytes += node_bytes(&node);
-            deque.push_back(node);
+            state.bytes += node_bytes(&node);
+            state.deque.push_back(node);
         }
-        self.check(iter - reported, bytes);
+        true
     }
 
     /// Whether the search must stop now: stopped by another worker or out of time.
@@ -524,30 +560,47 @@ pub fn search<T: Send>(
                 .any(|h| g.plus(h).halved().is_some() && g.minus(h).halved().is_some())
         });
         let structured = |id: usize| ctx.structured || (workers >= 2 && id == 1 && butterfly);
-        let body = |id: usize| {
-            let mut w = Worker {
-                sh: &sh,
-                ctx: Ctx {
-                    structured: structured(id),
-                    ..ctx.clone()
-                },
-                id,
-                rng: Rng((opts.seed ^ (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1),
-                jitter: if id == 0 { 0.0 } else { 0.1 + 0.1 * id as f32 },
-                scratch: Vec::new(),
-                est: Estimator::default(),
-            };
-            w.run(root);
+        let worker = |id: usize| Worker {
+            sh: &sh,
+            ctx: Ctx {
+                structured: structured(id),
+                ..ctx.clone()
+            },
+            id,
+            rng: Rng((opts.seed ^ (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1),
+            jitter: if id == 0 {
+                0.0
+            } else {
+                (0.1 + 0.1 * id as f32).min(MAX_JITTER)
+            },
+            scratch: Vec::new(),
+            est: Estimator::default(),
         };
-        match rayon::ThreadPoolBuilder::new().num_threads(workers).build() {
+        // More workers than cores would only make threads wait for each other (and for
+        // the clock check): thread t runs workers t, t + threads, ... in turns instead.
+        let threads = workers.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let body = |t: usize| {
+            let mut mine: Vec<(Worker<'_, '_, T>, Walk)> = (t..workers)
+                .step_by(threads)
+                .map(|id| (worker(id), Walk::new(root, ctx)))
+                .collect();
+            if let [(w, _)] = mine.as_mut_slice() {
+                w.run(root);
+                return;
+            }
+            while !mine.is_empty() {
+                mine.retain_mut(|(w, walk)| w.run_slice(root, walk, TURN));
+            }
+        };
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             Ok(pool) => pool.scope(|s| {
-                for id in 0..workers {
+                for t in 0..threads {
                     let body = &body;
-                    s.spawn(move |_| body(id));
+                    s.spawn(move |_| body(t));
                 }
             }),
             // Without a pool (resources exhausted) run one worker here.
-            Err(_) => body(0),
+            Err(_) => worker(0).run(root),
         }
     }
     let stop = match sh.reason.lock() {

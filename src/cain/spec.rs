@@ -5,7 +5,7 @@ use super::yaml::{self, Kind, Node, NodeError, YamlError};
 use crate::isa::Reg;
 
 /// Which instructions the generator may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Ops {
     /// Every linear macro of isa.md.
     #[default]
@@ -104,6 +104,13 @@ impl Spec {
 
 /// Largest kernel side accepted (the search could not handle more anyway).
 pub const MAX_SIDE: usize = 31;
+
+/// Largest search budget accepted, in seconds (one day). The budget is a timer the search
+/// polls; a longer one is almost certainly a typo, and infinity would never stop.
+pub const MAX_TIME_LIMIT: f64 = 86_400.0;
+
+/// Largest number of search workers (workers beyond the cores take turns on them).
+pub const MAX_WORKERS: usize = 1024;
 
 type R<T> = Result<T, NodeError>;
 
@@ -405,13 +412,16 @@ fn build(root: &Node) -> R<Spec> {
         )?;
         if let Some((_, t)) = get(&sf, "time_limit") {
             let x = number(t, "time_limit")?;
-            if x <= 0.0 {
-                return Err(NodeError::at(t, "time_limit must be positive"));
+            if !(x > 0.0 && x <= MAX_TIME_LIMIT) {
+                return Err(NodeError::at(
+                    t,
+                    format!("time_limit must be more than 0 and at most {MAX_TIME_LIMIT} seconds"),
+                ));
             }
             search.time_limit = Some(x);
         }
         if let Some((_, w)) = get(&sf, "workers") {
-            search.workers = Some(integer(w, "workers", 1, 1024)? as usize);
+            search.workers = Some(integer(w, "workers", 1, MAX_WORKERS as i128)? as usize);
         }
         if let Some((_, o)) = get(&sf, "ops") {
             search.ops = Some(

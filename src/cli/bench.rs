@@ -11,9 +11,8 @@ pub struct BenchArgs {
     /// Timed samples per figure (the median is reported).
     #[arg(long, default_value_t = 15)]
     samples: usize,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: super::args::JsonArg,
 }
 
 #[derive(Serialize)]
@@ -38,7 +37,7 @@ pub fn run(a: &BenchArgs) -> Outcome {
         roofline_pass_us: roof.pass_us(),
         figures,
     };
-    if a.json {
+    if a.json.json {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(0);
     }

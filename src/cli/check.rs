@@ -2,7 +2,7 @@
 //! under a noise profile, and report the approximation, analogue and total error.
 
 use super::common::{load_program, NoiseArgs};
-use super::{CliError, Outcome};
+use super::{args, CliError, Outcome};
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::{Device, Program};
 use crate::sim::{readout, DEFAULT_CLOCK_HZ, N};
@@ -28,24 +28,23 @@ pub struct CheckArgs {
     #[command(flatten)]
     noise: NoiseArgs,
     /// Monte Carlo over this many run seeds (mean and spread of each figure).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = args::runs)]
     runs: u32,
     /// Write, per image and kernel, the result, the ideal result and an error heat map.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Search budget in seconds when a spec is compiled.
-    #[arg(long, value_name = "SECONDS")]
+    /// Search budget in seconds when a spec is compiled, at most 86400.
+    #[arg(long, value_name = "SECONDS", value_parser = args::time_limit)]
     time_limit: Option<f64>,
-    /// Search threads when a spec is compiled.
-    #[arg(long, value_name = "N")]
+    /// Search workers when a spec is compiled, 1..=1024.
+    #[arg(long, value_name = "N", value_parser = args::workers)]
     workers: Option<usize>,
     /// Try depths from small to large and pick the shortest program whose total RMSE
     /// meets this budget.
     #[arg(long, value_name = "X")]
     max_total_rmse: Option<f64>,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: args::JsonArg,
 }
 
 #[derive(Serialize)]
@@ -113,13 +112,19 @@ fn read_spec(path: &Path) -> Result<Spec, CliError> {
     cain::parse_spec(&text).map_err(|e| super::positioned(path, e))
 }
 
-fn compile(spec: &Spec, a: &CheckArgs, quiet: bool) -> Result<cain::Compiled, CliError> {
+fn compile(
+    spec: &Spec,
+    path: &Path,
+    a: &CheckArgs,
+    quiet: bool,
+) -> Result<cain::Compiled, CliError> {
     let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
         ..CompileOptions::default()
     };
-    let c = cain::compile(spec, &opts, &Stats::default())?;
+    let c =
+        cain::compile(spec, &opts, &Stats::default()).map_err(|e| super::compile_error(path, e))?;
     if !quiet {
         eprintln!(
             "compiled {}: {} instructions, {} cycles (best after {:.1} s of {:.1} s)",
@@ -135,9 +140,6 @@ fn compile(spec: &Spec, a: &CheckArgs, quiet: bool) -> Result<cain::Compiled, Cl
 
 /// Runs `scamp check`.
 pub fn run(a: &CheckArgs) -> Outcome {
-    if a.runs == 0 {
-        return Err(CliError::msg("--runs must be at least 1"));
-    }
     let images = check::load_images(&a.images).map_err(CliError::msg)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
@@ -150,7 +152,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
         let spec = read_spec(&a.target)?;
         match a.max_total_rmse {
             None => {
-                let c = compile(&spec, a, a.json)?;
+                let c = compile(&spec, &a.target, a, a.json.json)?;
                 (spec, c.program, c.kernels, Vec::new(), None)
             }
             Some(limit) => {
@@ -226,7 +228,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
         budget_met,
         program: program.to_string(),
     };
-    if a.json {
+    if a.json.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_report(&report, &spec, &kernels);
@@ -296,10 +298,10 @@ fn budget_search(
             continue;
         }
         seen.push(fractions);
-        let c = match compile(&s, a, a.json) {
+        let c = match compile(&s, &a.target, a, a.json.json) {
             Ok(c) => c,
             Err(e) => {
-                if !a.json {
+                if !a.json.json {
                     eprintln!("depth {d}: {e}");
                 }
                 continue;
@@ -314,8 +316,7 @@ fn budget_search(
             images,
             testbed,
             a.runs,
-        )
-        ?;
+        )?;
         let worst = m
             .kernels
             .iter()
@@ -338,7 +339,7 @@ fn budget_search(
             closest = Some((c, worst));
         }
     }
-    if !a.json {
+    if !a.json.json {
         eprintln!("depth  instructions  cycles  total RMSE  meets {limit}");
         for r in &rows {
             eprintln!(
@@ -358,7 +359,7 @@ fn budget_search(
             spec.approximation.max_depth
         )));
     };
-    if !met && !a.json {
+    if !met && !a.json.json {
         eprintln!(
             "no depth up to {} meets --max-total-rmse {limit}; reporting the closest \
              (total RMSE {worst:.4}, {} instructions)",
@@ -388,8 +389,7 @@ fn write_outputs(
         .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
     let general = spec.general_count();
     for (name, img) in images {
-        let (outs, _) = check::simulate(program, spec.input, general, targets, img, testbed, 0)
-            ?;
+        let (outs, _) = check::simulate(program, spec.input, general, targets, img, testbed, 0)?;
         let x = check::input_values(img);
         for (t, result) in targets.iter().zip(&outs) {
             let ideal = correlate(&x, &t.exact, t.centre);

@@ -1,9 +1,10 @@
 //! Options shared by the subcommands that run programs: loading a program, the scene,
 //! preloaded registers, edges and the noise profile.
 
+use super::args::EdgeArg;
 use super::CliError;
 use crate::isa::{parse_program, DReg, Device, Program, Reg};
-use crate::sim::{capture, noise, readout, Array, EdgeMode, PES};
+use crate::sim::{capture, noise, readout, Array, PES};
 use crate::verify::check::ProfileTestbed;
 use std::path::{Path, PathBuf};
 
@@ -34,25 +35,14 @@ pub struct SetupArgs {
     #[arg(long = "set", value_name = "REG=VALUE")]
     pub set: Vec<String>,
     /// Array edge: what neighbour views see beyond the border.
-    #[arg(long, default_value = "zero", value_parser = clap::value_parser!(EdgeModeArg))]
-    pub edge: EdgeModeArg,
-}
-
-/// Clap wrapper for [`EdgeMode`].
-#[derive(Clone, Copy, Debug)]
-pub struct EdgeModeArg(pub EdgeMode);
-
-impl std::str::FromStr for EdgeModeArg {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        s.parse().map(EdgeModeArg)
-    }
+    #[arg(long, default_value = "zero", value_enum)]
+    pub edge: EdgeArg,
 }
 
 impl SetupArgs {
     /// A fresh array with the scene exposed and the preloads applied.
     pub fn build(&self, device: Device) -> Result<Array, CliError> {
-        let mut array = Array::new(device.general, self.edge.0);
+        let mut array = Array::new(device.general, self.edge.into());
         let img = match &self.image {
             Some(p) => {
                 let img = capture::load(p)?;
@@ -75,9 +65,9 @@ impl SetupArgs {
 }
 
 fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
-    let (name, value) = spec
-        .split_once('=')
-        .ok_or_else(|| CliError::msg(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy")))?;
+    let (name, value) = spec.split_once('=').ok_or_else(|| {
+        CliError::msg(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy"))
+    })?;
     if let Some(d) = DReg::parse(name) {
         let bit: u8 = match value {
             "0" => 0,

@@ -1,8 +1,7 @@
 //! `scamp compile SPEC.yaml`: run the code generator and print the program.
 
-use super::{CliError, Outcome};
+use super::{args, CliError, Outcome};
 use crate::cain::{self, CompileOptions, Ops, Stats};
-use crate::isa::Reg;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,18 +15,19 @@ pub struct CompileArgs {
     /// Write the program here instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Search budget in seconds (default: the spec's, else 10).
-    #[arg(long, value_name = "SECONDS")]
+    /// Search budget in seconds, at most 86400 (default: the spec's, else 10).
+    #[arg(long, value_name = "SECONDS", value_parser = args::time_limit)]
     pub time_limit: Option<f64>,
-    /// Search threads (default: the spec's, else the number of cores).
-    #[arg(long, value_name = "N")]
+    /// Search workers, 1..=1024 (default: the spec's, else the number of cores). Workers
+    /// beyond the cores share them; the budget holds for any number.
+    #[arg(long, value_name = "N", value_parser = args::workers)]
     pub workers: Option<usize>,
     /// Instruction set: all, or basic (AUKE's).
-    #[arg(long, value_name = "all|basic")]
-    pub ops: Option<String>,
+    #[arg(long, value_enum)]
+    pub ops: Option<Ops>,
     /// Registers the program may use, e.g. A,B,C,D (default: the spec's).
-    #[arg(long, value_name = "A,B,...")]
-    pub registers: Option<String>,
+    #[arg(long, value_name = "A,B,...", value_parser = args::registers)]
+    pub registers: Option<args::RegisterList>,
     /// Seed for search-order ties (one worker is deterministic for a given seed).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -37,28 +37,8 @@ pub struct CompileArgs {
     /// Memory cap of the search in MiB (default 2048).
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
-    /// Print one JSON object on stdout instead of the program.
-    #[arg(long)]
-    pub json: bool,
-}
-
-fn parse_registers(s: &str) -> Result<Vec<Reg>, CliError> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match Reg::parse(part) {
-            Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
-            Some(Reg::Gen(_)) => return Err(CliError::msg(format!("--registers: {part} listed twice"))),
-            _ => {
-                return Err(CliError::msg(format!(
-                    "--registers: `{part}` is not a general register (A, B, ..., Z)"
-                )))
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(CliError::msg("--registers: no register given"));
-    }
-    Ok(out)
+    #[command(flatten)]
+    pub json: args::JsonArg,
 }
 
 /// Runs `scamp compile`.
@@ -66,32 +46,17 @@ pub fn run(a: &CompileArgs) -> Outcome {
     let text = std::fs::read_to_string(&a.spec)
         .map_err(|e| CliError::msg(format!("{}: cannot read spec: {e}", a.spec.display())))?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
-    let ops = match a.ops.as_deref() {
-        None => None,
-        Some(s) => Some(
-            Ops::parse(s)
-                .ok_or_else(|| CliError::msg(format!("--ops: `{s}` is not `all` or `basic`")))?,
-        ),
-    };
-    if a.time_limit.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
-        return Err(CliError::msg(
-            "--time-limit must be a positive number of seconds",
-        ));
-    }
-    if a.workers == Some(0) {
-        return Err(CliError::msg("--workers must be at least 1"));
-    }
     let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
-        ops,
-        registers: a.registers.as_deref().map(parse_registers).transpose()?,
+        ops: a.ops,
+        registers: a.registers.as_ref().map(|l| l.0.clone()),
         seed: a.seed,
         node_limit: a.node_limit,
         memory_limit_mb: a.memory_limit,
     };
     let stats = Stats::default();
-    let show = !a.json && std::io::stderr().is_terminal();
+    let show = !a.json.json && std::io::stderr().is_terminal();
     let done = AtomicBool::new(false);
     let result = std::thread::scope(|s| {
         if show {
@@ -101,16 +66,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
         done.store(true, Ordering::Relaxed);
         r
     });
-    let compiled = match result {
-        Ok(c) => c,
-        Err(e @ (cain::CompileError::Options(_) | cain::CompileError::Approx { .. })) => {
-            return Err(CliError::msg(format!("{}: {e}", a.spec.display())))
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}", a.spec.display());
-            return Ok(1);
-        }
-    };
+    let compiled = result.map_err(|e| super::compile_error(&a.spec, e))?;
     if compiled.search.stop == cain::StopReason::Memory {
         eprintln!(
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
@@ -122,7 +78,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
         std::fs::write(path, &text)
             .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", path.display())))?;
     }
-    if a.json {
+    if a.json.json {
         let kernels: Vec<serde_json::Value> = compiled
             .kernels
             .iter()

@@ -1,6 +1,7 @@
 //! Command-line interface: argument parsing and printing only. Each subcommand lives in
 //! its own file and calls into the library.
 
+use crate::cain::CompileError;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -19,17 +20,18 @@ pub enum CliError {
         /// The positioned error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// The code generator ran but found no program (exit code 1).
+    /// Compiling a spec failed: exit 1 when the search found no program (a failed
+    /// check), 2 when the generator refused the spec or the options (bad input).
     #[error("{}: {source}", spec.display())]
-    NoProgram {
+    CompileSpec {
         /// The spec that was compiled.
         spec: PathBuf,
-        /// Why the search gave up.
+        /// Why it failed.
         source: crate::cain::CompileError,
     },
     /// The code generator refused the spec or the options.
     #[error(transparent)]
-    Compile(#[from] crate::cain::CompileError),
+    Compile(#[from] CompileError),
     /// A noise profile that could not be read (the error names the file).
     #[error(transparent)]
     Profile(#[from] crate::sim::noise::profile::ProfileError),
@@ -55,9 +57,17 @@ impl CliError {
 
     /// The exit code this error ends the process with.
     pub fn code(&self) -> u8 {
-        match self {
-            CliError::NoProgram { .. } => 1,
-            _ => 2,
+        let not_found = matches!(
+            self,
+            CliError::CompileSpec {
+                source: CompileError::NotFound(_) | CompileError::Proof(_),
+                ..
+            }
+        );
+        if not_found {
+            1
+        } else {
+            2
         }
     }
 }
@@ -65,6 +75,14 @@ impl CliError {
 impl From<String> for CliError {
     fn from(m: String) -> Self {
         CliError::Msg(m)
+    }
+}
+
+/// A failed compilation of the spec at `spec`, naming it.
+pub fn compile_error(spec: &std::path::Path, e: CompileError) -> CliError {
+    CliError::CompileSpec {
+        spec: spec.to_path_buf(),
+        source: e,
     }
 }
 
@@ -133,6 +151,7 @@ pub fn main() -> u8 {
     }
 }
 
+pub mod args;
 pub mod bench;
 pub mod check;
 pub mod common;

@@ -56,9 +56,8 @@ pub struct CalibrateArgs {
     /// many iterations) and print the fitted profile as YAML before the comparison.
     #[arg(long, value_name = "ITERATIONS")]
     fit: Option<u32>,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: super::args::JsonArg,
 }
 
 /// Runs `scamp noise`.
@@ -104,12 +103,11 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
     };
     if let Some(iterations) = a.fit {
         let (fitted, misfit) = calibrate::fit(&prof, setup, iterations, |it, best| {
-            if !a.json {
+            if !a.json.json {
                 eprint!("\riteration {it}: misfit {best:.3}   ");
             }
-        })
-        ?;
-        if !a.json {
+        })?;
+        if !a.json.json {
             eprintln!();
             eprintln!("fitted misfit {misfit:.3}; parameters:");
             for (name, v) in calibrate::FIT_PARAMETERS
@@ -122,8 +120,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         }
         prof = fitted;
     }
-    let rows = calibrate::compare(&prof, &a.inputs, a.k_max, setup)
-        ?;
+    let rows = calibrate::compare(&prof, &a.inputs, a.k_max, setup)?;
     let misfit = calibrate::misfit(&rows);
     let within = rows.iter().all(|r| {
         r.measured.is_none_or(|(mb, ms)| {
@@ -131,7 +128,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
             (r.bias - mb).abs() <= tb && (r.std - ms).abs() <= ts
         })
     });
-    if a.json {
+    if a.json.json {
         let name = if prof.name.is_empty() {
             a.noise.as_str()
         } else {

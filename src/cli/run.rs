@@ -1,7 +1,7 @@
 //! `scamp run PROGRAM`: execute a program on the array and print its figures.
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
-use super::{CliError, Outcome};
+use super::{args, CliError, Outcome};
 use crate::isa::{Device, Reg};
 use crate::sim::noise::stats::{RegisterRuns, RunsAccumulator};
 use crate::sim::{self, readout, readout::PlaneStats, Array};
@@ -23,7 +23,7 @@ pub struct RunArgs {
     repeat: u32,
     /// Repeat the whole run N times from a fresh array with run seeds seed, seed+1, ...
     /// (same chip) and report the mean and spread of each register over the runs.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = args::runs)]
     runs: u32,
     /// Report and save the analogue values themselves, bypassing the profile's readout
     /// path (readout noise and 8-bit ADC).
@@ -35,12 +35,11 @@ pub struct RunArgs {
     /// Registers to report and save instead of those the program writes: `A,B,NEWS`.
     #[arg(long, value_delimiter = ',', value_name = "REG,...")]
     save: Vec<String>,
-    /// Array clock in MHz.
-    #[arg(long, default_value_t = 10.0, value_name = "MHZ")]
+    /// Array clock in MHz, at most 1000.
+    #[arg(long, default_value_t = 10.0, value_name = "MHZ", value_parser = args::clock)]
     clock: f64,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: args::JsonArg,
 }
 
 /// Clipping of one register during the (first) run.
@@ -90,15 +89,6 @@ fn values(array: &Array, reg: Reg, raw: bool) -> Option<Vec<f32>> {
 
 /// Runs `scamp run`.
 pub fn run(a: &RunArgs) -> Outcome {
-    if !(a.clock.is_finite() && a.clock > 0.0) {
-        return Err(CliError::msg(format!(
-            "--clock {}: must be a positive number",
-            a.clock
-        )));
-    }
-    if a.runs == 0 {
-        return Err(CliError::msg("--runs must be at least 1"));
-    }
     let device = Device::default();
     let program = load_program(&a.program, device)?;
     let profile = a.noise.profile()?;
@@ -200,7 +190,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         saturated_per_run: many.then_some(saturated_per_run),
         runs: many.then(|| acc.finish()),
     };
-    if a.json {
+    if a.json.json {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
     }

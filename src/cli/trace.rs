@@ -2,7 +2,7 @@
 //! registers after each, as an aligned table.
 
 use super::common::{load_program, SetupArgs};
-use super::{CliError, Outcome};
+use super::{args, Outcome};
 use crate::isa::{DReg, Device, Dir, Reg};
 use crate::sim::{self, Array, N};
 use std::path::PathBuf;
@@ -13,26 +13,10 @@ pub struct TraceArgs {
     /// Program file.
     pub program: PathBuf,
     /// The PE to watch, as ROW,COL (row 0 is north, column 0 west).
-    #[arg(long, value_name = "ROW,COL")]
-    pe: String,
+    #[arg(long, value_name = "ROW,COL", value_parser = args::pe)]
+    pe: (usize, usize),
     #[command(flatten)]
     setup: SetupArgs,
-}
-
-fn parse_pe(s: &str) -> Result<(usize, usize), CliError> {
-    let bad = || {
-        CliError::msg(format!(
-            "--pe {s}: expected ROW,COL with both in 0..{}",
-            N - 1
-        ))
-    };
-    let (r, c) = s.split_once(',').ok_or_else(bad)?;
-    let r: usize = r.trim().parse().map_err(|_| bad())?;
-    let c: usize = c.trim().parse().map_err(|_| bad())?;
-    if r >= N || c >= N {
-        return Err(bad());
-    }
-    Ok((r, c))
 }
 
 fn fmt_value(v: f32) -> String {
@@ -59,7 +43,7 @@ fn row_values(array: &Array, pe: (usize, usize)) -> Vec<String> {
 
 /// Runs `scamp trace`.
 pub fn run(a: &TraceArgs) -> Outcome {
-    let pe = parse_pe(&a.pe)?;
+    let pe = a.pe;
     let device = Device::default();
     let program = load_program(&a.program, device)?;
     let mut array = a.setup.build(device)?;

@@ -1,0 +1,148 @@
+//! Flags shared by several subcommands and the value parsers that let clap refuse bad
+//! values before anything runs (exit 2 with clap's usage message).
+
+use crate::isa::Reg;
+use crate::sim::{EdgeMode, N};
+
+pub use crate::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
+
+/// Fastest array clock accepted, in MHz (the device runs at 10).
+pub const MAX_CLOCK_MHZ: f64 = 1000.0;
+
+/// Most Monte Carlo runs in one command.
+pub const MAX_RUNS: u32 = 100_000;
+
+/// `--json`: one JSON object on stdout instead of the text report.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct JsonArg {
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--time-limit`: a finite number of seconds in (0, [`MAX_TIME_LIMIT`]].
+pub fn time_limit(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(v > 0.0 && v <= MAX_TIME_LIMIT) {
+        return Err(format!(
+            "must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {v}"
+        ));
+    }
+    Ok(v)
+}
+
+/// `--workers`: 1..=[`MAX_WORKERS`].
+pub fn workers(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    if !(1..=MAX_WORKERS).contains(&v) {
+        return Err(format!("must be in 1..={MAX_WORKERS}, got {v}"));
+    }
+    Ok(v)
+}
+
+/// `--clock`: MHz in (0, [`MAX_CLOCK_MHZ`]].
+pub fn clock(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of MHz"))?;
+    if !(v > 0.0 && v <= MAX_CLOCK_MHZ) {
+        return Err(format!(
+            "must be more than 0 and at most {MAX_CLOCK_MHZ} MHz, got {v}"
+        ));
+    }
+    Ok(v)
+}
+
+/// `--runs`: 1..=[`MAX_RUNS`].
+pub fn runs(s: &str) -> Result<u32, String> {
+    let v: u32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    if !(1..=MAX_RUNS).contains(&v) {
+        return Err(format!("must be in 1..={MAX_RUNS}, got {v}"));
+    }
+    Ok(v)
+}
+
+/// `--pe ROW,COL` with both in `0..N`.
+pub fn pe(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("expected ROW,COL with both in 0..{}", N - 1);
+    let (r, c) = s.split_once(',').ok_or_else(bad)?;
+    let r: usize = r.trim().parse().map_err(|_| bad())?;
+    let c: usize = c.trim().parse().map_err(|_| bad())?;
+    if r >= N || c >= N {
+        return Err(bad());
+    }
+    Ok((r, c))
+}
+
+/// A register list such as `A,B,C`: general registers, each once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisterList(pub Vec<Reg>);
+
+/// `--registers A,B,...`.
+pub fn registers(s: &str) -> Result<RegisterList, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match Reg::parse(part) {
+            Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
+            Some(Reg::Gen(_)) => return Err(format!("{part} listed twice")),
+            _ => return Err(format!("`{part}` is not a general register (A, B, ...)")),
+        }
+    }
+    if out.is_empty() {
+        return Err("no register given".into());
+    }
+    Ok(RegisterList(out))
+}
+
+/// `--edge`: what neighbour views see beyond the border of the array.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EdgeArg {
+    /// Reads from outside give 0.
+    #[default]
+    Zero,
+    /// The edge PE stands in for the missing neighbour.
+    Replicate,
+    /// The array is a torus.
+    Wrap,
+}
+
+impl From<EdgeArg> for EdgeMode {
+    fn from(e: EdgeArg) -> EdgeMode {
+        match e {
+            EdgeArg::Zero => EdgeMode::Zero,
+            EdgeArg::Replicate => EdgeMode::Replicate,
+            EdgeArg::Wrap => EdgeMode::Wrap,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_enforced() {
+        for bad in ["nan", "inf", "-1", "0", "86401", "1e400", "x"] {
+            assert!(time_limit(bad).is_err(), "{bad}");
+        }
+        assert_eq!(time_limit("2.5"), Ok(2.5));
+        assert!(workers("0").is_err() && workers("1025").is_err() && workers("100000").is_err());
+        assert_eq!(workers("1024"), Ok(1024));
+        assert!(clock("nan").is_err() && clock("0").is_err() && clock("inf").is_err());
+        assert!(runs("0").is_err());
+        assert_eq!(pe("3, 4"), Ok((3, 4)));
+        assert!(pe("256,0").is_err() && pe("1").is_err());
+        assert_eq!(registers("A, C").map(|l| l.0), Ok(vec![Reg::A, Reg::C]));
+        assert!(registers("A,A").is_err() && registers("NEWS").is_err() && registers(",").is_err());
+    }
+}
