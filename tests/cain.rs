@@ -77,7 +77,7 @@ fn sobel_is_five_instructions() {
 
 #[test]
 fn several_kernels_even_sizes_and_many_registers() {
-    let text = "name: mixed\ninput: C\nregisters: [A, B, C, D, E, F, G, H]\nkernels:\n\
+    let text = "name: mixed\ninput: C\ngeneral_registers: 8\nregisters: [A, B, C, D, E, F, G, H]\nkernels:\n\
         - { out: H, weights: [[1, 1], [1, 1]], scale: 1/4 }\n\
         - { out: A, weights: [[0, -1, 0], [-1, 4, -1], [0, -1, 0]] }\n";
     let s = spec(text);

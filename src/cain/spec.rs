@@ -1,7 +1,9 @@
 //! Filter specs: the YAML format of cain.md, read into [`Spec`] with every rejection
 //! positioned at the offending node.
 
+use super::approx;
 use super::yaml::{self, Kind, Node, NodeError, YamlError};
+use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
 use crate::isa::Reg;
 
 /// Which instructions the generator may use.
@@ -165,7 +167,14 @@ fn get<'a>(f: &[(&'a str, &'a Node, &'a Node)], key: &str) -> Option<(&'a Node, 
         .map(|(_, k, v)| (*k, *v))
 }
 
-fn register(n: &Node) -> R<Reg> {
+/// General registers of SCAMP-5 (`A..F`): what a spec may name unless it declares a
+/// larger register file with `general_registers`.
+pub const DEVICE_GENERAL: usize = 6;
+
+/// Largest register file a spec may declare (`A..Z`).
+pub const MAX_GENERAL: usize = 26;
+
+fn register(n: &Node, general: usize) -> R<Reg> {
     let s = match &n.kind {
         Kind::Str(s) => s.as_str(),
         _ => {
@@ -178,11 +187,23 @@ fn register(n: &Node) -> R<Reg> {
             ))
         }
     };
+    let last = Reg::general_name(general - 1);
     match Reg::parse(s) {
-        Some(r @ Reg::Gen(_)) => Ok(r),
+        Some(r @ Reg::Gen(i)) if usize::from(i) < general => Ok(r),
+        Some(Reg::Gen(_)) if general == DEVICE_GENERAL => Err(NodeError::at(
+            n,
+            format!(
+                "`{s}` is not a register of SCAMP-5 (A..{last}); a spec for a larger register \
+                 file declares it with `general_registers: N`"
+            ),
+        )),
+        Some(Reg::Gen(_)) => Err(NodeError::at(
+            n,
+            format!("`{s}` is beyond the declared register file (A..{last})"),
+        )),
         _ => Err(NodeError::at(
             n,
-            format!("`{s}` is not a general register (A, B, ..., Z)"),
+            format!("`{s}` is not a general register (A..{last})"),
         )),
     }
 }
@@ -235,11 +256,17 @@ fn integer(n: &Node, what: &str, lo: i128, hi: i128) -> R<i128> {
     }
 }
 
-fn kernel<'a>(n: &'a Node, registers: &[Reg]) -> R<(KernelSpec, &'a Node)> {
+/// A kernel and the nodes errors found later point at: its `out` and its weight rows.
+struct KernelNodes<'a> {
+    out: &'a Node,
+    rows: &'a [Node],
+}
+
+fn kernel<'a>(n: &'a Node, registers: &[Reg], general: usize) -> R<(KernelSpec, KernelNodes<'a>)> {
     let f = fields(n, "a kernel", &["out", "scale", "weights"])?;
     let (_, out_node) =
         get(&f, "out").ok_or_else(|| NodeError::at(n, "kernel without `out` register"))?;
-    let out = register(out_node)?;
+    let out = register(out_node, general)?;
     if !registers.contains(&out) {
         return Err(NodeError::at(
             out_node,
@@ -300,8 +327,53 @@ fn kernel<'a>(n: &'a Node, registers: &[Reg]) -> R<(KernelSpec, &'a Node)> {
             scale,
             weights,
         },
-        out_node,
+        KernelNodes {
+            out: out_node,
+            rows,
+        },
     ))
+}
+
+/// Rejects, at the offending weight, a kernel that cannot be approximated with these
+/// settings (a weight times the scale and 2^depth beyond [`approx::MAX_WEIGHT`]).
+fn check_approximation(k: &KernelSpec, nodes: &KernelNodes, params: &ApproxParams) -> R<()> {
+    let Err(e) = approx::approximate(&k.weights, k.scale, params.max_depth, params.max_error)
+    else {
+        return Ok(());
+    };
+    let f = k.scale * f64::from(1u32 << e.depth.min(30));
+    for (row, cells) in k.weights.iter().zip(nodes.rows) {
+        let Kind::Seq(cells) = &cells.kind else {
+            continue;
+        };
+        for (w, cell) in row.iter().zip(cells) {
+            let x = w * f;
+            if !x.is_finite() || x.abs() > approx::MAX_WEIGHT {
+                return Err(NodeError::at(
+                    cell,
+                    format!(
+                        "weight {w} too large: |weight x scale x 2^{}| must be at most 2^20",
+                        e.depth
+                    ),
+                ));
+            }
+        }
+    }
+    Err(NodeError::at(nodes.out, e.to_string()))
+}
+
+/// Rejects names that would not stay on one line of the program header.
+fn check_name(n: &Node, name: &str) -> R<()> {
+    match name.chars().find(|c| c.is_control()) {
+        Some(c) => Err(NodeError::at(
+            n,
+            format!(
+                "name must be one line of text without control characters, found {}",
+                c.escape_default()
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn build(root: &Node) -> R<Spec> {
@@ -315,15 +387,23 @@ fn build(root: &Node) -> R<Spec> {
             "kernels",
             "approximation",
             "search",
+            "general_registers",
         ],
     )?;
     let name = match get(&f, "name") {
         Some((_, v)) => match &v.kind {
-            Kind::Str(s) => s.clone(),
+            Kind::Str(s) => {
+                check_name(v, s)?;
+                s.clone()
+            }
             Kind::Int(i) => i.to_string(),
             _ => return Err(NodeError::at(v, "name must be a string")),
         },
         None => "filter".to_string(),
+    };
+    let general = match get(&f, "general_registers") {
+        Some((_, v)) => integer(v, "general_registers", 1, MAX_GENERAL as i128)? as usize,
+        None => DEVICE_GENERAL,
     };
     let registers = match get(&f, "registers") {
         Some((_, v)) => {
@@ -333,7 +413,7 @@ fn build(root: &Node) -> R<Spec> {
             }
             let mut regs = Vec::new();
             for it in items {
-                let r = register(it)?;
+                let r = register(it, general)?;
                 if regs.contains(&r) {
                     return Err(NodeError::at(it, format!("register {r} listed twice")));
                 }
@@ -341,11 +421,11 @@ fn build(root: &Node) -> R<Spec> {
             }
             regs
         }
-        None => (0..6).map(Reg::Gen).collect(),
+        None => (0..DEVICE_GENERAL as u8).map(Reg::Gen).collect(),
     };
     let input = match get(&f, "input") {
         Some((_, v)) => {
-            let r = register(v)?;
+            let r = register(v, general)?;
             if !registers.contains(&r) {
                 return Err(NodeError::at(
                     v,
@@ -362,8 +442,10 @@ fn build(root: &Node) -> R<Spec> {
         return Err(NodeError::at(kn, "the kernel list is empty"));
     }
     let mut kernels: Vec<KernelSpec> = Vec::new();
+    let mut kernel_nodes = Vec::new();
     for (i, it) in items.iter().enumerate() {
-        let (k, out_node) = kernel(it, &registers)?;
+        let (k, nodes) = kernel(it, &registers, general)?;
+        let out_node = nodes.out;
         if i == registers.len() {
             return Err(NodeError::at(
                 it,
@@ -381,6 +463,7 @@ fn build(root: &Node) -> R<Spec> {
             ));
         }
         kernels.push(k);
+        kernel_nodes.push(nodes);
     }
     let mut approximation = ApproxParams::default();
     if let Some((_, v)) = get(&f, "approximation") {
@@ -440,6 +523,9 @@ fn build(root: &Node) -> R<Spec> {
             search.memory_limit_mb = Some(integer(n, "memory_limit (MiB)", 1, 1 << 40)? as u64);
         }
     }
+    for (k, nodes) in kernels.iter().zip(&kernel_nodes) {
+        check_approximation(k, nodes, &approximation)?;
+    }
     Ok(Spec {
         name,
         input,
@@ -452,7 +538,16 @@ fn build(root: &Node) -> R<Spec> {
 
 /// Reads a filter spec from YAML text. Errors carry the 1-based line and column of the
 /// offending node.
+/// Text longer than [`MAX_SPEC_BYTES`] is refused before parsing; a leading byte-order
+/// mark is skipped.
 pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
+    if text.len() as u64 > MAX_SPEC_BYTES {
+        return Err(YamlError {
+            pos: crate::isa::Pos { line: 1, col: 1 },
+            msg: format!("the spec is larger than {MAX_SPEC_BYTES} bytes, the most accepted"),
+        });
+    }
+    let text = strip_bom(text);
     let root = yaml::parse(text)?;
     build(&root).map_err(|e| yaml::locate(text, e))
 }
@@ -484,6 +579,46 @@ mod tests {
     }
 
     #[test]
+    fn registers_beyond_the_device_need_a_declaration() {
+        let (pos, msg) = err(&GAUSS.replace("[A, B, C, D, E, F]", "[A, G, H, Z]"));
+        assert_eq!(pos, Pos { line: 3, col: 16 });
+        assert!(msg.contains("A..F"), "{msg}");
+        let wide = GAUSS.replace("[A, B, C, D, E, F]", "[A, G, H]");
+        let s = parse_spec(&format!("general_registers: 8\n{wide}")).unwrap();
+        assert_eq!(s.general_count(), 8);
+        let (pos, msg) = err(&format!("general_registers: 7\n{wide}"));
+        assert_eq!(pos, Pos { line: 4, col: 19 });
+        assert!(msg.contains("A..G"), "{msg}");
+    }
+
+    #[test]
+    fn names_stay_on_one_line() {
+        let (pos, msg) = err(&GAUSS.replace("name: gauss3x3", "name: \"blur\\nres(A); //\""));
+        assert_eq!(pos, Pos { line: 1, col: 7 });
+        assert!(msg.contains("control"), "{msg}");
+        assert!(parse_spec(&GAUSS.replace("gauss3x3", "flou gaussien 3×3")).is_ok());
+    }
+
+    #[test]
+    fn oversized_weights_are_positioned() {
+        let (pos, msg) = err(&GAUSS.replace("[2, 4, 2]", "[2, 4e9, 2]"));
+        assert_eq!(pos, Pos { line: 9, col: 13 });
+        assert!(msg.contains("too large"), "{msg}");
+        // Fine at depth 0, too large at the depth the approximation needs.
+        let deep = "kernels:\n  - out: A\n    weights: [[500000.3, 1]]\n";
+        let (pos, msg) = err(deep);
+        assert_eq!(pos, Pos { line: 3, col: 16 });
+        assert!(msg.contains("2^"), "{msg}");
+    }
+
+    #[test]
+    fn byte_order_mark_and_size() {
+        assert!(parse_spec(&format!("\u{feff}{GAUSS}")).is_ok());
+        let big = format!("{GAUSS}#{}\n", "x".repeat(MAX_SPEC_BYTES as usize));
+        assert!(err(&big).1.contains("larger than"));
+    }
+
+    #[test]
     fn rejections_are_positioned() {
         let ragged = GAUSS.replace("- [2, 4, 2]", "- [2, 4]");
         let (pos, msg) = err(&ragged);
@@ -491,10 +626,17 @@ mod tests {
         assert!(msg.contains("ragged"), "{msg}");
         let (pos, msg) = err(&GAUSS.replace("out: A", "out: G"));
         assert_eq!(pos, Pos { line: 5, col: 10 });
+        assert!(msg.contains("not a register of SCAMP-5"), "{msg}");
+        let few = GAUSS.replace("[A, B, C, D, E, F]", "[A, B, C]");
+        let (pos, msg) = err(&few.replace("out: A", "out: E"));
+        assert_eq!(pos, Pos { line: 5, col: 10 });
         assert!(msg.contains("not in `registers`"), "{msg}");
         let (pos, _) = err(&GAUSS.replace("[1, 2, 1]\n      - [2", "[1, .nan, 1]\n      - [2"));
         assert_eq!(pos, Pos { line: 8, col: 13 });
         let (pos, msg) = err(&GAUSS.replace("input: A", "input: Q"));
+        assert_eq!(pos, Pos { line: 2, col: 8 });
+        assert!(msg.contains("`Q`"), "{msg}");
+        let (pos, msg) = err(&few.replace("input: A", "input: D"));
         assert_eq!(pos, Pos { line: 2, col: 8 });
         assert!(msg.contains("input"), "{msg}");
         let (pos, _) = err(&GAUSS.replace(

@@ -4,6 +4,7 @@
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
+use crate::isa::source::MAX_SPEC_BYTES;
 use crate::isa::{Device, Program};
 use crate::sim::{readout, DEFAULT_CLOCK_HZ, N};
 use crate::verify::check::{self, Measurement};
@@ -107,8 +108,7 @@ fn is_spec(p: &Path) -> bool {
 }
 
 fn read_spec(path: &Path) -> Result<Spec, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::msg(format!("{}: cannot read spec: {e}", path.display())))?;
+    let text = super::common::read_source(path, MAX_SPEC_BYTES, "spec")?;
     cain::parse_spec(&text).map_err(|e| super::positioned(path, e))
 }
 

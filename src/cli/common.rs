@@ -3,25 +3,27 @@
 
 use super::args::EdgeArg;
 use super::CliError;
-use crate::isa::{parse_program, DReg, Device, Program, Reg};
+use crate::isa::{parse_program, source, DReg, Device, Program, Reg};
 use crate::sim::{capture, noise, readout, Array, PES};
 use crate::verify::check::ProfileTestbed;
 use std::path::{Path, PathBuf};
 
+/// Reads a text file of kind `what` with at most `limit` bytes; errors name the file
+/// (and the line and column of a byte that is not UTF-8).
+pub fn read_source(path: &Path, limit: u64, what: &'static str) -> Result<String, CliError> {
+    source::read_text(path, limit, what).map_err(|e| match e.pos() {
+        Some(_) => super::positioned(path, e),
+        None => CliError::File {
+            file: path.to_path_buf(),
+            source: Box::new(e),
+        },
+    })
+}
+
 /// Reads and parses a program file; errors carry `FILE:LINE:COL`.
 pub fn load_program(path: &Path, device: Device) -> Result<Program, CliError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| CliError::msg(format!("{}: cannot read program: {e}", path.display())))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        let before = &bytes[..e.valid_up_to()];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        CliError::msg(format!(
-            "{}:{line}:{col}: the program is not UTF-8 text",
-            path.display()
-        ))
-    })?;
-    parse_program(text, device).map_err(|e| super::positioned(path, e))
+    let text = read_source(path, source::MAX_PROGRAM_BYTES, "program")?;
+    parse_program(&text, device).map_err(|e| super::positioned(path, e))
 }
 
 /// How the array is prepared before a program runs.

@@ -2,6 +2,7 @@
 
 use super::{args, CliError, Outcome};
 use crate::cain::{self, CompileOptions, Ops, Stats};
+use crate::isa::source::MAX_SPEC_BYTES;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,8 +44,7 @@ pub struct CompileArgs {
 
 /// Runs `scamp compile`.
 pub fn run(a: &CompileArgs) -> Outcome {
-    let text = std::fs::read_to_string(&a.spec)
-        .map_err(|e| CliError::msg(format!("{}: cannot read spec: {e}", a.spec.display())))?;
+    let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
     let opts = CompileOptions {
         time_limit: a.time_limit,

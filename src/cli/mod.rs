@@ -20,6 +20,14 @@ pub enum CliError {
         /// The positioned error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A file that could not be used, without a position: `FILE: message`.
+    #[error("{}: {source}", file.display())]
+    File {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong with it.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Compiling a spec failed: exit 1 when the search found no program (a failed
     /// check), 2 when the generator refused the spec or the options (bad input).
     #[error("{}: {source}", spec.display())]

@@ -3,7 +3,7 @@
 
 use super::common::{load_program, SetupArgs};
 use super::{args, Outcome};
-use crate::isa::{DReg, Device, Dir, Reg};
+use crate::isa::{DReg, Device, Dir, Pos, Reg};
 use crate::sim::{self, Array, N};
 use std::path::PathBuf;
 
@@ -98,7 +98,12 @@ pub fn run(a: &TraceArgs) -> Outcome {
         report.instructions, report.cycles, report.time_us
     );
     for w in &report.warnings {
-        eprintln!("warning: {}:{}: {}", a.program.display(), w.pos, w.msg);
+        // A warning about the program as a whole has no position.
+        if w.pos == Pos::default() {
+            eprintln!("warning: {}: {}", a.program.display(), w.msg);
+        } else {
+            eprintln!("warning: {}:{}: {}", a.program.display(), w.pos, w.msg);
+        }
     }
     Ok(0)
 }

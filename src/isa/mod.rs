@@ -5,6 +5,7 @@ pub mod op;
 pub mod parse;
 pub mod program;
 pub mod reg;
+pub mod source;
 pub mod table;
 
 pub use op::{BusOp, DigitalOp};

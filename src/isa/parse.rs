@@ -3,6 +3,7 @@
 
 use super::program::{Device, IsaError, Pos, Program, Stmt};
 use super::reg::{DReg, Dir, DirSet, Reg};
+use super::source::{strip_bom, MAX_PROGRAM_BYTES};
 use super::table::{Operand, IGNORED};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -146,7 +147,18 @@ fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
 }
 
 /// Parses program text for `device`, checking every statement against the table.
+/// Longer text is refused before parsing
+/// ([`MAX_PROGRAM_BYTES`](super::source::MAX_PROGRAM_BYTES)), and a leading byte-order
+/// mark is skipped.
 pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
+    if text.len() as u64 > MAX_PROGRAM_BYTES {
+        return Err(IsaError::new(
+            Pos { line: 1, col: 1 },
+            format!("the program is larger than {MAX_PROGRAM_BYTES} bytes, the most accepted"),
+        ));
+    }
+    let text = strip_bom(text);
+    let mut kernel_open: Option<Pos> = None;
     let toks = Lexer {
         chars: text.chars().peekable(),
         pos: Pos { line: 1, col: 1 },
@@ -256,26 +268,51 @@ pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
             }
         }
         if IGNORED.contains(&name.as_str()) {
+            if let Some((_, p)) = args.first() {
+                return Err(IsaError::new(*p, format!("`{name}` takes no operands")));
+            }
+            kernel_open = delimit(&name, pos, kernel_open)?;
             continue;
         }
         let (ops, poss): (Vec<Operand>, Vec<Pos>) = args.into_iter().unzip();
         let stmt = Stmt::build(&name, ops, device, pos).map_err(|mut e| {
-            // Point at the offending operand when the message names one.
-            if let Some(n) = e
-                .msg
-                .strip_prefix("operand ")
-                .and_then(|r| r.split(' ').next())
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                if let Some(p) = poss.get(n - 1) {
-                    e.pos = *p;
-                }
+            // Point at the offending operand when the error is about one.
+            if let Some(p) = e.operand.and_then(|n| poss.get(n)) {
+                e.pos = *p;
             }
             e
         })?;
         stmts.push(stmt);
     }
+    if let Some(open) = kernel_open {
+        return Err(IsaError::new(
+            open,
+            format!("`{KERNEL_BEGIN}` is never closed by `{KERNEL_END}`"),
+        ));
+    }
     Ok(Program { stmts })
+}
+
+/// Opens the vendor's kernel delimiter.
+const KERNEL_BEGIN: &str = "scamp5_kernel_begin";
+/// Closes it.
+const KERNEL_END: &str = "scamp5_kernel_end";
+
+/// Checks the pairing of the kernel delimiters: `name` at `pos` with the kernel opened at
+/// `open`, if any. Returns where the kernel now stands open.
+fn delimit(name: &str, pos: Pos, open: Option<Pos>) -> Result<Option<Pos>, IsaError> {
+    match (name == KERNEL_BEGIN, open) {
+        (true, None) => Ok(Some(pos)),
+        (true, Some(at)) => Err(IsaError::new(
+            pos,
+            format!("`{KERNEL_BEGIN}` inside the kernel opened at {at}"),
+        )),
+        (false, Some(_)) => Ok(None),
+        (false, None) => Err(IsaError::new(
+            pos,
+            format!("`{KERNEL_END}` without a `{KERNEL_BEGIN}` before it"),
+        )),
+    }
 }
 
 fn end_pos(text: &str) -> Pos {
@@ -329,5 +366,29 @@ mod tests {
         assert!(parse("mov(A, B").is_err());
         assert!(parse("mov(A, B) /*").is_err());
         assert!(parse("\u{0}").is_err());
+    }
+
+    #[test]
+    fn kernel_delimiters_pair_up_and_take_nothing() {
+        assert!(parse("scamp5_kernel_begin(); mov(A, B); scamp5_kernel_end();\nscamp5_kernel_begin(); scamp5_kernel_end()").is_ok());
+        let e = parse("scamp5_kernel_begin(A);").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (1, 21));
+        let e = parse("mov(A, B);\n  scamp5_kernel_end();").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (2, 3));
+        assert!(e.msg.contains("without"), "{}", e.msg);
+        let e = parse("scamp5_kernel_begin();\nscamp5_kernel_begin();").unwrap_err();
+        assert_eq!(e.pos.line, 2);
+        let e = parse("mov(A, B);\n scamp5_kernel_begin(); mov(A, B);").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (2, 2));
+        assert!(e.msg.contains("never closed"), "{}", e.msg);
+        let e = parse("scamp5_kernel_end(east)").unwrap_err();
+        assert!(e.msg.contains("takes no operands"), "{}", e.msg);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let p = parse("\u{feff}mov(A, B);\nfoo(A)").unwrap_err();
+        assert_eq!((p.pos.line, p.pos.col), (2, 1));
+        assert_eq!(parse("\u{feff}mov(A, B)").unwrap().instructions(), 1);
     }
 }

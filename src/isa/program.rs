@@ -29,6 +29,9 @@ pub struct IsaError {
     pub pos: Pos,
     /// What is wrong.
     pub msg: String,
+    /// The operand the error is about (0-based), when it is about one: a parser that
+    /// knows where each operand was written can point at it.
+    pub operand: Option<usize>,
 }
 
 impl IsaError {
@@ -37,7 +40,14 @@ impl IsaError {
         IsaError {
             pos,
             msg: msg.into(),
+            operand: None,
         }
+    }
+
+    /// The same error, about operand `index` (0-based).
+    pub fn at_operand(mut self, index: usize) -> Self {
+        self.operand = Some(index);
+        self
     }
 }
 
@@ -147,7 +157,8 @@ impl Stmt {
                         i + 1,
                         slot.describe()
                     ),
-                ));
+                )
+                .at_operand(i));
             }
         }
         let ops = (def.expand)(&args);

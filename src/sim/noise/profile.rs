@@ -5,6 +5,8 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position.
 
+use crate::isa::source::{self, SourceError};
+use crate::isa::Pos;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
@@ -212,8 +214,7 @@ pub struct Injection {
 }
 
 /// The readout path: `out = clamp(round(v + pattern_offset R[pe] + N(0, noise^2)))`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Readout {
     /// Whether results are read through this path (otherwise the analogue values are
     /// reported exactly).
@@ -232,6 +233,57 @@ pub struct Readout {
     /// Highest code of the ADC.
     #[serde(deserialize_with = "level")]
     pub high: f64,
+}
+
+/// [`Readout`] as written, before the check that its range is not empty.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct ReadoutRaw {
+    enabled: bool,
+    quantise: bool,
+    #[serde(deserialize_with = "spread")]
+    noise: f64,
+    #[serde(deserialize_with = "spread")]
+    pattern_offset: f64,
+    #[serde(deserialize_with = "level")]
+    low: f64,
+    #[serde(deserialize_with = "level")]
+    high: f64,
+}
+
+impl Default for ReadoutRaw {
+    fn default() -> Self {
+        let r = Readout::default();
+        ReadoutRaw {
+            enabled: r.enabled,
+            quantise: r.quantise,
+            noise: r.noise,
+            pattern_offset: r.pattern_offset,
+            low: r.low,
+            high: r.high,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Readout {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = ReadoutRaw::deserialize(d)?;
+        // An empty range would make the ADC clamp panic (min above max).
+        if r.low >= r.high {
+            return Err(D::Error::custom(format!(
+                "readout: low ({}) must be below high ({})",
+                r.low, r.high
+            )));
+        }
+        Ok(Readout {
+            enabled: r.enabled,
+            quantise: r.quantise,
+            noise: r.noise,
+            pattern_offset: r.pattern_offset,
+            low: r.low,
+            high: r.high,
+        })
+    }
 }
 
 impl Default for Readout {
@@ -337,7 +389,7 @@ pub struct ProfileError {
 impl Profile {
     /// Parses a profile from YAML text; `file` names it in errors.
     pub fn from_yaml(text: &str, file: &str) -> Result<Profile, ProfileError> {
-        serde_yaml::from_str::<Profile>(text).map_err(|e| {
+        serde_yaml::from_str::<Profile>(source::strip_bom(text)).map_err(|e| {
             let (line, col) = e
                 .location()
                 .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
@@ -369,18 +421,21 @@ impl Profile {
             return Ok(p);
         }
         let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
-            file: name_or_path.to_string(),
-            line: 1,
-            col: 1,
-            msg: if path.exists() {
-                format!("cannot read profile: {e}")
-            } else {
-                format!(
-                    "no such profile: not a built-in ({}) and no such file",
-                    BUILTINS.join(", ")
-                )
-            },
+        let text = source::read_text(path, source::MAX_PROFILE_BYTES, "profile").map_err(|e| {
+            let pos = e.pos().unwrap_or(Pos { line: 1, col: 1 });
+            ProfileError {
+                file: name_or_path.to_string(),
+                line: pos.line as usize,
+                col: pos.col as usize,
+                msg: match e {
+                    SourceError::Io { .. } if !path.exists() => format!(
+                        "no such profile: not a built-in ({}) and no such file",
+                        BUILTINS.join(", ")
+                    ),
+                    SourceError::NotUtf8 { what, .. } => format!("the {what} is not UTF-8 text"),
+                    other => other.to_string(),
+                },
+            }
         })?;
         let mut p = Profile::from_yaml(&text, name_or_path)?;
         if p.name.is_empty() {
