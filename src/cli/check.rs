@@ -140,6 +140,9 @@ fn compile(
 
 /// Runs `scamp check`.
 pub fn run(a: &CheckArgs) -> Outcome {
+    if let Some(dir) = &a.out {
+        super::files::prepare_dir(dir)?;
+    }
     let images = check::load_images(&a.images).map_err(CliError::msg)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;

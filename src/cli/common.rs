@@ -2,9 +2,10 @@
 //! preloaded registers, edges and the noise profile.
 
 use super::args::EdgeArg;
+use super::files;
 use super::CliError;
 use crate::isa::{parse_program, source, DReg, Device, Program, Reg};
-use crate::sim::{capture, noise, readout, Array, PES};
+use crate::sim::{capture, noise, Array, PES};
 use crate::verify::check::ProfileTestbed;
 use std::path::{Path, PathBuf};
 
@@ -94,13 +95,17 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
             ))
         })?;
     let values = if value.ends_with(".npy") {
-        readout::load_npy(Path::new(value))?
+        files::load_values(Path::new(value))?
     } else {
         let v: f32 = value
             .parse()
-            .ok()
-            .filter(|v: &f32| v.is_finite())
-            .ok_or_else(|| CliError::msg(format!("--set {spec}: `{value}` is not a number")))?;
+            .map_err(|_| CliError::msg(format!("--set {spec}: `{value}` is not a number")))?;
+        if !(v.abs() <= files::MAX_SET_VALUE) {
+            return Err(CliError::msg(format!(
+                "--set {spec}: {v} is outside the register range -{m}..{m}",
+                m = files::MAX_SET_VALUE
+            )));
+        }
         vec![v; PES]
     };
     if let Some(plane) = array.plane_mut(reg) {

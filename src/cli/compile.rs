@@ -44,6 +44,9 @@ pub struct CompileArgs {
 
 /// Runs `scamp compile`.
 pub fn run(a: &CompileArgs) -> Outcome {
+    if let Some(path) = &a.output {
+        super::files::check_writable_file(path)?;
+    }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
     let opts = CompileOptions {

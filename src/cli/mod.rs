@@ -164,6 +164,7 @@ pub mod bench;
 pub mod check;
 pub mod common;
 pub mod compile;
+pub mod files;
 pub mod noise;
 pub mod run;
 pub mod trace;

@@ -89,6 +89,9 @@ fn values(array: &Array, reg: Reg, raw: bool) -> Option<Vec<f32>> {
 
 /// Runs `scamp run`.
 pub fn run(a: &RunArgs) -> Outcome {
+    if let Some(dir) = &a.out {
+        super::files::prepare_dir(dir)?;
+    }
     let device = Device::default();
     let program = load_program(&a.program, device)?;
     let profile = a.noise.profile()?;

@@ -1,0 +1,313 @@
+//! Regression tests for malformed and hostile input: every reproducer of a crash, hang,
+//! memory blow-up or false answer found so far, driven through the `scamp` binary.
+//! Bad input must end with exit 2 and one `error:` line naming the place.
+
+mod common;
+
+use common::{scamp, stderr, temp_file};
+use std::process::Output;
+
+const ID_SPEC: &str = "kernels: [{out: A, scale: 1, weights: [[1]]}]\n";
+
+fn tmp(name: &str, contents: impl AsRef<[u8]>) -> String {
+    temp_file("robust", name, contents)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Exit code 2 and an `error:` message containing every one of `parts`.
+fn refused(o: &Output, parts: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.starts_with("error:"), "{e}");
+    for p in parts {
+        assert!(e.contains(p), "`{p}` missing from: {e}");
+    }
+}
+
+#[test]
+fn doubling_beyond_any_fixed_width_does_not_prove_the_identity() {
+    // x + 2^128 x: with 128-bit coefficients this wrapped to x and "proved" the identity.
+    let text = format!(
+        "mov(B, A);{}add(A, A, B);",
+        "mov(C, B); add(B, B, C);".repeat(128)
+    );
+    let prog = tmp("doubling.scamp", text);
+    let spec = tmp("id.yaml", ID_SPEC);
+    let o = scamp(&["check", &prog, "--kernel", &spec, "--noise", "ideal"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("FAILED"), "{out}");
+    // The exact coefficient 2^128 + 1 is reported, not a wrapped one.
+    assert!(
+        out.contains("340282366920938463463374607431768211457"),
+        "{out}"
+    );
+}
+
+#[test]
+fn long_division_chains_are_exact() {
+    let prog = tmp("divq.scamp", "divq(B, A); divq(A, B);\n".repeat(64));
+    let spec = tmp(
+        "box3.yaml",
+        "kernels: [{out: A, weights: [[1, 1, 1], [1, 1, 1], [1, 1, 1]]}]\n",
+    );
+    let o = scamp(&["check", &prog, "--kernel", &spec, "--noise", "ideal"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("FAILED"));
+}
+
+#[test]
+fn empty_readout_range_is_refused_at_load() {
+    let p = tmp("readout.yaml", "readout: {low: 100, high: -100}\n");
+    refused(
+        &scamp(&["noise", "show", &p]),
+        &[&format!("{p}:1:"), "low (100) must be below high (-100)"],
+    );
+    refused(
+        &scamp(&["run", "programs/identity.scamp", "--noise", &p]),
+        &["low (100)"],
+    );
+}
+
+#[test]
+fn time_limits_must_be_finite_and_positive() {
+    for bad in ["nan", "inf", "-1", "0", "1e300"] {
+        let flag = format!("--time-limit={bad}");
+        refused(
+            &scamp(&["check", "programs/gauss3x3.yaml", &flag]),
+            &["--time-limit"],
+        );
+        refused(
+            &scamp(&["compile", "programs/gauss3x3.yaml", &flag]),
+            &["--time-limit"],
+        );
+    }
+    let spec = tmp(
+        "t.yaml",
+        format!("{ID_SPEC}search: {{time_limit: 1e300}}\n"),
+    );
+    refused(&scamp(&["compile", &spec]), &[":2:", "time_limit"]);
+}
+
+#[test]
+fn worker_counts_are_bounded_in_every_command() {
+    for bad in ["0", "1025", "100000"] {
+        refused(
+            &scamp(&["compile", "programs/gauss3x3.yaml", "--workers", bad]),
+            &["--workers", "1..=1024"],
+        );
+        refused(
+            &scamp(&["check", "programs/gauss3x3.yaml", "--workers", bad]),
+            &["--workers", "1..=1024"],
+        );
+    }
+}
+
+#[test]
+fn many_workers_still_find_the_program() {
+    // More workers than cores take turns: the one that finds the program alone still
+    // runs, and the search ends by its budget.
+    let o = scamp(&[
+        "compile",
+        "programs/sobel_x.yaml",
+        "--workers",
+        "1024",
+        "--time-limit",
+        "1",
+        "--json",
+    ]);
+    let v = common::json(&o);
+    assert_eq!(v["instructions"], 5);
+    assert_eq!(v["search"]["workers"], 1024);
+}
+
+fn npy(shape: &str, data: usize) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+    while (11 + dict.len()) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.bytes());
+    b.extend(vec![0u8; data]);
+    b
+}
+
+fn set_file(name: &str, bytes: Vec<u8>) -> Output {
+    let f = tmp(name, bytes);
+    scamp(&[
+        "run",
+        "programs/identity.scamp",
+        "--set",
+        &format!("A={f}"),
+        "--noise",
+        "ideal",
+    ])
+}
+
+#[test]
+fn npy_headers_are_checked_before_allocation() {
+    refused(
+        &set_file("huge.npy", npy("(1000000000, 1000000000)", 64)),
+        &["huge.npy", "expected a 256x256 array", "1000000000"],
+    );
+    refused(
+        &set_file("rank1.npy", npy("(65536,)", 65536 * 4)),
+        &["rank1.npy", "got shape (65536)"],
+    );
+    refused(
+        &set_file("short.npy", npy("(256, 256)", 1000)),
+        &["short.npy", "truncated"],
+    );
+    let mut nan = npy("(256, 256)", 256 * 256 * 4);
+    let at = nan.len() - 8;
+    nan[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    refused(&set_file("nan.npy", nan), &["nan.npy", "NaN", "row 255"]);
+    let mut inf = npy("(256, 256)", 256 * 256 * 4);
+    let at = inf.len() - 4;
+    inf[at..].copy_from_slice(&f32::INFINITY.to_le_bytes());
+    refused(&set_file("inf.npy", inf), &["inf.npy", "inf"]);
+    let ok = set_file("ok.npy", npy("(256, 256)", 256 * 256 * 4));
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+}
+
+#[test]
+fn set_values_are_within_the_register_range() {
+    for v in ["1e30", "inf", "-inf", "nan", "1025"] {
+        refused(
+            &scamp(&["run", "programs/identity.scamp", "--set", &format!("A={v}")]),
+            &["--set"],
+        );
+    }
+    refused(
+        &scamp(&["run", "programs/identity.scamp", "--set", "A=1e30"]),
+        &["-1024..1024"],
+    );
+}
+
+#[test]
+fn oversized_files_are_refused_before_parsing() {
+    let big = tmp("big.yaml", vec![b'#'; (1 << 20) + 1]);
+    refused(&scamp(&["compile", &big]), &["big.yaml", "larger than"]);
+    let prog = tmp("big.scamp", vec![b' '; (4 << 20) + 1]);
+    refused(
+        &scamp(&["run", &prog, "--noise", "ideal"]),
+        &["big.scamp", "larger than"],
+    );
+    let prof = tmp("big_profile.yaml", vec![b'#'; (1 << 20) + 1]);
+    refused(&scamp(&["noise", "show", &prof]), &["larger than"]);
+}
+
+#[test]
+fn registers_beyond_the_device_are_refused_with_a_position() {
+    let spec = tmp(
+        "regs.yaml",
+        "registers: [A, G, H, Z]\nkernels: [{out: A, weights: [[1]]}]\n",
+    );
+    refused(&scamp(&["compile", &spec]), &["regs.yaml:1:16", "A..F"]);
+    refused(
+        &scamp(&["check", "programs/identity.scamp", "--kernel", &spec]),
+        &["regs.yaml:1:16"],
+    );
+}
+
+#[test]
+fn names_cannot_inject_instructions_into_the_header() {
+    let spec = tmp(
+        "inject.yaml",
+        format!("name: \"blur\\nres(A); //\"\n{ID_SPEC}"),
+    );
+    refused(&scamp(&["compile", &spec]), &["inject.yaml:1:7", "control"]);
+}
+
+#[test]
+fn byte_order_marks_are_accepted() {
+    let prog = tmp("bom.scamp", "\u{feff}mov(B, A);\n");
+    let spec = tmp("bom.yaml", format!("\u{feff}{ID_SPEC}"));
+    let prof = tmp("bom_profile.yaml", "\u{feff}name: plain\n");
+    let o = scamp(&["run", &prog, "--noise", &prof, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = scamp(&["compile", &spec, "--time-limit", "1", "--workers", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn errors_carry_line_and_column() {
+    let spec = tmp(
+        "weight.yaml",
+        "kernels:\n  - out: A\n    weights: [[1, 1e12]]\n",
+    );
+    refused(
+        &scamp(&["compile", &spec]),
+        &["weight.yaml:3:19", "too large"],
+    );
+    let mut bytes = b"kernels:\n  - out: A\n    weights: [[1]] # ".to_vec();
+    bytes.push(0xff);
+    let spec = tmp("latin.yaml", bytes);
+    refused(
+        &scamp(&["compile", &spec]),
+        &["latin.yaml:3:22", "not UTF-8"],
+    );
+    let mut bytes = b"mov(B, A);\n  mov(C, A); // ".to_vec();
+    bytes.extend([0xe9, b'\n']);
+    let prog = tmp("latin.scamp", bytes);
+    refused(&scamp(&["run", &prog]), &["latin.scamp:2:17", "not UTF-8"]);
+}
+
+#[test]
+fn no_program_found_exits_1_from_compile_and_check() {
+    // One register cannot hold the input and its shifted copy: no program exists.
+    let spec = tmp(
+        "none.yaml",
+        "registers: [A]\nkernels: [{out: A, weights: [[1, 1]]}]\n",
+    );
+    for cmd in ["compile", "check"] {
+        let o = scamp(&[cmd, &spec, "--time-limit", "0.5", "--workers", "1"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {}", stderr(&o));
+        assert!(stderr(&o).contains("no program found"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn output_paths_are_checked_before_the_search() {
+    // The search for this spec finds nothing (exit 1): exit 2 naming the path shows the
+    // path was checked first.
+    let spec = tmp(
+        "none2.yaml",
+        "registers: [A]\nkernels: [{out: A, weights: [[1, 1]]}]\n",
+    );
+    let o = scamp(&[
+        "compile",
+        &spec,
+        "--time-limit",
+        "0.5",
+        "-o",
+        "/nonexistent-dir/x.scamp",
+    ]);
+    refused(&o, &["/nonexistent-dir/x.scamp", "cannot write"]);
+    let file = tmp("plain-file", "x");
+    let o = scamp(&[
+        "check",
+        &spec,
+        "--time-limit",
+        "0.5",
+        "--out",
+        &format!("{file}/sub"),
+    ]);
+    refused(&o, &["cannot create"]);
+}
+
+#[test]
+fn kernel_delimiters_must_pair_up() {
+    let prog = tmp("open.scamp", "scamp5_kernel_begin();\nmov(B, A);\n");
+    refused(&scamp(&["run", &prog]), &["open.scamp:1:1", "never closed"]);
+    let prog = tmp(
+        "args.scamp",
+        "scamp5_kernel_begin(A);\nscamp5_kernel_end();\n",
+    );
+    refused(&scamp(&["run", &prog]), &["args.scamp:1:21", "no operands"]);
+    let prog = tmp("end.scamp", "mov(B, A);\nscamp5_kernel_end();\n");
+    refused(&scamp(&["trace", &prog, "--pe", "1,1"]), &["end.scamp:2:1"]);
+}
