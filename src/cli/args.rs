@@ -12,6 +12,17 @@ pub const MAX_CLOCK_MHZ: f64 = 1000.0;
 /// Most Monte Carlo runs in one command.
 pub const MAX_RUNS: u32 = 100_000;
 
+/// The input limits, shown by `--help` (a test keeps them equal to the constants).
+pub const LIMITS: &str = "\
+Limits (input beyond them is refused before any work):
+  program file     at most 4194304 bytes (4 MiB): the parser holds the whole program
+  spec file        at most 1048576 bytes (1 MiB): the YAML reader holds the whole document
+  noise profile    at most 1048576 bytes (1 MiB)
+  kernel           at most 31x31 weights: larger searches do not finish
+  registers        A..F, as on SCAMP-5, unless a spec declares `general_registers`
+  --set, .npy      finite values within -1024..1024, the level range of a profile
+  --workers        1..=1024; --time-limit more than 0 and at most 86400 s (a day)";
+
 /// `--json`: one JSON object on stdout instead of the text report.
 #[derive(clap::Args, Debug, Clone, Copy, Default)]
 pub struct JsonArg {
@@ -129,6 +140,27 @@ impl From<EdgeArg> for EdgeMode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_in_help_are_the_enforced_ones() {
+        use crate::isa::source::{MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+        let line = |what: &str| {
+            LIMITS
+                .lines()
+                .find(|l| l.trim_start().starts_with(what))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(line("program file").contains(&format!("at most {MAX_PROGRAM_BYTES} bytes")));
+        assert!(line("spec file").contains(&format!("at most {MAX_SPEC_BYTES} bytes")));
+        assert!(line("noise profile").contains(&format!("at most {MAX_PROFILE_BYTES} bytes")));
+        let side = crate::cain::spec::MAX_SIDE;
+        assert!(line("kernel").contains(&format!("{side}x{side}")));
+        let m = super::super::files::MAX_SET_VALUE;
+        assert!(line("--set").contains(&format!("-{m}..{m}")));
+        assert!(line("--workers").contains(&format!("1..={MAX_WORKERS}")));
+        assert!(line("--workers").contains(&format!("at most {MAX_TIME_LIMIT} s")));
+    }
 
     #[test]
     fn ranges_are_enforced() {

@@ -110,7 +110,7 @@ pub fn positioned(
 
 /// Simulator, code generator and checker for the SCAMP-5 focal-plane sensor-processor.
 #[derive(Parser, Debug)]
-#[command(name = "scamp", version, about)]
+#[command(name = "scamp", version, about, after_help = args::LIMITS)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -119,16 +119,20 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Execute a program on the 256x256 array and print its figures.
+    #[command(after_help = args::LIMITS)]
     Run(run::RunArgs),
     /// Show every bus instruction of a program and one PE's registers after each.
+    #[command(after_help = args::LIMITS)]
     Trace(trace::TraceArgs),
     /// Noise profiles: show one as YAML, rerun the calibration against the hardware.
     Noise(noise::NoiseCmdArgs),
     /// Prove a program computes its kernels and measure its error on test images.
+    #[command(after_help = args::LIMITS)]
     Check(check::CheckArgs),
     /// Simulator throughput next to a streaming roofline.
     Bench(bench::BenchArgs),
     /// Generate the shortest program computing the kernels of a filter spec.
+    #[command(after_help = args::LIMITS)]
     Compile(compile::CompileArgs),
 }
 
