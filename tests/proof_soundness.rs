@@ -1,0 +1,174 @@
+//! The proof agrees with the simulator: random straight-line programs over A..F are run
+//! numerically on the 256x256 array (no noise layer: exact) with an impulse as input; the
+//! impulse response is the kernel the program computes. The proof must accept exactly that
+//! kernel, and reject it once one instruction is replaced by another whenever the
+//! replacement changes the impulse response.
+
+use proptest::prelude::*;
+use scamp::isa::{parse_program, Device, Program, Reg};
+use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
+use scamp::verify::proof::{prove, ProofError, Target};
+
+const REGS: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
+const DIRS: [&str; 4] = ["north", "east", "south", "west"];
+
+/// The kernel window read from the impulse response: programs here shift at most
+/// `RADIUS` steps (at most two per statement).
+const RADIUS: usize = 20;
+
+/// One random analogue statement (it may break the once-per-bus rule; such statements
+/// are dropped when the program is built).
+fn statement() -> impl Strategy<Value = String> {
+    let r = || prop::sample::select(REGS.to_vec());
+    let d = || prop::sample::select(DIRS.to_vec());
+    prop_oneof![
+        (r(), r()).prop_map(|(a, b)| format!("mov({a}, {b})")),
+        (r(), r(), r()).prop_map(|(a, b, c)| format!("add({a}, {b}, {c})")),
+        (r(), r(), r(), r()).prop_map(|(a, b, c, e)| format!("add({a}, {b}, {c}, {e})")),
+        (r(), r(), r()).prop_map(|(a, b, c)| format!("sub({a}, {b}, {c})")),
+        (r(), r()).prop_map(|(a, b)| format!("neg({a}, {b})")),
+        (r(), r()).prop_map(|(a, b)| format!("divq({a}, {b})")),
+        (r(), r(), r(), r()).prop_map(|(a, b, c, e)| format!("div({a}, {b}, {c}, {e})")),
+        (r(), r(), d()).prop_map(|(a, b, x)| format!("movx({a}, {b}, {x})")),
+        (r(), r(), d(), d()).prop_map(|(a, b, x, y)| format!("mov2x({a}, {b}, {x}, {y})")),
+        (r(), r(), r(), d()).prop_map(|(a, b, c, x)| format!("addx({a}, {b}, {c}, {x})")),
+        (r(), r(), d(), r()).prop_map(|(a, b, x, c)| format!("subx({a}, {b}, {x}, {c})")),
+        r().prop_map(|a| format!("res({a})")),
+    ]
+}
+
+/// The statements of `lines` that the instruction set accepts, as a program.
+fn build(lines: &[String]) -> (Vec<String>, Program) {
+    let kept: Vec<String> = lines
+        .iter()
+        .filter(|l| parse_program(l, Device::default()).is_ok())
+        .cloned()
+        .collect();
+    let p = parse_program(&kept.join(";\n"), Device::default()).expect("valid statements");
+    (kept, p)
+}
+
+/// The impulse response of `out`: run with 1 at the centre PE of register A and 0
+/// elsewhere; `out` at the PE `off` away from the centre is the weight at `-off`.
+fn impulse_response(p: &Program, out: Reg) -> Vec<Vec<f64>> {
+    let mut array = Array::new(6, EdgeMode::Zero);
+    let c = N / 2;
+    if let Some(a) = array.plane_mut(Reg::A) {
+        a[c * N + c] = 1.0;
+    }
+    scamp::sim::run(&mut array, p, 1, DEFAULT_CLOCK_HZ).expect("straight-line programs run");
+    let plane = array.plane(out).expect("a general register");
+    let side = 2 * RADIUS + 1;
+    let mut w = vec![vec![0.0; side]; side];
+    for (i, row) in w.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            // out(c - di, c - dj) reads in(c) through the weight at (di, dj).
+            let (r, col) = (c + RADIUS - i, c + RADIUS - j);
+            *v = f64::from(plane[r * N + col]);
+        }
+    }
+    w
+}
+
+/// The response as a proof target: integer weights over 2^depth (every weight here is
+/// a dyadic fraction; f32 holds these few halvings exactly).
+fn target(out: Reg, w: &[Vec<f64>]) -> Target {
+    let depth = 16;
+    let scale = f64::from(1u32 << depth);
+    let weights = w
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&v| {
+                    let x = v * scale;
+                    assert_eq!(x, x.round(), "weight {v} is not a multiple of 2^-{depth}");
+                    x as i64
+                })
+                .collect()
+        })
+        .collect();
+    Target {
+        out,
+        depth,
+        weights,
+    }
+}
+
+fn reg(i: usize) -> Reg {
+    Reg::parse(REGS[i]).expect("a general register")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 96,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5ca3),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn proofs_match_the_simulator(
+        lines in prop::collection::vec(statement(), 1..=10),
+        out in 0usize..6,
+        changed in any::<prop::sample::Index>(),
+        replacement in statement(),
+    ) {
+        let (kept, p) = build(&lines);
+        prop_assume!(!kept.is_empty());
+        let divisions = kept.iter().filter(|l| l.starts_with("div")).count();
+        // Keep every weight an exact f32 multiple of 2^-16.
+        prop_assume!(divisions <= 8);
+        let out = reg(out);
+        let w = impulse_response(&p, out);
+        let t = target(out, &w);
+        prop_assert_eq!(prove(&p, Reg::A, 6, std::slice::from_ref(&t), None), Ok(()));
+
+        let mut other = kept.clone();
+        other[changed.index(kept.len())] = replacement;
+        let (_, q) = build(&other);
+        let divisions = q.stmts.iter().filter(|s| s.def.name.starts_with("div")).count();
+        prop_assume!(divisions <= 8);
+        let same = impulse_response(&q, out) == w;
+        match prove(&q, Reg::A, 6, std::slice::from_ref(&t), None) {
+            Ok(()) => prop_assert!(same, "proved a kernel the simulator does not compute:\n{}", q),
+            Err(ProofError::Mismatch(_)) => prop_assert!(!same, "refuted the kernel it computes:\n{}", q),
+            Err(e) => prop_assert!(false, "{e}"),
+        }
+    }
+}
+
+#[test]
+fn coefficients_beyond_128_bits_stay_exact() {
+    // x + 2^k x for k well past any fixed width: never the identity.
+    for k in [62, 63, 64, 127, 128, 129, 200] {
+        let text = format!(
+            "mov(B, A);{}add(A, A, B);",
+            "mov(C, B); add(B, B, C);".repeat(k)
+        );
+        let p = parse_program(&text, Device::default()).expect("valid");
+        let id = Target {
+            out: Reg::A,
+            depth: 0,
+            weights: vec![vec![1]],
+        };
+        assert!(
+            matches!(
+                prove(&p, Reg::A, 6, &[id], None),
+                Err(ProofError::Mismatch(_))
+            ),
+            "k = {k}"
+        );
+        // And 2^k halvings undo k doublings exactly.
+        let text = format!(
+            "mov(B, A);{}{}mov(A, B);",
+            "mov(C, B); add(B, B, C);".repeat(k),
+            "divq(C, B); mov(B, C);".repeat(k)
+        );
+        let p = parse_program(&text, Device::default()).expect("valid");
+        let id = Target {
+            out: Reg::A,
+            depth: 0,
+            weights: vec![vec![1]],
+        };
+        assert_eq!(prove(&p, Reg::A, 6, &[id], None), Ok(()), "k = {k}");
+    }
+}
