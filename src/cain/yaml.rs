@@ -5,10 +5,12 @@
 //! node being deserialised to any error raised while visiting it. So every node gets a
 //! number in document order; to report an error at node `k`, the text is parsed again
 //! with a request to fail when node `k` is visited, and serde_yaml supplies the position.
+//! The numbering and the request travel in the visitor itself (no global state), so
+//! parses on different threads or nested in each other cannot disturb each other.
 
 use crate::isa::Pos;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
 
 /// What a node holds.
@@ -91,31 +93,38 @@ pub struct YamlError {
     pub msg: String,
 }
 
-thread_local! {
-    static NEXT_ID: Cell<u32> = const { Cell::new(0) };
-    static FAIL_AT: RefCell<Option<(u32, String)>> = const { RefCell::new(None) };
+/// The walk through one parse: the number the next node gets, and the node (with the
+/// message) at which to fail so that serde_yaml reports its position.
+struct Walk {
+    next: Cell<u32>,
+    fail_at: Option<(u32, String)>,
 }
 
-fn enter<E: de::Error>() -> Result<u32, E> {
-    let id = NEXT_ID.with(|n| {
-        let id = n.get();
-        n.set(id + 1);
-        id
-    });
-    let fail = FAIL_AT.with(|f| {
-        f.borrow()
-            .as_ref()
-            .and_then(|(at, msg)| (*at == id).then(|| msg.clone()))
-    });
-    match fail {
-        Some(msg) => Err(E::custom(msg)),
-        None => Ok(id),
+impl Walk {
+    fn enter<E: de::Error>(&self) -> Result<u32, E> {
+        let id = self.next.get();
+        self.next.set(id + 1);
+        match &self.fail_at {
+            Some((at, msg)) if *at == id => Err(E::custom(msg)),
+            _ => Ok(id),
+        }
     }
 }
 
-struct NodeVisitor;
+/// Builds a [`Node`] from whatever serde_yaml visits, numbering nodes in `walk`.
+#[derive(Clone, Copy)]
+struct NodeVisitor<'w>(&'w Walk);
 
-impl<'de> Visitor<'de> for NodeVisitor {
+impl NodeVisitor<'_> {
+    fn leaf<E: de::Error>(self, kind: Kind) -> Result<Node, E> {
+        Ok(Node {
+            id: self.0.enter()?,
+            kind,
+        })
+    }
+}
+
+impl<'de> Visitor<'de> for NodeVisitor<'_> {
     type Value = Node;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -123,52 +132,31 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Bool(v),
-        })
+        self.leaf(Kind::Bool(v))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Int(i128::from(v)),
-        })
+        self.leaf(Kind::Int(i128::from(v)))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Int(i128::from(v)),
-        })
+        self.leaf(Kind::Int(i128::from(v)))
     }
 
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Int(v),
-        })
+        self.leaf(Kind::Int(v))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Float(v),
-        })
+        self.leaf(Kind::Float(v))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Str(v.to_string()),
-        })
+        self.leaf(Kind::Str(v.to_string()))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Node, E> {
-        Ok(Node {
-            id: enter()?,
-            kind: Kind::Null,
-        })
+        self.leaf(Kind::Null)
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Node, E> {
@@ -176,13 +164,13 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        d.deserialize_any(NodeVisitor)
+        d.deserialize_any(self)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-        let id = enter()?;
+        let id = self.0.enter()?;
         let mut items = Vec::new();
-        while let Some(n) = seq.next_element_seed(Seed)? {
+        while let Some(n) = seq.next_element_seed(self)? {
             items.push(n);
         }
         Ok(Node {
@@ -192,10 +180,10 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-        let id = enter()?;
+        let id = self.0.enter()?;
         let mut items = Vec::new();
-        while let Some(k) = map.next_key_seed(Seed)? {
-            let v = map.next_value_seed(Seed)?;
+        while let Some(k) = map.next_key_seed(self)? {
+            let v = map.next_value_seed(self)?;
             items.push((k, v));
         }
         Ok(Node {
@@ -205,12 +193,10 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 }
 
-struct Seed;
-
-impl<'de> de::DeserializeSeed<'de> for Seed {
+impl<'de> de::DeserializeSeed<'de> for NodeVisitor<'_> {
     type Value = Node;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        d.deserialize_any(NodeVisitor)
+        d.deserialize_any(self)
     }
 }
 
@@ -232,12 +218,12 @@ fn bare_message(e: &serde_yaml::Error) -> String {
     }
 }
 
-fn run(text: &str, fail: Option<(u32, String)>) -> Result<Node, serde_yaml::Error> {
-    NEXT_ID.with(|n| n.set(0));
-    FAIL_AT.with(|f| *f.borrow_mut() = fail);
-    let out = serde_yaml::Deserializer::from_str(text).deserialize_any(NodeVisitor);
-    FAIL_AT.with(|f| *f.borrow_mut() = None);
-    out
+fn run(text: &str, fail_at: Option<(u32, String)>) -> Result<Node, serde_yaml::Error> {
+    let walk = Walk {
+        next: Cell::new(0),
+        fail_at,
+    };
+    serde_yaml::Deserializer::from_str(text).deserialize_any(NodeVisitor(&walk))
 }
 
 /// Parses a YAML document into numbered nodes; syntax errors come with their position.
