@@ -210,7 +210,7 @@ proptest! {
 /// A float32 256x256 `.npy` file.
 fn npy_file() -> Vec<u8> {
     let mut dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (256, 256), }".to_string();
-    while (11 + dict.len()) % 64 != 0 {
+    while !(11 + dict.len()).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');

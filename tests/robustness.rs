@@ -124,7 +124,7 @@ fn many_workers_still_find_the_program() {
 
 fn npy(shape: &str, data: usize) -> Vec<u8> {
     let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
-    while (11 + dict.len()) % 64 != 0 {
+    while !(11 + dict.len()).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');

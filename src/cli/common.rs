@@ -100,7 +100,7 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
         let v: f32 = value
             .parse()
             .map_err(|_| CliError::msg(format!("--set {spec}: `{value}` is not a number")))?;
-        if !(v.abs() <= files::MAX_SET_VALUE) {
+        if !files::in_register_range(v) {
             return Err(CliError::msg(format!(
                 "--set {spec}: {v} is outside the register range -{m}..{m}",
                 m = files::MAX_SET_VALUE

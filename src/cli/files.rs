@@ -11,6 +11,11 @@ use std::path::Path;
 /// levels; no profile describes levels beyond ±1024 (its `level` range).
 pub const MAX_SET_VALUE: f32 = 1024.0;
 
+/// Whether `v` may be preloaded into a register (finite, within ±[`MAX_SET_VALUE`]).
+pub fn in_register_range(v: f32) -> bool {
+    v.is_finite() && v.abs() <= MAX_SET_VALUE
+}
+
 /// Largest `.npy` header accepted, in bytes (a real one is under 200).
 const MAX_NPY_HEADER: usize = 1 << 16;
 
@@ -131,7 +136,7 @@ pub fn load_values(path: &Path) -> Result<Vec<f32>, CliError> {
     if let Some((i, v)) = values
         .iter()
         .enumerate()
-        .find(|(_, v)| !(v.abs() <= MAX_SET_VALUE))
+        .find(|(_, v)| !in_register_range(**v))
     {
         return Err(at(format!(
             "value {v} at row {}, column {} is outside -{MAX_SET_VALUE}..{MAX_SET_VALUE}",
@@ -185,7 +190,7 @@ mod tests {
     fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
         let mut dict =
             format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        while (10 + dict.len() + 1) % 64 != 0 {
+        while !(10 + dict.len() + 1).is_multiple_of(64) {
             dict.push(' ');
         }
         dict.push('\n');

@@ -52,6 +52,9 @@ pub enum CliError {
     /// The calibration could not run.
     #[error(transparent)]
     Calibration(#[from] crate::sim::noise::calibrate::CalibrationError),
+    /// A plane or image file could not be read or written (the error names it).
+    #[error(transparent)]
+    PlaneFile(#[from] crate::sim::readout::PlaneFileError),
     /// JSON output could not be written.
     #[error(transparent)]
     Json(#[from] serde_json::Error),

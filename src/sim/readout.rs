@@ -3,7 +3,7 @@
 use super::array::N;
 use ndarray::Array2;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Summary of one register over the array.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -48,14 +48,53 @@ pub fn to_array(values: &[f32]) -> Array2<f32> {
     Array2::from_shape_vec((N, N), values.to_vec()).expect("planes are 256x256")
 }
 
+/// Why a plane could not be written to or read from a file; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum PlaneFileError {
+    /// A numpy file could not be written.
+    #[error("{}: cannot write: {source}", path.display())]
+    WriteNpy {
+        /// The file.
+        path: PathBuf,
+        /// The writer's error.
+        source: ndarray_npy::WriteNpyError,
+    },
+    /// An image could not be written.
+    #[error("{}: cannot write: {source}", path.display())]
+    WriteImage {
+        /// The file.
+        path: PathBuf,
+        /// The encoder's error.
+        source: image::ImageError,
+    },
+    /// A numpy file could not be read as float32 or float64.
+    #[error("{}: cannot read numpy array: {source}", path.display())]
+    ReadNpy {
+        /// The file.
+        path: PathBuf,
+        /// The reader's error (for float64, the second attempt).
+        source: ndarray_npy::ReadNpyError,
+    },
+    /// A numpy array of another shape than the array's.
+    #[error("{}: expected a 256x256 array, got shape {shape:?}", path.display())]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// Its shape.
+        shape: Vec<usize>,
+    },
+}
+
 /// Writes a plane as a float32 256x256 numpy file.
-pub fn save_npy(path: &Path, values: &[f32]) -> Result<(), String> {
-    ndarray_npy::write_npy(path, &to_array(values))
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+pub fn save_npy(path: &Path, values: &[f32]) -> Result<(), PlaneFileError> {
+    ndarray_npy::write_npy(path, &to_array(values)).map_err(|source| PlaneFileError::WriteNpy {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes a plane as an 8-bit grey PNG of `value + 128`, clamped to 0..255.
-pub fn save_png(path: &Path, values: &[f32]) -> Result<(), String> {
+pub fn save_png(path: &Path, values: &[f32]) -> Result<(), PlaneFileError> {
     let bytes: Vec<u8> = values
         .iter()
         .map(|&v| (v + 128.0).round().clamp(0.0, 255.0) as u8)
@@ -67,28 +106,31 @@ pub fn save_png(path: &Path, values: &[f32]) -> Result<(), String> {
         N as u32,
         image::ExtendedColorType::L8,
     )
-    .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    .map_err(|source| PlaneFileError::WriteImage {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads a 256x256 numpy array (float32 or float64) for preloading a register.
-pub fn load_npy(path: &Path) -> Result<Vec<f32>, String> {
-    let shape_err = |s: &[usize]| {
-        format!(
-            "{}: expected a 256x256 array, got shape {s:?}",
-            path.display()
-        )
-    };
+pub fn load_npy(path: &Path) -> Result<Vec<f32>, PlaneFileError> {
     let read32: Result<Array2<f32>, _> = ndarray_npy::read_npy(path);
     let arr = match read32 {
         Ok(a) => a,
         Err(_) => {
-            let a: Array2<f64> = ndarray_npy::read_npy(path)
-                .map_err(|e| format!("{}: cannot read numpy array: {e}", path.display()))?;
+            let a: Array2<f64> =
+                ndarray_npy::read_npy(path).map_err(|source| PlaneFileError::ReadNpy {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             a.mapv(|v| v as f32)
         }
     };
     if arr.shape() != [N, N] {
-        return Err(shape_err(arr.shape()));
+        return Err(PlaneFileError::Shape {
+            path: path.to_path_buf(),
+            shape: arr.shape().to_vec(),
+        });
     }
     Ok(arr.iter().copied().collect())
 }

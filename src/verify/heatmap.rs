@@ -1,6 +1,7 @@
 //! Error heat maps: absolute error as colour, with a colour bar and its scale printed
 //! beside the image, so a figure can be read without the report.
 
+use crate::sim::readout::PlaneFileError;
 use image::{Rgb, RgbImage};
 use ndarray::Array2;
 use std::path::Path;
@@ -108,10 +109,13 @@ pub fn render(err: &Array2<f64>) -> RgbImage {
 }
 
 /// Writes a heat map of `|err|` to `path`.
-pub fn save(path: &Path, err: &Array2<f64>) -> Result<(), String> {
+pub fn save(path: &Path, err: &Array2<f64>) -> Result<(), PlaneFileError> {
     render(err)
         .save(path)
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        .map_err(|source| PlaneFileError::WriteImage {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 #[cfg(test)]
