@@ -45,8 +45,12 @@ pub struct SetupArgs {
 impl SetupArgs {
     /// A fresh array with the scene exposed and the preloads applied.
     pub fn build(&self, device: Device) -> Result<Array, CliError> {
-        let mut array = Array::new(device.general, self.edge.into());
-        let img = match &self.image {
+        self.build_on(device, &self.scene()?)
+    }
+
+    /// The picture `get_image` captures: `--image`, or the built-in default.
+    pub fn scene(&self) -> Result<capture::GreyImage, CliError> {
+        Ok(match &self.image {
             Some(p) => {
                 let img = capture::load(p)?;
                 if let Some((w, h)) = img.resized_from {
@@ -58,7 +62,12 @@ impl SetupArgs {
                 img
             }
             None => capture::default_image(),
-        };
+        })
+    }
+
+    /// A fresh array with `img` exposed and the preloads applied.
+    pub fn build_on(&self, device: Device, img: &capture::GreyImage) -> Result<Array, CliError> {
+        let mut array = Array::new(device.general, self.edge.into());
         array.expose(&img.pixels);
         for s in &self.set {
             apply_set(&mut array, s)?;

@@ -3,11 +3,15 @@
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
 use crate::isa::{Device, Reg};
+use crate::sim::capture::GreyImage;
 use crate::sim::noise::stats::{RegisterRuns, RunsAccumulator};
-use crate::sim::{self, readout, readout::PlaneStats, Array};
+use crate::sim::{self, readout, readout::PlaneFileError, readout::PlaneStats, Array};
+use crate::verify::check::load_images;
+use crate::verify::compare::{self, CompareOptions, Comparison, DiffMap, Difference, Watched};
+use crate::verify::heatmap;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp run`.
 #[derive(clap::Args, Debug)]
@@ -29,12 +33,44 @@ pub struct RunArgs {
     /// path (readout noise and 8-bit ADC).
     #[arg(long)]
     raw: bool,
-    /// Write written registers as DIR/REG.npy (float32) and DIR/REG.png (value+128).
+    /// Write written registers as DIR/REG.npy (float32) and DIR/REG.png (value+128);
+    /// digital registers as uint8 0/1 arrays and black/white PNGs. With --compare, also
+    /// the difference maps DIR/IMAGE_REG.diff.npy/png (analogue: noisy - ideal and a
+    /// heat map of its size) and DIR/IMAGE_REG.flipped.npy/png (digital: 1 where the
+    /// bit flipped) of the first run.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Registers to report and save instead of those the program writes: `A,B,NEWS`.
+    /// Registers to report and save instead of those the program writes: `A,B,NEWS`,
+    /// digital `R5,FLAG` too.
     #[arg(long, value_delimiter = ',', value_name = "REG,...")]
     save: Vec<String>,
+    /// Preload REG with the image's full-range values p - 128 before the program runs,
+    /// as `check` preloads a spec's input (for programs that take their input in a
+    /// register, such as those `scamp compile` writes).
+    #[arg(long, value_name = "REG")]
+    input: Option<String>,
+    /// Run the program once more under `ideal` on the same input and report how far the
+    /// noisy run drifts in every register it writes (or the --save list): RMSE, bias,
+    /// max and fraction beyond --tolerance for analogue registers, the fraction of
+    /// flipped bits for digital ones, and saturation.
+    #[arg(long)]
+    compare: bool,
+    /// With --compare: an analogue PE is beyond when |noisy - ideal| exceeds X
+    /// [default: one 8-bit step of the profile's readout range]
+    #[arg(long, value_name = "X", requires = "compare", value_parser = parse_tolerance)]
+    tolerance: Option<f64>,
+    /// With --compare: run on every picture (PNG/JPEG/PGM) in DIR instead of one scene.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "compare",
+        conflicts_with = "image"
+    )]
+    images: Option<PathBuf>,
+    /// With --compare: leave N PEs on every side out of the figures (as `check` leaves
+    /// out the border its output register's values could have crossed).
+    #[arg(long, value_name = "N", requires = "compare")]
+    border: Option<usize>,
     /// Array clock in MHz, at most 1000.
     #[arg(long, default_value_t = 10.0, value_name = "MHZ", value_parser = args::clock)]
     clock: f64,
@@ -76,14 +112,76 @@ struct Report {
     saturated_per_run: Option<Vec<u64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     runs: Option<BTreeMap<String, RegisterRuns>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compare: Option<Comparison>,
 }
 
-/// The values of `reg` as reported: through the readout path unless `raw`.
-fn values(array: &Array, reg: Reg, raw: bool) -> Option<Vec<f32>> {
-    if raw {
-        array.plane(reg).map(<[f32]>::to_vec)
+/// A finite, non-negative tolerance.
+fn parse_tolerance(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
     } else {
-        array.read_out(reg)
+        Err(format!("{v} is not a finite number >= 0"))
+    }
+}
+
+/// The registers named by `--save`, checked against the device.
+fn parse_save(names: &[String], general: usize) -> Result<Vec<Watched>, CliError> {
+    names
+        .iter()
+        .map(|s| {
+            Watched::parse(s, general).ok_or_else(|| {
+                CliError::msg(format!(
+                    "--save: unknown register `{s}` (expected A..{}, NEWS, PIX, R0..R12 or FLAG)",
+                    Reg::general_name(general - 1)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The scenes the program runs on: every picture of `--images`, else the one scene.
+fn scenes(a: &RunArgs) -> Result<Vec<(String, GreyImage)>, CliError> {
+    if let Some(dir) = &a.images {
+        return load_images(dir).map_err(CliError::msg);
+    }
+    let name = a
+        .setup
+        .image
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map_or_else(
+            || "camera".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+    Ok(vec![(name, a.setup.scene()?)])
+}
+
+fn save_plane(dir: &Path, w: Watched, v: &[f32]) -> Result<(), CliError> {
+    let (npy, png) = (dir.join(format!("{w}.npy")), dir.join(format!("{w}.png")));
+    if w.is_digital() {
+        let bits: Vec<u8> = v.iter().map(|&b| u8::from(b != 0.0)).collect();
+        readout::save_bits_npy(&npy, &bits)?;
+        readout::save_bits_png(&png, &bits)?;
+    } else {
+        readout::save_npy(&npy, v)?;
+        readout::save_png(&png, v)?;
+    }
+    Ok(())
+}
+
+/// Writes one difference map of `--compare` into `dir`.
+fn save_map(dir: &Path, m: &DiffMap) -> Result<(), PlaneFileError> {
+    let stem = format!("{}_{}", m.image, m.register);
+    if m.register.is_digital() {
+        let bits: Vec<u8> = m.diff.iter().map(|&d| u8::from(d != 0.0)).collect();
+        readout::save_bits_npy(&dir.join(format!("{stem}.flipped.npy")), &bits)?;
+        readout::save_bits_png(&dir.join(format!("{stem}.flipped.png")), &bits)
+    } else {
+        let v: Vec<f32> = m.diff.iter().map(|&d| d as f32).collect();
+        readout::save_npy(&dir.join(format!("{stem}.diff.npy")), &v)?;
+        heatmap::save(&dir.join(format!("{stem}.diff.png")), &m.diff)
     }
 }
 
@@ -96,32 +194,50 @@ pub fn run(a: &RunArgs) -> Outcome {
     let program = load_program(&a.program, device)?;
     let profile = a.noise.profile()?;
     let clock_hz = a.clock * 1e6;
+    let saved = parse_save(&a.save, device.general)?;
+    let input = match &a.input {
+        None => None,
+        Some(s) => Some(
+            Reg::parse(s)
+                .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < device.general))
+                .ok_or_else(|| {
+                    CliError::msg(format!(
+                        "--input: `{s}` is not a general register (expected {})",
+                        device.general_range()
+                    ))
+                })?,
+        ),
+    };
+    let scenes = scenes(a)?;
+    let prepare = |img: &GreyImage| -> Result<Array, CliError> {
+        let mut array = a.setup.build_on(device, img)?;
+        if let Some(r) = input {
+            compare::load_input(&mut array, r, img);
+        }
+        Ok(array)
+    };
+    let regs: Vec<Watched> = if saved.is_empty() {
+        program
+            .written_registers()
+            .into_iter()
+            .map(Watched::Analogue)
+            .collect()
+    } else {
+        saved.clone()
+    };
     let mut acc = RunsAccumulator::new();
     let mut first = None;
     let mut saturated_per_run = Vec::new();
     for r in 0..a.runs {
-        let mut array = a.setup.build(device)?;
+        let mut array = prepare(&scenes[0].1)?;
         array.set_layer(Box::new(a.noise.model(&profile, u64::from(r), clock_hz)));
         let report = sim::run(&mut array, &program, a.repeat, clock_hz)
             .map_err(|e| super::positioned(&a.program, e))?;
-        let regs: Vec<Reg> = if a.save.is_empty() {
-            program.written_registers()
-        } else {
-            a.save
-                .iter()
-                .map(|s| {
-                    Reg::parse(s)
-                        .filter(|r| array.plane(*r).is_some())
-                        .ok_or_else(|| CliError::msg(format!("--save: unknown register `{s}`")))
-                })
-                .collect::<Result<_, _>>()?
-        };
         let mut planes = Vec::new();
-        for reg in &regs {
-            if let Some(v) = values(&array, *reg, a.raw) {
-                acc.add(&reg.to_string(), &v);
-                planes.push((*reg, v));
-            }
+        for w in &regs {
+            let v = w.values(&array, a.raw);
+            acc.add(&w.to_string(), &v);
+            planes.push((*w, v));
         }
         saturated_per_run.push(report.saturated);
         if first.is_none() {
@@ -139,10 +255,46 @@ pub fn run(a: &RunArgs) -> Outcome {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
         for (r, v) in &planes {
-            readout::save_npy(&dir.join(format!("{r}.npy")), v)?;
-            readout::save_png(&dir.join(format!("{r}.png")), v)?;
+            save_plane(dir, *r, v)?;
         }
     }
+    let comparison = if a.compare {
+        let opts = CompareOptions {
+            registers: if saved.is_empty() {
+                Watched::written_by(&program)
+            } else {
+                saved
+            },
+            repeat: a.repeat,
+            clock_hz,
+            raw: a.raw,
+            tolerance: a.tolerance.unwrap_or_else(|| compare::adc_step(&profile)),
+            border: a.border.unwrap_or(0),
+            runs: a.runs,
+            seed: a.noise.seed,
+            chip_seed: a.noise.chip_seed,
+        };
+        let mut write = |m: DiffMap| {
+            a.out
+                .as_deref()
+                .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
+        };
+        let c = compare::compare(
+            &program,
+            &profile,
+            &scenes,
+            &|img| prepare(img).map_err(|e| e.to_string()),
+            &opts,
+            Some(&mut write),
+        )
+        .map_err(|e| match e {
+            compare::CompareError::Run(e) => super::positioned(&a.program, e),
+            other => CliError::msg(other.to_string()),
+        })?;
+        Some(c)
+    } else {
+        None
+    };
     let warnings: Vec<String> = report
         .warnings
         .iter()
@@ -192,6 +344,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         run_count: many.then_some(a.runs),
         saturated_per_run: many.then_some(saturated_per_run),
         runs: many.then(|| acc.finish()),
+        compare: comparison,
     };
     if a.json.json {
         println!("{}", serde_json::to_string(&out)?);
@@ -265,6 +418,9 @@ fn print_text(a: &RunArgs, program: &crate::isa::Program, out: &Report) {
             println!("saturated PEs per run: mean {mean:.1}, max {max}");
         }
     }
+    if let Some(c) = &out.compare {
+        print_comparison(a, out, c);
+    }
     if let Some(dir) = &a.out {
         println!(
             "\nwrote {} register(s) to {}",
@@ -272,4 +428,69 @@ fn print_text(a: &RunArgs, program: &crate::isa::Program, out: &Report) {
             dir.display()
         );
     }
+}
+
+fn print_comparison(a: &RunArgs, out: &Report, c: &Comparison) {
+    println!(
+        "\ncompare       noisy (`{}`) against ideal runs: {} image(s), {} run(s) (run seeds {}..), \
+         border {} PE(s), tolerance {}",
+        out.noise.profile, c.images, c.runs, a.noise.seed, c.border, c.tolerance
+    );
+    println!("              mean over runs, +- the spread over runs");
+    let pm = |s: &crate::verify::metrics::Spread| format!("{:.4} +- {:.4}", s.mean, s.std);
+    let analogue: Vec<_> = c
+        .registers
+        .iter()
+        .filter_map(|(w, d)| match d {
+            Difference::Analogue(x) => Some((w, x)),
+            Difference::Digital(_) => None,
+        })
+        .collect();
+    if !analogue.is_empty() {
+        println!(
+            "\n{:<6} {:>20} {:>20} {:>20} {:>20}",
+            "reg", "RMSE", "bias", "max", "beyond"
+        );
+        for (w, x) in analogue {
+            let f = &x.runs.figures;
+            println!(
+                "{:<6} {:>20} {:>20} {:>20} {:>20}",
+                w.to_string(),
+                pm(&f.rmse),
+                pm(&f.bias),
+                pm(&f.max),
+                pm(&x.runs.beyond)
+            );
+        }
+    }
+    let digital: Vec<_> = c
+        .registers
+        .iter()
+        .filter_map(|(w, d)| match d {
+            Difference::Digital(x) => Some((w, x)),
+            Difference::Analogue(_) => None,
+        })
+        .collect();
+    if !digital.is_empty() {
+        println!("\n{:<6} {:>20}", "reg", "flipped");
+        for (w, x) in digital {
+            println!("{:<6} {:>20}", w.to_string(), pm(&x.runs.flipped));
+        }
+    }
+    let per_reg: Vec<String> = c
+        .saturated
+        .registers
+        .iter()
+        .map(|(r, s)| format!("{r}: {:.1}", s.mean))
+        .collect();
+    println!(
+        "\nsaturated in the noisy runs: {:.1} +- {:.1} PE-register pairs per run over all images{}",
+        c.saturated.pes.mean,
+        c.saturated.pes.std,
+        if per_reg.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", per_reg.join(", "))
+        }
+    );
 }

@@ -29,7 +29,7 @@ fn fmt_value(v: f32) -> String {
     }
 }
 
-fn row_values(array: &Array, pe: (usize, usize)) -> Vec<String> {
+fn row_values(array: &Array, pe: (usize, usize), digital: &[DReg]) -> Vec<String> {
     let mut out: Vec<String> = (0..array.general())
         .map(|i| fmt_value(array.read(Reg::Gen(i as u8), pe.0, pe.1)))
         .collect();
@@ -37,7 +37,9 @@ fn row_values(array: &Array, pe: (usize, usize)) -> Vec<String> {
     for d in Dir::ALL {
         out.push(fmt_value(array.read(Reg::X(d), pe.0, pe.1)));
     }
-    out.push(array.bits(DReg::Flag)[pe.0 * N + pe.1].to_string());
+    for d in digital.iter().chain(&[DReg::Flag]) {
+        out.push(array.bits(*d)[pe.0 * N + pe.1].to_string());
+    }
     out
 }
 
@@ -49,10 +51,18 @@ pub fn run(a: &TraceArgs) -> Outcome {
     let mut array = a.setup.build(device)?;
     let mut header: Vec<String> = vec!["line".into(), "macro".into(), "bus instruction".into()];
     header.extend((0..device.general).map(Reg::general_name));
-    header.extend(["NEWS", "XN", "XE", "XS", "XW", "FLAG"].map(String::from));
+    header.extend(["NEWS", "XN", "XE", "XS", "XW"].map(String::from));
+    // The digital registers the program reads or writes, then FLAG.
+    let digital: Vec<DReg> = program
+        .digital_registers()
+        .into_iter()
+        .filter(|d| *d != DReg::Flag)
+        .collect();
+    header.extend(digital.iter().map(ToString::to_string));
+    header.push("FLAG".into());
     let mut rows: Vec<Vec<String>> = vec![header];
     let mut initial = vec![String::new(), "(start)".into(), String::new()];
-    initial.extend(row_values(&array, pe));
+    initial.extend(row_values(&array, pe, &digital));
     rows.push(initial);
     let report = sim::run_observed(
         &mut array,
@@ -66,7 +76,7 @@ pub fn run(a: &TraceArgs) -> Outcome {
                 vec![String::new(), String::new()]
             };
             row.push(s.ops[i].to_string());
-            row.extend(row_values(arr, pe));
+            row.extend(row_values(arr, pe, &digital));
             rows.push(row);
         },
     )

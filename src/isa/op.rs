@@ -121,6 +121,38 @@ pub enum DigitalOp {
     },
 }
 
+impl DigitalOp {
+    /// The registers this instruction writes.
+    pub fn writes(&self) -> Vec<DReg> {
+        match self {
+            DigitalOp::Set(rs) | DigitalOp::Clr(rs) => rs.clone(),
+            DigitalOp::Mov(d, _)
+            | DigitalOp::Not(d, _)
+            | DigitalOp::Or(d, _)
+            | DigitalOp::Nor(d, _)
+            | DigitalOp::MovIfR0(d, _)
+            | DigitalOp::DNews { dst: d, .. } => vec![*d],
+        }
+    }
+
+    /// The registers this instruction reads (a conditional move also reads its
+    /// receiver, which keeps its value where `R0` is 0; `DNEWS` reads its selection
+    /// registers).
+    pub fn reads(&self) -> Vec<DReg> {
+        match self {
+            DigitalOp::Set(_) | DigitalOp::Clr(_) => Vec::new(),
+            DigitalOp::Mov(_, s) | DigitalOp::Not(_, s) => vec![*s],
+            DigitalOp::Or(_, s) | DigitalOp::Nor(_, s) => s.clone(),
+            DigitalOp::MovIfR0(d, s) => vec![DReg::R(0), *d, *s],
+            DigitalOp::DNews { src, .. } => {
+                let mut r = vec![*src];
+                r.extend(super::reg::Dir::ALL.map(dnews_select_reg));
+                r
+            }
+        }
+    }
+}
+
 impl fmt::Display for DigitalOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

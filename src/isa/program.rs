@@ -2,7 +2,7 @@
 //! the rules every machine-level instruction must obey.
 
 use super::op::BusOp;
-use super::reg::Reg;
+use super::reg::{DReg, Reg};
 use super::table::{self, Def, Operand};
 use std::fmt;
 
@@ -270,6 +270,37 @@ impl Program {
         out
     }
 
+    /// Digital registers (`R0`..`R12`, `FLAG`) written anywhere in the program, in
+    /// plane order; `where`/`all`/`WHERE`/`ALL` write `FLAG`, and the vendor macros'
+    /// scratch and selection registers count as written.
+    pub fn written_digital_registers(&self) -> Vec<DReg> {
+        let mut out: Vec<DReg> = self.ops().flat_map(digital_writes).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Digital registers the program reads or writes, in plane order.
+    pub fn digital_registers(&self) -> Vec<DReg> {
+        let mut out: Vec<DReg> = self
+            .ops()
+            .flat_map(|op| {
+                let mut r = digital_writes(op);
+                if let BusOp::Digital(d) = op {
+                    r.extend(d.reads());
+                }
+                r
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn ops(&self) -> impl Iterator<Item = &BusOp> {
+        self.stmts.iter().flat_map(|s| &s.ops)
+    }
+
     /// For every general register at the end of the program, the largest number of
     /// neighbour steps any value in it has travelled. Near the array edge a value that
     /// travelled k steps may have read beyond the edge, so results within that many
@@ -315,5 +346,14 @@ impl fmt::Display for Program {
             writeln!(f, "{s};")?;
         }
         Ok(())
+    }
+}
+
+/// The digital registers one machine instruction writes.
+fn digital_writes(op: &BusOp) -> Vec<DReg> {
+    match op {
+        BusOp::Where(_) | BusOp::All => vec![DReg::Flag],
+        BusOp::Digital(d) => d.writes(),
+        _ => Vec::new(),
     }
 }

@@ -112,6 +112,31 @@ pub fn save_png(path: &Path, values: &[f32]) -> Result<(), PlaneFileError> {
     })
 }
 
+/// Writes a digital plane (0 or 1 per PE) as a uint8 256x256 numpy file.
+pub fn save_bits_npy(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
+    let arr = Array2::from_shape_vec((N, N), bits.to_vec()).expect("planes are 256x256");
+    ndarray_npy::write_npy(path, &arr).map_err(|source| PlaneFileError::WriteNpy {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes a digital plane as an 8-bit grey PNG: 1 white, 0 black.
+pub fn save_bits_png(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
+    let bytes: Vec<u8> = bits.iter().map(|&b| if b != 0 { 255 } else { 0 }).collect();
+    image::save_buffer(
+        path,
+        &bytes,
+        N as u32,
+        N as u32,
+        image::ExtendedColorType::L8,
+    )
+    .map_err(|source| PlaneFileError::WriteImage {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// Reads a 256x256 numpy array (float32 or float64) for preloading a register.
 pub fn load_npy(path: &Path) -> Result<Vec<f32>, PlaneFileError> {
     let read32: Result<Array2<f32>, _> = ndarray_npy::read_npy(path);

@@ -173,7 +173,8 @@ pub fn input_values(img: &GreyImage) -> Array2<f64> {
     Array2::from_shape_fn((N, N), |(r, c)| f64::from(img.pixels[r * N + c]) - 128.0)
 }
 
-fn spread(figs: &[ErrorFigures]) -> FigureSpread {
+/// Mean and spread over runs of each figure, one [`ErrorFigures`] per run.
+pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
     let pick = |f: fn(&ErrorFigures) -> f64| Spread::of(&figs.iter().map(f).collect::<Vec<_>>());
     FigureSpread {
         rmse: pick(|f| f.rmse),

@@ -1,6 +1,7 @@
 //! Proving what a program computes and measuring the error it picks up.
 
 pub mod check;
+pub mod compare;
 pub mod convolution;
 pub mod heatmap;
 pub mod metrics;

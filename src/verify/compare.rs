@@ -1,0 +1,391 @@
+//! Noise impact of any program, linear or not: the same program on the same input run
+//! once under a noise profile and once under `ideal`, and every register it writes
+//! compared between the two runs.
+//!
+//! Analogue registers get the figures of [`ErrorFigures`] (RMSE, bias = mean of noisy -
+//! ideal, max absolute difference) and the fraction of PEs whose difference exceeds a
+//! tolerance; digital registers and `FLAG` the fraction of PEs whose bit differs. Figures
+//! are pooled over all images for each run seed, then averaged over run seeds with their
+//! spread, as `check` does. Unlike `check`, nothing here needs a reference kernel: the
+//! ideal run is the reference, so thresholds, masks and binarisation are covered too.
+
+use super::check::{spread, FigureSpread};
+use super::metrics::{ErrorAccumulator, ErrorFigures, Spread};
+use crate::isa::{DReg, Program, Reg};
+use crate::sim::noise::{NoiseModel, Profile};
+use crate::sim::run::RunError;
+use crate::sim::{self, capture::GreyImage, Array, N};
+use ndarray::Array2;
+use serde::{Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A register whose values are read off the array: analogue or digital.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Watched {
+    /// A general register, `NEWS` or `PIX`.
+    Analogue(Reg),
+    /// `R0`..`R12` or `FLAG`.
+    Digital(DReg),
+}
+
+impl Watched {
+    /// Parses a register name that holds a plane on an array with `general` general
+    /// registers: `A`.., `NEWS`, `PIX`, `R0`..`R12` or `FLAG`.
+    pub fn parse(name: &str, general: usize) -> Option<Watched> {
+        if let Some(d) = DReg::parse(name) {
+            return Some(Watched::Digital(d));
+        }
+        Reg::parse(name)
+            .filter(|r| match r {
+                Reg::Gen(i) => usize::from(*i) < general,
+                Reg::News | Reg::Pix => true,
+                Reg::In | Reg::X(_) => false,
+            })
+            .map(Watched::Analogue)
+    }
+
+    /// Every register `program` writes: analogue ones in order of first write, then
+    /// digital ones (`FLAG` included) in plane order.
+    pub fn written_by(program: &Program) -> Vec<Watched> {
+        let mut out: Vec<Watched> = program
+            .written_registers()
+            .into_iter()
+            .map(Watched::Analogue)
+            .collect();
+        out.extend(
+            program
+                .written_digital_registers()
+                .into_iter()
+                .map(Watched::Digital),
+        );
+        out
+    }
+
+    /// Whether this is a digital register.
+    pub fn is_digital(self) -> bool {
+        matches!(self, Watched::Digital(_))
+    }
+
+    /// The register's values as `f32` (digital registers as 0 and 1): analogue values
+    /// through the profile's readout path unless `raw`.
+    pub fn values(self, array: &Array, raw: bool) -> Vec<f32> {
+        match self {
+            Watched::Analogue(r) if raw => array.plane(r).map(<[f32]>::to_vec),
+            Watched::Analogue(r) => array.read_out(r),
+            Watched::Digital(d) => Some(array.bits(d).iter().map(|&b| f32::from(b)).collect()),
+        }
+        .unwrap_or_default()
+    }
+}
+
+impl fmt::Display for Watched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Watched::Analogue(r) => r.fmt(f),
+            Watched::Digital(d) => d.fmt(f),
+        }
+    }
+}
+
+/// Preloads `reg` with the image's full-range values `p - 128`, as `check` preloads a
+/// spec's input register (for programs that take their input in a register rather than
+/// capturing it).
+pub fn load_input(array: &mut Array, reg: Reg, img: &GreyImage) {
+    if let Some(p) = array.plane_mut(reg) {
+        for (d, &s) in p.iter_mut().zip(&img.pixels) {
+            *d = f32::from(s) - 128.0;
+        }
+    }
+}
+
+/// One 8-bit step of the profile's readout: its range spread over the 255 intervals
+/// between the 256 codes of an 8-bit ADC (1 for the usual -128..127). The default
+/// tolerance of a comparison, so that a PE counts as "beyond" when its noisy value
+/// would read out at a different code.
+pub fn adc_step(profile: &Profile) -> f64 {
+    (profile.readout.high - profile.readout.low).abs() / 255.0
+}
+
+/// How the two runs are made and compared.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// Registers to compare (see [`Watched::written_by`]).
+    pub registers: Vec<Watched>,
+    /// The program runs this many times in a row on the same state.
+    pub repeat: u32,
+    /// Array clock in Hz (decay, when the profile models it, depends on time).
+    pub clock_hz: f64,
+    /// Read noisy analogue values directly, bypassing the readout path.
+    pub raw: bool,
+    /// An analogue PE is "beyond" when `|noisy - ideal|` exceeds this.
+    pub tolerance: f64,
+    /// PEs excluded on every side of the array, as `check` excludes its border.
+    pub border: usize,
+    /// Number of noisy runs, with run seeds `seed`, `seed + 1`, ...
+    pub runs: u32,
+    /// Temporal-noise seed of run 0.
+    pub seed: u64,
+    /// Fixed-pattern seed: the same chip for every run.
+    pub chip_seed: u64,
+}
+
+/// The difference of one register on one image in the first noisy run: for analogue
+/// registers `noisy - ideal`, for digital ones 1 where the bit flipped, else 0.
+pub struct DiffMap<'a> {
+    /// Image name.
+    pub image: &'a str,
+    /// The register.
+    pub register: Watched,
+    /// 256x256 differences.
+    pub diff: Array2<f64>,
+}
+
+/// Why a comparison stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// The array for an image could not be prepared.
+    #[error("{0}")]
+    Prepare(String),
+    /// The program failed to run.
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// A difference map could not be handled (e.g. written).
+    #[error("{0}")]
+    Map(String),
+}
+
+/// Figures runs over analogue registers, mean over run seeds, with spread.
+#[derive(Clone, Debug, Serialize)]
+pub struct AnalogueDiff {
+    /// RMSE of `noisy - ideal`.
+    pub rmse: f64,
+    /// Mean of `noisy - ideal`.
+    pub bias: f64,
+    /// Largest `|noisy - ideal|`.
+    pub max: f64,
+    /// Fraction of PEs with `|noisy - ideal|` above the tolerance.
+    pub beyond: f64,
+    /// Mean and spread of each figure over run seeds.
+    pub runs: AnalogueRuns,
+}
+
+/// Mean and spread over run seeds of an analogue register's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct AnalogueRuns {
+    /// RMSE, max and bias.
+    #[serde(flatten)]
+    pub figures: FigureSpread,
+    /// Fraction beyond the tolerance.
+    pub beyond: Spread,
+}
+
+/// Bit flips of a digital register, mean over run seeds, with spread.
+#[derive(Clone, Debug, Serialize)]
+pub struct DigitalDiff {
+    /// Fraction of PEs whose bit differs from the ideal run.
+    pub flipped: f64,
+    /// Mean and spread over run seeds.
+    pub runs: DigitalRuns,
+}
+
+/// Mean and spread over run seeds of a digital register's flip fraction.
+#[derive(Clone, Debug, Serialize)]
+pub struct DigitalRuns {
+    /// Fraction flipped.
+    pub flipped: Spread,
+}
+
+/// What differs in one register.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Difference {
+    /// An analogue register.
+    Analogue(AnalogueDiff),
+    /// A digital register or `FLAG`.
+    Digital(DigitalDiff),
+}
+
+/// Saturation in the noisy runs, per run summed over images, mean over run seeds.
+#[derive(Clone, Debug, Serialize)]
+pub struct SaturationDiff {
+    /// PE-register pairs clipped at least once while the program ran.
+    pub pes: Spread,
+    /// Per register that clipped in any run: PEs clipped.
+    pub registers: BTreeMap<String, Spread>,
+}
+
+/// Everything a comparison measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// Number of images.
+    pub images: usize,
+    /// Number of noisy runs.
+    pub runs: u32,
+    /// PEs excluded on every side.
+    pub border: usize,
+    /// Analogue tolerance.
+    pub tolerance: f64,
+    /// Per register, in the order asked for (a JSON object keyed by register name).
+    #[serde(serialize_with = "in_order")]
+    pub registers: Vec<(Watched, Difference)>,
+    /// Saturation in the noisy runs.
+    pub saturated: SaturationDiff,
+}
+
+fn in_order<S: Serializer>(regs: &[(Watched, Difference)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(regs.iter().map(|(w, d)| (w.to_string(), d)))
+}
+
+/// Per run and register, what has been counted so far.
+#[derive(Clone, Default)]
+struct Tally {
+    errors: ErrorAccumulator,
+    beyond: u64,
+    flipped: u64,
+    pes: u64,
+}
+
+/// Runs `program` on every image under `profile` (`opts.runs` run seeds) and under
+/// `ideal`, and compares the registers of `opts`. `prepare` makes a fresh array for an
+/// image (scene exposed, preloads applied; the noise layer is installed here). `on_map`,
+/// when given, receives each register's difference map of the first noisy run.
+pub fn compare(
+    program: &Program,
+    profile: &Profile,
+    images: &[(String, GreyImage)],
+    prepare: &dyn Fn(&GreyImage) -> Result<Array, String>,
+    opts: &CompareOptions,
+    mut on_map: Option<&mut dyn FnMut(DiffMap) -> Result<(), String>>,
+) -> Result<Comparison, CompareError> {
+    let runs = opts.runs.max(1);
+    let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
+    let nreg = opts.registers.len();
+    let mut tally = vec![vec![Tally::default(); nreg]; runs as usize];
+    let mut saturated = vec![0u64; runs as usize];
+    let mut clipped: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let b = opts.border.min(N / 2);
+    let inside = |i: usize| {
+        let (r, c) = (i / N, i % N);
+        r >= b && c >= b && r < N - b && c < N - b
+    };
+    let interior = (N - 2 * b) as u64 * (N - 2 * b) as u64;
+    let execute = |img: &GreyImage, profile: &Profile, run: u32| {
+        let mut array = prepare(img).map_err(CompareError::Prepare)?;
+        let model = NoiseModel::new(
+            profile,
+            opts.chip_seed,
+            opts.seed.wrapping_add(u64::from(run)),
+        )
+        .with_clock(opts.clock_hz);
+        array.set_layer(Box::new(model));
+        let report = sim::run(&mut array, program, opts.repeat, opts.clock_hz)?;
+        Ok::<_, CompareError>((array, report))
+    };
+    for (name, img) in images {
+        let (reference, _) = execute(img, &ideal, 0)?;
+        let expected: Vec<Vec<f32>> = opts
+            .registers
+            .iter()
+            .map(|w| w.values(&reference, false))
+            .collect();
+        for run in 0..runs {
+            let (array, report) = execute(img, profile, run)?;
+            saturated[run as usize] += report.saturated;
+            for (reg, pes, _) in &report.saturation {
+                clipped
+                    .entry(reg.to_string())
+                    .or_insert_with(|| vec![0.0; runs as usize])[run as usize] += *pes as f64;
+            }
+            for (k, w) in opts.registers.iter().enumerate() {
+                let got = w.values(&array, opts.raw);
+                let t = &mut tally[run as usize][k];
+                let diff: Vec<f64> = got
+                    .iter()
+                    .zip(&expected[k])
+                    .map(|(&g, &e)| f64::from(g) - f64::from(e))
+                    .collect();
+                let counted = diff.iter().enumerate().filter(|(i, _)| inside(*i));
+                if w.is_digital() {
+                    t.flipped += counted.filter(|(_, d)| **d != 0.0).count() as u64;
+                } else {
+                    let grid =
+                        |v: &[f32]| Array2::from_shape_fn((N, N), |(r, c)| f64::from(v[r * N + c]));
+                    t.errors.add(&grid(&got), &grid(&expected[k]), b);
+                    t.beyond += counted.filter(|(_, d)| d.abs() > opts.tolerance).count() as u64;
+                }
+                t.pes += interior;
+                if run == 0 {
+                    if let Some(f) = on_map.as_deref_mut() {
+                        let diff = Array2::from_shape_fn((N, N), |(r, c)| {
+                            let d = diff[r * N + c];
+                            if w.is_digital() {
+                                d.abs()
+                            } else {
+                                d
+                            }
+                        });
+                        f(DiffMap {
+                            image: name,
+                            register: *w,
+                            diff,
+                        })
+                        .map_err(CompareError::Map)?;
+                    }
+                }
+            }
+        }
+    }
+    let registers = opts
+        .registers
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let per_run: Vec<&Tally> = tally.iter().map(|r| &r[k]).collect();
+            let fraction = |t: &Tally, n: u64| n as f64 / t.pes.max(1) as f64;
+            let d = if w.is_digital() {
+                let flipped = Spread::of(
+                    &per_run
+                        .iter()
+                        .map(|t| fraction(t, t.flipped))
+                        .collect::<Vec<_>>(),
+                );
+                Difference::Digital(DigitalDiff {
+                    flipped: flipped.mean,
+                    runs: DigitalRuns { flipped },
+                })
+            } else {
+                let figs: Vec<ErrorFigures> = per_run.iter().map(|t| t.errors.figures()).collect();
+                let figures = spread(&figs);
+                let beyond = Spread::of(
+                    &per_run
+                        .iter()
+                        .map(|t| fraction(t, t.beyond))
+                        .collect::<Vec<_>>(),
+                );
+                Difference::Analogue(AnalogueDiff {
+                    rmse: figures.rmse.mean,
+                    bias: figures.bias.mean,
+                    max: figures.max.mean,
+                    beyond: beyond.mean,
+                    runs: AnalogueRuns { figures, beyond },
+                })
+            };
+            (*w, d)
+        })
+        .collect();
+    Ok(Comparison {
+        images: images.len(),
+        runs,
+        border: b,
+        tolerance: opts.tolerance,
+        registers,
+        saturated: SaturationDiff {
+            pes: Spread::of(&saturated.iter().map(|&s| s as f64).collect::<Vec<_>>()),
+            registers: clipped
+                .into_iter()
+                .map(|(r, v)| (r, Spread::of(&v)))
+                .collect(),
+        },
+    })
+}
