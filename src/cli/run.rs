@@ -57,7 +57,13 @@ pub struct RunArgs {
     compare: bool,
     /// With --compare: an analogue PE is beyond when |noisy - ideal| exceeds X
     /// [default: one 8-bit step of the profile's readout range]
-    #[arg(long, value_name = "X", requires = "compare", value_parser = parse_tolerance)]
+    #[arg(
+        long,
+        value_name = "X",
+        requires = "compare",
+        allow_negative_numbers = true,
+        value_parser = parse_tolerance
+    )]
     tolerance: Option<f64>,
     /// With --compare: run on every picture (PNG/JPEG/PGM) in DIR instead of one scene.
     #[arg(

@@ -141,6 +141,9 @@ pub struct DiffMap<'a> {
     pub diff: Array2<f64>,
 }
 
+/// Receives the difference maps of a comparison (e.g. to write them out).
+pub type MapSink<'a> = &'a mut dyn FnMut(DiffMap) -> Result<(), String>;
+
 /// Why a comparison stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
@@ -256,7 +259,7 @@ pub fn compare(
     images: &[(String, GreyImage)],
     prepare: &dyn Fn(&GreyImage) -> Result<Array, String>,
     opts: &CompareOptions,
-    mut on_map: Option<&mut dyn FnMut(DiffMap) -> Result<(), String>>,
+    mut on_map: Option<MapSink>,
 ) -> Result<Comparison, CompareError> {
     let runs = opts.runs.max(1);
     let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
@@ -388,4 +391,200 @@ pub fn compare(
                 .collect(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{parse_program, Device};
+    use crate::sim::EdgeMode;
+
+    fn program(text: &str) -> Program {
+        parse_program(text, Device::default()).unwrap()
+    }
+
+    fn opts(registers: Vec<Watched>, tolerance: f64, border: usize, runs: u32) -> CompareOptions {
+        CompareOptions {
+            registers,
+            repeat: 1,
+            clock_hz: sim::DEFAULT_CLOCK_HZ,
+            raw: false,
+            tolerance,
+            border,
+            runs,
+            seed: 1,
+            chip_seed: 1,
+        }
+    }
+
+    fn fresh(img: &GreyImage) -> Result<Array, String> {
+        let mut a = Array::new(6, EdgeMode::Zero);
+        a.expose(&img.pixels);
+        Ok(a)
+    }
+
+    /// A profile whose only error is a constant offset on every two-source `bus`.
+    fn offset_profile(offset: f64) -> Profile {
+        Profile::from_yaml(
+            &format!("transfer: {{bus_2: {{offset: {offset}}}}}"),
+            "test",
+        )
+        .unwrap()
+    }
+
+    fn scene() -> Vec<(String, GreyImage)> {
+        vec![("camera".into(), sim::capture::default_image())]
+    }
+
+    #[test]
+    fn names_and_written_registers() {
+        assert_eq!(Watched::parse("R5", 6), Some(Watched::Digital(DReg::R(5))));
+        assert_eq!(
+            Watched::parse("FLAG", 6),
+            Some(Watched::Digital(DReg::Flag))
+        );
+        assert_eq!(Watched::parse("F", 6), Some(Watched::Analogue(Reg::F)));
+        assert_eq!(
+            Watched::parse("NEWS", 6),
+            Some(Watched::Analogue(Reg::News))
+        );
+        for bad in ["G", "R13", "XN", "IN", "r5", ""] {
+            assert_eq!(Watched::parse(bad, 6), None, "{bad}");
+        }
+        let p = program("in(B, 3); where(B); MOV(R5, FLAG); all(); AND(R7, R5, R6)");
+        let names: Vec<String> = Watched::written_by(&p)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        // AND expands through its scratch registers R0 and R12.
+        assert_eq!(names, ["B", "R0", "R5", "R7", "R12", "FLAG"]);
+        let read: Vec<String> = p
+            .digital_registers()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(read, ["R0", "R5", "R6", "R7", "R12", "FLAG"]);
+    }
+
+    #[test]
+    fn adc_step_follows_the_readout_range() {
+        assert_eq!(adc_step(&Profile::builtin("scamp5").unwrap()), 1.0);
+        let p = Profile::from_yaml("readout: {low: -64, high: 63.5}", "t").unwrap();
+        assert_eq!(adc_step(&p), 0.5);
+    }
+
+    #[test]
+    fn a_known_offset_gives_exact_figures() {
+        // in(B, 50) is bus(NEWS, IN); bus(B, NEWS): one-source transfers, B = 50 exactly.
+        // neg(A, B) is bus(NEWS); bus(A, NEWS, B): A = -50 + 2, two above the ideal -50.
+        let p = program("in(B, 50); neg(A, B)");
+        let regs = vec![Watched::Analogue(Reg::A), Watched::Analogue(Reg::B)];
+        let profile = offset_profile(2.0);
+        let c = compare(
+            &p,
+            &profile,
+            &scene(),
+            &fresh,
+            &opts(regs.clone(), 1.0, 0, 2),
+            None,
+        )
+        .unwrap();
+        let Difference::Analogue(a) = &c.registers[0].1 else {
+            panic!("A is analogue")
+        };
+        assert_eq!((a.rmse, a.bias, a.max, a.beyond), (2.0, 2.0, 2.0, 1.0));
+        assert_eq!(a.runs.figures.rmse.std, 0.0);
+        let Difference::Analogue(b) = &c.registers[1].1 else {
+            panic!("B is analogue")
+        };
+        assert_eq!((b.rmse, b.bias, b.max, b.beyond), (0.0, 0.0, 0.0, 0.0));
+        // The tolerance is strict: a difference of exactly 2 is not beyond 2.
+        let c = compare(&p, &profile, &scene(), &fresh, &opts(regs, 2.0, 5, 1), None).unwrap();
+        let Difference::Analogue(a) = &c.registers[0].1 else {
+            panic!("A is analogue")
+        };
+        assert_eq!(a.beyond, 0.0);
+        assert_eq!(c.border, 5);
+    }
+
+    #[test]
+    fn a_decision_pushed_across_zero_flips_everywhere() {
+        // Ideal A = 1; with offset -2 the noisy A = -1, so R5 = (A > 0) flips in every PE.
+        let p = program("in(B, -1); neg(A, B); where(A); MOV(R5, FLAG); all()");
+        let regs = Watched::written_by(&p);
+        let c = compare(
+            &p,
+            &offset_profile(-2.0),
+            &scene(),
+            &fresh,
+            &opts(regs, 1.0, 3, 1),
+            None,
+        )
+        .unwrap();
+        let flipped: Vec<(String, f64)> = c
+            .registers
+            .iter()
+            .filter_map(|(w, d)| match d {
+                Difference::Digital(d) => Some((w.to_string(), d.flipped)),
+                Difference::Analogue(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            flipped,
+            [("R5".to_string(), 1.0), ("FLAG".to_string(), 0.0)]
+        );
+    }
+
+    #[test]
+    fn ideal_against_ideal_is_zero_and_maps_match_the_figures() {
+        let p = program("get_image(A, D); divq(B, A); movx(C, B, east); add(A, B, C)");
+        let regs = Watched::written_by(&p);
+        let ideal = Profile::builtin("ideal").unwrap();
+        let c = compare(
+            &p,
+            &ideal,
+            &scene(),
+            &fresh,
+            &opts(regs.clone(), 0.0, 0, 2),
+            None,
+        )
+        .unwrap();
+        for (w, d) in &c.registers {
+            match d {
+                Difference::Analogue(a) => {
+                    assert_eq!(
+                        (a.rmse, a.bias, a.max, a.beyond),
+                        (0.0, 0.0, 0.0, 0.0),
+                        "{w}"
+                    )
+                }
+                Difference::Digital(d) => assert_eq!(d.flipped, 0.0, "{w}"),
+            }
+        }
+        assert_eq!(c.saturated.pes.mean, 0.0);
+        // Under scamp5 the map of the first run carries the same largest difference as
+        // the figures of a single run.
+        let scamp5 = Profile::builtin("scamp5").unwrap();
+        let mut max_of_map = BTreeMap::new();
+        let mut record = |m: DiffMap| {
+            let max = m.diff.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            max_of_map.insert(m.register.to_string(), max);
+            Ok(())
+        };
+        let c = compare(
+            &p,
+            &scamp5,
+            &scene(),
+            &fresh,
+            &opts(regs, 1.0, 0, 1),
+            Some(&mut record),
+        )
+        .unwrap();
+        for (w, d) in &c.registers {
+            if let Difference::Analogue(a) = d {
+                assert!(a.max > 0.0, "{w}");
+                assert_eq!(max_of_map[&w.to_string()], a.max, "{w}");
+            }
+        }
+    }
 }
