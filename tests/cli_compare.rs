@@ -317,3 +317,31 @@ fn bad_compare_inputs_exit_2() {
         assert!(o.stdout.is_empty(), "{extra:?}");
     }
 }
+
+#[test]
+fn text_report_lists_every_register_with_its_spread() {
+    let o = scamp(&[
+        "run",
+        "programs/threshold.scamp",
+        "--compare",
+        "--runs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let row = |reg: &str| {
+        out.lines()
+            .rev()
+            .find(|l| l.split_whitespace().next() == Some(reg))
+            .unwrap_or_else(|| panic!("no row for {reg}:\n{out}"))
+            .to_string()
+    };
+    // Analogue rows carry four figures with their spreads, digital rows one.
+    for reg in ["A", "B", "C", "D"] {
+        assert_eq!(row(reg).matches("+-").count(), 4, "{}", row(reg));
+    }
+    for reg in ["R5", "FLAG"] {
+        assert_eq!(row(reg).matches("+-").count(), 1, "{}", row(reg));
+    }
+    assert!(out.contains("beyond") && out.contains("flipped"), "{out}");
+}

@@ -241,7 +241,9 @@ pub fn run(a: &RunArgs) -> Outcome {
             .map_err(|e| super::positioned(&a.program, e))?;
         let mut planes = Vec::new();
         for w in &regs {
-            let v = w.values(&array, a.raw);
+            let v = w
+                .values(&array, a.raw)
+                .ok_or_else(|| CliError(format!("no register `{w}` on this array")))?;
             acc.add(&w.to_string(), &v);
             planes.push((*w, v));
         }

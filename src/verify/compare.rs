@@ -68,14 +68,14 @@ impl Watched {
     }
 
     /// The register's values as `f32` (digital registers as 0 and 1): analogue values
-    /// through the profile's readout path unless `raw`.
-    pub fn values(self, array: &Array, raw: bool) -> Vec<f32> {
+    /// through the profile's readout path unless `raw`; `None` when the array has no
+    /// such register.
+    pub fn values(self, array: &Array, raw: bool) -> Option<Vec<f32>> {
         match self {
             Watched::Analogue(r) if raw => array.plane(r).map(<[f32]>::to_vec),
             Watched::Analogue(r) => array.read_out(r),
             Watched::Digital(d) => Some(array.bits(d).iter().map(|&b| f32::from(b)).collect()),
         }
-        .unwrap_or_default()
     }
 }
 
@@ -156,6 +156,9 @@ pub enum CompareError {
     /// A difference map could not be handled (e.g. written).
     #[error("{0}")]
     Map(String),
+    /// A register to compare is not on the array.
+    #[error("no register `{0}` on this array")]
+    Register(Watched),
 }
 
 /// Figures runs over analogue registers, mean over run seeds, with spread.
@@ -287,11 +290,14 @@ pub fn compare(
     };
     for (name, img) in images {
         let (reference, _) = execute(img, &ideal, 0)?;
+        let read = |w: &Watched, array: &Array, raw: bool| {
+            w.values(array, raw).ok_or(CompareError::Register(*w))
+        };
         let expected: Vec<Vec<f32>> = opts
             .registers
             .iter()
-            .map(|w| w.values(&reference, false))
-            .collect();
+            .map(|w| read(w, &reference, false))
+            .collect::<Result<_, _>>()?;
         for run in 0..runs {
             let (array, report) = execute(img, profile, run)?;
             saturated[run as usize] += report.saturated;
@@ -301,7 +307,7 @@ pub fn compare(
                     .or_insert_with(|| vec![0.0; runs as usize])[run as usize] += *pes as f64;
             }
             for (k, w) in opts.registers.iter().enumerate() {
-                let got = w.values(&array, opts.raw);
+                let got = read(w, &array, opts.raw)?;
                 let t = &mut tally[run as usize][k];
                 let diff: Vec<f64> = got
                     .iter()
@@ -464,6 +470,18 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(read, ["R0", "R5", "R6", "R7", "R12", "FLAG"]);
+    }
+
+    #[test]
+    fn a_register_missing_from_the_array_is_an_error() {
+        let p = program("in(A, 1)");
+        let regs = vec![Watched::Analogue(Reg::Gen(9))];
+        let ideal = Profile::builtin("ideal").unwrap();
+        let e = compare(&p, &ideal, &scene(), &fresh, &opts(regs, 1.0, 0, 1), None);
+        assert_eq!(
+            e.err().map(|e| e.to_string()).as_deref(),
+            Some("no register `J` on this array")
+        );
     }
 
     #[test]
