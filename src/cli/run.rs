@@ -3,7 +3,7 @@
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
 use crate::isa::{Device, Reg};
-use crate::sim::capture::GreyImage;
+use crate::sim::capture::{self, GreyImage};
 use crate::sim::noise::stats::{RegisterRuns, RunsAccumulator};
 use crate::sim::{self, readout, readout::PlaneFileError, readout::PlaneStats, Array};
 use crate::verify::check::load_images;
@@ -152,15 +152,14 @@ fn scenes(a: &RunArgs) -> Result<Vec<(String, GreyImage)>, CliError> {
     if let Some(dir) = &a.images {
         return load_images(dir).map_err(CliError::msg);
     }
-    let name = a
+    let path = a
         .setup
         .image
         .as_deref()
-        .and_then(Path::file_stem)
-        .map_or_else(
-            || "camera".to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        );
+        .unwrap_or(Path::new(capture::DEFAULT_IMAGE_NAME));
+    let name = path
+        .file_stem()
+        .map_or_else(|| "image".into(), |s| s.to_string_lossy().into_owned());
     Ok(vec![(name, a.setup.scene()?)])
 }
 

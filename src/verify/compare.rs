@@ -161,14 +161,15 @@ pub enum CompareError {
     Register(Watched),
 }
 
-/// Figures runs over analogue registers, mean over run seeds, with spread.
+/// How an analogue register drifts: each figure pooled over the images of a run seed,
+/// then averaged over run seeds (spread in `runs`).
 #[derive(Clone, Debug, Serialize)]
 pub struct AnalogueDiff {
     /// RMSE of `noisy - ideal`.
     pub rmse: f64,
     /// Mean of `noisy - ideal`.
     pub bias: f64,
-    /// Largest `|noisy - ideal|`.
+    /// Largest `|noisy - ideal|` of a run (averaged over runs like the others).
     pub max: f64,
     /// Fraction of PEs with `|noisy - ideal|` above the tolerance.
     pub beyond: f64,
