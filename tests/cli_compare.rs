@@ -345,3 +345,30 @@ fn text_report_lists_every_register_with_its_spread() {
     }
     assert!(out.contains("beyond") && out.contains("flipped"), "{out}");
 }
+
+#[test]
+fn input_preloads_the_full_range_image() {
+    let prog = common::temp_file("compare-input", "copy.scamp", "mov(B, A)\n");
+    let dir = common::temp_dir("compare-input").join("out");
+    let o = scamp(&[
+        "run",
+        prog.to_str().unwrap(),
+        "--noise",
+        "ideal",
+        "--input",
+        "A",
+        "--image",
+        "images/coffee.png",
+        "--save",
+        "B",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let b: ndarray::Array2<f32> = ndarray_npy::read_npy(dir.join("B.npy")).unwrap();
+    let img = image::open("images/coffee.png").unwrap().to_luma8();
+    assert_eq!(img.dimensions(), (256, 256));
+    for ((r, c), v) in b.indexed_iter() {
+        assert_eq!(*v, f32::from(img.get_pixel(c as u32, r as u32)[0]) - 128.0);
+    }
+}
