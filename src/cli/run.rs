@@ -242,7 +242,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         for w in &regs {
             let v = w
                 .values(&array, a.raw)
-                .ok_or_else(|| CliError(format!("no register `{w}` on this array")))?;
+                .ok_or_else(|| CliError::msg(format!("no register `{w}` on this array")))?;
             acc.add(&w.to_string(), &v);
             planes.push((*w, v));
         }
