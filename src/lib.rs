@@ -4,5 +4,6 @@
 pub mod cain;
 pub mod cli;
 pub mod isa;
+pub mod report;
 pub mod sim;
 pub mod verify;

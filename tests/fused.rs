@@ -3,7 +3,7 @@
 //! the whole instruction table, random register contents, every edge mode and a partial
 //! FLAG, that the fused path is bit-identical to executing one bus instruction at a time
 //! (`step`, used by `run_observed`) and to a naive PE-by-PE reference of the bus
-//! semantics written here from isa.md; and that under the `scamp5` noise profile the
+//! semantics written here from docs/machine.md; and that under the `scamp5` noise profile the
 //! fused and unfused paths draw exactly the same noise.
 
 use rand::rngs::StdRng;
@@ -126,7 +126,7 @@ fn state(a: &Array) -> (Vec<Vec<u32>>, Vec<u8>, u64, u64) {
     (planes, a.bits(DReg::Flag).to_vec(), a.seq(), a.saturated())
 }
 
-/// A transfer PE by PE, straight from isa.md: every PE sums its sources (a neighbour
+/// A transfer PE by PE, straight from docs/machine.md: every PE sums its sources (a neighbour
 /// view beyond the edge contributes nothing), the bus hands each receiver
 /// `bus_value`, and receivers are written where the writing PE's FLAG is set.
 fn reference_transfer(a: &mut Array, dsts: &[Reg], srcs: &[Reg]) {

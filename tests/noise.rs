@@ -97,7 +97,7 @@ fn same_seeds_are_bit_identical_whatever_the_thread_count() {
     );
 }
 
-/// The calibration holds: every measured point of noise.md within the tolerance of
+/// The calibration holds: every measured point of docs/noise.md within the tolerance of
 /// `calibrate::tolerance` (bias 2 + 6 %, std 1.5 + 25 %), chip seed 1, run seeds 1, 2.
 #[test]
 fn scamp5_reproduces_the_identity_kernel_measurements() {

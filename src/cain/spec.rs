@@ -1,4 +1,4 @@
-//! Filter specs: the YAML format of cain.md, read into [`Spec`] with every rejection
+//! Filter specs: the YAML format of docs/spec-format.md, read into [`Spec`] with every rejection
 //! positioned at the offending node.
 
 use super::approx;
@@ -9,7 +9,7 @@ use crate::isa::Reg;
 /// Which instructions the generator may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Ops {
-    /// Every linear macro of isa.md.
+    /// Every linear macro of docs/isa.md.
     #[default]
     All,
     /// AUKE's set: `mov`, `movx`, two-source `add`, `sub`, `neg`, `divq`, `res`.

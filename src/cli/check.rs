@@ -6,6 +6,7 @@ use super::{args, CliError, Outcome};
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
 use crate::isa::{Device, Program};
+use crate::report as html_report;
 use crate::sim::{readout, DEFAULT_CLOCK_HZ, N};
 use crate::verify::check::{self, Measurement};
 use crate::verify::convolution::correlate;
@@ -18,7 +19,8 @@ use std::path::{Path, PathBuf};
 /// Arguments of `scamp check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// A filter spec (compiled first) or a program file (then `--kernel` is needed).
+    /// A filter spec (compiled first; format in docs/spec-format.md) or a program file
+    /// (then `--kernel` is needed).
     pub target: PathBuf,
     /// The filter spec a program is meant to compute.
     #[arg(long, value_name = "SPEC.yaml")]
@@ -44,6 +46,9 @@ pub struct CheckArgs {
     /// meets this budget.
     #[arg(long, value_name = "X")]
     max_total_rmse: Option<f64>,
+    /// Write a self-contained HTML report (proof, error table, pictures per image).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     #[command(flatten)]
     json: args::JsonArg,
 }
@@ -231,6 +236,11 @@ pub fn run(a: &CheckArgs) -> Outcome {
         budget_met,
         program: program.to_string(),
     };
+    if let Some(file) = &a.html {
+        write_html(
+            file, a, &report, &spec, &program, &kernels, &targets, &images, &testbed, m,
+        )?;
+    }
     if a.json.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -413,6 +423,70 @@ fn write_outputs(
             });
             heatmap::save(&stem.with_extension("error.png"), &err)?;
         }
+    }
+    Ok(())
+}
+
+/// Builds the report page from the library's pieces and writes it.
+#[allow(clippy::too_many_arguments)]
+fn write_html(
+    file: &Path,
+    a: &CheckArgs,
+    r: &Report,
+    spec: &Spec,
+    program: &Program,
+    kernels: &[KernelReport],
+    targets: &[check::Target],
+    images: &[(String, crate::sim::capture::GreyImage)],
+    testbed: &dyn check::Testbed,
+    m: Option<Measurement>,
+) -> Result<(), CliError> {
+    let panels = if r.verified {
+        html_report::check::image_panels(
+            program,
+            spec.input,
+            spec.general_count(),
+            targets,
+            images,
+            testbed,
+        )
+        .map_err(|e| super::positioned(&a.target, e))?
+    } else {
+        Vec::new()
+    };
+    let errors = m.map(|m| m.kernels).unwrap_or_default();
+    let summaries = kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| html_report::KernelSummary {
+            out: k.out.to_string(),
+            depth: k.approx.depth,
+            approximated: k.approx.weights.clone(),
+            approx_error: k.approx.error,
+            errors: errors.get(i).cloned(),
+        })
+        .collect();
+    let target = a.target.display().to_string();
+    let html = html_report::check_page(&html_report::CheckPage {
+        name: &spec.name,
+        target: &target,
+        program: &r.program,
+        instructions: r.instructions,
+        cycles: r.cycles,
+        time_us: r.time_us,
+        noise: &r.noise,
+        runs: r.runs,
+        verified: r.verified,
+        mismatch: &r.mismatch,
+        border: r.border,
+        kernels: summaries,
+        images: panels,
+    })
+    .map_err(|e| CliError::msg(format!("{}: cannot render: {e}", file.display())))?;
+    std::fs::write(file, &html)
+        .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
+    if !a.json.json {
+        eprintln!("wrote {} ({} bytes)", file.display(), html.len());
     }
     Ok(())
 }

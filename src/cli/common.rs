@@ -126,7 +126,8 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
 /// The analogue error model to run under.
 #[derive(clap::Args, Debug, Clone)]
 pub struct NoiseArgs {
-    /// Noise profile: `ideal`, `scamp5` or a profile YAML file (see `scamp noise show`).
+    /// Noise profile: `ideal`, `scamp5` or a profile YAML file (see `scamp noise show`
+    /// and docs/noise-profile.md).
     #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
     /// Temporal-noise (run) seed; run r of `--runs` uses seed + r.

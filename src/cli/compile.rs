@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 /// Arguments of `scamp compile`.
 #[derive(clap::Args, Debug)]
 pub struct CompileArgs {
-    /// Filter spec (YAML, see cain.md).
+    /// Filter spec (YAML, see docs/spec-format.md).
     pub spec: PathBuf,
     /// Write the program here instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]

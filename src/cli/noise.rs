@@ -1,5 +1,5 @@
 //! `scamp noise`: show a noise profile as YAML, and rerun the calibration of the
-//! `scamp5` profile against the hardware measurements (noise.md).
+//! `scamp5` profile against the hardware measurements (docs/noise.md).
 
 use super::{CliError, Outcome};
 use crate::sim::noise::calibrate::{self, Row, Setup};

@@ -1,22 +1,36 @@
 //! `scamp trace PROGRAM --pe ROW,COL`: every macro, its bus instructions, and one PE's
-//! registers after each, as an aligned table.
+//! registers after each, as an aligned table; with `--html FILE`, the step-through page
+//! built by [`crate::report::trace`].
 
-use super::common::{load_program, SetupArgs};
-use super::{args, Outcome};
-use crate::isa::{DReg, Device, Dir, Pos, Reg};
+use super::common::{load_program, NoiseArgs, SetupArgs};
+use super::{args, CliError, Outcome};
+use crate::isa::{DReg, Device, Dir, Pos, Program, Reg};
+use crate::report::{trace_page, TraceInput};
 use crate::sim::{self, Array, N};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp trace`.
 #[derive(clap::Args, Debug)]
 pub struct TraceArgs {
-    /// Program file.
+    /// Program file (statements and their expansions: docs/isa.md).
     pub program: PathBuf,
-    /// The PE to watch, as ROW,COL (row 0 is north, column 0 west).
+    /// The PE to watch, as ROW,COL (row 0 is north, column 0 west); default for
+    /// `--html`: the centre, 128,128.
     #[arg(long, value_name = "ROW,COL", value_parser = args::pe)]
-    pe: (usize, usize),
+    pe: Option<(usize, usize)>,
+    /// Write a self-contained step-through page instead of the table: an exact run and
+    /// one under `--noise` (default scamp5) side by side; see docs/html-pages.md. The
+    /// table is always exact.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Preload this register with the full-range picture (p - 128), as `scamp check`
+    /// does with a spec's input register.
+    #[arg(long, value_name = "REG")]
+    input: Option<String>,
     #[command(flatten)]
     setup: SetupArgs,
+    #[command(flatten)]
+    noise: NoiseArgs,
 }
 
 fn fmt_value(v: f32) -> String {
@@ -43,12 +57,79 @@ fn row_values(array: &Array, pe: (usize, usize), digital: &[DReg]) -> Vec<String
     out
 }
 
+/// The prepared array, with the `--input` register preloaded from the exposed scene.
+fn prepared(a: &TraceArgs, device: Device) -> Result<Array, CliError> {
+    let mut array = a.setup.build(device)?;
+    if let Some(name) = &a.input {
+        let reg = Reg::parse(name)
+            .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < device.general))
+            .ok_or_else(|| {
+                CliError::msg(format!(
+                    "--input {name}: expected a general register ({})",
+                    device.general_range()
+                ))
+            })?;
+        let scene: Vec<f32> = array
+            .plane(Reg::Pix)
+            .map(|p| p.iter().map(|v| 2.0 * v - 128.0).collect())
+            .unwrap_or_default();
+        if let Some(p) = array.plane_mut(reg) {
+            p.copy_from_slice(&scene);
+        }
+    }
+    Ok(array)
+}
+
+fn write_html(
+    a: &TraceArgs,
+    file: &Path,
+    program: &Program,
+    device: Device,
+    pe: (usize, usize),
+) -> Outcome {
+    let source = std::fs::read_to_string(&a.program)
+        .map_err(|e| CliError::msg(format!("{}: cannot read program: {e}", a.program.display())))?;
+    let ideal = prepared(a, device)?;
+    let mut noisy = prepared(a, device)?;
+    a.noise.install(&mut noisy)?;
+    let title = a.program.file_name().map_or_else(
+        || a.program.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let html = trace_page(TraceInput {
+        title: &title,
+        source: &source,
+        program,
+        ideal,
+        noisy,
+        noise: &a.noise.noise,
+        pe,
+        clock_hz: sim::DEFAULT_CLOCK_HZ,
+    })
+    .map_err(|e| super::positioned(&a.program, e))?;
+    std::fs::write(file, &html)
+        .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
+    eprintln!("wrote {} ({} bytes)", file.display(), html.len());
+    Ok(0)
+}
+
 /// Runs `scamp trace`.
 pub fn run(a: &TraceArgs) -> Outcome {
-    let pe = a.pe;
     let device = Device::default();
+    let pe = match (a.pe, &a.html) {
+        (Some(pe), _) => pe,
+        (None, Some(_)) => (N / 2, N / 2),
+        (None, None) => {
+            return Err(CliError::msg(
+                "--pe ROW,COL is needed (or --html FILE for the step-through page)",
+            ))
+        }
+    };
     let program = load_program(&a.program, device)?;
-    let mut array = a.setup.build(device)?;
+    if let Some(file) = &a.html {
+        return write_html(a, file, &program, device, pe);
+    }
+    let mut array = prepared(a, device)?;
     let mut header: Vec<String> = vec!["line".into(), "macro".into(), "bus instruction".into()];
     header.extend((0..device.general).map(Reg::general_name));
     header.extend(["NEWS", "XN", "XE", "XS", "XW"].map(String::from));

@@ -1,5 +1,5 @@
 //! Running a proven program on test images and measuring, per kernel, the approximation,
-//! analogue and total error (noise.md), over one or more run seeds.
+//! analogue and total error (docs/noise.md), over one or more run seeds.
 
 use super::convolution::correlate;
 use super::metrics::{ErrorAccumulator, ErrorFigures, Spread};

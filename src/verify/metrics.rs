@@ -1,4 +1,4 @@
-//! Error figures of noise.md: RMSE, max absolute error, PSNR (peak 255) and mean bias over
+//! Error figures of docs/noise.md: RMSE, max absolute error, PSNR (peak 255) and mean bias over
 //! the interior of the image.
 
 use ndarray::{s, Array2};

@@ -1,4 +1,4 @@
-//! Calibration against the hardware: the identity-kernel experiment of noise.md.
+//! Calibration against the hardware: the identity-kernel experiment described in docs/noise.md.
 //!
 //! A uniform input `v` is loaded with `scamp5_in(A, v)`, then the kernel
 //! `diva(A, E, F); mov(F, A); add(A, A, F)` (the identity in exact arithmetic, 9 bus
@@ -17,7 +17,7 @@ use serde::Serialize;
 /// The kernel measured on the device.
 pub const KERNEL: &str = "diva(A, E, F); mov(F, A); add(A, A, F);";
 
-/// One measured point: (input, k, bias, std), from noise.md (Guillard, Imperial College,
+/// One measured point: (input, k, bias, std), from docs/noise.md (Guillard, Imperial College,
 /// SCAMP-5 device; 100 repetitions, 256x256 array).
 pub const MEASURED: &[(i32, u32, f64, f64)] = &[
     (0, 0, 0.0, 1.6),

@@ -1,5 +1,5 @@
 //! The noise model as a write layer: every value a bus instruction writes is perturbed
-//! here (noise.md):
+//! here (docs/noise.md):
 //!
 //! `v' = clip(v (1 + g_n + G[pe]) + o_n + O[pe][reg] + N(0, s_t^2 + (s_s v)^2))`
 //!

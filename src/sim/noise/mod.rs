@@ -1,4 +1,4 @@
-//! The analogue error model (noise.md): profiles, the noise layer that perturbs every
+//! The analogue error model (docs/noise.md): profiles, the noise layer that perturbs every
 //! value a bus instruction writes, its counter-based random numbers, statistics over
 //! repeated runs and the calibration against hardware measurements.
 

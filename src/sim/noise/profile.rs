@@ -1,4 +1,4 @@
-//! Noise profiles: the parameters of the analogue error model (noise.md), read from YAML.
+//! Noise profiles: the parameters of the analogue error model (docs/noise.md), read from YAML.
 //!
 //! Every field has a default of "off" (zero error), so a profile names only what it
 //! models. Unknown keys and values out of range are errors that carry the position of
@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// The built-in `ideal` profile: every error off, results exact.
 pub const IDEAL_YAML: &str = include_str!("ideal.yaml");
-/// The built-in `scamp5` profile, calibrated to the hardware measurements of noise.md.
+/// The built-in `scamp5` profile, calibrated to the hardware measurements described in docs/noise.md.
 pub const SCAMP5_YAML: &str = include_str!("scamp5.yaml");
 /// Names of the built-in profiles.
 pub const BUILTINS: &[&str] = &["ideal", "scamp5"];
