@@ -245,7 +245,7 @@ pub fn allocate(steps: &[Step], p: &AllocProblem) -> Option<Vec<Instr>> {
 /// Sequential `mov`s realising the parallel copy `dst := src` for every pair, breaking
 /// cycles through a destination already holding a copy, else a register outside all
 /// pairs.
-fn parallel_moves(moves: &[(Reg, Reg)], regs: &[Reg]) -> Option<Vec<Instr>> {
+pub(crate) fn parallel_moves(moves: &[(Reg, Reg)], regs: &[Reg]) -> Option<Vec<Instr>> {
     let mut pending: Vec<(Reg, Reg)> = moves.iter().copied().filter(|(d, s)| d != s).collect();
     pending.sort();
     pending.dedup();

@@ -11,6 +11,7 @@
 pub mod alloc;
 pub mod approx;
 pub mod emit;
+pub mod fallback;
 pub mod goal;
 pub mod heuristic;
 pub mod reverse;
@@ -46,6 +47,8 @@ pub struct CompileOptions {
     pub node_limit: Option<u64>,
     /// Memory cap in MiB (default 2048).
     pub memory_limit_mb: Option<u64>,
+    /// Deterministic work budget: nodes per worker (see [`SearchOptions::work`]).
+    pub work: Option<u64>,
 }
 
 /// One kernel's approximation, as reported.
@@ -72,6 +75,31 @@ pub struct SearchReport {
     pub stop: StopReason,
     /// Workers used.
     pub workers: usize,
+    /// Which generator made the program.
+    pub source: Source,
+    /// Deterministic work budget (nodes per worker), if the search ran in that mode.
+    pub work: Option<u64>,
+    /// Ordering seed.
+    pub seed: u64,
+}
+
+/// Which generator made a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The search found it (shorter than the constructive program).
+    Search,
+    /// The constructive program of [`fallback`] (the search found nothing shorter).
+    Fallback,
+}
+
+impl Source {
+    /// Lower-case name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Search => "search",
+            Source::Fallback => "fallback",
+        }
+    }
 }
 
 /// A compiled, proven program and what it computes.
@@ -246,6 +274,7 @@ pub fn compile(
             .or(spec.search.memory_limit_mb)
             .unwrap_or(2048)
             .saturating_mul(1 << 20),
+        work: opts.work.or(spec.search.work),
     };
     let problem = alloc::AllocProblem {
         init: (&init, spec.input),
@@ -259,28 +288,81 @@ pub fn compile(
         let (n, c) = (program.instructions(), program.cycles());
         Some((program, n, c))
     };
-    let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
-    let outcome = search::search(&root, &ctx, &search_opts, stats, &finish);
-    let Some(best) = outcome.best else {
-        return Err(CompileError::NotFound(format!(
-            "stopped by {} after {} nodes; try a larger --time-limit or more registers",
-            outcome.stop.name(),
-            outcome.nodes
-        )));
+    // The constructive program, which the search only has to beat.
+    let start = std::time::Instant::now();
+    let make_fallback = || {
+        let found = fallback::program(&finals, spec.input, &registers, depth, ops)
+            .and_then(|instrs| emit::program(&instrs, device).ok())
+            .filter(|p| prove(p, spec.input, general, &targets, Some(&registers)).is_ok())
+            .map(|p| search::Found {
+                instructions: p.instructions(),
+                cycles: p.cycles(),
+                value: p,
+                at: start.elapsed(),
+            });
+        if let Some(f) = &found {
+            stats
+                .best
+                .fetch_min(f.instructions, std::sync::atomic::Ordering::Relaxed);
+        }
+        found
     };
-    // The finisher proved it already; proving again here keeps the guarantee local.
-    prove(&best.value, spec.input, general, &targets, Some(&registers))
-        .map_err(|e| CompileError::Proof(e.to_string()))?;
+    let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
+    let (fallback, outcome) = if search_opts.work.is_some() {
+        // Deterministic mode: the bound must be there before the search starts.
+        let f = make_fallback();
+        let search_opts = SearchOptions {
+            time_limit: search_opts.time_limit.saturating_sub(start.elapsed()),
+            ..search_opts
+        };
+        (f, search::search(&root, &ctx, &search_opts, stats, &finish))
+    } else {
+        // On a clock budget it is made beside the search (on large kernels its proof
+        // takes a while) and bounds the search from the moment it is there.
+        std::thread::scope(|s| {
+            let made = s.spawn(make_fallback);
+            let outcome = search::search(&root, &ctx, &search_opts, stats, &finish);
+            (made.join().ok().flatten(), outcome)
+        })
+    };
+    let offset = start.elapsed().as_secs_f64() - outcome.seconds;
+    let searched = outcome.best.map(|b| search::Found {
+        at: b.at + Duration::from_secs_f64(offset.max(0.0)),
+        ..b
+    });
+    let (best, source) = match (searched, fallback) {
+        (Some(s), Some(f)) if (f.instructions, f.cycles) < (s.instructions, s.cycles) => {
+            (f, Source::Fallback)
+        }
+        (Some(s), _) => (s, Source::Search),
+        (None, Some(f)) => (f, Source::Fallback),
+        (None, None) => {
+            return Err(CompileError::NotFound(format!(
+                "stopped by {} after {} nodes; try a larger --time-limit or more registers",
+                outcome.stop.name(),
+                outcome.nodes
+            )))
+        }
+    };
+    // Both candidates were proven when made; proving the search's again keeps the
+    // guarantee local (the fallback's proof is a few lines up, and large).
+    if source == Source::Search {
+        prove(&best.value, spec.input, general, &targets, Some(&registers))
+            .map_err(|e| CompileError::Proof(e.to_string()))?;
+    }
     Ok(Compiled {
         program: best.value,
         kernels,
         search: SearchReport {
             nodes: outcome.nodes,
             seconds_to_best: best.at.as_secs_f64(),
-            seconds: outcome.seconds,
+            seconds: start.elapsed().as_secs_f64(),
             plans_found: outcome.plans_found,
             stop: outcome.stop,
             workers,
+            source,
+            work: search_opts.work,
+            seed: search_opts.seed,
         },
         ops,
         registers,
@@ -346,6 +428,19 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
         "// {} instructions, {} cycles; proven exact by symbolic execution\n",
         c.program.instructions(),
         c.program.cycles()
+    );
+    if let Some(w) = c.search.work {
+        s += &format!(
+            "// deterministic search: {w} nodes per worker, {} workers, seed {}\n",
+            c.search.workers, c.search.seed
+        );
+    }
+    s += &format!(
+        "// made by the {}\n",
+        match c.search.source {
+            Source::Search => "search",
+            Source::Fallback => "constructive fallback (the search found nothing shorter)",
+        }
     );
     s
 }

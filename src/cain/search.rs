@@ -35,6 +35,13 @@ pub struct SearchOptions {
     pub seed: u64,
     /// Memory cap in bytes (search nodes and the seen table, estimated).
     pub memory_limit: u64,
+    /// Deterministic mode: nodes per worker. Each worker then searches on its own
+    /// (its own seen table and best length, nothing shared while it runs) until it has
+    /// expanded this many nodes, and the results are merged by (instructions, cycles,
+    /// worker number), so the same problem, seed and work give the same plan whatever
+    /// the load. The time limit stays as a safety cap (if it strikes, the result may
+    /// vary; the stop reason says `time`).
+    pub work: Option<u64>,
 }
 
 impl Default for SearchOptions {
@@ -45,6 +52,7 @@ impl Default for SearchOptions {
             workers: 1,
             seed: 0,
             memory_limit: 2 << 30,
+            work: None,
         }
     }
 }
@@ -428,11 +436,14 @@ impl<T> Worker<'_, '_, T> {
             }
             // The structured phase has its share of the budget; then the worker starts
             // again from the root with the plain generator and estimate.
-            if self.ctx.structured
-                && iter.is_multiple_of(CHECK_EVERY)
-                && sh.start.elapsed().as_secs_f64()
-                    >= STRUCTURED_SHARE * sh.opts.time_limit.as_secs_f64()
-            {
+            let phase_over = match sh.opts.work {
+                Some(w) => iter as f64 >= STRUCTURED_SHARE * w as f64,
+                None => {
+                    sh.start.elapsed().as_secs_f64()
+                        >= STRUCTURED_SHARE * sh.opts.time_limit.as_secs_f64()
+                }
+            };
+            if self.ctx.structured && iter.is_multiple_of(CHECK_EVERY) && phase_over {
                 self.ctx.structured = false;
                 self.est = Estimator::default();
                 state.deque.clear();
@@ -517,6 +528,8 @@ impl<T> Worker<'_, '_, T> {
 
 /// Searches backwards from `root` (the final goals) to the input goal of `ctx`.
 /// Every plan reaching the input is handed to `finish`; the best finished one is kept.
+/// With [`SearchOptions::work`] the workers search apart and the result is
+/// reproducible; otherwise they share what they learn and race on the clock.
 pub fn search<T: Send>(
     root: &Bag,
     ctx: &Ctx,
@@ -525,6 +538,77 @@ pub fn search<T: Send>(
     finish: &Finisher<'_, T>,
 ) -> Outcome<T> {
     let workers = opts.workers.max(1);
+    let Some(work) = opts.work else {
+        let ids: Vec<usize> = (0..workers).collect();
+        return search_ids(root, ctx, opts, stats, finish, &ids, workers);
+    };
+    let own = SearchOptions {
+        node_limit: Some(work),
+        memory_limit: opts.memory_limit / workers as u64,
+        ..opts.clone()
+    };
+    let threads = workers.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let one = |id: usize| {
+        let s = Stats::default();
+        s.best
+            .store(stats.best.load(Ordering::Relaxed), Ordering::Relaxed);
+        let out = search_ids(root, ctx, &own, &s, finish, &[id], workers);
+        stats
+            .nodes
+            .fetch_add(s.nodes.load(Ordering::Relaxed), Ordering::Relaxed);
+        stats
+            .plans
+            .fetch_add(s.plans.load(Ordering::Relaxed), Ordering::Relaxed);
+        out
+    };
+    let outs: Vec<Outcome<T>> = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(|| {
+            use rayon::prelude::*;
+            (0..workers).into_par_iter().map(one).collect()
+        }),
+        Err(_) => (0..workers).map(one).collect(),
+    };
+    let mut merged = Outcome {
+        best: None,
+        nodes: 0,
+        plans_found: 0,
+        seconds: 0.0,
+        stop: StopReason::Exhausted,
+    };
+    for o in outs {
+        merged.nodes += o.nodes;
+        merged.plans_found += o.plans_found;
+        merged.seconds = merged.seconds.max(o.seconds);
+        // The clock striking anywhere makes the result time-dependent: say so first.
+        if o.stop == StopReason::Time || merged.stop == StopReason::Exhausted {
+            merged.stop = o.stop;
+        }
+        let better = match (&o.best, &merged.best) {
+            (Some(a), Some(b)) => (a.instructions, a.cycles) < (b.instructions, b.cycles),
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if better {
+            merged.best = o.best;
+        }
+    }
+    if let Some(b) = &merged.best {
+        stats.best.fetch_min(b.instructions, Ordering::Relaxed);
+    }
+    merged
+}
+
+/// Runs the workers `ids` (of `workers` in all, which sets their roles) sharing one
+/// seen table and best length.
+fn search_ids<T: Send>(
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+    ids: &[usize],
+    workers: usize,
+) -> Outcome<T> {
     let sh = Shared {
         ctx,
         opts,
@@ -578,11 +662,15 @@ pub fn search<T: Send>(
         };
         // More workers than cores would only make threads wait for each other (and for
         // the clock check): thread t runs workers t, t + threads, ... in turns instead.
-        let threads = workers.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = ids
+            .len()
+            .min(std::thread::available_parallelism().map_or(1, |n| n.get()));
         let body = |t: usize| {
-            let mut mine: Vec<(Worker<'_, '_, T>, Walk)> = (t..workers)
+            let mut mine: Vec<(Worker<'_, '_, T>, Walk)> = ids
+                .iter()
+                .skip(t)
                 .step_by(threads)
-                .map(|id| (worker(id), Walk::new(root, ctx)))
+                .map(|&id| (worker(id), Walk::new(root, ctx)))
                 .collect();
             if let [(w, _)] = mine.as_mut_slice() {
                 w.run(root);
@@ -600,7 +688,7 @@ pub fn search<T: Send>(
                 }
             }),
             // Without a pool (resources exhausted) run one worker here.
-            Err(_) => worker(0).run(root),
+            Err(_) => worker(ids.first().copied().unwrap_or(0)).run(root),
         }
     }
     let stop = match sh.reason.lock() {

@@ -71,6 +71,8 @@ pub struct SearchParams {
     pub seed: Option<u64>,
     /// Memory cap in MiB.
     pub memory_limit_mb: Option<u64>,
+    /// Deterministic work budget: search nodes per worker.
+    pub work: Option<u64>,
 }
 
 /// A filter spec.
@@ -491,6 +493,7 @@ fn build(root: &Node) -> R<Spec> {
                 "node_limit",
                 "seed",
                 "memory_limit",
+                "work",
             ],
         )?;
         if let Some((_, t)) = get(&sf, "time_limit") {
@@ -518,6 +521,9 @@ fn build(root: &Node) -> R<Spec> {
         }
         if let Some((_, n)) = get(&sf, "seed") {
             search.seed = Some(integer(n, "seed", 0, i128::from(u64::MAX))? as u64);
+        }
+        if let Some((_, n)) = get(&sf, "work") {
+            search.work = Some(integer(n, "work", 1, i128::from(u64::MAX))? as u64);
         }
         if let Some((_, n)) = get(&sf, "memory_limit") {
             search.memory_limit_mb = Some(integer(n, "memory_limit (MiB)", 1, 1 << 40)? as u64);

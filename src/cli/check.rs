@@ -42,6 +42,10 @@ pub struct CheckArgs {
     /// Search workers when a spec is compiled, 1..=1024.
     #[arg(long, value_name = "N", value_parser = args::workers)]
     workers: Option<usize>,
+    /// Deterministic search of N nodes per worker when a spec is compiled (default: the
+    /// spec's `work`; see `scamp compile --help`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    work: Option<u64>,
     /// Try depths from small to large and pick the shortest program whose total RMSE
     /// meets this budget.
     #[arg(long, value_name = "X")]
@@ -126,6 +130,7 @@ fn compile(
     let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
+        work: a.work,
         ..CompileOptions::default()
     };
     let c =

@@ -29,9 +29,16 @@ pub struct CompileArgs {
     /// Registers the program may use, e.g. A,B,C,D (default: the spec's).
     #[arg(long, value_name = "A,B,...", value_parser = args::registers)]
     pub registers: Option<args::RegisterList>,
-    /// Seed for search-order ties (one worker is deterministic for a given seed).
+    /// Seed for search-order ties.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Deterministic mode: each worker searches on its own for N nodes and the best
+    /// program wins (ties to the lower worker number), so the same spec, seed, workers
+    /// and work always give the same program (default: the spec's `work`). Without it
+    /// the workers share what they find and race on the clock, and the program can
+    /// differ from run to run with the machine's load.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub work: Option<u64>,
     /// Stop after this many search nodes.
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
@@ -57,6 +64,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
         seed: a.seed,
         node_limit: a.node_limit,
         memory_limit_mb: a.memory_limit,
+        work: a.work,
     };
     let stats = Stats::default();
     let show = !a.json.json && std::io::stderr().is_terminal();
@@ -74,6 +82,11 @@ pub fn run(a: &CompileArgs) -> Outcome {
         eprintln!(
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
             opts.memory_limit_mb.or(spec.search.memory_limit_mb).unwrap_or(2048)
+        );
+    }
+    if compiled.search.source == cain::Source::Fallback && !a.json.json {
+        eprintln!(
+            "note: the search found nothing shorter than the constructive program within the budget; that program is printed"
         );
     }
     let text = format!("{}{}", cain::header(&spec, &compiled), compiled.program);
@@ -107,6 +120,8 @@ pub fn run(a: &CompileArgs) -> Outcome {
                 "plans_found": s.plans_found,
                 "stopped_by": s.stop.name(),
                 "workers": s.workers,
+                "source": s.source.name(),
+                "work": s.work,
             },
         });
         println!("{out}");
