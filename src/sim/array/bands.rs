@@ -7,9 +7,8 @@ use super::plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use super::rows;
 use super::N;
 use crate::sim::edge::EdgeMode;
-use crate::sim::layer::WriteLayer;
-#[cfg(target_arch = "x86_64")]
-use crate::sim::vector_unit::{widest, VectorUnit};
+use crate::sim::layer::{RowWrite, WriteLayer};
+use crate::sim::vector_unit::{run_widest, Kernel};
 use rayon::prelude::*;
 
 /// Rows per band: 32 rows of a plane are 32 KiB, so the handful of planes a segment
@@ -89,6 +88,22 @@ pub fn where_rows(shared: &Shared, t: &Transfer, first: usize, flag: &mut [u8]) 
     }
 }
 
+/// One band running a segment, as a [`Kernel`] compiled per vector unit.
+struct BandPass<'b, 'a, 's> {
+    band: &'b mut Band<'a>,
+    shared: &'s Shared<'s>,
+    segment: &'s [Transfer],
+}
+
+impl Kernel for BandPass<'_, '_, '_> {
+    type Output = [u64; MAX_WRITTEN];
+
+    #[inline(always)]
+    fn run(self) -> [u64; MAX_WRITTEN] {
+        self.band.run(self.shared, self.segment)
+    }
+}
+
 /// Row buffers of one band task, reused for every row.
 struct Scratch {
     /// The bus value at every PE of one row.
@@ -121,31 +136,13 @@ impl Band<'_> {
         }
     }
 
-    /// [`Band::run`] compiled for the widest vector unit the processor has. The copies
-    /// do the same operations in the same order per PE (no fused multiply-add, no
-    /// reordered sums), so results are bit-identical on every path.
+    /// [`Band::run`] compiled for the widest vector unit the processor has.
     fn run_widest(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        #[cfg(target_arch = "x86_64")]
-        match widest() {
-            // SAFETY: the processor supports the instruction set (detected at run time).
-            VectorUnit::Avx512 => return unsafe { self.run_avx512(shared, segment) },
-            // SAFETY: as above.
-            VectorUnit::Avx2 => return unsafe { self.run_avx2(shared, segment) },
-            VectorUnit::Portable => {}
-        }
-        self.run(shared, segment)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2")]
-    unsafe fn run_avx512(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        self.run(shared, segment)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn run_avx2(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        self.run(shared, segment)
+        run_widest(BandPass {
+            band: self,
+            shared,
+            segment,
+        })
     }
 
     #[inline(always)]
@@ -221,7 +218,14 @@ impl Band<'_> {
                 // The layer reads the exact values from a row of its own and writes the
                 // row once.
                 rows::bus_row(&srcs[..k], 1, &mut s.sum);
-                n = layer.perturb(&d.ctx, r, &s.sum, out, None, &mut s.hit);
+                let w = RowWrite {
+                    row: r,
+                    src: &s.sum,
+                    out,
+                    mask: None,
+                    clipped: &mut s.hit,
+                };
+                n = layer.perturb(&d.ctx, w);
                 if n > 0 {
                     rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                 }
@@ -300,7 +304,14 @@ impl Band<'_> {
             }
             // Every PE writes, perturbed on the way: no mask to build or apply.
             (None, Some(layer), 0) => {
-                let n = layer.perturb(&d.ctx, r, &s.sum, out, None, &mut s.hit);
+                let w = RowWrite {
+                    row: r,
+                    src: &s.sum,
+                    out,
+                    mask: None,
+                    clipped: &mut s.hit,
+                };
+                let n = layer.perturb(&d.ctx, w);
                 if n > 0 {
                     rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                 }
@@ -314,7 +325,14 @@ impl Band<'_> {
                 if let Some(c) = untouched {
                     s.vals[c] = 0.0;
                 }
-                let mut n = layer.perturb(&d.ctx, r, &s.vals, &mut s.noisy, None, &mut s.hit);
+                let w = RowWrite {
+                    row: r,
+                    src: &s.vals,
+                    out: &mut s.noisy,
+                    mask: None,
+                    clipped: &mut s.hit,
+                };
+                let mut n = layer.perturb(&d.ctx, w);
                 if let Some(c) = untouched {
                     s.noisy[c] = out[c];
                     if n > 0 && s.hit[c] {
@@ -357,8 +375,14 @@ impl Band<'_> {
                         0
                     }
                     Some(layer) => {
-                        let (vals, mask) = (&s.vals, Some(&s.mask[..]));
-                        let n = layer.perturb(&d.ctx, r, vals, &mut s.noisy, mask, &mut s.hit);
+                        let w = RowWrite {
+                            row: r,
+                            src: &s.vals,
+                            out: &mut s.noisy,
+                            mask: Some(&s.mask),
+                            clipped: &mut s.hit,
+                        };
+                        let n = layer.perturb(&d.ctx, w);
                         if n > 0 {
                             rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                         }

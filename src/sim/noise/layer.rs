@@ -10,20 +10,19 @@
 //! run is reproducible bit for bit from (profile, chip seed, run seed) whatever the
 //! number of threads.
 
+use super::bus_kind::BusKind;
 use super::profile::{Injection, Profile, Transfer};
 use super::rng::{self, stream};
 use crate::isa::Reg;
 use crate::sim::array::N;
-use crate::sim::layer::{ReadCtx, WriteCtx, WriteLayer};
+use crate::sim::layer::{ReadCtx, RowWrite, WriteCtx, WriteLayer};
 use crate::sim::run::DEFAULT_CLOCK_HZ;
+use crate::sim::vector_unit::{run_widest, Kernel};
 use std::sync::OnceLock;
 
 /// Fixed-pattern offset planes: one per general register (`Reg::Gen(0..=255)`) and one
 /// for `NEWS`.
 const OFFSET_SLOTS: usize = 257;
-
-/// Transfer kinds: `bus` with 0..4 sources, `bus2`, `bus3`.
-const KINDS: usize = 7;
 
 /// One error term, resolved to the f32 factors the row kernel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -71,10 +70,23 @@ impl Term {
             }
     }
 
-    fn has_noise(&self) -> bool {
-        self.noise2 > 0.0 || self.signal2 > 0.0
+    /// `gain1 + pattern_gain g` at every PE of the unit-normal plane `g`.
+    fn gain_factors(&self, g: &[f32]) -> Vec<f32> {
+        g.iter()
+            .map(|&g| self.gain1 + self.pattern_gain * g)
+            .collect()
+    }
+
+    /// `offset + pattern_offset o` at every PE of the unit-normal plane `o`.
+    fn offset_terms(&self, o: &[f32]) -> Vec<f32> {
+        o.iter()
+            .map(|&o| self.offset + self.pattern_offset * o)
+            .collect()
     }
 }
+
+/// The per-PE planes of an injection term: gain factors and offset terms.
+type FactorPlanes = (Vec<f32>, Vec<f32>);
 
 /// The analogue error model of a profile on one simulated chip, for one run.
 pub struct NoiseModel {
@@ -83,8 +95,8 @@ pub struct NoiseModel {
     run_seed: u64,
     clock_hz: f64,
     exact: bool,
-    /// `bus_0..bus_4`, `bus2`, `bus3`.
-    kinds: [Term; KINDS],
+    /// Per [`BusKind`], by index.
+    kinds: [Term; BusKind::COUNT],
     load: Term,
     capture: Term,
     saturation: Option<(f32, f32)>,
@@ -92,13 +104,14 @@ pub struct NoiseModel {
     /// Unit-normal planes of the fixed pattern, drawn on first use.
     gain_plane: OnceLock<Vec<f32>>,
     offset_planes: Vec<OnceLock<Vec<f32>>>,
-    /// Per transfer kind: `gain1 + pattern_gain G` at every PE; per kind and offset
-    /// slot: `offset + pattern_offset O`. They depend only on the chip, so they are
-    /// computed once rather than on every write.
-    gain_factors: [OnceLock<Vec<f32>>; KINDS],
+    /// Per bus kind: `gain1 + pattern_gain G` at every PE; per kind and offset slot:
+    /// `offset + pattern_offset O`. They depend only on the chip, so they are computed
+    /// once rather than on every write.
+    gain_factors: [OnceLock<Vec<f32>>; BusKind::COUNT],
     offset_terms: Vec<OnceLock<Vec<f32>>>,
-    load_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
-    capture_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
+    /// The same for the DAC load and the capture, each with planes of its own.
+    load_factors: OnceLock<FactorPlanes>,
+    capture_factors: OnceLock<FactorPlanes>,
     readout_plane: OnceLock<Vec<f32>>,
 }
 
@@ -106,11 +119,7 @@ impl NoiseModel {
     /// The model of `profile` on chip `chip_seed`, temporal noise from `run_seed`, at the
     /// default clock (for decay).
     pub fn new(profile: &Profile, chip_seed: u64, run_seed: u64) -> NoiseModel {
-        let t = &profile.transfer;
-        let kinds = [
-            &t.bus_0, &t.bus_1, &t.bus_2, &t.bus_3, &t.bus_4, &t.bus2, &t.bus3,
-        ]
-        .map(|k| Term::of_transfer(k, profile));
+        let kinds = BusKind::ALL.map(|k| Term::of_transfer(profile.transfer.kind(k), profile));
         NoiseModel {
             exact: profile.is_exact(),
             kinds,
@@ -132,9 +141,11 @@ impl NoiseModel {
             gain_plane: OnceLock::new(),
             offset_planes: (0..OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
             gain_factors: Default::default(),
-            offset_terms: (0..KINDS * OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
-            load_planes: OnceLock::new(),
-            capture_planes: OnceLock::new(),
+            offset_terms: (0..BusKind::COUNT * OFFSET_SLOTS)
+                .map(|_| OnceLock::new())
+                .collect(),
+            load_factors: OnceLock::new(),
+            capture_factors: OnceLock::new(),
             readout_plane: OnceLock::new(),
         }
     }
@@ -174,38 +185,43 @@ impl NoiseModel {
             .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N))
     }
 
-    /// `gain1 + pattern_gain G` of transfer kind `kind` at every PE (the same f32
-    /// operations the row kernel would do per write).
-    fn gain_factors(&self, kind: usize) -> &[f32] {
-        self.gain_factors[kind].get_or_init(|| {
-            let t = self.kinds[kind];
-            let g = self.gain_plane();
-            g.iter().map(|&g| t.gain1 + t.pattern_gain * g).collect()
-        })
+    /// `gain1 + pattern_gain G` of bus kind `kind` at every PE.
+    fn gain_factors(&self, kind: BusKind) -> &[f32] {
+        self.gain_factors[kind.index()]
+            .get_or_init(|| self.kinds[kind.index()].gain_factors(self.gain_plane()))
     }
 
-    /// `offset + pattern_offset O[reg]` of transfer kind `kind` at every PE.
-    fn offset_terms(&self, kind: usize, reg: Reg) -> &[f32] {
-        self.offset_terms[kind * OFFSET_SLOTS + offset_slot(reg)].get_or_init(|| {
-            let t = self.kinds[kind];
-            let o = self.offset_plane(reg);
-            o.iter().map(|&o| t.offset + t.pattern_offset * o).collect()
-        })
+    /// `offset + pattern_offset O[reg]` of bus kind `kind` at every PE.
+    fn offset_terms(&self, kind: BusKind, reg: Reg) -> &[f32] {
+        self.offset_terms[kind.index() * OFFSET_SLOTS + offset_slot(reg)]
+            .get_or_init(|| self.kinds[kind.index()].offset_terms(self.offset_plane(reg)))
     }
 
-    fn pair<'a>(
+    /// The factor planes of injection term `term`, whose pattern is drawn from streams
+    /// `g` (gain) and `o` (offset).
+    fn injection_factors<'a>(
         &'a self,
-        cell: &'a OnceLock<(Vec<f32>, Vec<f32>)>,
-        g: u64,
-        o: u64,
+        cell: &'a OnceLock<FactorPlanes>,
+        term: &Term,
+        (g, o): (u64, u64),
     ) -> (&'a [f32], &'a [f32]) {
         let (a, b) = cell.get_or_init(|| {
             (
-                rng::normal_plane(self.chip_seed, g, 0, N, N),
-                rng::normal_plane(self.chip_seed, o, 0, N, N),
+                term.gain_factors(&rng::normal_plane(self.chip_seed, g, 0, N, N)),
+                term.offset_terms(&rng::normal_plane(self.chip_seed, o, 0, N, N)),
             )
         });
         (a, b)
+    }
+
+    fn load_factors(&self) -> (&[f32], &[f32]) {
+        let streams = (stream::LOAD_GAIN, stream::LOAD_OFFSET);
+        self.injection_factors(&self.load_factors, &self.load, streams)
+    }
+
+    fn capture_factors(&self) -> (&[f32], &[f32]) {
+        let streams = (stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
+        self.injection_factors(&self.capture_factors, &self.capture, streams)
     }
 
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
@@ -214,224 +230,166 @@ impl NoiseModel {
         // The per-kind factors draw the gain and offset planes they are made of.
         let regs = (0..general.min(OFFSET_SLOTS - 1)).map(|i| Reg::Gen(i as u8));
         let regs: Vec<Reg> = regs.chain([Reg::News]).collect();
-        for kind in 0..KINDS {
+        for kind in BusKind::ALL {
             self.gain_factors(kind);
             for &reg in &regs {
                 self.offset_terms(kind, reg);
             }
         }
         if !self.load.is_identity() {
-            self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
+            self.load_factors();
         }
         if !self.capture.is_identity() {
-            self.pair(
-                &self.capture_planes,
-                stream::CAPTURE_GAIN,
-                stream::CAPTURE_OFFSET,
-            );
+            self.capture_factors();
         }
     }
 
-    /// Applies `term` to one row: `v (gain1 + pg G) + offset + po O + sd n`.
-    #[inline(always)]
-    fn apply(
+    /// Term `term` on row `row` of a write, its temporal noise from stream `noise`.
+    fn row_term<'a>(
         &self,
         term: &Term,
-        key_stream: u64,
+        (gain, offset): (&'a [f32], &'a [f32]),
+        noise: u64,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        (gain, offset): (&[f32], &[f32]),
-    ) {
-        let mut noise = [0f32; N];
-        if term.has_noise() {
-            let key = rng::row_key(self.run_seed, key_stream, ctx.seq, ctx.plane as u64, row);
-            rng::fill_normals(key, &mut noise);
-        }
+    ) -> RowTerm<'a> {
         let r = row * N..(row + 1) * N;
-        let t = *term;
-        let rows = vals
-            .iter_mut()
-            .zip(&gain[r.clone()])
-            .zip(&offset[r])
-            .zip(&noise);
-        // No fused multiply-add: every code path rounds the same way, so results are
-        // identical with and without SIMD.
-        if t.signal2 == 0.0 {
-            // The common case: the noise does not depend on the value, so no square root
-            // per PE.
-            let sd = t.noise2.sqrt();
-            for (((v, &g), &o), &n) in rows {
-                let x = *v;
-                *v =
-                    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
-            }
-        } else {
-            for (((v, &g), &o), &n) in rows {
-                let x = *v;
-                let sd = (t.noise2 + t.signal2 * x * x).sqrt();
-                *v =
-                    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
-            }
+        RowTerm {
+            gain: one_row(&gain[r.clone()]),
+            offset: one_row(&offset[r]),
+            key: rng::row_key(self.run_seed, noise, ctx.seq, ctx.plane as u64, row),
+            noise2: term.noise2,
+            signal2: term.signal2,
         }
     }
 
-    /// Transfer kind `kind` and clipping in a single pass over the row, temporal noise
-    /// independent of the value (the same arithmetic as [`NoiseModel::apply`] followed
-    /// by the clipping of [`NoiseModel::perturb_row`], with the per-PE factors taken
-    /// from [`NoiseModel::gain_factors`] and [`NoiseModel::offset_terms`]).
+    /// The body of [`WriteLayer::perturb`], inlined into one copy per vector unit: the
+    /// transfer's term, then the load's and the capture's when the transfer reads `IN`
+    /// or `PIX`, then clipping.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn fused(
-        &self,
-        kind: usize,
-        ctx: &WriteCtx,
-        reg: Reg,
-        row: usize,
-        src: &[f32; N],
-        out: &mut [f32; N],
-        mask: Option<&[bool; N]>,
-        clipped: &mut [bool; N],
-    ) -> u64 {
-        let r = row * N..(row + 1) * N;
-        let (lo, hi) = self
-            .saturation
-            .unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
-        let t = RowTerm {
-            gain: one_row(&self.gain_factors(kind)[r.clone()]),
-            offset: one_row(&self.offset_terms(kind, reg)[r]),
-            key: rng::row_key(
-                self.run_seed,
-                stream::TEMPORAL,
-                ctx.seq,
-                ctx.plane as u64,
-                row,
-            ),
-            sd: self.kinds[kind].noise2.sqrt(),
-            lo,
-            hi,
-        };
-        // Only a count in the hot loop (a loop for each kind of mask, so a full row
-        // loads none); which PEs were clipped is worked out again in the rare row that
-        // has any.
-        let mut n = 0u32;
-        match mask {
-            None => {
-                for c in 0..N {
-                    let (k, y) = t.at(c, src[c]);
-                    out[c] = k;
-                    n += u32::from(k != y);
-                }
-            }
-            Some(m) => {
-                for c in 0..N {
-                    let (k, y) = t.at(c, src[c]);
-                    out[c] = k;
-                    n += u32::from(m[c] & (k != y));
-                }
-            }
-        }
-        if n > 0 {
-            for c in 0..N {
-                let (k, y) = t.at(c, src[c]);
-                clipped[c] = mask.is_none_or(|m| m[c]) & (k != y);
-            }
-        }
-        u64::from(n)
-    }
-
-    /// The body of [`WriteLayer::perturb`], inlined into one copy per instruction set.
-    #[inline(always)]
-    fn perturb_row(
-        &self,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        let kind = match (ctx.receivers, ctx.sources) {
-            (2, _) => 5,
-            (3.., _) => 6,
-            (_, s) => s.min(4),
-        };
-        let term = self.kinds[kind];
+    fn perturb_row(&self, ctx: &WriteCtx, w: RowWrite) -> u64 {
+        let kind = ctx.kind();
         let reg = if matches!(ctx.reg, Reg::X(_)) {
             Reg::News
         } else {
             ctx.reg
         };
-        let (src, out, clipped) = (one_row(src), one_row_mut(out), one_row_mut(clipped));
-        let mask = mask.map(one_row);
-        let injected = (ctx.reads_in && !self.load.is_identity())
-            || (ctx.reads_pix && !self.capture.is_identity());
-        if !injected && term.signal2 == 0.0 {
-            // The common case in one pass: noise, gain, offset and clipping per PE.
-            return self.fused(kind, ctx, reg, row, src, out, mask, clipped);
-        }
-        out.copy_from_slice(src);
-        if !term.is_identity() {
-            let planes = (self.gain_plane(), self.offset_plane(reg));
-            self.apply(&term, stream::TEMPORAL, ctx, row, out, planes);
+        let (src, out, clipped) = (one_row(w.src), one_row_mut(w.out), one_row_mut(w.clipped));
+        let mut terms = [None, None, None];
+        let transfer = &self.kinds[kind.index()];
+        if !transfer.is_identity() {
+            let planes = (self.gain_factors(kind), self.offset_terms(kind, reg));
+            terms[0] = Some(self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row));
         }
         if ctx.reads_in && !self.load.is_identity() {
-            let planes = self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
-            self.apply(&self.load, stream::TEMPORAL_LOAD, ctx, row, out, planes);
+            let planes = self.load_factors();
+            let noise = stream::TEMPORAL_LOAD;
+            terms[1] = Some(self.row_term(&self.load, planes, noise, ctx, w.row));
         }
         if ctx.reads_pix && !self.capture.is_identity() {
-            let planes = self.pair(
-                &self.capture_planes,
-                stream::CAPTURE_GAIN,
-                stream::CAPTURE_OFFSET,
-            );
-            self.apply(
-                &self.capture,
-                stream::TEMPORAL_CAPTURE,
-                ctx,
-                row,
-                out,
-                planes,
-            );
+            let planes = self.capture_factors();
+            let noise = stream::TEMPORAL_CAPTURE;
+            terms[2] = Some(self.row_term(&self.capture, planes, noise, ctx, w.row));
         }
-        let Some((lo, hi)) = self.saturation else {
-            return 0;
-        };
-        let mut n = 0u32;
-        for c in 0..N {
-            let x = out[c];
-            let y = clip(x, lo, hi);
-            let hit = mask.is_none_or(|m| m[c]) & (y != x);
-            clipped[c] = hit;
-            n += u32::from(hit);
-            out[c] = y;
+        let mut first = true;
+        for t in terms.iter().flatten() {
+            if first {
+                t.apply(src, out);
+                first = false;
+            } else {
+                let before = *out;
+                t.apply(&before, out);
+            }
         }
-        u64::from(n)
+        if first {
+            out.copy_from_slice(src);
+        }
+        match self.saturation {
+            Some((lo, hi)) => clip_row(out, w.mask.map(one_row), clipped, lo, hi),
+            None => 0,
+        }
     }
 }
 
-/// One transfer term on one row, resolved for the fused kernel.
+/// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
+/// (s_s v)^2)`, with the per-PE factors taken from planes computed once per chip. The
+/// one formula of the model: every transfer, load and capture goes through
+/// [`RowTerm::apply`].
 struct RowTerm<'a> {
-    /// `gain1 + pattern_gain G` per column.
+    /// `1 + g + pg G` per column.
     gain: &'a [f32; N],
-    /// `offset + pattern_offset O` per column.
+    /// `o + po O` per column.
     offset: &'a [f32; N],
     /// The row key of the temporal noise.
     key: u64,
-    /// Standard deviation of the temporal noise.
-    sd: f32,
-    lo: f32,
-    hi: f32,
+    /// `s_t^2` and `s_s^2`.
+    noise2: f32,
+    signal2: f32,
 }
 
 impl RowTerm<'_> {
-    /// Column `c` receiving `x`: the value stored and the value before clipping.
+    /// `out[c] :=` the term applied to `src[c]`. No fused multiply-add: every code path
+    /// rounds the same way, so results are identical with and without SIMD.
     #[inline(always)]
-    fn at(&self, c: usize, x: f32) -> (f32, f32) {
-        let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
-        let y = x * self.gain[c] + self.offset[c] + self.sd * z;
-        (clip(y, self.lo, self.hi), y)
+    fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
+        let (g, o) = (self.gain, self.offset);
+        if self.signal2 == 0.0 {
+            // The common case: the noise does not depend on the value, so no square
+            // root per PE (and no draw at all without noise).
+            let sd = self.noise2.sqrt();
+            if self.noise2 == 0.0 {
+                for c in 0..N {
+                    out[c] = src[c] * g[c] + o[c] + sd * 0.0;
+                }
+            } else {
+                for c in 0..N {
+                    let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
+                    out[c] = src[c] * g[c] + o[c] + sd * z;
+                }
+            }
+        } else {
+            for c in 0..N {
+                let x = src[c];
+                let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
+                let sd = (self.noise2 + self.signal2 * x * x).sqrt();
+                out[c] = x * g[c] + o[c] + sd * z;
+            }
+        }
     }
+}
+
+/// Clips a row to `lo..=hi` in place; marks in `clipped` which entries the mask stores
+/// were clipped and returns how many.
+#[inline(always)]
+fn clip_row(
+    out: &mut [f32; N],
+    mask: Option<&[bool; N]>,
+    clipped: &mut [bool; N],
+    lo: f32,
+    hi: f32,
+) -> u64 {
+    let mut n = 0u32;
+    // One loop per kind of mask, so that a full row loads none.
+    match mask {
+        None => {
+            for c in 0..N {
+                let (x, y) = (out[c], clip(out[c], lo, hi));
+                clipped[c] = y != x;
+                n += u32::from(y != x);
+                out[c] = y;
+            }
+        }
+        Some(m) => {
+            for c in 0..N {
+                let (x, y) = (out[c], clip(out[c], lo, hi));
+                let hit = m[c] & (y != x);
+                clipped[c] = hit;
+                n += u32::from(hit);
+                out[c] = y;
+            }
+        }
+    }
+    u64::from(n)
 }
 
 /// A row as a fixed-size array, so that column loops need no bounds checks.
@@ -467,68 +425,29 @@ fn clip(x: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    //! [`NoiseModel::perturb_row`] compiled for AVX2 and AVX-512 as well, chosen at run
-    //! time. The operations and their order are the same in every copy (no fused
-    //! multiply-add is introduced), so results are bit-identical on every path.
+/// One row write through the model, as a [`Kernel`] compiled per vector unit.
+struct Perturb<'m, 'w> {
+    model: &'m NoiseModel,
+    ctx: &'m WriteCtx,
+    write: RowWrite<'w>,
+}
 
-    use super::{NoiseModel, WriteCtx};
+impl Kernel for Perturb<'_, '_> {
+    type Output = u64;
 
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn perturb_avx2(
-        m: &NoiseModel,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        m.perturb_row(ctx, row, src, out, mask, clipped)
-    }
-
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    pub unsafe fn perturb_avx512(
-        m: &NoiseModel,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        m.perturb_row(ctx, row, src, out, mask, clipped)
+    #[inline(always)]
+    fn run(self) -> u64 {
+        self.model.perturb_row(self.ctx, self.write)
     }
 }
 
 impl WriteLayer for NoiseModel {
-    fn perturb(
-        &self,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::sim::vector_unit::{widest, VectorUnit};
-            match widest() {
-                // SAFETY: the processor supports the instruction set (detected at run
-                // time).
-                VectorUnit::Avx512 => {
-                    return unsafe { simd::perturb_avx512(self, ctx, row, src, out, mask, clipped) }
-                }
-                // SAFETY: as above.
-                VectorUnit::Avx2 => {
-                    return unsafe { simd::perturb_avx2(self, ctx, row, src, out, mask, clipped) }
-                }
-                VectorUnit::Portable => {}
-            }
-        }
-        self.perturb_row(ctx, row, src, out, mask, clipped)
+    fn perturb(&self, ctx: &WriteCtx, write: RowWrite) -> u64 {
+        run_widest(Perturb {
+            model: self,
+            ctx,
+            write,
+        })
     }
 
     fn is_exact(&self) -> bool {
