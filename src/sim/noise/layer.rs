@@ -69,24 +69,10 @@ impl Term {
                 ..Term::default()
             }
     }
-
-    /// `gain1 + pattern_gain g` at every PE of the unit-normal plane `g`.
-    fn gain_factors(&self, g: &[f32]) -> Vec<f32> {
-        g.iter()
-            .map(|&g| self.gain1 + self.pattern_gain * g)
-            .collect()
-    }
-
-    /// `offset + pattern_offset o` at every PE of the unit-normal plane `o`.
-    fn offset_terms(&self, o: &[f32]) -> Vec<f32> {
-        o.iter()
-            .map(|&o| self.offset + self.pattern_offset * o)
-            .collect()
-    }
 }
 
-/// The per-PE planes of an injection term: gain factors and offset terms.
-type FactorPlanes = (Vec<f32>, Vec<f32>);
+/// The unit-normal planes of an injection term's fixed pattern: gain and offset.
+type PatternPlanes = (Vec<f32>, Vec<f32>);
 
 /// The analogue error model of a profile on one simulated chip, for one run.
 pub struct NoiseModel {
@@ -101,18 +87,18 @@ pub struct NoiseModel {
     capture: Term,
     saturation: Option<(f32, f32)>,
     decay: Option<(f64, f32)>,
-    /// Unit-normal planes of the fixed pattern, drawn on first use.
+    /// Unit-normal planes of the fixed pattern, drawn on first use: the gain `G` shared
+    /// by every bus kind, the offset `O` per register (every kind scales them by its own
+    /// factors as it writes, so the chip stays a few planes that the cache holds).
     gain_plane: OnceLock<Vec<f32>>,
     offset_planes: Vec<OnceLock<Vec<f32>>>,
-    /// Per bus kind: `gain1 + pattern_gain G` at every PE; per kind and offset slot:
-    /// `offset + pattern_offset O`. They depend only on the chip, so they are computed
-    /// once rather than on every write.
-    gain_factors: [OnceLock<Vec<f32>>; BusKind::COUNT],
-    offset_terms: Vec<OnceLock<Vec<f32>>>,
     /// The same for the DAC load and the capture, each with planes of its own.
-    load_factors: OnceLock<FactorPlanes>,
-    capture_factors: OnceLock<FactorPlanes>,
+    load_planes: OnceLock<PatternPlanes>,
+    capture_planes: OnceLock<PatternPlanes>,
     readout_plane: OnceLock<Vec<f32>>,
+    /// Per temporal stream tag (see [`stream`]): the run seed mixed with the tag, the
+    /// part of every row key of that stream that [`rng::temporal_key`] completes.
+    temporal_keys: [u64; stream::TEMPORAL_STREAMS],
 }
 
 impl NoiseModel {
@@ -140,13 +126,10 @@ impl NoiseModel {
             clock_hz: DEFAULT_CLOCK_HZ,
             gain_plane: OnceLock::new(),
             offset_planes: (0..OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
-            gain_factors: Default::default(),
-            offset_terms: (0..BusKind::COUNT * OFFSET_SLOTS)
-                .map(|_| OnceLock::new())
-                .collect(),
-            load_factors: OnceLock::new(),
-            capture_factors: OnceLock::new(),
+            load_planes: OnceLock::new(),
+            capture_planes: OnceLock::new(),
             readout_plane: OnceLock::new(),
+            temporal_keys: std::array::from_fn(|tag| rng::stream_key(run_seed, tag as u64)),
         }
     }
 
@@ -185,66 +168,50 @@ impl NoiseModel {
             .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N))
     }
 
-    /// `gain1 + pattern_gain G` of bus kind `kind` at every PE.
-    fn gain_factors(&self, kind: BusKind) -> &[f32] {
-        self.gain_factors[kind.index()]
-            .get_or_init(|| self.kinds[kind.index()].gain_factors(self.gain_plane()))
-    }
-
-    /// `offset + pattern_offset O[reg]` of bus kind `kind` at every PE.
-    fn offset_terms(&self, kind: BusKind, reg: Reg) -> &[f32] {
-        self.offset_terms[kind.index() * OFFSET_SLOTS + offset_slot(reg)]
-            .get_or_init(|| self.kinds[kind.index()].offset_terms(self.offset_plane(reg)))
-    }
-
-    /// The factor planes of injection term `term`, whose pattern is drawn from streams
-    /// `g` (gain) and `o` (offset).
-    fn injection_factors<'a>(
+    /// The pattern planes of an injection term, drawn from streams `g` (gain) and `o`
+    /// (offset).
+    fn injection_planes<'a>(
         &'a self,
-        cell: &'a OnceLock<FactorPlanes>,
-        term: &Term,
+        cell: &'a OnceLock<PatternPlanes>,
         (g, o): (u64, u64),
     ) -> (&'a [f32], &'a [f32]) {
         let (a, b) = cell.get_or_init(|| {
             (
-                term.gain_factors(&rng::normal_plane(self.chip_seed, g, 0, N, N)),
-                term.offset_terms(&rng::normal_plane(self.chip_seed, o, 0, N, N)),
+                rng::normal_plane(self.chip_seed, g, 0, N, N),
+                rng::normal_plane(self.chip_seed, o, 0, N, N),
             )
         });
         (a, b)
     }
 
-    fn load_factors(&self) -> (&[f32], &[f32]) {
+    fn load_planes(&self) -> (&[f32], &[f32]) {
         let streams = (stream::LOAD_GAIN, stream::LOAD_OFFSET);
-        self.injection_factors(&self.load_factors, &self.load, streams)
+        self.injection_planes(&self.load_planes, streams)
     }
 
-    fn capture_factors(&self) -> (&[f32], &[f32]) {
+    fn capture_planes(&self) -> (&[f32], &[f32]) {
         let streams = (stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
-        self.injection_factors(&self.capture_factors, &self.capture, streams)
+        self.injection_planes(&self.capture_planes, streams)
     }
 
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
     /// run does not include drawing the chip).
     pub fn prepare(&self, general: usize) {
-        // The per-kind factors draw the gain and offset planes they are made of.
-        let regs = (0..general.min(OFFSET_SLOTS - 1)).map(|i| Reg::Gen(i as u8));
-        let regs: Vec<Reg> = regs.chain([Reg::News]).collect();
-        for kind in BusKind::ALL {
-            self.gain_factors(kind);
-            for &reg in &regs {
-                self.offset_terms(kind, reg);
-            }
+        self.gain_plane();
+        for i in 0..general.min(OFFSET_SLOTS - 1) {
+            self.offset_plane(Reg::Gen(i as u8));
         }
+        self.offset_plane(Reg::News);
         if !self.load.is_identity() {
-            self.load_factors();
+            self.load_planes();
         }
         if !self.capture.is_identity() {
-            self.capture_factors();
+            self.capture_planes();
         }
     }
 
     /// Term `term` on row `row` of a write, its temporal noise from stream `noise`.
+    #[inline(always)]
     fn row_term<'a>(
         &self,
         term: &Term,
@@ -254,10 +221,17 @@ impl NoiseModel {
         row: usize,
     ) -> RowTerm<'a> {
         let r = row * N..(row + 1) * N;
+        let noise = (term.noise2 > 0.0 || term.signal2 > 0.0).then(|| {
+            let key =
+                rng::temporal_key(self.temporal_keys[noise as usize], ctx.seq, ctx.plane, row);
+            rng::temporal_row(key)
+        });
         RowTerm {
             gain: one_row(&gain[r.clone()]),
             offset: one_row(&offset[r]),
-            key: rng::row_key(self.run_seed, noise, ctx.seq, ctx.plane as u64, row),
+            term: *term,
+            noise,
+            sd: term.noise2.sqrt(),
             noise2: term.noise2,
             signal2: term.signal2,
         }
@@ -275,88 +249,138 @@ impl NoiseModel {
             ctx.reg
         };
         let (src, out, clipped) = (one_row(w.src), one_row_mut(w.out), one_row_mut(w.clipped));
-        let mut terms = [None, None, None];
+        let mask = w.mask.map(one_row);
         let transfer = &self.kinds[kind.index()];
-        if !transfer.is_identity() {
-            let planes = (self.gain_factors(kind), self.offset_terms(kind, reg));
-            terms[0] = Some(self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row));
+        let load = ctx.reads_in && !self.load.is_identity();
+        let capture = ctx.reads_pix && !self.capture.is_identity();
+        let planes = (self.gain_plane(), self.offset_plane(reg));
+        let first = self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row);
+        if let (false, false, Some((lo, hi))) = (load, capture, self.saturation) {
+            // The common case in one pass: the transfer's term and clipping.
+            return first.apply_clipped(src, out, mask, clipped, (lo, hi));
         }
-        if ctx.reads_in && !self.load.is_identity() {
-            let planes = self.load_factors();
-            let noise = stream::TEMPORAL_LOAD;
-            terms[1] = Some(self.row_term(&self.load, planes, noise, ctx, w.row));
+        first.apply(src, out);
+        if load {
+            let planes = self.load_planes();
+            let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
+            t.apply(&out.clone(), out);
         }
-        if ctx.reads_pix && !self.capture.is_identity() {
-            let planes = self.capture_factors();
-            let noise = stream::TEMPORAL_CAPTURE;
-            terms[2] = Some(self.row_term(&self.capture, planes, noise, ctx, w.row));
-        }
-        let mut first = true;
-        for t in terms.iter().flatten() {
-            if first {
-                t.apply(src, out);
-                first = false;
-            } else {
-                let before = *out;
-                t.apply(&before, out);
-            }
-        }
-        if first {
-            out.copy_from_slice(src);
+        if capture {
+            let planes = self.capture_planes();
+            let t = self.row_term(&self.capture, planes, stream::TEMPORAL_CAPTURE, ctx, w.row);
+            t.apply(&out.clone(), out);
         }
         match self.saturation {
-            Some((lo, hi)) => clip_row(out, w.mask.map(one_row), clipped, lo, hi),
+            Some(limits) => clip_row(out, mask, clipped, limits),
             None => 0,
         }
     }
 }
 
 /// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
-/// (s_s v)^2)`, with the per-PE factors taken from planes computed once per chip. The
-/// one formula of the model: every transfer, load and capture goes through
-/// [`RowTerm::apply`].
+/// (s_s v)^2)`, with the per-PE factors taken from planes computed once per chip and the
+/// temporal noise from [`rng::temporal_row`]. Every transfer, load and capture goes
+/// through [`perturbed`], the one formula of the model.
 struct RowTerm<'a> {
-    /// `1 + g + pg G` per column.
+    /// `G` and `O` per column (unit normal).
     gain: &'a [f32; N],
-    /// `o + po O` per column.
     offset: &'a [f32; N],
-    /// The row key of the temporal noise.
-    key: u64,
-    /// `s_t^2` and `s_s^2`.
+    /// The factors they are scaled by.
+    term: Term,
+    /// The two windows of unit deviates and their signed scale (`None`: no temporal
+    /// noise).
+    noise: Option<(&'static [f32; N], &'static [f32; N], f32)>,
+    /// `s_t`, `s_t^2` and `s_s^2`.
+    sd: f32,
     noise2: f32,
     signal2: f32,
 }
 
+/// The formula of the model for one PE: `x` through term `t` with the PE's unit gain and
+/// offset deviates `g` and `o`, plus `sd` times the deviate `z`. No fused multiply-add:
+/// every code path rounds the same way, so results are identical with and without SIMD.
+#[inline(always)]
+fn perturbed(t: &Term, x: f32, g: f32, o: f32, sd: f32, z: f32) -> f32 {
+    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z
+}
+
 impl RowTerm<'_> {
-    /// `out[c] :=` the term applied to `src[c]`. No fused multiply-add: every code path
-    /// rounds the same way, so results are identical with and without SIMD.
+    /// `out[c] :=` the term applied to `src[c]`.
     #[inline(always)]
     fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
-        let (g, o) = (self.gain, self.offset);
+        let (g, o, t) = (self.gain, self.offset, &self.term);
+        let Some((za, zb, scale)) = self.noise else {
+            for c in 0..N {
+                out[c] = perturbed(t, src[c], g[c], o[c], 0.0, 0.0);
+            }
+            return;
+        };
         if self.signal2 == 0.0 {
-            // The common case: the noise does not depend on the value, so no square
-            // root per PE (and no draw at all without noise).
-            let sd = self.noise2.sqrt();
-            if self.noise2 == 0.0 {
-                for c in 0..N {
-                    out[c] = src[c] * g[c] + o[c] + sd * 0.0;
-                }
-            } else {
-                for c in 0..N {
-                    let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
-                    out[c] = src[c] * g[c] + o[c] + sd * z;
-                }
+            // The noise does not depend on the value: no square root per PE.
+            let sd = self.sd * scale;
+            for c in 0..N {
+                out[c] = perturbed(t, src[c], g[c], o[c], sd, za[c] + zb[c]);
             }
         } else {
             for c in 0..N {
                 let x = src[c];
-                let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
-                let sd = (self.noise2 + self.signal2 * x * x).sqrt();
-                out[c] = x * g[c] + o[c] + sd * z;
+                let sd = (self.noise2 + self.signal2 * x * x).sqrt() * scale;
+                out[c] = perturbed(t, x, g[c], o[c], sd, za[c] + zb[c]);
             }
         }
     }
+
+    /// [`RowTerm::apply`] and [`clip_row`] in one pass over the row, for a term whose
+    /// noise does not depend on the value. Only a count in the hot loop; which PEs were
+    /// clipped is worked out again in the rare row that has any.
+    #[inline(always)]
+    fn apply_clipped(
+        &self,
+        src: &[f32; N],
+        out: &mut [f32; N],
+        mask: Option<&[bool; N]>,
+        clipped: &mut [bool; N],
+        (lo, hi): (f32, f32),
+    ) -> u64 {
+        if self.signal2 != 0.0 {
+            self.apply(src, out);
+            return clip_row(out, mask, clipped, (lo, hi));
+        }
+        let (g, o, t) = (self.gain, self.offset, &self.term);
+        let (za, zb, scale) = self.noise.unwrap_or((&ZEROS, &ZEROS, 0.0));
+        let sd = self.sd * scale;
+        let at = |c: usize| perturbed(t, src[c], g[c], o[c], sd, za[c] + zb[c]);
+        let mut n = 0u32;
+        match mask {
+            None => {
+                for c in 0..N {
+                    let y = at(c);
+                    let k = clip(y, lo, hi);
+                    out[c] = k;
+                    n += u32::from(k != y);
+                }
+            }
+            Some(m) => {
+                for c in 0..N {
+                    let y = at(c);
+                    let k = clip(y, lo, hi);
+                    out[c] = k;
+                    n += u32::from(m[c] & (k != y));
+                }
+            }
+        }
+        if n > 0 {
+            for c in 0..N {
+                let y = at(c);
+                clipped[c] = mask.is_none_or(|m| m[c]) & (clip(y, lo, hi) != y);
+            }
+        }
+        u64::from(n)
+    }
 }
+
+/// A row of zero deviates (a term without temporal noise).
+static ZEROS: [f32; N] = [0.0; N];
 
 /// Clips a row to `lo..=hi` in place; marks in `clipped` which entries the mask stores
 /// were clipped and returns how many.
@@ -365,8 +389,7 @@ fn clip_row(
     out: &mut [f32; N],
     mask: Option<&[bool; N]>,
     clipped: &mut [bool; N],
-    lo: f32,
-    hi: f32,
+    (lo, hi): (f32, f32),
 ) -> u64 {
     let mut n = 0u32;
     // One loop per kind of mask, so that a full row loads none.
