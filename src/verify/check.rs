@@ -323,8 +323,11 @@ pub fn measure(
             readout_clip[k].add(&clamped[k], &approximated[k], border);
             clipped[k] += count_inside(&approximated[k], &clamped[k], border);
         }
-        for run in 0..runs {
-            let (outs, sat) = simulate(program, input, general, targets, img, testbed, run)?;
+        // The runs of one image side by side (see `sim::batch`), summed in run order.
+        let frames = sim::batch::frames(runs as usize, |run| {
+            simulate(program, input, general, targets, img, testbed, run as u32)
+        })?;
+        for (run, (outs, sat)) in (0..runs).zip(frames) {
             if run == 0 {
                 saturated += sat;
                 let free = match &unclipped {

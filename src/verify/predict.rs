@@ -25,7 +25,7 @@ use super::symbolic::Offset;
 use crate::isa::{DigitalOp, Pos, Program, Reg};
 use crate::sim::machine::{step, Machine, MachineError};
 use crate::sim::noise::profile::{Injection, Transfer};
-use crate::sim::noise::Profile;
+use crate::sim::noise::{BusKind, Profile};
 use ndarray::Array2;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -372,7 +372,7 @@ impl Machine for ErrorPe<'_> {
         let mut v = Tracked::default();
         v.add(&sum, -1.0 / n as f64);
         let profile = self.profile;
-        let kind = Term::of_transfer(profile.transfer.kind(n, srcs.len()), profile);
+        let kind = Term::of_transfer(profile.transfer.kind(BusKind::of(n, srcs.len())), profile);
         for d in dsts {
             let mut t = match d {
                 Reg::X(dir) => {

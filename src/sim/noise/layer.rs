@@ -11,6 +11,7 @@
 //! number of threads.
 
 use super::bus_kind::BusKind;
+use super::chip::Chip;
 use super::profile::{Injection, Profile, Transfer};
 use super::rng::{self, stream};
 use crate::isa::Reg;
@@ -18,11 +19,7 @@ use crate::sim::array::N;
 use crate::sim::layer::{ReadCtx, RowWrite, WriteCtx, WriteLayer};
 use crate::sim::run::DEFAULT_CLOCK_HZ;
 use crate::sim::vector_unit::{run_widest, Kernel};
-use std::sync::OnceLock;
-
-/// Fixed-pattern offset planes: one per general register (`Reg::Gen(0..=255)`) and one
-/// for `NEWS`.
-const OFFSET_SLOTS: usize = 257;
+use std::sync::Arc;
 
 /// One error term, resolved to the f32 factors the row kernel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -71,9 +68,6 @@ impl Term {
     }
 }
 
-/// The unit-normal planes of an injection term's fixed pattern: gain and offset.
-type PatternPlanes = (Vec<f32>, Vec<f32>);
-
 /// The analogue error model of a profile on one simulated chip, for one run.
 pub struct NoiseModel {
     profile: Profile,
@@ -87,15 +81,10 @@ pub struct NoiseModel {
     capture: Term,
     saturation: Option<(f32, f32)>,
     decay: Option<(f64, f32)>,
-    /// Unit-normal planes of the fixed pattern, drawn on first use: the gain `G` shared
-    /// by every bus kind, the offset `O` per register (every kind scales them by its own
-    /// factors as it writes, so the chip stays a few planes that the cache holds).
-    gain_plane: OnceLock<Vec<f32>>,
-    offset_planes: Vec<OnceLock<Vec<f32>>>,
-    /// The same for the DAC load and the capture, each with planes of its own.
-    load_planes: OnceLock<PatternPlanes>,
-    capture_planes: OnceLock<PatternPlanes>,
-    readout_plane: OnceLock<Vec<f32>>,
+    /// The chip's fixed pattern (unit-normal planes, shared with every model of the
+    /// chip); every kind scales them by its own factors as it writes, so the chip stays
+    /// a few planes that the cache holds.
+    chip: Arc<Chip>,
     /// Per temporal stream tag (see [`stream`]): the run seed mixed with the tag, the
     /// part of every row key of that stream that [`rng::temporal_key`] completes.
     temporal_keys: [u64; stream::TEMPORAL_STREAMS],
@@ -124,11 +113,7 @@ impl NoiseModel {
             chip_seed,
             run_seed,
             clock_hz: DEFAULT_CLOCK_HZ,
-            gain_plane: OnceLock::new(),
-            offset_planes: (0..OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
-            load_planes: OnceLock::new(),
-            capture_planes: OnceLock::new(),
-            readout_plane: OnceLock::new(),
+            chip: Chip::shared(chip_seed),
             temporal_keys: std::array::from_fn(|tag| rng::stream_key(run_seed, tag as u64)),
         }
     }
@@ -157,56 +142,19 @@ impl NoiseModel {
         self.run_seed
     }
 
-    fn gain_plane(&self) -> &[f32] {
-        self.gain_plane
-            .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_GAIN, 0, N, N))
-    }
-
-    fn offset_plane(&self, reg: Reg) -> &[f32] {
-        let slot = offset_slot(reg);
-        self.offset_planes[slot]
-            .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N))
-    }
-
-    /// The pattern planes of an injection term, drawn from streams `g` (gain) and `o`
-    /// (offset).
-    fn injection_planes<'a>(
-        &'a self,
-        cell: &'a OnceLock<PatternPlanes>,
-        (g, o): (u64, u64),
-    ) -> (&'a [f32], &'a [f32]) {
-        let (a, b) = cell.get_or_init(|| {
-            (
-                rng::normal_plane(self.chip_seed, g, 0, N, N),
-                rng::normal_plane(self.chip_seed, o, 0, N, N),
-            )
-        });
-        (a, b)
-    }
-
-    fn load_planes(&self) -> (&[f32], &[f32]) {
-        let streams = (stream::LOAD_GAIN, stream::LOAD_OFFSET);
-        self.injection_planes(&self.load_planes, streams)
-    }
-
-    fn capture_planes(&self) -> (&[f32], &[f32]) {
-        let streams = (stream::CAPTURE_GAIN, stream::CAPTURE_OFFSET);
-        self.injection_planes(&self.capture_planes, streams)
-    }
-
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
     /// run does not include drawing the chip).
     pub fn prepare(&self, general: usize) {
-        self.gain_plane();
-        for i in 0..general.min(OFFSET_SLOTS - 1) {
-            self.offset_plane(Reg::Gen(i as u8));
+        self.chip.gain();
+        for i in 0..general.min(256) {
+            self.chip.offset(Reg::Gen(i as u8));
         }
-        self.offset_plane(Reg::News);
+        self.chip.offset(Reg::News);
         if !self.load.is_identity() {
-            self.load_planes();
+            self.chip.load();
         }
         if !self.capture.is_identity() {
-            self.capture_planes();
+            self.chip.capture();
         }
     }
 
@@ -253,7 +201,7 @@ impl NoiseModel {
         let transfer = &self.kinds[kind.index()];
         let load = ctx.reads_in && !self.load.is_identity();
         let capture = ctx.reads_pix && !self.capture.is_identity();
-        let planes = (self.gain_plane(), self.offset_plane(reg));
+        let planes = (self.chip.gain(), self.chip.offset(reg));
         let first = self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row);
         if let (false, false, Some((lo, hi))) = (load, capture, self.saturation) {
             // The common case in one pass: the transfer's term and clipping.
@@ -261,12 +209,12 @@ impl NoiseModel {
         }
         first.apply(src, out);
         if load {
-            let planes = self.load_planes();
+            let planes = self.chip.load();
             let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
             t.apply(&out.clone(), out);
         }
         if capture {
-            let planes = self.capture_planes();
+            let planes = self.chip.capture();
             let t = self.row_term(&self.capture, planes, stream::TEMPORAL_CAPTURE, ctx, w.row);
             t.apply(&out.clone(), out);
         }
@@ -307,6 +255,8 @@ fn perturbed(t: &Term, x: f32, g: f32, o: f32, sd: f32, z: f32) -> f32 {
 impl RowTerm<'_> {
     /// `out[c] :=` the term applied to `src[c]`.
     #[inline(always)]
+    // Indices into fixed-size rows: the loops compile without bounds checks.
+    #[allow(clippy::needless_range_loop)]
     fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
         let (g, o, t) = (self.gain, self.offset, &self.term);
         let Some((za, zb, scale)) = self.noise else {
@@ -334,6 +284,7 @@ impl RowTerm<'_> {
     /// noise does not depend on the value. Only a count in the hot loop; which PEs were
     /// clipped is worked out again in the rare row that has any.
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // As in `apply`.
     fn apply_clipped(
         &self,
         src: &[f32; N],
@@ -425,15 +376,6 @@ fn one_row_mut<T>(row: &mut [T]) -> &mut [T; N] {
     row.try_into().expect("a row has N columns")
 }
 
-/// The fixed-pattern offset plane of `reg` (general registers have their own, every
-/// NEWS cell shares one).
-fn offset_slot(reg: Reg) -> usize {
-    match reg {
-        Reg::Gen(i) => usize::from(i),
-        _ => OFFSET_SLOTS - 1,
-    }
-}
-
 /// `x` limited to `lo..=hi` (`lo <= hi`). Two compare-and-selects, each of the form of
 /// one `min`/`max` instruction, rather than `f32::clamp` (whose NaN handling costs a
 /// blend): the result is that of `if x < lo { lo } else if x > hi { hi } else { x }`
@@ -506,9 +448,7 @@ impl WriteLayer for NoiseModel {
             vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
         }
         if r.pattern_offset > 0.0 {
-            let p = self
-                .readout_plane
-                .get_or_init(|| rng::normal_plane(self.chip_seed, stream::READOUT_OFFSET, 0, N, N));
+            let p = self.chip.readout();
             let s = r.pattern_offset as f32;
             vals.iter_mut()
                 .zip(&p[row * N..(row + 1) * N])

@@ -4,6 +4,7 @@
 
 pub mod bus_kind;
 pub mod calibrate;
+pub mod chip;
 pub mod layer;
 pub mod profile;
 pub mod rng;
