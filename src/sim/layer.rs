@@ -31,11 +31,13 @@ impl WriteCtx {
     }
 }
 
-/// One row of values on its way into a register (see [`WriteLayer::perturb`]).
+/// Consecutive rows of values on their way into a register (see
+/// [`WriteLayer::perturb`]): `src.len() / N` rows from `row` on, every slice holding
+/// that many rows of `N` entries.
 pub struct RowWrite<'a> {
-    /// The array row written.
+    /// The first array row written.
     pub row: usize,
-    /// The exact values, one per column.
+    /// The exact values, row after row.
     pub src: &'a [f32],
     /// Where the values to store go.
     pub out: &'a mut [f32],
@@ -58,10 +60,10 @@ pub struct ReadCtx {
 
 /// Modifies values on their way into a register, between writes, and on readout.
 pub trait WriteLayer: Send + Sync {
-    /// Writes to `w.out` the row of values `w.src` about to be written to row `w.row`,
-    /// perturbed (only entries whose `w.mask` is set will be stored). Returns how many
-    /// stored entries were clipped; when there were any, `w.clipped[c]` tells which (it
-    /// may be left as it was otherwise).
+    /// Writes to `w.out` the rows of values `w.src` about to be written from row `w.row`
+    /// on, perturbed (only entries whose `w.mask` is set will be stored). Returns how
+    /// many stored entries were clipped; when there were any, `w.clipped` tells which,
+    /// entry by entry (it may be left as it was otherwise).
     fn perturb(&self, ctx: &WriteCtx, w: RowWrite) -> u64;
 
     /// Whether the layer never changes anything (lets the array skip calling it).

@@ -116,6 +116,9 @@ struct Scratch {
     mask: [bool; N],
     noisy: [f32; N],
     hit: [bool; N],
+    /// Bus values and clip marks of a whole band (allocated when first needed).
+    band_sums: Vec<f32>,
+    band_hits: Vec<bool>,
 }
 
 impl Band<'_> {
@@ -154,14 +157,14 @@ impl Band<'_> {
             mask: [false; N],
             noisy: [0.0; N],
             hit: [false; N],
+            band_sums: Vec::new(),
+            band_hits: Vec::new(),
         };
         let mut clipped = [0; MAX_WRITTEN];
         for t in segment {
             if let Some(d) = self.direct_receiver(shared, t) {
                 let slot = self.slot(d.plane).expect("receivers are written planes");
-                for r in self.first..self.first + BAND_ROWS {
-                    clipped[slot] += self.write_direct(shared, t, d, slot, r, &mut s);
-                }
+                clipped[slot] += self.write_direct(shared, t, d, slot, &mut s);
                 continue;
             }
             for r in self.first..self.first + BAND_ROWS {
@@ -193,8 +196,9 @@ impl Band<'_> {
         (only_own && shared.flag.is_none() && !t.reads(d.plane)).then_some(d)
     }
 
-    /// Row `r` of receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t`
-    /// at row `r`, through the layer. Returns the clipped writes.
+    /// Receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t` on every
+    /// row of the band, through the layer in one call for the whole band (so the layer's
+    /// work per call is spread over many rows). Returns the clipped writes.
     #[inline(always)]
     fn write_direct(
         &mut self,
@@ -202,35 +206,46 @@ impl Band<'_> {
         t: &Transfer,
         d: &Dst,
         slot: usize,
-        r: usize,
         s: &mut Scratch,
     ) -> u64 {
-        // The receiving plane leaves the band while its row is written, so the sources
-        // (other planes) can be read at the same time.
+        // The receiving plane leaves the band while it is written, so the sources (other
+        // planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
-        let local = r - self.first;
-        let out = &mut plane[local * N..(local + 1) * N];
-        let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
-        let mut n = 0;
-        match shared.layer {
-            None => rows::bus_row(&srcs[..k], 1, out),
-            Some(layer) => {
-                // The layer reads the exact values from a row of its own and writes the
-                // row once.
-                rows::bus_row(&srcs[..k], 1, &mut s.sum);
-                let w = RowWrite {
-                    row: r,
-                    src: &s.sum,
-                    out,
-                    mask: None,
-                    clipped: &mut s.hit,
-                };
-                n = layer.perturb(&d.ctx, w);
-                if n > 0 {
-                    rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+        let rows = self.first..self.first + BAND_ROWS;
+        let n = match shared.layer {
+            None => {
+                for (r, out) in rows.zip(plane.chunks_exact_mut(N)) {
+                    let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+                    rows::bus_row(&srcs[..k], 1, out);
                 }
+                0
             }
-        }
+            Some(layer) => {
+                // The layer reads the exact values from rows of its own and writes the
+                // band once.
+                s.band_sums.resize(BAND_ROWS * N, 0.0);
+                s.band_hits.resize(BAND_ROWS * N, false);
+                for (r, sum) in rows.zip(s.band_sums.chunks_exact_mut(N)) {
+                    let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+                    rows::bus_row(&srcs[..k], 1, sum);
+                }
+                let w = RowWrite {
+                    row: self.first,
+                    src: &s.band_sums,
+                    out: &mut plane[..],
+                    mask: None,
+                    clipped: &mut s.band_hits,
+                };
+                let n = layer.perturb(&d.ctx, w);
+                if n > 0 {
+                    let maps = self.clip_maps[slot].chunks_exact_mut(N);
+                    for (map, hit) in maps.zip(s.band_hits.chunks_exact(N)) {
+                        rows::mark_clipped(map, hit);
+                    }
+                }
+                n
+            }
+        };
         self.planes[slot] = plane;
         n
     }

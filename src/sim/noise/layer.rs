@@ -185,9 +185,34 @@ impl NoiseModel {
         }
     }
 
-    /// The body of [`WriteLayer::perturb`], inlined into one copy per vector unit: the
-    /// transfer's term, then the load's and the capture's when the transfer reads `IN`
-    /// or `PIX`, then clipping.
+    /// The body of [`WriteLayer::perturb`], inlined into one copy per vector unit: row
+    /// after row, [`NoiseModel::perturb_row`]. When several rows come at once, every
+    /// clip mark is written, so that the caller can take them all when any is set.
+    #[inline(always)]
+    fn perturb_rows(&self, ctx: &WriteCtx, w: RowWrite) -> u64 {
+        let rows = w.src.len() / N;
+        let mut n = 0;
+        for i in 0..rows {
+            let r = i * N..(i + 1) * N;
+            let clipped = &mut w.clipped[r.clone()];
+            let row = RowWrite {
+                row: w.row + i,
+                src: &w.src[r.clone()],
+                out: &mut w.out[r.clone()],
+                mask: w.mask.map(|m| &m[r]),
+                clipped: &mut *clipped,
+            };
+            let k = self.perturb_row(ctx, row);
+            if k == 0 && rows > 1 {
+                clipped.fill(false);
+            }
+            n += k;
+        }
+        n
+    }
+
+    /// One row: the transfer's term, then the load's and the capture's when the
+    /// transfer reads `IN` or `PIX`, then clipping.
     #[inline(always)]
     fn perturb_row(&self, ctx: &WriteCtx, w: RowWrite) -> u64 {
         let kind = ctx.kind();
@@ -402,7 +427,7 @@ impl Kernel for Perturb<'_, '_> {
 
     #[inline(always)]
     fn run(self) -> u64 {
-        self.model.perturb_row(self.ctx, self.write)
+        self.model.perturb_rows(self.ctx, self.write)
     }
 }
 
