@@ -162,10 +162,18 @@ impl Band<'_> {
         };
         let mut clipped = [0; MAX_WRITTEN];
         for t in segment {
-            if let Some(d) = self.direct_receiver(shared, t) {
-                let slot = self.slot(d.plane).expect("receivers are written planes");
-                clipped[slot] += self.write_direct(shared, t, d, slot, &mut s);
-                continue;
+            match shared.layer {
+                Some(layer) if shared.flag.is_none() && t.dsts().all(|d| d.from == (0, 0)) => {
+                    self.write_band(shared, t, layer, &mut s, &mut clipped);
+                    continue;
+                }
+                None => {
+                    if let Some(d) = self.direct_receiver(shared, t) {
+                        self.write_direct(shared, t, d, &mut s);
+                        continue;
+                    }
+                }
+                Some(_) => {}
             }
             for r in self.first..self.first + BAND_ROWS {
                 // Receivers fed by the same PE row share one sum, computed before any of
@@ -197,57 +205,63 @@ impl Band<'_> {
     }
 
     /// Receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t` on every
-    /// row of the band, through the layer in one call for the whole band (so the layer's
-    /// work per call is spread over many rows). Returns the clipped writes.
+    /// row of the band, exactly.
     #[inline(always)]
-    fn write_direct(
-        &mut self,
-        shared: &Shared,
-        t: &Transfer,
-        d: &Dst,
-        slot: usize,
-        s: &mut Scratch,
-    ) -> u64 {
+    fn write_direct(&mut self, shared: &Shared, t: &Transfer, d: &Dst, s: &mut Scratch) {
+        let slot = self.slot(d.plane).expect("receivers are written planes");
         // The receiving plane leaves the band while it is written, so the sources (other
         // planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
-        let rows = self.first..self.first + BAND_ROWS;
-        let n = match shared.layer {
-            None => {
-                for (r, out) in rows.zip(plane.chunks_exact_mut(N)) {
-                    let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
-                    rows::bus_row(&srcs[..k], 1, out);
-                }
-                0
-            }
-            Some(layer) => {
-                // The layer reads the exact values from rows of its own and writes the
-                // band once.
-                s.band_sums.resize(BAND_ROWS * N, 0.0);
-                s.band_hits.resize(BAND_ROWS * N, false);
-                for (r, sum) in rows.zip(s.band_sums.chunks_exact_mut(N)) {
-                    let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
-                    rows::bus_row(&srcs[..k], 1, sum);
-                }
-                let w = RowWrite {
-                    row: self.first,
-                    src: &s.band_sums,
-                    out: &mut plane[..],
-                    mask: None,
-                    clipped: &mut s.band_hits,
-                };
-                let n = layer.perturb(&d.ctx, w);
-                if n > 0 {
-                    let maps = self.clip_maps[slot].chunks_exact_mut(N);
-                    for (map, hit) in maps.zip(s.band_hits.chunks_exact(N)) {
-                        rows::mark_clipped(map, hit);
-                    }
-                }
-                n
-            }
-        };
+        let band_rows = self.first..self.first + BAND_ROWS;
+        for (r, out) in band_rows.zip(plane.chunks_exact_mut(N)) {
+            let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+            rows::bus_row(&srcs[..k], 1, out);
+        }
         self.planes[slot] = plane;
-        n
+    }
+
+    /// Every receiver of `t` := the bus value of `t` on every row of the band, through
+    /// `layer` in one call per receiver for the whole band (so the layer's work per call
+    /// is spread over many rows), when every PE writes its own registers. The sums of
+    /// all rows come before any write, as the bus reads before it writes (a receiver
+    /// read from another row is read from its snapshot). Adds the clipped writes to
+    /// `clipped`.
+    #[inline(always)]
+    fn write_band(
+        &mut self,
+        shared: &Shared,
+        t: &Transfer,
+        layer: &dyn WriteLayer,
+        s: &mut Scratch,
+        clipped: &mut [u64; MAX_WRITTEN],
+    ) {
+        s.band_sums.resize(BAND_ROWS * N, 0.0);
+        s.band_hits.resize(BAND_ROWS * N, false);
+        let band_rows = self.first..self.first + BAND_ROWS;
+        for (r, sum) in band_rows.zip(s.band_sums.chunks_exact_mut(N)) {
+            let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+            rows::bus_row(&srcs[..k], t.receivers(), sum);
+        }
+        for d in t.dsts() {
+            let slot = self.slot(d.plane).expect("receivers are written planes");
+            let plane = std::mem::take(&mut self.planes[slot]);
+            let w = RowWrite {
+                row: self.first,
+                src: &s.band_sums,
+                out: &mut plane[..],
+                mask: None,
+                clipped: &mut s.band_hits,
+            };
+            let n = layer.perturb(&d.ctx, w);
+            if n > 0 {
+                let maps = self.clip_maps[slot].chunks_exact_mut(N);
+                for (map, hit) in maps.zip(s.band_hits.chunks_exact(N)) {
+                    rows::mark_clipped(map, hit);
+                }
+            }
+            self.planes[slot] = plane;
+            clipped[slot] += n;
+        }
     }
 
     /// The rows of `t`'s sources as the PEs of row `pe_row` read them, in instruction
