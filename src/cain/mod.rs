@@ -10,6 +10,7 @@
 
 pub mod alloc;
 pub mod approx;
+pub mod budget;
 pub mod emit;
 pub mod fallback;
 pub mod goal;
@@ -25,9 +26,14 @@ pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::{parse_spec, Ops, Spec};
 
 use crate::isa::{Device, Program, Reg};
+use crate::sim::noise::Profile;
+use crate::verify::check;
+use crate::verify::predict::{self, InputStats, Predicted};
 use crate::verify::proof::{prove, Target};
+use crate::verify::range::{self, Peak};
 use goal::{Bag, Goal};
 use reverse::Ctx;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Settings that override the spec's `search:` section (command-line flags).
@@ -49,6 +55,61 @@ pub struct CompileOptions {
     pub memory_limit_mb: Option<u64>,
     /// Deterministic work budget: nodes per worker (see [`SearchOptions::work`]).
     pub work: Option<u64>,
+    /// What to minimise (default [`Objective::Error`]).
+    pub objective: Option<Objective>,
+    /// Length slack of the error objective (default [`DEFAULT_SLACK`]).
+    pub slack: Option<f64>,
+    /// Noise profile for the range limit and the error prediction (default `scamp5`).
+    pub profile: Option<Profile>,
+}
+
+/// What the search minimises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Objective {
+    /// The shortest program (ties: fewer cycles).
+    Length,
+    /// Among programs within the slack of the shortest found, the lowest predicted
+    /// error (root of the summed predicted mean squared error of the outputs).
+    #[default]
+    Error,
+}
+
+impl Objective {
+    /// `length` or `error`.
+    pub fn parse(s: &str) -> Option<Objective> {
+        match s {
+            "length" => Some(Objective::Length),
+            "error" => Some(Objective::Error),
+            _ => None,
+        }
+    }
+}
+
+/// Default length slack of the error objective: programs up to 25 % longer than the
+/// shortest found compete on predicted error.
+pub const DEFAULT_SLACK: f64 = 0.25;
+
+/// The register range a program was held to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeReport {
+    /// The saturation limit (smallest magnitude of the profile's limits).
+    pub limit: f64,
+    /// The limit intermediates were held to: `limit`, or the largest output magnitude
+    /// where an output cannot fit.
+    pub held_to: f64,
+    /// Per kernel: the largest magnitude its exact output reaches.
+    pub outputs: Vec<f64>,
+    /// Per kernel: the largest scale at which its output fits the limit.
+    pub largest_fitting_scale: Vec<f64>,
+    /// The largest magnitude any value of the program reaches.
+    pub peak: Peak,
+}
+
+impl RangeReport {
+    /// Whether every kernel's exact output fits the limit.
+    pub fn outputs_fit(&self) -> bool {
+        self.outputs.iter().all(|&m| m <= self.limit + 1e-9)
+    }
 }
 
 /// One kernel's approximation, as reported.
@@ -117,6 +178,15 @@ pub struct Compiled {
     pub registers: Vec<Reg>,
     /// Register holding the input image.
     pub input: Reg,
+    /// Range of the values the program holds.
+    pub range: RangeReport,
+    /// Per kernel, the predicted error under the profile for inputs uniform over the
+    /// spec's input range ([`InputStats::of_range`]).
+    pub predicted: Vec<Predicted>,
+    /// The objective the program was chosen by.
+    pub objective: Objective,
+    /// The name of the profile used.
+    pub profile: String,
 }
 
 impl KernelReport {
@@ -159,6 +229,30 @@ pub enum CompileError {
     /// A program failed its proof (a generator bug: nothing is printed).
     #[error("internal error: generated program failed its proof: {0}")]
     Proof(String),
+    /// The noise profile has no saturation limits, which the range constraint needs.
+    #[error("profile `{0}` has no `saturation` limits; the register range constraint needs them")]
+    NoSaturation(String),
+    /// No program whose values stay in range was found within the budget.
+    /// (The message names the constraint: limit and input range.)
+    #[error("no range-safe program found within the budget ({0})")]
+    NoRangeSafe(String),
+}
+
+/// The numeric targets of a spec's kernels for [`crate::verify::check`]: the specified
+/// weights (scale applied) and the approximation each program computes.
+pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target> {
+    spec.kernels
+        .iter()
+        .zip(kernels)
+        .map(|(k, a)| {
+            let exact: Vec<Vec<f64>> = k
+                .weights
+                .iter()
+                .map(|row| row.iter().map(|w| w * k.scale).collect())
+                .collect();
+            check::Target::new(k.out, &exact, &a.target())
+        })
+        .collect()
 }
 
 /// Approximates every kernel of `spec`.
@@ -229,6 +323,35 @@ pub fn compile(
     }
     let init = Goal::single(0, 0, 1 << depth);
     let ops = opts.ops.or(spec.search.ops).unwrap_or_default();
+    let objective = opts.objective.unwrap_or_default();
+    let profile = match &opts.profile {
+        Some(p) => p.clone(),
+        None => Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default(),
+    };
+    let limit = saturation_limit(&profile)
+        .ok_or_else(|| CompileError::NoSaturation(profile.name.clone()))?;
+    let outputs: Vec<f64> = kernels
+        .iter()
+        .map(|k| {
+            let (lo, hi) = range::interval(&k.target().expected(), spec.input_range);
+            lo.abs().max(hi.abs())
+        })
+        .collect();
+    let largest_fitting_scale: Vec<f64> = spec
+        .kernels
+        .iter()
+        .zip(&outputs)
+        .map(|(k, &m)| {
+            if m > 0.0 {
+                k.scale * limit / m
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect();
+    // An output that cannot fit clips whatever the program does; its intermediates are
+    // then held to the output's own magnitude rather than rejected outright.
+    let held_to = outputs.iter().copied().fold(limit, f64::max);
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
         init: init.clone(),
@@ -275,53 +398,133 @@ pub fn compile(
             .unwrap_or(2048)
             .saturating_mul(1 << 20),
         work: opts.work.or(spec.search.work),
+        slack: match objective {
+            Objective::Length => 0.0,
+            Objective::Error => opts.slack.unwrap_or(DEFAULT_SLACK).max(0.0),
+        },
+        range: Some(search::GoalRange {
+            depth,
+            lo: spec.input_range.lo,
+            hi: spec.input_range.hi,
+            limit,
+            exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
+        }),
     };
     let problem = alloc::AllocProblem {
         init: (&init, spec.input),
         registers: &registers,
         outputs: &finals,
     };
-    let finish = |steps: &[step::Step]| -> Option<(Program, usize, u64)> {
+    let stats_in = InputStats::of_range(spec.input_range);
+    let outputs_f64: Vec<BTreeMap<(i32, i32), f64>> = targets
+        .iter()
+        .map(|t| {
+            t.expected()
+                .terms
+                .iter()
+                .map(|(o, c)| (*o, range::coef_f64(c)))
+                .collect()
+        })
+        .collect();
+    let finish = |steps: &[step::Step]| -> Option<search::Finished<Program>> {
         let instrs = alloc::allocate(steps, &problem)?;
         let program = emit::program(&instrs, device).ok()?;
         prove(&program, spec.input, general, &targets, Some(&registers)).ok()?;
+        let peak = range::peak(&program, spec.input, general, spec.input_range).ok()?;
+        if peak.magnitude > held_to + 1e-9 {
+            return None;
+        }
+        let score = match objective {
+            Objective::Length => 0.0,
+            Objective::Error => predicted_score(
+                &program,
+                spec,
+                general,
+                &profile,
+                &stats_in,
+                limit,
+                &outputs_f64,
+            )?,
+        };
         let (n, c) = (program.instructions(), program.cycles());
-        Some((program, n, c))
+        Some((program, n, c, score))
     };
-    // The constructive program, which the search only has to beat.
+    // The constructive program, which the search only has to beat. It is held to the
+    // same range and scored like every searched program.
     let start = std::time::Instant::now();
     let make_fallback = || {
-        let found = fallback::program(&finals, spec.input, &registers, depth, ops)
-            .and_then(|instrs| emit::program(&instrs, device).ok())
-            .filter(|p| prove(p, spec.input, general, &targets, Some(&registers)).is_ok())
-            .map(|p| search::Found {
-                instructions: p.instructions(),
-                cycles: p.cycles(),
-                value: p,
-                at: start.elapsed(),
-            });
-        if let Some(f) = &found {
-            stats
-                .best
-                .fetch_min(f.instructions, std::sync::atomic::Ordering::Relaxed);
+        let p = fallback::program(&finals, spec.input, &registers, depth, ops)
+            .and_then(|instrs| emit::program(&instrs, device).ok())?;
+        prove(&p, spec.input, general, &targets, Some(&registers)).ok()?;
+        let peak = range::peak(&p, spec.input, general, spec.input_range).ok()?;
+        if peak.magnitude > held_to + 1e-9 {
+            return None;
         }
-        found
+        let score = match objective {
+            Objective::Length => 0.0,
+            Objective::Error => {
+                predicted_score(&p, spec, general, &profile, &stats_in, limit, &outputs_f64)?
+            }
+        };
+        stats
+            .best
+            .fetch_min(p.instructions(), std::sync::atomic::Ordering::Relaxed);
+        Some(search::Found {
+            instructions: p.instructions(),
+            cycles: p.cycles(),
+            score,
+            value: p,
+            at: start.elapsed(),
+        })
     };
     let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
+    let run_search = |search_opts: &SearchOptions| {
+        if held_to > limit {
+            // An output cannot fit. First try for half the budget to keep everything but
+            // the outputs within the limit (values beyond it clip and spoil what fits);
+            // failing that, hold values to the outputs' own magnitude.
+            let mut first = search_opts.clone();
+            first.time_limit = search_opts.time_limit / 2;
+            first.node_limit = search_opts.node_limit.map(|n| n / 2);
+            first.work = search_opts.work.map(|n| n / 2);
+            let o = search::search(&root, &ctx, &first, stats, &finish);
+            if o.best.is_some() {
+                return o;
+            }
+            let mut second = search_opts.clone();
+            second.time_limit = search_opts
+                .time_limit
+                .saturating_sub(Duration::from_secs_f64(o.seconds))
+                .max(Duration::from_millis(1));
+            second.work = first.work;
+            second.range = Some(search::GoalRange {
+                depth,
+                lo: spec.input_range.lo,
+                hi: spec.input_range.hi,
+                limit: held_to,
+                exempt: Vec::new(),
+            });
+            let mut o2 = search::search(&root, &ctx, &second, stats, &finish);
+            o2.seconds += o.seconds;
+            o2
+        } else {
+            search::search(&root, &ctx, search_opts, stats, &finish)
+        }
+    };
     let (fallback, outcome) = if search_opts.work.is_some() {
         // Deterministic mode: the bound must be there before the search starts.
         let f = make_fallback();
         let search_opts = SearchOptions {
             time_limit: search_opts.time_limit.saturating_sub(start.elapsed()),
-            ..search_opts
+            ..search_opts.clone()
         };
-        (f, search::search(&root, &ctx, &search_opts, stats, &finish))
+        (f, run_search(&search_opts))
     } else {
         // On a clock budget it is made beside the search (on large kernels its proof
         // takes a while) and bounds the search from the moment it is there.
         std::thread::scope(|s| {
             let made = s.spawn(make_fallback);
-            let outcome = search::search(&root, &ctx, &search_opts, stats, &finish);
+            let outcome = run_search(&search_opts);
             (made.join().ok().flatten(), outcome)
         })
     };
@@ -337,11 +540,20 @@ pub fn compile(
         (Some(s), _) => (s, Source::Search),
         (None, Some(f)) => (f, Source::Fallback),
         (None, None) => {
-            return Err(CompileError::NotFound(format!(
+            let detail = format!(
                 "stopped by {} after {} nodes; try a larger --time-limit or more registers",
                 outcome.stop.name(),
                 outcome.nodes
-            )))
+            );
+            if outcome.plans_found > 0 {
+                // Plans reached the input, but none finished in range.
+                return Err(CompileError::NoRangeSafe(format!(
+                    "constraint: every value within +-{held_to} (saturation of profile `{}`) \
+                     for inputs {}..{}; {detail}",
+                    profile.name, spec.input_range.lo, spec.input_range.hi
+                )));
+            }
+            return Err(CompileError::NotFound(detail));
         }
     };
     // Both candidates were proven when made; proving the search's again keeps the
@@ -350,6 +562,10 @@ pub fn compile(
         prove(&best.value, spec.input, general, &targets, Some(&registers))
             .map_err(|e| CompileError::Proof(e.to_string()))?;
     }
+    let peak = range::peak(&best.value, spec.input, general, spec.input_range)
+        .map_err(|e| CompileError::Proof(e.to_string()))?;
+    let predicted = predict_kernels(&best.value, spec, general, &profile, &stats_in)
+        .map_err(|e| CompileError::Proof(e.to_string()))?;
     Ok(Compiled {
         program: best.value,
         kernels,
@@ -367,6 +583,16 @@ pub fn compile(
         ops,
         registers,
         input: spec.input,
+        range: RangeReport {
+            limit,
+            held_to,
+            outputs,
+            largest_fitting_scale,
+            peak,
+        },
+        predicted,
+        objective,
+        profile: profile.name.clone(),
     })
 }
 
@@ -382,6 +608,58 @@ fn one_line(text: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Per kernel of `spec`, the predicted error of `program` under `profile`.
+pub fn predict_kernels(
+    program: &Program,
+    spec: &Spec,
+    general: usize,
+    profile: &Profile,
+    stats: &InputStats,
+) -> Result<Vec<Predicted>, predict::PredictError> {
+    let model = predict::analyse(program, spec.input, general, profile)?;
+    Ok(spec
+        .kernels
+        .iter()
+        .map(|k| model.predict(k.out, stats))
+        .collect())
+}
+
+/// The error objective's score: the summed predicted mean squared error of the outputs,
+/// plus what saturation costs where the image is smooth (values pushed beyond the limit
+/// by their systematic error, values other than unfitting outputs beyond it anyway).
+fn predicted_score(
+    program: &Program,
+    spec: &Spec,
+    general: usize,
+    profile: &Profile,
+    stats: &InputStats,
+    limit: f64,
+    outputs: &[BTreeMap<(i32, i32), f64>],
+) -> Option<f64> {
+    let model = predict::analyse(program, spec.input, general, profile).ok()?;
+    let mse: f64 = spec
+        .kernels
+        .iter()
+        .map(|k| model.predict(k.out, stats).rmse.powi(2))
+        .sum();
+    let same = |a: &BTreeMap<(i32, i32), f64>, b: &BTreeMap<(i32, i32), f64>, sign: f64| {
+        a.len() == b.len()
+            && a.iter()
+                .all(|(o, c)| b.get(o).is_some_and(|d| (c - sign * d).abs() < 1e-9))
+    };
+    let unavoidable =
+        |v: &BTreeMap<(i32, i32), f64>| outputs.iter().any(|o| same(v, o, 1.0) || same(v, o, -1.0));
+    Some(mse + model.smooth_clipping(spec.input_range, limit, &unavoidable))
+}
+
+/// The saturation limit of `profile` as one magnitude (the nearer of its two limits).
+pub fn saturation_limit(profile: &Profile) -> Option<f64> {
+    profile
+        .saturation
+        .as_ref()
+        .map(|s| s.low.abs().min(s.high.abs()))
 }
 
 /// The `//` comment header printed above a compiled program.
@@ -441,6 +719,34 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
             Source::Search => "search",
             Source::Fallback => "constructive fallback (the search found nothing shorter)",
         }
+    );
+    let predicted: Vec<String> = c
+        .kernels
+        .iter()
+        .zip(&c.predicted)
+        .map(|(k, p)| format!("{} RMSE {:.2} bias {:+.2}", k.out, p.rmse, p.bias))
+        .collect();
+    for (k, (&m, &fit)) in c
+        .kernels
+        .iter()
+        .zip(c.range.outputs.iter().zip(&c.range.largest_fitting_scale))
+    {
+        if m > c.range.limit + 1e-9 {
+            s += &format!(
+                "// note: {}'s exact output reaches +-{m}, beyond the register limit: it clips \
+                 (the largest scale that fits is {fit:.6})\n",
+                k.out
+            );
+        }
+    }
+    s += &format!(
+        "// peak |value| {} (limit {}) for inputs {}..{}; predicted under {}: {}\n",
+        c.range.peak.magnitude,
+        c.range.limit,
+        spec.input_range.lo,
+        spec.input_range.hi,
+        c.profile,
+        predicted.join(", ")
     );
     s
 }

@@ -42,6 +42,50 @@ pub struct SearchOptions {
     /// the load. The time limit stays as a safety cap (if it strikes, the result may
     /// vary; the stop reason says `time`).
     pub work: Option<u64>,
+    /// Length slack of the error objective: plans up to `(1 + slack)` times the
+    /// shortest found are kept, and the one with the lowest score wins (0: shortest).
+    pub slack: f64,
+    /// Values every goal must stay within (bags holding a goal outside are pruned).
+    pub range: Option<GoalRange>,
+}
+
+/// The values a goal (atoms over `2^depth`, times input pixels in `lo..=hi`) may reach:
+/// it and its negation (negated copies are made on the way) within `low..=high`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoalRange {
+    /// Common depth of the goals.
+    pub depth: u32,
+    /// Lowest input pixel.
+    pub lo: f64,
+    /// Highest input pixel.
+    pub hi: f64,
+    /// Largest magnitude a register may hold.
+    pub limit: f64,
+    /// Goals exempt from the limit: the outputs themselves (an output that cannot fit
+    /// clips whatever the program does; everything leading to it still must fit).
+    pub exempt: Vec<super::goal::Goal>,
+}
+
+impl GoalRange {
+    /// Whether `g` and `-g` stay within the limit.
+    pub fn fits(&self, g: &super::goal::Goal) -> bool {
+        if self.exempt.iter().any(|e| e == g) {
+            return true;
+        }
+        let (mut low, mut high) = (0.0, 0.0);
+        for t in &g.0 {
+            let n = f64::from(t.n);
+            low += (n * self.lo).min(n * self.hi);
+            high += (n * self.lo).max(n * self.hi);
+        }
+        let scale = 2f64.powi(self.depth.min(1000) as i32);
+        low.abs().max(high.abs()) <= self.limit * scale * (1.0 + 1e-12)
+    }
+
+    /// Whether every goal of `bag` fits.
+    pub fn fits_bag(&self, bag: &Bag) -> bool {
+        bag.0.iter().all(|g| self.fits(g))
+    }
 }
 
 impl Default for SearchOptions {
@@ -53,6 +97,8 @@ impl Default for SearchOptions {
             seed: 0,
             memory_limit: 2 << 30,
             work: None,
+            slack: 0.0,
+            range: None,
         }
     }
 }
@@ -115,6 +161,8 @@ pub struct Found<T> {
     pub instructions: usize,
     /// Its cycle count (ties between equal lengths go to fewer cycles).
     pub cycles: u64,
+    /// Its score under the error objective (lower is better; 0 for length only).
+    pub score: f64,
     /// When it was found, from the start of the search.
     pub at: Duration,
 }
@@ -134,9 +182,13 @@ pub struct Outcome<T> {
     pub stop: StopReason,
 }
 
-/// Turns a plan (instructions in program order) into a result with its instruction and
-/// cycle counts, or rejects it (e.g. registers cannot be allocated).
-pub type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<(T, usize, u64)> + Sync + 'a;
+/// What a finisher makes of a plan: the result, its instruction and cycle counts and
+/// its score under the error objective (lower is better).
+pub type Finished<T> = (T, usize, u64, f64);
+
+/// Turns a plan (instructions in program order) into a result, or rejects it (e.g.
+/// registers cannot be allocated, a value leaves the register range).
+pub type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<Finished<T>> + Sync + 'a;
 
 struct Link {
     step: Step,
@@ -236,6 +288,8 @@ struct Shared<'a, T> {
     stop: AtomicBool,
     reason: Mutex<Option<StopReason>>,
     best: Mutex<Option<Found<T>>>,
+    /// Per instruction count, the finished plan with the lowest score (error objective).
+    pool: Mutex<std::collections::BTreeMap<usize, Found<T>>>,
     worker_memory: Vec<AtomicU64>,
     finish: &'a Finisher<'a, T>,
 }
@@ -250,6 +304,16 @@ impl<T> Shared<'_, T> {
 
     fn best_len(&self) -> usize {
         self.stats.best.load(Ordering::Relaxed)
+    }
+
+    /// Plans and partial plans reaching this many instructions are not worth pursuing:
+    /// the best length, or with a slack every length up to `(1 + slack)` times it.
+    fn length_limit(&self) -> usize {
+        let best = self.best_len();
+        if self.opts.slack <= 0.0 || best == usize::MAX {
+            return best;
+        }
+        (best as f64 * (1.0 + self.opts.slack)).floor() as usize + 1
     }
 }
 
@@ -378,26 +442,42 @@ impl<T> Worker<'_, '_, T> {
     fn offer(&self, steps: &[Step]) {
         let sh = self.sh;
         sh.stats.plans.fetch_add(1, Ordering::Relaxed);
-        if steps.len() >= sh.best_len() {
+        if steps.len() >= sh.length_limit() {
             return;
         }
-        let Some((value, instructions, cycles)) = (sh.finish)(steps) else {
+        let Some((value, instructions, cycles, score)) = (sh.finish)(steps) else {
             return;
         };
+        let found = Found {
+            value,
+            instructions,
+            cycles,
+            score,
+            at: sh.start.elapsed(),
+        };
+        if sh.opts.slack > 0.0 {
+            // The error objective keeps the best plan of every length; the shortest
+            // length is all the pruning needs.
+            if let Ok(mut pool) = sh.pool.lock() {
+                let better = pool
+                    .get(&instructions)
+                    .is_none_or(|b| (score, cycles) < (b.score, b.cycles));
+                if better {
+                    pool.insert(instructions, found);
+                }
+            }
+            sh.stats.best.fetch_min(instructions, Ordering::Relaxed);
+            return;
+        }
         let Ok(mut best) = sh.best.lock() else {
             return;
         };
         let better = match best.as_ref() {
             None => true,
-            Some(b) => (instructions, cycles) < (b.instructions, b.cycles),
+            Some(b) => (instructions, cycles, score) < (b.instructions, b.cycles, b.score),
         };
         if better {
-            *best = Some(Found {
-                value,
-                instructions,
-                cycles,
-                at: sh.start.elapsed(),
-            });
+            *best = Some(found);
             sh.stats.best.fetch_min(instructions, Ordering::Relaxed);
         }
     }
@@ -452,18 +532,25 @@ impl<T> Worker<'_, '_, T> {
             }
             let before = node_bytes(&node);
             state.bytes = state.bytes.saturating_sub(before);
-            if (node.g + node.lb) as usize >= sh.best_len() {
+            if (node.g + node.lb) as usize >= sh.length_limit() {
                 continue;
             }
             let Some(cand) = self.next_child(&mut node) else {
                 continue;
             };
             let g = node.g + 1;
-            if is_initial(&cand.child, ctx) {
+            let in_range = sh
+                .opts
+                .range
+                .as_ref()
+                .is_none_or(|r| r.fits_bag(&cand.child));
+            if !in_range {
+                // A value out of range: no program through this bag is wanted.
+            } else if is_initial(&cand.child, ctx) {
                 self.offer(&Self::plan(&cand.step, &node.path));
             } else if sh.seen.improve(cand.child.fingerprint(), g) {
                 let lb = lower_bound(&cand.child, ctx);
-                if ((g + lb) as usize) < sh.best_len() {
+                if ((g + lb) as usize) < sh.length_limit() {
                     let child = Node {
                         path: Some(Arc::new(Link {
                             step: cand.step,
@@ -618,6 +705,7 @@ fn search_ids<T: Send>(
         stop: AtomicBool::new(false),
         reason: Mutex::new(None),
         best: Mutex::new(None),
+        pool: Mutex::new(std::collections::BTreeMap::new()),
         worker_memory: (0..workers).map(|_| AtomicU64::new(0)).collect(),
         finish,
     };
@@ -695,9 +783,29 @@ fn search_ids<T: Send>(
         Ok(r) => r.unwrap_or(StopReason::Exhausted),
         Err(_) => StopReason::Exhausted,
     };
-    let best = match sh.best.into_inner() {
+    let shortest = match sh.best.into_inner() {
         Ok(b) => b,
         Err(p) => p.into_inner(),
+    };
+    let pool = match sh.pool.into_inner() {
+        Ok(p) => p,
+        Err(p) => p.into_inner(),
+    };
+    // Error objective: the lowest score among the plans within the slack of the
+    // shortest.
+    let best = match pool.keys().next() {
+        Some(&shortest_len) if opts.slack > 0.0 => {
+            let bound = (shortest_len as f64 * (1.0 + opts.slack)).floor() as usize;
+            pool.into_iter()
+                .filter(|(n, _)| *n <= bound)
+                .map(|(_, f)| f)
+                .min_by(|a, b| {
+                    a.score
+                        .total_cmp(&b.score)
+                        .then((a.instructions, a.cycles).cmp(&(b.instructions, b.cycles)))
+                })
+        }
+        _ => shortest,
     };
     Outcome {
         best,
@@ -736,7 +844,7 @@ mod tests {
         };
         let finish = |steps: &[Step]| {
             assert!(steps.iter().all(Step::is_consistent));
-            Some((steps.len(), steps.len(), 0))
+            Some((steps.len(), steps.len(), 0, 0.0))
         };
         let out = search(&root, &ctx, &opts, &Stats::default(), &finish);
         let best = out.best.expect("a plan");

@@ -5,6 +5,7 @@ use super::approx;
 use super::yaml::{self, Kind, Node, NodeError, YamlError};
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
 use crate::isa::Reg;
+use crate::verify::range::InputRange;
 
 /// Which instructions the generator may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -90,6 +91,8 @@ pub struct Spec {
     pub approximation: ApproxParams,
     /// Search settings.
     pub search: SearchParams,
+    /// The values input pixels can take (`input_range: [lo, hi]`, default -128..127).
+    pub input_range: InputRange,
 }
 
 impl Spec {
@@ -264,6 +267,33 @@ struct KernelNodes<'a> {
     rows: &'a [Node],
 }
 
+/// `[lo, hi]` with `-128 <= lo < hi <= 128`.
+fn input_range(n: &Node) -> R<InputRange> {
+    let items = seq_items(n, "input_range")?;
+    let [lo, hi] = items else {
+        return Err(NodeError::at(
+            n,
+            format!("input_range must be [lo, hi], got {} value(s)", items.len()),
+        ));
+    };
+    let (l, h) = (number(lo, "input_range")?, number(hi, "input_range")?);
+    for (node, v) in [(lo, l), (hi, h)] {
+        if !(-128.0..=128.0).contains(&v) {
+            return Err(NodeError::at(
+                node,
+                format!("input_range: {v} is outside the capture's -128..128"),
+            ));
+        }
+    }
+    if l >= h {
+        return Err(NodeError::at(
+            n,
+            format!("input_range [{l}, {h}] is empty or reversed (lo must be below hi)"),
+        ));
+    }
+    Ok(InputRange { lo: l, hi: h })
+}
+
 fn kernel<'a>(n: &'a Node, registers: &[Reg], general: usize) -> R<(KernelSpec, KernelNodes<'a>)> {
     let f = fields(n, "a kernel", &["out", "scale", "weights"])?;
     let (_, out_node) =
@@ -390,6 +420,7 @@ fn build(root: &Node) -> R<Spec> {
             "approximation",
             "search",
             "general_registers",
+            "input_range",
         ],
     )?;
     let name = match get(&f, "name") {
@@ -532,6 +563,10 @@ fn build(root: &Node) -> R<Spec> {
     for (k, nodes) in kernels.iter().zip(&kernel_nodes) {
         check_approximation(k, nodes, &approximation)?;
     }
+    let input_range = match get(&f, "input_range") {
+        Some((_, v)) => input_range(v)?,
+        None => InputRange::default(),
+    };
     Ok(Spec {
         name,
         input,
@@ -539,6 +574,7 @@ fn build(root: &Node) -> R<Spec> {
         kernels,
         approximation,
         search,
+        input_range,
     })
 }
 
@@ -663,5 +699,23 @@ mod tests {
         let (pos, msg) = err("kernels:\n  - out: A\n    weights: [[1]]\n    wieghts: 2\n");
         assert_eq!(pos, Pos { line: 4, col: 5 });
         assert!(msg.contains("unknown key"), "{msg}");
+    }
+
+    #[test]
+    fn input_range_is_read_and_checked() {
+        assert_eq!(
+            parse_spec(GAUSS).unwrap().input_range,
+            InputRange::default()
+        );
+        let half = format!("{GAUSS}input_range: [0, 127]\n");
+        assert_eq!(
+            parse_spec(&half).unwrap().input_range,
+            InputRange { lo: 0.0, hi: 127.0 }
+        );
+        for bad in ["[5, -5]", "[3, 3]", "[]", "[0, 300]"] {
+            let (pos, msg) = err(&format!("{GAUSS}input_range: {bad}\n"));
+            assert_eq!(pos.line, 13, "{bad}: {msg}");
+            assert!(msg.contains("input_range"), "{bad}: {msg}");
+        }
     }
 }

@@ -3,16 +3,16 @@
 
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
+use crate::cain::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
 use crate::isa::{Device, Program};
 use crate::report as html_report;
-use crate::sim::{readout, DEFAULT_CLOCK_HZ, N};
+use crate::sim::DEFAULT_CLOCK_HZ;
 use crate::verify::check::{self, Measurement};
-use crate::verify::convolution::correlate;
 use crate::verify::metrics::ErrorFigures;
-use crate::verify::{heatmap, proof, report};
-use ndarray::Array2;
+use crate::verify::predict::Predicted;
+use crate::verify::{proof, report};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -68,15 +68,15 @@ struct KernelJson {
     analogue_runs: check::FigureSpread,
     total_runs: check::FigureSpread,
     saturated: u64,
-}
-
-#[derive(Serialize)]
-struct BudgetRow {
-    depth: u32,
-    instructions: usize,
-    cycles: u64,
-    total_rmse: f64,
-    meets: bool,
+    /// Total error split by source.
+    sources: check::ErrorSources,
+    /// Analytic prediction of the analogue error (noise, gain, offset), with the
+    /// images' input moments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    predicted: Option<Predicted>,
+    /// Largest magnitude any value of the program reaches for the spec's input range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -98,16 +98,9 @@ struct Report {
     /// depth does, the closest program is reported and the exit code is 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     budget_met: Option<bool>,
+    /// Share of PE-register writes that saturated (first run, all images).
+    saturated_share: f64,
     program: String,
-}
-
-/// What the error-budget search settled on.
-struct BudgetChoice {
-    spec: Spec,
-    program: Program,
-    kernels: Vec<KernelReport>,
-    rows: Vec<BudgetRow>,
-    met: bool,
 }
 
 fn is_spec(p: &Path) -> bool {
@@ -169,8 +162,17 @@ pub fn run(a: &CheckArgs) -> Outcome {
                 (spec, c.program, c.kernels, Vec::new(), None)
             }
             Some(limit) => {
-                let b = budget_search(&spec, a, limit, &grey, &testbed)?;
-                (b.spec, b.program, b.kernels, b.rows, Some(b.met))
+                let opts = CompileOptions {
+                    time_limit: a.time_limit,
+                    workers: a.workers,
+                    ..CompileOptions::default()
+                };
+                let b = budget::budget_search(&spec, &opts, limit, &grey, &testbed, a.runs)
+                    .map_err(|e| CliError::msg(e.to_string()))?;
+                if !a.json.json {
+                    print_budget(&b, limit, spec.approximation.max_depth);
+                }
+                (spec, b.program, b.kernels, b.rows, Some(b.met))
             }
         }
     } else {
@@ -204,7 +206,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     } else {
         report::explain_mismatch(&program, spec.input, general, &proof_targets)
     };
-    let targets = check::targets(&spec, &kernels);
+    let targets = cain::check_targets(&spec, &kernels);
     let m = if verified {
         Some(
             check::measure(
@@ -215,16 +217,36 @@ pub fn run(a: &CheckArgs) -> Outcome {
     } else {
         None
     };
+    let border = m.as_ref().map_or(0, |m| m.border);
+    let predicted = if verified {
+        check::predict_on_images(
+            &program,
+            spec.input,
+            general,
+            &targets,
+            &grey,
+            &testbed.profile,
+            border,
+        )
+        .ok()
+    } else {
+        None
+    };
+    let peak = crate::verify::range::peak(&program, spec.input, general, spec.input_range)
+        .ok()
+        .map(|p| p.magnitude);
     if let (Some(dir), true) = (&a.out, verified) {
-        write_outputs(
+        check::write_outputs(
             dir,
             &program,
-            &spec,
+            spec.input,
+            general,
             &targets,
             &images,
             &testbed,
-            m.as_ref(),
-        )?;
+            m.as_ref().map_or(0, |m| m.border),
+        )
+        .map_err(|e| CliError::msg(e.to_string()))?;
     }
     let report = Report {
         verified,
@@ -235,7 +257,12 @@ pub fn run(a: &CheckArgs) -> Outcome {
         border: m.as_ref().map_or(0, |m| m.border),
         images: images.len(),
         runs: a.runs,
-        kernels: kernel_json(&kernels, m.as_ref()),
+        kernels: kernel_json(&kernels, m.as_ref(), &predicted, peak),
+        saturated_share: m.as_ref().map_or(0.0, |m| {
+            m.kernels.first().map_or(0.0, |k| {
+                k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
+            })
+        }),
         mismatch,
         budget,
         budget_met,
@@ -258,14 +285,20 @@ pub fn run(a: &CheckArgs) -> Outcome {
     })
 }
 
-fn kernel_json(kernels: &[KernelReport], m: Option<&Measurement>) -> Vec<KernelJson> {
+fn kernel_json(
+    kernels: &[KernelReport],
+    m: Option<&Measurement>,
+    predicted: &Option<Vec<Predicted>>,
+    peak: Option<f64>,
+) -> Vec<KernelJson> {
     let Some(m) = m else {
         return Vec::new();
     };
     kernels
         .iter()
         .zip(&m.kernels)
-        .map(|(k, e)| KernelJson {
+        .enumerate()
+        .map(|(i, (k, e))| KernelJson {
             out: k.out.to_string(),
             depth: k.approx.depth,
             approximated: k.approx.weights.clone(),
@@ -275,161 +308,40 @@ fn kernel_json(kernels: &[KernelReport], m: Option<&Measurement>) -> Vec<KernelJ
             analogue_runs: e.analogue_runs,
             total_runs: e.total_runs,
             saturated: e.saturated,
+            sources: e.sources,
+            predicted: predicted.as_ref().and_then(|p| p.get(i).copied()),
+            peak,
         })
         .collect()
 }
 
-/// An approximated kernel in lowest terms: (weights, depth) with the depth as small as
-/// the weights allow, so equal fractions compare equal.
-fn reduced(a: &cain::Approx) -> (Vec<Vec<i64>>, u32) {
-    let mut w = a.weights.clone();
-    let mut d = a.depth;
-    while d > 0 && w.iter().flatten().all(|q| q % 2 == 0) {
-        w.iter_mut().flatten().for_each(|q| *q /= 2);
-        d -= 1;
+fn print_budget(b: &BudgetChoice, limit: f64, max_depth: u32) {
+    for (d, e) in &b.skipped {
+        eprintln!("depth {d}: {e}");
     }
-    (w, d)
-}
-
-fn budget_search(
-    spec: &Spec,
-    a: &CheckArgs,
-    limit: f64,
-    images: &[crate::sim::capture::GreyImage],
-    testbed: &dyn check::Testbed,
-) -> Result<BudgetChoice, CliError> {
-    let mut rows = Vec::new();
-    // The shortest program that meets the budget, else the one with the least error.
-    let mut best: Option<(cain::Compiled, f64)> = None;
-    let mut closest: Option<(cain::Compiled, f64)> = None;
-    let mut seen = Vec::new();
-    for d in 0..=spec.approximation.max_depth {
-        let mut s = spec.clone();
-        s.approximation.max_depth = d;
-        s.approximation.max_error = 0.0;
-        let kernels = cain::approximate_spec(&s)?;
-        let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
-        // A deeper approximation can land on the same fractions (1/9 is 1/8 at d = 3,
-        // 4 and 5): compile and measure each distinct set of kernels once.
-        let fractions: Vec<_> = kernels.iter().map(|k| reduced(&k.approx)).collect();
-        if seen.contains(&fractions) {
-            continue;
-        }
-        seen.push(fractions);
-        let c = match compile(&s, &a.target, a, a.json.json) {
-            Ok(c) => c,
-            Err(e) => {
-                if !a.json.json {
-                    eprintln!("depth {d}: {e}");
-                }
-                continue;
-            }
-        };
-        let targets = check::targets(spec, &c.kernels);
-        let m = check::measure(
-            &c.program,
-            spec.input,
-            spec.general_count(),
-            &targets,
-            images,
-            testbed,
-            a.runs,
-        )?;
-        let worst = m
-            .kernels
-            .iter()
-            .map(|k| k.total_runs.rmse.mean)
-            .fold(0.0f64, f64::max);
-        let meets = worst <= limit;
-        rows.push(BudgetRow {
-            depth,
-            instructions: c.program.instructions(),
-            cycles: c.program.cycles(),
-            total_rmse: worst,
-            meets,
-        });
-        let better = |b: &(cain::Compiled, f64)| {
-            (c.program.instructions(), worst) < (b.0.program.instructions(), b.1)
-        };
-        if meets && best.as_ref().is_none_or(better) {
-            best = Some((c, worst));
-        } else if !meets && closest.as_ref().is_none_or(|b| worst < b.1) {
-            closest = Some((c, worst));
-        }
-    }
-    if !a.json.json {
-        eprintln!("depth  instructions  cycles  total RMSE  meets {limit}");
-        for r in &rows {
-            eprintln!(
-                "{:>5}  {:>12}  {:>6}  {:>10.4}  {}",
-                r.depth,
-                r.instructions,
-                r.cycles,
-                r.total_rmse,
-                if r.meets { "yes" } else { "no" }
-            );
-        }
-    }
-    let met = best.is_some();
-    let Some((c, worst)) = best.or(closest) else {
-        return Err(CliError::msg(format!(
-            "no program could be compiled at any depth up to {}",
-            spec.approximation.max_depth
-        )));
-    };
-    if !met && !a.json.json {
+    eprintln!("depth  instructions  cycles  total RMSE  meets {limit}");
+    for r in &b.rows {
         eprintln!(
-            "no depth up to {} meets --max-total-rmse {limit}; reporting the closest \
-             (total RMSE {worst:.4}, {} instructions)",
-            spec.approximation.max_depth,
-            c.program.instructions()
+            "{:>5}  {:>12}  {:>6}  {:>10.4}  {}",
+            r.depth,
+            r.instructions,
+            r.cycles,
+            r.total_rmse,
+            if r.meets { "yes" } else { "no" }
         );
     }
-    Ok(BudgetChoice {
-        spec: spec.clone(),
-        program: c.program,
-        kernels: c.kernels,
-        rows,
-        met,
-    })
-}
-
-fn write_outputs(
-    dir: &Path,
-    program: &Program,
-    spec: &Spec,
-    targets: &[check::Target],
-    images: &[(String, crate::sim::capture::GreyImage)],
-    testbed: &dyn check::Testbed,
-    m: Option<&Measurement>,
-) -> Result<(), CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
-    let general = spec.general_count();
-    for (name, img) in images {
-        let (outs, _) = check::simulate(program, spec.input, general, targets, img, testbed, 0)?;
-        let x = check::input_values(img);
-        for (t, result) in targets.iter().zip(&outs) {
-            let ideal = correlate(&x, &t.exact, t.centre);
-            let stem = dir.join(format!("{name}_{}", t.out));
-            let as_f32 = |a: &Array2<f64>| a.iter().map(|&v| v as f32).collect::<Vec<f32>>();
-            readout::save_npy(&stem.with_extension("result.npy"), &as_f32(result))?;
-            readout::save_npy(&stem.with_extension("ideal.npy"), &as_f32(&ideal))?;
-            readout::save_png(&stem.with_extension("result.png"), &as_f32(result))?;
-            readout::save_png(&stem.with_extension("ideal.png"), &as_f32(&ideal))?;
-            let border = m.map_or(0, |m| m.border);
-            let err = Array2::from_shape_fn((N, N), |(r, c)| {
-                let inside = r >= border && c >= border && r < N - border && c < N - border;
-                if inside {
-                    (result[[r, c]] - ideal[[r, c]]).abs()
-                } else {
-                    0.0
-                }
-            });
-            heatmap::save(&stem.with_extension("error.png"), &err)?;
-        }
+    if !b.met {
+        let worst = b
+            .rows
+            .iter()
+            .map(|r| r.total_rmse)
+            .fold(f64::INFINITY, f64::min);
+        eprintln!(
+            "no depth up to {max_depth} meets --max-total-rmse {limit}; reporting the closest \
+             (total RMSE {worst:.4}, {} instructions)",
+            b.program.instructions()
+        );
     }
-    Ok(())
 }
 
 /// Builds the report page from the library's pieces and writes it.
@@ -545,11 +457,42 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
             );
         }
     }
+    println!("\nwhere the total error comes from (run 1; RMSE and bias of each stage)");
+    for k in &r.kernels {
+        let s = &k.sources;
+        println!("{:<4} {:<10} {}", k.out, "approx", fig(&s.approximation));
+        println!("{:<4} {:<10} {}", "", "analogue", fig(&s.analogue));
+        if let Some(p) = &k.predicted {
+            println!(
+                "{:<4} {:<10} {:>9.4} {:>9} {:>7} {:>+9.4}   (analytic, from the profile)",
+                "", "predicted", p.rmse, "", "", p.bias
+            );
+        }
+        println!("{:<4} {:<10} {}", "", "saturation", fig(&s.saturation));
+        println!("{:<4} {:<10} {}", "", "readout", fig(&s.readout_clipping));
+        if s.clipped_share > 0.0 {
+            println!(
+                "{:<4} note: the exact result leaves the 8-bit readout range on {:.1} % of the \
+                 PEs; that clipping ({:.2} RMSE) is lost on any device: scale the kernel down",
+                "",
+                100.0 * s.clipped_share,
+                s.readout_clipping.rmse
+            );
+        }
+    }
     if let Some(k) = r.kernels.first() {
         println!(
-            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, run 1)",
-            k.saturated
+            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
+             run 1; {:.2} % of PE-images)",
+            k.saturated,
+            100.0 * r.saturated_share
         );
+        if let Some(p) = k.peak {
+            println!(
+                "peak          |value| up to {p} for inputs {}..{} (static range)",
+                spec.input_range.lo, spec.input_range.hi
+            );
+        }
     }
     match r.budget_met {
         Some(true) => println!("budget        met: the shortest program within the RMSE budget"),

@@ -3,6 +3,7 @@
 use super::{args, CliError, Outcome};
 use crate::cain::{self, CompileOptions, Ops, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
+use crate::sim::noise::Profile;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,6 +48,18 @@ pub struct CompileArgs {
     pub memory_limit: Option<u64>,
     #[command(flatten)]
     pub json: args::JsonArg,
+    /// What to minimise: `error` (predicted error among programs within the slack of
+    /// the shortest found) or `length` (the shortest program).
+    #[arg(long, value_name = "error|length", default_value = "error")]
+    pub objective: String,
+    /// Length slack of `--objective error`: programs up to this fraction longer than the
+    /// shortest found compete on predicted error.
+    #[arg(long, value_name = "FRACTION", default_value_t = cain::DEFAULT_SLACK)]
+    pub slack: f64,
+    /// Noise profile for the register range (its saturation) and the error prediction:
+    /// `ideal`, `scamp5` or a profile YAML file.
+    #[arg(long, default_value = crate::sim::noise::DEFAULT_PROFILE, value_name = "PROFILE")]
+    pub noise: String,
 }
 
 /// Runs `scamp compile`.
@@ -56,6 +69,22 @@ pub fn run(a: &CompileArgs) -> Outcome {
     }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
+    let objective = cain::Objective::parse(&a.objective).ok_or_else(|| {
+        CliError::msg(format!(
+            "--objective: `{}` is not `error` or `length`",
+            a.objective
+        ))
+    })?;
+    if !(a.slack >= 0.0 && a.slack <= 10.0) {
+        return Err(CliError::msg("--slack must be a fraction between 0 and 10"));
+    }
+    let profile = Profile::load(&a.noise)?;
+    if profile.saturation.is_none() {
+        return Err(CliError::msg(format!(
+            "{}:1:1: profile `{}` has no `saturation` limits; compile holds every value to them",
+            a.noise, profile.name
+        )));
+    }
     let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
@@ -65,6 +94,9 @@ pub fn run(a: &CompileArgs) -> Outcome {
         node_limit: a.node_limit,
         memory_limit_mb: a.memory_limit,
         work: a.work,
+        objective: Some(objective),
+        slack: Some(a.slack),
+        profile: Some(profile),
     };
     let stats = Stats::default();
     let show = !a.json.json && std::io::stderr().is_terminal();
@@ -78,6 +110,22 @@ pub fn run(a: &CompileArgs) -> Outcome {
         r
     });
     let compiled = result.map_err(|e| super::compile_error(&a.spec, e))?;
+    let r = &compiled.range;
+    for ((k, &m), &fit) in spec
+        .kernels
+        .iter()
+        .zip(&r.outputs)
+        .zip(&r.largest_fitting_scale)
+    {
+        if m > r.limit + 1e-9 {
+            eprintln!(
+                "warning: kernel {}: its exact output reaches +-{m} for inputs {}..{}, beyond the \
+                 register limit +-{} of profile `{}`: the output clips; the largest scale that \
+                 fits is {fit:.6} (the spec's is {})",
+                k.out, spec.input_range.lo, spec.input_range.hi, r.limit, compiled.profile, k.scale
+            );
+        }
+    }
     if compiled.search.stop == cain::StopReason::Memory {
         eprintln!(
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
@@ -98,12 +146,20 @@ pub fn run(a: &CompileArgs) -> Outcome {
         let kernels: Vec<serde_json::Value> = compiled
             .kernels
             .iter()
-            .map(|k| {
+            .zip(&compiled.predicted)
+            .zip(&r.outputs)
+            .zip(&r.largest_fitting_scale)
+            .map(|(((k, p), &output_peak), &fit)| {
                 serde_json::json!({
                     "out": k.out.to_string(),
                     "depth": k.approx.depth,
                     "approximated": k.approx.weights,
                     "approx_error": k.approx.error,
+                    "predicted": {"rmse": p.rmse, "bias": p.bias},
+                    "peak": r.peak.magnitude,
+                    "output_peak": output_peak,
+                    "fits": output_peak <= r.limit + 1e-9,
+                    "largest_fitting_scale": if fit.is_finite() { Some(fit) } else { None },
                 })
             })
             .collect();
@@ -113,6 +169,17 @@ pub fn run(a: &CompileArgs) -> Outcome {
             "cycles": compiled.program.cycles(),
             "program": compiled.program.to_string(),
             "kernels": kernels,
+            "objective": match compiled.objective {
+                cain::Objective::Error => "error",
+                cain::Objective::Length => "length",
+            },
+            "noise": compiled.profile,
+            "range": {
+                "limit": r.limit,
+                "held_to": r.held_to,
+                "peak": r.peak.magnitude,
+                "input_range": [spec.input_range.lo, spec.input_range.hi],
+            },
             "search": {
                 "nodes": s.nodes,
                 "seconds_to_best": s.seconds_to_best,

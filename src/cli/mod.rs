@@ -71,7 +71,9 @@ impl CliError {
         let not_found = matches!(
             self,
             CliError::CompileSpec {
-                source: CompileError::NotFound(_) | CompileError::Proof(_),
+                source: CompileError::NotFound(_)
+                    | CompileError::Proof(_)
+                    | CompileError::NoRangeSafe(_),
                 ..
             }
         );

@@ -2,6 +2,7 @@
 //! layer leaves values untouched (the `ideal` profile); the noise model is another layer.
 
 use crate::isa::Reg;
+use crate::sim::noise::BusKind;
 
 /// What is being written, for a layer that needs to know.
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +24,29 @@ pub struct WriteCtx {
     pub reads_pix: bool,
 }
 
+impl WriteCtx {
+    /// The kind of the transfer, as the error model tells them apart.
+    pub fn kind(&self) -> BusKind {
+        BusKind::of(self.receivers, self.sources)
+    }
+}
+
+/// Consecutive rows of values on their way into a register (see
+/// [`WriteLayer::perturb`]): `src.len() / N` rows from `row` on, every slice holding
+/// that many rows of `N` entries.
+pub struct RowWrite<'a> {
+    /// The first array row written.
+    pub row: usize,
+    /// The exact values, row after row.
+    pub src: &'a [f32],
+    /// Where the values to store go.
+    pub out: &'a mut [f32],
+    /// Which entries will be stored (`None`: every entry).
+    pub mask: Option<&'a [bool]>,
+    /// Which stored entries were clipped (see [`WriteLayer::perturb`]).
+    pub clipped: &'a mut [bool],
+}
+
 /// What is being read out.
 #[derive(Clone, Copy, Debug)]
 pub struct ReadCtx {
@@ -36,19 +60,11 @@ pub struct ReadCtx {
 
 /// Modifies values on their way into a register, between writes, and on readout.
 pub trait WriteLayer: Send + Sync {
-    /// Writes to `out` the row of values `src` about to be written to `row`, perturbed
-    /// (only entries whose `mask` is set will be stored; `None`: every entry). Returns
-    /// how many stored entries were clipped; when there were any, `clipped[c]` tells
-    /// which (it is left as it was otherwise).
-    fn perturb(
-        &self,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64;
+    /// Writes to `w.out` the rows of values `w.src` about to be written from row `w.row`
+    /// on, perturbed (only entries whose `w.mask` is set will be stored). Returns how
+    /// many stored entries were clipped; when there were any, `w.clipped` tells which,
+    /// entry by entry (it may be left as it was otherwise).
+    fn perturb(&self, ctx: &WriteCtx, w: RowWrite) -> u64;
 
     /// Whether the layer never changes anything (lets the array skip calling it).
     fn is_exact(&self) -> bool {
@@ -76,16 +92,8 @@ pub trait WriteLayer: Send + Sync {
 pub struct Exact;
 
 impl WriteLayer for Exact {
-    fn perturb(
-        &self,
-        _: &WriteCtx,
-        _: usize,
-        src: &[f32],
-        out: &mut [f32],
-        _: Option<&[bool]>,
-        _: &mut [bool],
-    ) -> u64 {
-        out.copy_from_slice(src);
+    fn perturb(&self, _: &WriteCtx, w: RowWrite) -> u64 {
+        w.out.copy_from_slice(w.src);
         0
     }
 

@@ -2,6 +2,7 @@
 //! cycle and time accounting.
 
 pub mod array;
+pub mod batch;
 pub mod capture;
 pub mod edge;
 pub mod layer;

@@ -1,6 +1,8 @@
-//! Which vector unit the processor offers, detected once. The hot loops are compiled
-//! once per unit and chosen at run time; every copy does the same operations in the
-//! same order, so results are bit-identical whichever runs.
+//! Which vector unit the processor offers, detected once, and the one mechanism that
+//! runs a hot loop compiled for it: a [`Kernel`] is compiled once per unit and
+//! [`run_widest`] picks the copy at run time. Every copy does the same operations in
+//! the same order (no fused multiply-add is introduced, no sum reordered), so results
+//! are bit-identical whichever runs.
 
 use std::sync::OnceLock;
 
@@ -38,4 +40,45 @@ fn detect() -> VectorUnit {
 #[cfg(not(target_arch = "x86_64"))]
 fn detect() -> VectorUnit {
     VectorUnit::Portable
+}
+
+/// A computation to compile once per vector unit. Implementors mark [`Kernel::run`]
+/// `#[inline(always)]`, so that its body (and what it inlines) is compiled into each
+/// copy with that unit's instructions.
+pub trait Kernel {
+    /// What the computation returns.
+    type Output;
+    /// Runs the computation.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs `kernel` compiled for the widest vector unit the processor has.
+#[inline]
+pub fn run_widest<K: Kernel>(kernel: K) -> K::Output {
+    #[cfg(target_arch = "x86_64")]
+    match widest() {
+        // SAFETY: the processor supports the instruction set (detected at run time).
+        VectorUnit::Avx512 => return unsafe { x86::avx512(kernel) },
+        // SAFETY: as above.
+        VectorUnit::Avx2 => return unsafe { x86::avx2(kernel) },
+        VectorUnit::Portable => {}
+    }
+    kernel.run()
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    //! The copies of a [`Kernel`] per instruction set.
+
+    use super::Kernel;
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    pub fn avx512<K: Kernel>(kernel: K) -> K::Output {
+        kernel.run()
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn avx2<K: Kernel>(kernel: K) -> K::Output {
+        kernel.run()
+    }
 }

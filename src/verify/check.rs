@@ -28,6 +28,15 @@ pub trait Testbed: Sync {
     fn array(&self, general: usize, run: u32) -> Array;
     /// The result of `reg` as read off the array (readout error applied, if any).
     fn read(&self, array: &Array, reg: Reg, run: u32) -> Vec<f32>;
+    /// The same test bed with register saturation and readout clamping switched off
+    /// (same chip and seeds), if it clips at all: what separates clipping from noise.
+    fn unclipped(&self) -> Option<Box<dyn Testbed + '_>> {
+        None
+    }
+    /// The readout's lowest and highest code, if results are read through an ADC.
+    fn readout_limits(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// Arrays under a noise profile: run `r` uses run seed `seed + r` on the chip
@@ -68,6 +77,27 @@ impl Testbed for ProfileTestbed {
     fn read(&self, array: &Array, reg: Reg, _run: u32) -> Vec<f32> {
         array.read_out(reg).unwrap_or_default()
     }
+
+    fn unclipped(&self) -> Option<Box<dyn Testbed + '_>> {
+        if self.profile.saturation.is_none() && !self.profile.readout.enabled {
+            return None;
+        }
+        let mut profile = self.profile.clone();
+        profile.saturation = None;
+        // The ADC still rounds and adds its noise; only its range is lifted.
+        profile.readout.low = -1e9;
+        profile.readout.high = 1e9;
+        Some(Box::new(ProfileTestbed {
+            profile,
+            chip_seed: self.chip_seed,
+            seed: self.seed,
+        }))
+    }
+
+    fn readout_limits(&self) -> Option<(f64, f64)> {
+        let r = &self.profile.readout;
+        r.enabled.then_some((r.low, r.high))
+    }
 }
 
 /// A figure's mean and spread over run seeds.
@@ -79,6 +109,26 @@ pub struct FigureSpread {
     pub max: Spread,
     /// Mean bias over runs.
     pub bias: Spread,
+}
+
+/// The total error of one kernel split by source (first run): each figure compares two
+/// stages, so that the four errors add up to the total, PE by PE.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ErrorSources {
+    /// Approximated kernel vs specified kernel, exact arithmetic.
+    pub approximation: ErrorFigures,
+    /// Readout clipping: the exact approximated result clamped to the ADC's codes vs
+    /// unclamped (an output beyond the 8-bit range loses this on any device).
+    pub readout_clipping: ErrorFigures,
+    /// Noise, gain and offset: the program run without register saturation and
+    /// readout clamping (same chip and seeds) vs the exact approximated result.
+    pub analogue: ErrorFigures,
+    /// Saturation inside the program: what clipping changed in the run (the run as
+    /// simulated minus the unclipped run) beyond the readout clipping of the exact
+    /// result.
+    pub saturation: ErrorFigures,
+    /// Share of the compared PEs whose exact result lies outside the readout's codes.
+    pub clipped_share: f64,
 }
 
 /// Error figures of one kernel over all images.
@@ -99,6 +149,8 @@ pub struct KernelErrors {
     /// PE-register pairs clipped while the program ran (every register, not only this
     /// kernel's), summed over images, first run.
     pub saturated: u64,
+    /// The total error split by source.
+    pub sources: ErrorSources,
 }
 
 /// What a check run measured.
@@ -114,24 +166,27 @@ pub struct Measurement {
     pub kernels: Vec<KernelErrors>,
 }
 
-/// The numeric targets of a spec's kernels: the specified weights (scale applied) and
-/// their approximation `weights / 2^d`.
-pub fn targets(spec: &crate::cain::Spec, kernels: &[crate::cain::KernelReport]) -> Vec<Target> {
-    spec.kernels
-        .iter()
-        .zip(kernels)
-        .map(|(k, a)| {
-            let h = k.weights.len();
-            let w = k.weights.first().map_or(0, Vec::len);
-            let den = 2f64.powi(a.approx.depth as i32);
-            Target {
-                out: k.out,
-                exact: Array2::from_shape_fn((h, w), |(i, j)| k.weights[i][j] * k.scale),
-                approx: Array2::from_shape_fn((h, w), |(i, j)| a.approx.weights[i][j] as f64 / den),
-                centre: super::convolution::centre_of(h, w),
-            }
-        })
-        .collect()
+impl Target {
+    /// The target of a kernel: `exact` holds the specified weights with the scale
+    /// applied, `approx` the integer weights over `2^depth` the program computes.
+    pub fn new(out: Reg, exact: &[Vec<f64>], approx: &super::proof::Target) -> Target {
+        let h = exact.len();
+        let w = exact.first().map_or(0, Vec::len);
+        let den = 2f64.powi(approx.depth.min(1000) as i32);
+        let at = |i: usize, j: usize| {
+            approx
+                .weights
+                .get(i)
+                .and_then(|r| r.get(j))
+                .map_or(0.0, |&q| q as f64 / den)
+        };
+        Target {
+            out,
+            exact: Array2::from_shape_fn((h, w), |(i, j)| exact[i].get(j).copied().unwrap_or(0.0)),
+            approx: Array2::from_shape_fn((h, w), |(i, j)| at(i, j)),
+            centre: super::convolution::centre_of(h, w),
+        }
+    }
 }
 
 /// Loads every picture (PNG, JPEG, PGM/PPM) in `dir`, sorted by file name.
@@ -236,6 +291,13 @@ pub fn measure(
     let mut analogue = vec![vec![ErrorAccumulator::default(); nk]; runs as usize];
     let mut total = vec![vec![ErrorAccumulator::default(); nk]; runs as usize];
     let mut saturated = 0u64;
+    let mut readout_clip = vec![ErrorAccumulator::default(); nk];
+    let mut analogue_only = vec![ErrorAccumulator::default(); nk];
+    let mut saturation = vec![ErrorAccumulator::default(); nk];
+    let mut clipped = vec![0u64; nk];
+    let mut compared = 0u64;
+    let unclipped = testbed.unclipped();
+    let limits = testbed.readout_limits();
     for img in images {
         let x = input_values(img);
         let exact: Vec<Array2<f64>> = targets
@@ -249,10 +311,37 @@ pub fn measure(
         for k in 0..nk {
             approx[k].add(&approximated[k], &exact[k], border);
         }
-        for run in 0..runs {
-            let (outs, sat) = simulate(program, input, general, targets, img, testbed, run)?;
+        let clamped: Vec<Array2<f64>> = approximated
+            .iter()
+            .map(|a| match limits {
+                Some((lo, hi)) => a.mapv(|v| v.clamp(lo, hi)),
+                None => a.clone(),
+            })
+            .collect();
+        compared += (N.saturating_sub(2 * border) as u64).pow(2);
+        for k in 0..nk {
+            readout_clip[k].add(&clamped[k], &approximated[k], border);
+            clipped[k] += count_inside(&approximated[k], &clamped[k], border);
+        }
+        // The runs of one image side by side (see `sim::batch`), summed in run order.
+        let frames = sim::batch::frames(runs as usize, |run| {
+            simulate(program, input, general, targets, img, testbed, run as u32)
+        })?;
+        for (run, (outs, sat)) in (0..runs).zip(frames) {
             if run == 0 {
                 saturated += sat;
+                let free = match &unclipped {
+                    Some(tb) => {
+                        simulate(program, input, general, targets, img, tb.as_ref(), run)?.0
+                    }
+                    None => outs.clone(),
+                };
+                for k in 0..nk {
+                    analogue_only[k].add(&free[k], &approximated[k], border);
+                    // outs - free - (clamped - approximated), as a difference of two.
+                    let inside = &outs[k] - &free[k] + &approximated[k];
+                    saturation[k].add(&inside, &clamped[k], border);
+                }
             }
             for k in 0..nk {
                 analogue[run as usize][k].add(&outs[k], &approximated[k], border);
@@ -272,6 +361,13 @@ pub fn measure(
                 analogue_runs: spread(&an),
                 total_runs: spread(&to),
                 saturated,
+                sources: ErrorSources {
+                    approximation: approx[k].figures(),
+                    readout_clipping: readout_clip[k].figures(),
+                    analogue: analogue_only[k].figures(),
+                    saturation: saturation[k].figures(),
+                    clipped_share: clipped[k] as f64 / compared.max(1) as f64,
+                },
             }
         })
         .collect();
@@ -281,6 +377,104 @@ pub fn measure(
         runs,
         kernels,
     })
+}
+
+/// PEs inside the border where `a` and `b` differ.
+fn count_inside(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
+    let mut n = 0;
+    for r in border..N.saturating_sub(border) {
+        for c in border..N.saturating_sub(border) {
+            n += u64::from(a[[r, c]] != b[[r, c]]);
+        }
+    }
+    n
+}
+
+/// Per target, the analytic prediction of the error ([`super::predict`]) under
+/// `profile`, with the input moments of `images` (full-range values) inside `border`.
+pub fn predict_on_images(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[GreyImage],
+    profile: &Profile,
+    border: usize,
+) -> Result<Vec<super::predict::Predicted>, super::predict::PredictError> {
+    let model = super::predict::analyse(program, input, general, profile)?;
+    let reach = targets
+        .iter()
+        .map(|t| model.radius(t.out))
+        .max()
+        .unwrap_or(0);
+    let xs: Vec<Array2<f64>> = images.iter().map(input_values).collect();
+    let stats = super::predict::InputStats::of_images(&xs, border, 2 * reach.max(0) as usize);
+    Ok(targets
+        .iter()
+        .map(|t| model.predict(t.out, &stats))
+        .collect())
+}
+
+/// Why result files could not be written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OutputError {
+    /// The program stopped while running.
+    #[error(transparent)]
+    Run(#[from] sim::run::RunError),
+    /// A folder or file could not be written (the message names it).
+    #[error("{0}")]
+    Write(String),
+}
+
+/// Writes, per image and target, the result (`.result.npy`/`.png`), the specified
+/// kernel's ideal result (`.ideal.*`) and a heat map of `|result - ideal|` inside the
+/// border (`.error.png`), run 0 of `testbed`.
+#[allow(clippy::too_many_arguments)]
+pub fn write_outputs(
+    dir: &std::path::Path,
+    program: &Program,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[(String, GreyImage)],
+    testbed: &dyn Testbed,
+    border: usize,
+) -> Result<(), OutputError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| OutputError::Write(format!("{}: cannot create: {e}", dir.display())))?;
+    for (name, img) in images {
+        let (outs, _) = simulate(program, input, general, targets, img, testbed, 0)?;
+        let x = input_values(img);
+        for (t, result) in targets.iter().zip(&outs) {
+            let ideal = correlate(&x, &t.exact, t.centre);
+            let stem = dir.join(format!("{name}_{}", t.out));
+            let as_f32 = |a: &Array2<f64>| a.iter().map(|&v| v as f32).collect::<Vec<f32>>();
+            let save = |ext: &str, v: &Array2<f64>, png: bool| {
+                let path = stem.with_extension(ext);
+                let r = if png {
+                    sim::readout::save_png(&path, &as_f32(v))
+                } else {
+                    sim::readout::save_npy(&path, &as_f32(v))
+                };
+                r.map_err(|e| OutputError::Write(e.to_string()))
+            };
+            save("result.npy", result, false)?;
+            save("ideal.npy", &ideal, false)?;
+            save("result.png", result, true)?;
+            save("ideal.png", &ideal, true)?;
+            let err = Array2::from_shape_fn((N, N), |(r, c)| {
+                let inside = r >= border && c >= border && r < N - border && c < N - border;
+                if inside {
+                    (result[[r, c]] - ideal[[r, c]]).abs()
+                } else {
+                    0.0
+                }
+            });
+            super::heatmap::save(&stem.with_extension("error.png"), &err)
+                .map_err(|e| OutputError::Write(e.to_string()))?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ pub mod compare;
 pub mod convolution;
 pub mod heatmap;
 pub mod metrics;
+pub mod predict;
 pub mod proof;
+pub mod range;
 pub mod report;
 pub mod symbolic;

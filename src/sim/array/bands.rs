@@ -7,9 +7,8 @@ use super::plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use super::rows;
 use super::N;
 use crate::sim::edge::EdgeMode;
-use crate::sim::layer::WriteLayer;
-#[cfg(target_arch = "x86_64")]
-use crate::sim::vector_unit::{widest, VectorUnit};
+use crate::sim::layer::{RowWrite, WriteLayer};
+use crate::sim::vector_unit::{run_widest, Kernel};
 use rayon::prelude::*;
 
 /// Rows per band: 32 rows of a plane are 32 KiB, so the handful of planes a segment
@@ -89,6 +88,22 @@ pub fn where_rows(shared: &Shared, t: &Transfer, first: usize, flag: &mut [u8]) 
     }
 }
 
+/// One band running a segment, as a [`Kernel`] compiled per vector unit.
+struct BandPass<'b, 'a, 's> {
+    band: &'b mut Band<'a>,
+    shared: &'s Shared<'s>,
+    segment: &'s [Transfer],
+}
+
+impl Kernel for BandPass<'_, '_, '_> {
+    type Output = [u64; MAX_WRITTEN];
+
+    #[inline(always)]
+    fn run(self) -> [u64; MAX_WRITTEN] {
+        self.band.run(self.shared, self.segment)
+    }
+}
+
 /// Row buffers of one band task, reused for every row.
 struct Scratch {
     /// The bus value at every PE of one row.
@@ -101,6 +116,9 @@ struct Scratch {
     mask: [bool; N],
     noisy: [f32; N],
     hit: [bool; N],
+    /// Bus values and clip marks of a whole band (allocated when first needed).
+    band_sums: Vec<f32>,
+    band_hits: Vec<bool>,
 }
 
 impl Band<'_> {
@@ -121,31 +139,13 @@ impl Band<'_> {
         }
     }
 
-    /// [`Band::run`] compiled for the widest vector unit the processor has. The copies
-    /// do the same operations in the same order per PE (no fused multiply-add, no
-    /// reordered sums), so results are bit-identical on every path.
+    /// [`Band::run`] compiled for the widest vector unit the processor has.
     fn run_widest(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        #[cfg(target_arch = "x86_64")]
-        match widest() {
-            // SAFETY: the processor supports the instruction set (detected at run time).
-            VectorUnit::Avx512 => return unsafe { self.run_avx512(shared, segment) },
-            // SAFETY: as above.
-            VectorUnit::Avx2 => return unsafe { self.run_avx2(shared, segment) },
-            VectorUnit::Portable => {}
-        }
-        self.run(shared, segment)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2")]
-    unsafe fn run_avx512(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        self.run(shared, segment)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn run_avx2(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        self.run(shared, segment)
+        run_widest(BandPass {
+            band: self,
+            shared,
+            segment,
+        })
     }
 
     #[inline(always)]
@@ -157,15 +157,23 @@ impl Band<'_> {
             mask: [false; N],
             noisy: [0.0; N],
             hit: [false; N],
+            band_sums: Vec::new(),
+            band_hits: Vec::new(),
         };
         let mut clipped = [0; MAX_WRITTEN];
         for t in segment {
-            if let Some(d) = self.direct_receiver(shared, t) {
-                let slot = self.slot(d.plane).expect("receivers are written planes");
-                for r in self.first..self.first + BAND_ROWS {
-                    clipped[slot] += self.write_direct(shared, t, d, slot, r, &mut s);
+            match shared.layer {
+                Some(layer) if shared.flag.is_none() && t.dsts().all(|d| d.from == (0, 0)) => {
+                    self.write_band(shared, t, layer, &mut s, &mut clipped);
+                    continue;
                 }
-                continue;
+                None => {
+                    if let Some(d) = self.direct_receiver(shared, t) {
+                        self.write_direct(shared, t, d, &mut s);
+                        continue;
+                    }
+                }
+                Some(_) => {}
             }
             for r in self.first..self.first + BAND_ROWS {
                 // Receivers fed by the same PE row share one sum, computed before any of
@@ -196,39 +204,64 @@ impl Band<'_> {
         (only_own && shared.flag.is_none() && !t.reads(d.plane)).then_some(d)
     }
 
-    /// Row `r` of receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t`
-    /// at row `r`, through the layer. Returns the clipped writes.
+    /// Receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t` on every
+    /// row of the band, exactly.
     #[inline(always)]
-    fn write_direct(
+    fn write_direct(&mut self, shared: &Shared, t: &Transfer, d: &Dst, s: &mut Scratch) {
+        let slot = self.slot(d.plane).expect("receivers are written planes");
+        // The receiving plane leaves the band while it is written, so the sources (other
+        // planes) can be read at the same time.
+        let plane = std::mem::take(&mut self.planes[slot]);
+        let band_rows = self.first..self.first + BAND_ROWS;
+        for (r, out) in band_rows.zip(plane.chunks_exact_mut(N)) {
+            let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+            rows::bus_row(&srcs[..k], 1, out);
+        }
+        self.planes[slot] = plane;
+    }
+
+    /// Every receiver of `t` := the bus value of `t` on every row of the band, through
+    /// `layer` in one call per receiver for the whole band (so the layer's work per call
+    /// is spread over many rows), when every PE writes its own registers. The sums of
+    /// all rows come before any write, as the bus reads before it writes (a receiver
+    /// read from another row is read from its snapshot). Adds the clipped writes to
+    /// `clipped`.
+    #[inline(always)]
+    fn write_band(
         &mut self,
         shared: &Shared,
         t: &Transfer,
-        d: &Dst,
-        slot: usize,
-        r: usize,
+        layer: &dyn WriteLayer,
         s: &mut Scratch,
-    ) -> u64 {
-        // The receiving plane leaves the band while its row is written, so the sources
-        // (other planes) can be read at the same time.
-        let plane = std::mem::take(&mut self.planes[slot]);
-        let local = r - self.first;
-        let out = &mut plane[local * N..(local + 1) * N];
-        let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
-        let mut n = 0;
-        match shared.layer {
-            None => rows::bus_row(&srcs[..k], 1, out),
-            Some(layer) => {
-                // The layer reads the exact values from a row of its own and writes the
-                // row once.
-                rows::bus_row(&srcs[..k], 1, &mut s.sum);
-                n = layer.perturb(&d.ctx, r, &s.sum, out, None, &mut s.hit);
-                if n > 0 {
-                    rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
+        clipped: &mut [u64; MAX_WRITTEN],
+    ) {
+        s.band_sums.resize(BAND_ROWS * N, 0.0);
+        s.band_hits.resize(BAND_ROWS * N, false);
+        let band_rows = self.first..self.first + BAND_ROWS;
+        for (r, sum) in band_rows.zip(s.band_sums.chunks_exact_mut(N)) {
+            let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+            rows::bus_row(&srcs[..k], t.receivers(), sum);
+        }
+        for d in t.dsts() {
+            let slot = self.slot(d.plane).expect("receivers are written planes");
+            let plane = std::mem::take(&mut self.planes[slot]);
+            let w = RowWrite {
+                row: self.first,
+                src: &s.band_sums,
+                out: &mut plane[..],
+                mask: None,
+                clipped: &mut s.band_hits,
+            };
+            let n = layer.perturb(&d.ctx, w);
+            if n > 0 {
+                let maps = self.clip_maps[slot].chunks_exact_mut(N);
+                for (map, hit) in maps.zip(s.band_hits.chunks_exact(N)) {
+                    rows::mark_clipped(map, hit);
                 }
             }
+            self.planes[slot] = plane;
+            clipped[slot] += n;
         }
-        self.planes[slot] = plane;
-        n
     }
 
     /// The rows of `t`'s sources as the PEs of row `pe_row` read them, in instruction
@@ -300,7 +333,14 @@ impl Band<'_> {
             }
             // Every PE writes, perturbed on the way: no mask to build or apply.
             (None, Some(layer), 0) => {
-                let n = layer.perturb(&d.ctx, r, &s.sum, out, None, &mut s.hit);
+                let w = RowWrite {
+                    row: r,
+                    src: &s.sum,
+                    out,
+                    mask: None,
+                    clipped: &mut s.hit,
+                };
+                let n = layer.perturb(&d.ctx, w);
                 if n > 0 {
                     rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                 }
@@ -314,7 +354,14 @@ impl Band<'_> {
                 if let Some(c) = untouched {
                     s.vals[c] = 0.0;
                 }
-                let mut n = layer.perturb(&d.ctx, r, &s.vals, &mut s.noisy, None, &mut s.hit);
+                let w = RowWrite {
+                    row: r,
+                    src: &s.vals,
+                    out: &mut s.noisy,
+                    mask: None,
+                    clipped: &mut s.hit,
+                };
+                let mut n = layer.perturb(&d.ctx, w);
                 if let Some(c) = untouched {
                     s.noisy[c] = out[c];
                     if n > 0 && s.hit[c] {
@@ -357,8 +404,14 @@ impl Band<'_> {
                         0
                     }
                     Some(layer) => {
-                        let (vals, mask) = (&s.vals, Some(&s.mask[..]));
-                        let n = layer.perturb(&d.ctx, r, vals, &mut s.noisy, mask, &mut s.hit);
+                        let w = RowWrite {
+                            row: r,
+                            src: &s.vals,
+                            out: &mut s.noisy,
+                            mask: Some(&s.mask),
+                            clipped: &mut s.hit,
+                        };
+                        let n = layer.perturb(&d.ctx, w);
                         if n > 0 {
                             rows::mark_clipped(&mut self.clip_maps[slot][local * N..], &s.hit);
                         }

@@ -206,12 +206,9 @@ pub fn with_parameters(base: &Profile, x: &[f64]) -> Profile {
     let g = x[0].clamp(-0.2, 0.2);
     let o = x[1].clamp(-32.0, 32.0);
     let st = x[4].abs().min(16.0);
-    for (i, t) in p.transfer.all_mut().into_iter().enumerate() {
-        let n = match i {
-            5 => 2.0,
-            6 => 3.0,
-            _ => 1.0,
-        };
+    for (kind, t) in p.transfer.all_mut() {
+        // Everything scales with the receivers the current is split between.
+        let n = kind.receivers() as f64;
         t.gain = n * g;
         t.offset = (n - 1.0) * o;
         t.noise = n * st;

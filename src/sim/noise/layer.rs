@@ -10,20 +10,16 @@
 //! run is reproducible bit for bit from (profile, chip seed, run seed) whatever the
 //! number of threads.
 
+use super::bus_kind::BusKind;
+use super::chip::Chip;
 use super::profile::{Injection, Profile, Transfer};
 use super::rng::{self, stream};
 use crate::isa::Reg;
 use crate::sim::array::N;
-use crate::sim::layer::{ReadCtx, WriteCtx, WriteLayer};
+use crate::sim::layer::{ReadCtx, RowWrite, WriteCtx, WriteLayer};
 use crate::sim::run::DEFAULT_CLOCK_HZ;
-use std::sync::OnceLock;
-
-/// Fixed-pattern offset planes: one per general register (`Reg::Gen(0..=255)`) and one
-/// for `NEWS`.
-const OFFSET_SLOTS: usize = 257;
-
-/// Transfer kinds: `bus` with 0..4 sources, `bus2`, `bus3`.
-const KINDS: usize = 7;
+use crate::sim::vector_unit::{run_widest, Kernel};
+use std::sync::Arc;
 
 /// One error term, resolved to the f32 factors the row kernel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -70,10 +66,6 @@ impl Term {
                 ..Term::default()
             }
     }
-
-    fn has_noise(&self) -> bool {
-        self.noise2 > 0.0 || self.signal2 > 0.0
-    }
 }
 
 /// The analogue error model of a profile on one simulated chip, for one run.
@@ -83,34 +75,26 @@ pub struct NoiseModel {
     run_seed: u64,
     clock_hz: f64,
     exact: bool,
-    /// `bus_0..bus_4`, `bus2`, `bus3`.
-    kinds: [Term; KINDS],
+    /// Per [`BusKind`], by index.
+    kinds: [Term; BusKind::COUNT],
     load: Term,
     capture: Term,
     saturation: Option<(f32, f32)>,
     decay: Option<(f64, f32)>,
-    /// Unit-normal planes of the fixed pattern, drawn on first use.
-    gain_plane: OnceLock<Vec<f32>>,
-    offset_planes: Vec<OnceLock<Vec<f32>>>,
-    /// Per transfer kind: `gain1 + pattern_gain G` at every PE; per kind and offset
-    /// slot: `offset + pattern_offset O`. They depend only on the chip, so they are
-    /// computed once rather than on every write.
-    gain_factors: [OnceLock<Vec<f32>>; KINDS],
-    offset_terms: Vec<OnceLock<Vec<f32>>>,
-    load_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
-    capture_planes: OnceLock<(Vec<f32>, Vec<f32>)>,
-    readout_plane: OnceLock<Vec<f32>>,
+    /// The chip's fixed pattern (unit-normal planes, shared with every model of the
+    /// chip); every kind scales them by its own factors as it writes, so the chip stays
+    /// a few planes that the cache holds.
+    chip: Arc<Chip>,
+    /// Per temporal stream tag (see [`stream`]): the run seed mixed with the tag, the
+    /// part of every row key of that stream that [`rng::temporal_key`] completes.
+    temporal_keys: [u64; stream::TEMPORAL_STREAMS],
 }
 
 impl NoiseModel {
     /// The model of `profile` on chip `chip_seed`, temporal noise from `run_seed`, at the
     /// default clock (for decay).
     pub fn new(profile: &Profile, chip_seed: u64, run_seed: u64) -> NoiseModel {
-        let t = &profile.transfer;
-        let kinds = [
-            &t.bus_0, &t.bus_1, &t.bus_2, &t.bus_3, &t.bus_4, &t.bus2, &t.bus3,
-        ]
-        .map(|k| Term::of_transfer(k, profile));
+        let kinds = BusKind::ALL.map(|k| Term::of_transfer(profile.transfer.kind(k), profile));
         NoiseModel {
             exact: profile.is_exact(),
             kinds,
@@ -129,13 +113,8 @@ impl NoiseModel {
             chip_seed,
             run_seed,
             clock_hz: DEFAULT_CLOCK_HZ,
-            gain_plane: OnceLock::new(),
-            offset_planes: (0..OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
-            gain_factors: Default::default(),
-            offset_terms: (0..KINDS * OFFSET_SLOTS).map(|_| OnceLock::new()).collect(),
-            load_planes: OnceLock::new(),
-            capture_planes: OnceLock::new(),
-            readout_plane: OnceLock::new(),
+            chip: Chip::shared(chip_seed),
+            temporal_keys: std::array::from_fn(|tag| rng::stream_key(run_seed, tag as u64)),
         }
     }
 
@@ -163,169 +142,204 @@ impl NoiseModel {
         self.run_seed
     }
 
-    fn gain_plane(&self) -> &[f32] {
-        self.gain_plane
-            .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_GAIN, 0, N, N))
-    }
-
-    fn offset_plane(&self, reg: Reg) -> &[f32] {
-        let slot = offset_slot(reg);
-        self.offset_planes[slot]
-            .get_or_init(|| rng::normal_plane(self.chip_seed, stream::FP_OFFSET, slot as u64, N, N))
-    }
-
-    /// `gain1 + pattern_gain G` of transfer kind `kind` at every PE (the same f32
-    /// operations the row kernel would do per write).
-    fn gain_factors(&self, kind: usize) -> &[f32] {
-        self.gain_factors[kind].get_or_init(|| {
-            let t = self.kinds[kind];
-            let g = self.gain_plane();
-            g.iter().map(|&g| t.gain1 + t.pattern_gain * g).collect()
-        })
-    }
-
-    /// `offset + pattern_offset O[reg]` of transfer kind `kind` at every PE.
-    fn offset_terms(&self, kind: usize, reg: Reg) -> &[f32] {
-        self.offset_terms[kind * OFFSET_SLOTS + offset_slot(reg)].get_or_init(|| {
-            let t = self.kinds[kind];
-            let o = self.offset_plane(reg);
-            o.iter().map(|&o| t.offset + t.pattern_offset * o).collect()
-        })
-    }
-
-    fn pair<'a>(
-        &'a self,
-        cell: &'a OnceLock<(Vec<f32>, Vec<f32>)>,
-        g: u64,
-        o: u64,
-    ) -> (&'a [f32], &'a [f32]) {
-        let (a, b) = cell.get_or_init(|| {
-            (
-                rng::normal_plane(self.chip_seed, g, 0, N, N),
-                rng::normal_plane(self.chip_seed, o, 0, N, N),
-            )
-        });
-        (a, b)
-    }
-
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
     /// run does not include drawing the chip).
     pub fn prepare(&self, general: usize) {
-        // The per-kind factors draw the gain and offset planes they are made of.
-        let regs = (0..general.min(OFFSET_SLOTS - 1)).map(|i| Reg::Gen(i as u8));
-        let regs: Vec<Reg> = regs.chain([Reg::News]).collect();
-        for kind in 0..KINDS {
-            self.gain_factors(kind);
-            for &reg in &regs {
-                self.offset_terms(kind, reg);
-            }
+        self.chip.gain();
+        for i in 0..general.min(256) {
+            self.chip.offset(Reg::Gen(i as u8));
         }
+        self.chip.offset(Reg::News);
         if !self.load.is_identity() {
-            self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
+            self.chip.load();
         }
         if !self.capture.is_identity() {
-            self.pair(
-                &self.capture_planes,
-                stream::CAPTURE_GAIN,
-                stream::CAPTURE_OFFSET,
-            );
+            self.chip.capture();
         }
     }
 
-    /// Applies `term` to one row: `v (gain1 + pg G) + offset + po O + sd n`.
+    /// Term `term` on row `row` of a write, its temporal noise from stream `noise`.
     #[inline(always)]
-    fn apply(
+    fn row_term<'a>(
         &self,
         term: &Term,
-        key_stream: u64,
+        (gain, offset): (&'a [f32], &'a [f32]),
+        noise: u64,
         ctx: &WriteCtx,
         row: usize,
-        vals: &mut [f32],
-        (gain, offset): (&[f32], &[f32]),
-    ) {
-        let mut noise = [0f32; N];
-        if term.has_noise() {
-            let key = rng::row_key(self.run_seed, key_stream, ctx.seq, ctx.plane as u64, row);
-            rng::fill_normals(key, &mut noise);
-        }
+    ) -> RowTerm<'a> {
         let r = row * N..(row + 1) * N;
-        let t = *term;
-        let rows = vals
-            .iter_mut()
-            .zip(&gain[r.clone()])
-            .zip(&offset[r])
-            .zip(&noise);
-        // No fused multiply-add: every code path rounds the same way, so results are
-        // identical with and without SIMD.
-        if t.signal2 == 0.0 {
-            // The common case: the noise does not depend on the value, so no square root
-            // per PE.
-            let sd = t.noise2.sqrt();
-            for (((v, &g), &o), &n) in rows {
-                let x = *v;
-                *v =
-                    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+        let noise = (term.noise2 > 0.0 || term.signal2 > 0.0).then(|| {
+            let key =
+                rng::temporal_key(self.temporal_keys[noise as usize], ctx.seq, ctx.plane, row);
+            rng::temporal_row(key)
+        });
+        RowTerm {
+            gain: one_row(&gain[r.clone()]),
+            offset: one_row(&offset[r]),
+            term: *term,
+            noise,
+            sd: term.noise2.sqrt(),
+            noise2: term.noise2,
+            signal2: term.signal2,
+        }
+    }
+
+    /// The body of [`WriteLayer::perturb`], inlined into one copy per vector unit: row
+    /// after row, [`NoiseModel::perturb_row`]. When several rows come at once, every
+    /// clip mark is written, so that the caller can take them all when any is set.
+    #[inline(always)]
+    fn perturb_rows(&self, ctx: &WriteCtx, w: RowWrite) -> u64 {
+        let rows = w.src.len() / N;
+        let mut n = 0;
+        for i in 0..rows {
+            let r = i * N..(i + 1) * N;
+            let clipped = &mut w.clipped[r.clone()];
+            let row = RowWrite {
+                row: w.row + i,
+                src: &w.src[r.clone()],
+                out: &mut w.out[r.clone()],
+                mask: w.mask.map(|m| &m[r]),
+                clipped: &mut *clipped,
+            };
+            let k = self.perturb_row(ctx, row);
+            if k == 0 && rows > 1 {
+                clipped.fill(false);
+            }
+            n += k;
+        }
+        n
+    }
+
+    /// One row: the transfer's term, then the load's and the capture's when the
+    /// transfer reads `IN` or `PIX`, then clipping.
+    #[inline(always)]
+    fn perturb_row(&self, ctx: &WriteCtx, w: RowWrite) -> u64 {
+        let kind = ctx.kind();
+        let reg = if matches!(ctx.reg, Reg::X(_)) {
+            Reg::News
+        } else {
+            ctx.reg
+        };
+        let (src, out, clipped) = (one_row(w.src), one_row_mut(w.out), one_row_mut(w.clipped));
+        let mask = w.mask.map(one_row);
+        let transfer = &self.kinds[kind.index()];
+        let load = ctx.reads_in && !self.load.is_identity();
+        let capture = ctx.reads_pix && !self.capture.is_identity();
+        let planes = (self.chip.gain(), self.chip.offset(reg));
+        let first = self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row);
+        if let (false, false, Some((lo, hi))) = (load, capture, self.saturation) {
+            // The common case in one pass: the transfer's term and clipping.
+            return first.apply_clipped(src, out, mask, clipped, (lo, hi));
+        }
+        first.apply(src, out);
+        if load {
+            let planes = self.chip.load();
+            let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
+            t.apply(&out.clone(), out);
+        }
+        if capture {
+            let planes = self.chip.capture();
+            let t = self.row_term(&self.capture, planes, stream::TEMPORAL_CAPTURE, ctx, w.row);
+            t.apply(&out.clone(), out);
+        }
+        match self.saturation {
+            Some(limits) => clip_row(out, mask, clipped, limits),
+            None => 0,
+        }
+    }
+}
+
+/// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
+/// (s_s v)^2)`, with the per-PE factors taken from planes computed once per chip and the
+/// temporal noise from [`rng::temporal_row`]. Every transfer, load and capture goes
+/// through [`perturbed`], the one formula of the model.
+struct RowTerm<'a> {
+    /// `G` and `O` per column (unit normal).
+    gain: &'a [f32; N],
+    offset: &'a [f32; N],
+    /// The factors they are scaled by.
+    term: Term,
+    /// The two windows of unit deviates and their signed scale (`None`: no temporal
+    /// noise).
+    noise: Option<(&'static [f32; N], &'static [f32; N], f32)>,
+    /// `s_t`, `s_t^2` and `s_s^2`.
+    sd: f32,
+    noise2: f32,
+    signal2: f32,
+}
+
+/// The formula of the model for one PE: `x` through term `t` with the PE's unit gain and
+/// offset deviates `g` and `o`, plus `sd` times the deviate `z`. No fused multiply-add:
+/// every code path rounds the same way, so results are identical with and without SIMD.
+#[inline(always)]
+fn perturbed(t: &Term, x: f32, g: f32, o: f32, sd: f32, z: f32) -> f32 {
+    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z
+}
+
+impl RowTerm<'_> {
+    /// `out[c] :=` the term applied to `src[c]`.
+    #[inline(always)]
+    // Indices into fixed-size rows: the loops compile without bounds checks.
+    #[allow(clippy::needless_range_loop)]
+    fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
+        let (g, o, t) = (self.gain, self.offset, &self.term);
+        let Some((za, zb, scale)) = self.noise else {
+            for c in 0..N {
+                out[c] = perturbed(t, src[c], g[c], o[c], 0.0, 0.0);
+            }
+            return;
+        };
+        if self.signal2 == 0.0 {
+            // The noise does not depend on the value: no square root per PE.
+            let sd = self.sd * scale;
+            for c in 0..N {
+                out[c] = perturbed(t, src[c], g[c], o[c], sd, za[c] + zb[c]);
             }
         } else {
-            for (((v, &g), &o), &n) in rows {
-                let x = *v;
-                let sd = (t.noise2 + t.signal2 * x * x).sqrt();
-                *v =
-                    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * n;
+            for c in 0..N {
+                let x = src[c];
+                let sd = (self.noise2 + self.signal2 * x * x).sqrt() * scale;
+                out[c] = perturbed(t, x, g[c], o[c], sd, za[c] + zb[c]);
             }
         }
     }
 
-    /// Transfer kind `kind` and clipping in a single pass over the row, temporal noise
-    /// independent of the value (the same arithmetic as [`NoiseModel::apply`] followed
-    /// by the clipping of [`NoiseModel::perturb_row`], with the per-PE factors taken
-    /// from [`NoiseModel::gain_factors`] and [`NoiseModel::offset_terms`]).
+    /// [`RowTerm::apply`] and [`clip_row`] in one pass over the row, for a term whose
+    /// noise does not depend on the value. Only a count in the hot loop; which PEs were
+    /// clipped is worked out again in the rare row that has any.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn fused(
+    #[allow(clippy::needless_range_loop)] // As in `apply`.
+    fn apply_clipped(
         &self,
-        kind: usize,
-        ctx: &WriteCtx,
-        reg: Reg,
-        row: usize,
         src: &[f32; N],
         out: &mut [f32; N],
         mask: Option<&[bool; N]>,
         clipped: &mut [bool; N],
+        (lo, hi): (f32, f32),
     ) -> u64 {
-        let r = row * N..(row + 1) * N;
-        let (lo, hi) = self
-            .saturation
-            .unwrap_or((f32::NEG_INFINITY, f32::INFINITY));
-        let t = RowTerm {
-            gain: one_row(&self.gain_factors(kind)[r.clone()]),
-            offset: one_row(&self.offset_terms(kind, reg)[r]),
-            key: rng::row_key(
-                self.run_seed,
-                stream::TEMPORAL,
-                ctx.seq,
-                ctx.plane as u64,
-                row,
-            ),
-            sd: self.kinds[kind].noise2.sqrt(),
-            lo,
-            hi,
-        };
-        // Only a count in the hot loop (a loop for each kind of mask, so a full row
-        // loads none); which PEs were clipped is worked out again in the rare row that
-        // has any.
+        if self.signal2 != 0.0 {
+            self.apply(src, out);
+            return clip_row(out, mask, clipped, (lo, hi));
+        }
+        let (g, o, t) = (self.gain, self.offset, &self.term);
+        let (za, zb, scale) = self.noise.unwrap_or((&ZEROS, &ZEROS, 0.0));
+        let sd = self.sd * scale;
+        let at = |c: usize| perturbed(t, src[c], g[c], o[c], sd, za[c] + zb[c]);
         let mut n = 0u32;
         match mask {
             None => {
                 for c in 0..N {
-                    let (k, y) = t.at(c, src[c]);
+                    let y = at(c);
+                    let k = clip(y, lo, hi);
                     out[c] = k;
                     n += u32::from(k != y);
                 }
             }
             Some(m) => {
                 for c in 0..N {
-                    let (k, y) = t.at(c, src[c]);
+                    let y = at(c);
+                    let k = clip(y, lo, hi);
                     out[c] = k;
                     n += u32::from(m[c] & (k != y));
                 }
@@ -333,105 +347,48 @@ impl NoiseModel {
         }
         if n > 0 {
             for c in 0..N {
-                let (k, y) = t.at(c, src[c]);
-                clipped[c] = mask.is_none_or(|m| m[c]) & (k != y);
+                let y = at(c);
+                clipped[c] = mask.is_none_or(|m| m[c]) & (clip(y, lo, hi) != y);
             }
         }
         u64::from(n)
     }
-
-    /// The body of [`WriteLayer::perturb`], inlined into one copy per instruction set.
-    #[inline(always)]
-    fn perturb_row(
-        &self,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        let kind = match (ctx.receivers, ctx.sources) {
-            (2, _) => 5,
-            (3.., _) => 6,
-            (_, s) => s.min(4),
-        };
-        let term = self.kinds[kind];
-        let reg = if matches!(ctx.reg, Reg::X(_)) {
-            Reg::News
-        } else {
-            ctx.reg
-        };
-        let (src, out, clipped) = (one_row(src), one_row_mut(out), one_row_mut(clipped));
-        let mask = mask.map(one_row);
-        let injected = (ctx.reads_in && !self.load.is_identity())
-            || (ctx.reads_pix && !self.capture.is_identity());
-        if !injected && term.signal2 == 0.0 {
-            // The common case in one pass: noise, gain, offset and clipping per PE.
-            return self.fused(kind, ctx, reg, row, src, out, mask, clipped);
-        }
-        out.copy_from_slice(src);
-        if !term.is_identity() {
-            let planes = (self.gain_plane(), self.offset_plane(reg));
-            self.apply(&term, stream::TEMPORAL, ctx, row, out, planes);
-        }
-        if ctx.reads_in && !self.load.is_identity() {
-            let planes = self.pair(&self.load_planes, stream::LOAD_GAIN, stream::LOAD_OFFSET);
-            self.apply(&self.load, stream::TEMPORAL_LOAD, ctx, row, out, planes);
-        }
-        if ctx.reads_pix && !self.capture.is_identity() {
-            let planes = self.pair(
-                &self.capture_planes,
-                stream::CAPTURE_GAIN,
-                stream::CAPTURE_OFFSET,
-            );
-            self.apply(
-                &self.capture,
-                stream::TEMPORAL_CAPTURE,
-                ctx,
-                row,
-                out,
-                planes,
-            );
-        }
-        let Some((lo, hi)) = self.saturation else {
-            return 0;
-        };
-        let mut n = 0u32;
-        for c in 0..N {
-            let x = out[c];
-            let y = clip(x, lo, hi);
-            let hit = mask.is_none_or(|m| m[c]) & (y != x);
-            clipped[c] = hit;
-            n += u32::from(hit);
-            out[c] = y;
-        }
-        u64::from(n)
-    }
 }
 
-/// One transfer term on one row, resolved for the fused kernel.
-struct RowTerm<'a> {
-    /// `gain1 + pattern_gain G` per column.
-    gain: &'a [f32; N],
-    /// `offset + pattern_offset O` per column.
-    offset: &'a [f32; N],
-    /// The row key of the temporal noise.
-    key: u64,
-    /// Standard deviation of the temporal noise.
-    sd: f32,
-    lo: f32,
-    hi: f32,
-}
+/// A row of zero deviates (a term without temporal noise).
+static ZEROS: [f32; N] = [0.0; N];
 
-impl RowTerm<'_> {
-    /// Column `c` receiving `x`: the value stored and the value before clipping.
-    #[inline(always)]
-    fn at(&self, c: usize, x: f32) -> (f32, f32) {
-        let z = rng::normal(rng::premixed_hash(self.key, rng::COLUMN_MIX[c]));
-        let y = x * self.gain[c] + self.offset[c] + self.sd * z;
-        (clip(y, self.lo, self.hi), y)
+/// Clips a row to `lo..=hi` in place; marks in `clipped` which entries the mask stores
+/// were clipped and returns how many.
+#[inline(always)]
+fn clip_row(
+    out: &mut [f32; N],
+    mask: Option<&[bool; N]>,
+    clipped: &mut [bool; N],
+    (lo, hi): (f32, f32),
+) -> u64 {
+    let mut n = 0u32;
+    // One loop per kind of mask, so that a full row loads none.
+    match mask {
+        None => {
+            for c in 0..N {
+                let (x, y) = (out[c], clip(out[c], lo, hi));
+                clipped[c] = y != x;
+                n += u32::from(y != x);
+                out[c] = y;
+            }
+        }
+        Some(m) => {
+            for c in 0..N {
+                let (x, y) = (out[c], clip(out[c], lo, hi));
+                let hit = m[c] & (y != x);
+                clipped[c] = hit;
+                n += u32::from(hit);
+                out[c] = y;
+            }
+        }
     }
+    u64::from(n)
 }
 
 /// A row as a fixed-size array, so that column loops need no bounds checks.
@@ -442,15 +399,6 @@ fn one_row<T>(row: &[T]) -> &[T; N] {
 /// [`one_row`], mutable.
 fn one_row_mut<T>(row: &mut [T]) -> &mut [T; N] {
     row.try_into().expect("a row has N columns")
-}
-
-/// The fixed-pattern offset plane of `reg` (general registers have their own, every
-/// NEWS cell shares one).
-fn offset_slot(reg: Reg) -> usize {
-    match reg {
-        Reg::Gen(i) => usize::from(i),
-        _ => OFFSET_SLOTS - 1,
-    }
 }
 
 /// `x` limited to `lo..=hi` (`lo <= hi`). Two compare-and-selects, each of the form of
@@ -467,68 +415,29 @@ fn clip(x: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    //! [`NoiseModel::perturb_row`] compiled for AVX2 and AVX-512 as well, chosen at run
-    //! time. The operations and their order are the same in every copy (no fused
-    //! multiply-add is introduced), so results are bit-identical on every path.
+/// One row write through the model, as a [`Kernel`] compiled per vector unit.
+struct Perturb<'m, 'w> {
+    model: &'m NoiseModel,
+    ctx: &'m WriteCtx,
+    write: RowWrite<'w>,
+}
 
-    use super::{NoiseModel, WriteCtx};
+impl Kernel for Perturb<'_, '_> {
+    type Output = u64;
 
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn perturb_avx2(
-        m: &NoiseModel,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        m.perturb_row(ctx, row, src, out, mask, clipped)
-    }
-
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    pub unsafe fn perturb_avx512(
-        m: &NoiseModel,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        m.perturb_row(ctx, row, src, out, mask, clipped)
+    #[inline(always)]
+    fn run(self) -> u64 {
+        self.model.perturb_rows(self.ctx, self.write)
     }
 }
 
 impl WriteLayer for NoiseModel {
-    fn perturb(
-        &self,
-        ctx: &WriteCtx,
-        row: usize,
-        src: &[f32],
-        out: &mut [f32],
-        mask: Option<&[bool]>,
-        clipped: &mut [bool],
-    ) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::sim::vector_unit::{widest, VectorUnit};
-            match widest() {
-                // SAFETY: the processor supports the instruction set (detected at run
-                // time).
-                VectorUnit::Avx512 => {
-                    return unsafe { simd::perturb_avx512(self, ctx, row, src, out, mask, clipped) }
-                }
-                // SAFETY: as above.
-                VectorUnit::Avx2 => {
-                    return unsafe { simd::perturb_avx2(self, ctx, row, src, out, mask, clipped) }
-                }
-                VectorUnit::Portable => {}
-            }
-        }
-        self.perturb_row(ctx, row, src, out, mask, clipped)
+    fn perturb(&self, ctx: &WriteCtx, write: RowWrite) -> u64 {
+        run_widest(Perturb {
+            model: self,
+            ctx,
+            write,
+        })
     }
 
     fn is_exact(&self) -> bool {
@@ -564,9 +473,7 @@ impl WriteLayer for NoiseModel {
             vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
         }
         if r.pattern_offset > 0.0 {
-            let p = self
-                .readout_plane
-                .get_or_init(|| rng::normal_plane(self.chip_seed, stream::READOUT_OFFSET, 0, N, N));
+            let p = self.chip.readout();
             let s = r.pattern_offset as f32;
             vals.iter_mut()
                 .zip(&p[row * N..(row + 1) * N])

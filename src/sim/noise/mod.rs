@@ -2,11 +2,14 @@
 //! value a bus instruction writes, its counter-based random numbers, statistics over
 //! repeated runs and the calibration against hardware measurements.
 
+pub mod bus_kind;
 pub mod calibrate;
+pub mod chip;
 pub mod layer;
 pub mod profile;
 pub mod rng;
 pub mod stats;
 
+pub use bus_kind::BusKind;
 pub use layer::NoiseModel;
 pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};

@@ -5,6 +5,7 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position.
 
+use super::bus_kind::BusKind;
 use crate::isa::source::{self, SourceError};
 use crate::isa::Pos;
 use serde::de::Error as _;
@@ -44,7 +45,7 @@ pub struct Profile {
     pub readout: Readout,
 }
 
-/// The bus kinds: `bus` by number of sources, `bus2` and `bus3`.
+/// The parameters of every [`BusKind`], under its [`BusKind::key`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Transfers {
@@ -65,42 +66,34 @@ pub struct Transfers {
 }
 
 impl Transfers {
-    /// The parameters of a transfer with `receivers` receivers and `sources` sources.
-    pub fn kind(&self, receivers: usize, sources: usize) -> &Transfer {
-        match (receivers, sources) {
-            (2, _) => &self.bus2,
-            (3.., _) => &self.bus3,
-            (_, 0) => &self.bus_0,
-            (_, 1) => &self.bus_1,
-            (_, 2) => &self.bus_2,
-            (_, 3) => &self.bus_3,
-            _ => &self.bus_4,
+    /// The parameters of bus kind `kind`.
+    pub fn kind(&self, kind: BusKind) -> &Transfer {
+        match kind {
+            BusKind::Bus0 => &self.bus_0,
+            BusKind::Bus1 => &self.bus_1,
+            BusKind::Bus2 => &self.bus_2,
+            BusKind::Bus3 => &self.bus_3,
+            BusKind::Bus4 => &self.bus_4,
+            BusKind::Half => &self.bus2,
+            BusKind::Third => &self.bus3,
         }
     }
 
-    /// Every kind with its key, in file order.
-    pub fn all(&self) -> [(&'static str, &Transfer); 7] {
-        [
-            ("bus_0", &self.bus_0),
-            ("bus_1", &self.bus_1),
-            ("bus_2", &self.bus_2),
-            ("bus_3", &self.bus_3),
-            ("bus_4", &self.bus_4),
-            ("bus2", &self.bus2),
-            ("bus3", &self.bus3),
-        ]
+    /// Every kind with its parameters, in file order.
+    pub fn all(&self) -> [(BusKind, &Transfer); BusKind::COUNT] {
+        BusKind::ALL.map(|k| (k, self.kind(k)))
     }
 
-    /// Mutable access to every kind.
-    pub fn all_mut(&mut self) -> [&mut Transfer; 7] {
+    /// Mutable access to every kind, in file order.
+    pub fn all_mut(&mut self) -> [(BusKind, &mut Transfer); BusKind::COUNT] {
         [
-            &mut self.bus_0,
-            &mut self.bus_1,
-            &mut self.bus_2,
-            &mut self.bus_3,
-            &mut self.bus_4,
-            &mut self.bus2,
-            &mut self.bus3,
+            (BusKind::Bus0, &mut self.bus_0),
+            (BusKind::Bus1, &mut self.bus_1),
+            (BusKind::Bus2, &mut self.bus_2),
+            (BusKind::Bus3, &mut self.bus_3),
+            (BusKind::Bus4, &mut self.bus_4),
+            (BusKind::Half, &mut self.bus2),
+            (BusKind::Third, &mut self.bus3),
         ]
     }
 }

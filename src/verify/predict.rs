@@ -1,0 +1,682 @@
+//! The analytic error predictor: the bias and RMSE a program's outputs pick up under a
+//! noise profile, from the profile's parameters alone (no simulation).
+//!
+//! Every bus transfer writes `v (1 + g + s_g G[pe]) + o + s_o O[pe][reg] + noise` (the
+//! model of the noise profile), and every later linear operation carries that error
+//! along. So an output's error, at PE p, is a sum of independent zero-mean random
+//! variables each times a coefficient, plus a systematic part:
+//!
+//! - systematic: `b(x)`, an affine function of the input pixels (the transfers' gains
+//!   `g v` and offsets `o`, scaled by the operations that follow);
+//! - fixed-pattern gain: `sum A_d(x) G[p + d]`, one unit-normal variable per PE that the
+//!   value passed through, its coefficient an affine function of the input;
+//! - fixed-pattern offsets, load and capture patterns, temporal noise: constant
+//!   coefficients of unit-normal (or, for temporal noise, per-transfer) variables;
+//! - the readout path: noise, per-PE offset and the ADC's rounding (variance 1/12).
+//!
+//! Over many PEs and images, the mean error is `E[b(x)]` and the mean squared error
+//! `E[b(x)^2] + sum E[A_d(x)^2] + sum c^2 var`. The expectations need the input's first
+//! and second moments, [`InputStats`]: from real images (`check`), or a model of the
+//! input range (`compile`). Not modelled: saturation (reported separately), decay of
+//! idle registers, products of two small error terms.
+
+use super::range::InputRange;
+use super::symbolic::Offset;
+use crate::isa::{DigitalOp, Pos, Program, Reg};
+use crate::sim::machine::{step, Machine, MachineError};
+use crate::sim::noise::profile::{Injection, Transfer};
+use crate::sim::noise::{BusKind, Profile};
+use ndarray::Array2;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// `constant + sum coef * x(p + offset)`, in f64.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Affine {
+    /// Coefficients by pixel offset.
+    pub terms: BTreeMap<Offset, f64>,
+    /// Constant part.
+    pub constant: f64,
+}
+
+impl Affine {
+    fn add(&mut self, o: &Affine, k: f64) {
+        for (off, c) in &o.terms {
+            *self.terms.entry(*off).or_insert(0.0) += k * c;
+        }
+        self.constant += k * o.constant;
+    }
+
+    fn scale(&mut self, k: f64) {
+        self.terms.values_mut().for_each(|c| *c *= k);
+        self.constant *= k;
+    }
+
+    fn shifted(&self, dr: i32, dc: i32) -> Affine {
+        Affine {
+            terms: self
+                .terms
+                .iter()
+                .map(|(&(r, c), v)| ((r + dr, c + dc), *v))
+                .collect(),
+            constant: self.constant,
+        }
+    }
+
+    fn radius(&self) -> i32 {
+        self.terms
+            .keys()
+            .map(|&(r, c)| r.abs().max(c.abs()))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// First and second moments of the input pixels `x` (full-range values).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputStats {
+    /// `E[x]`.
+    pub mean: f64,
+    /// `E[x^2]`.
+    pub square: f64,
+    /// `E[x(p) x(p + d)]` for measured lags `d`; a lag not listed is taken as `square`
+    /// (neighbouring pixels equal: the smooth-image model).
+    pub lags: HashMap<Offset, f64>,
+}
+
+impl InputStats {
+    /// The model used without images: pixels uniform over `range`, and equal within the
+    /// reach of a kernel (natural images are smooth at that scale, and it is the case
+    /// that makes gain errors largest).
+    pub fn of_range(range: InputRange) -> InputStats {
+        let (a, b) = (range.lo, range.hi);
+        InputStats {
+            mean: (a + b) / 2.0,
+            square: (a * a + a * b + b * b) / 3.0,
+            lags: HashMap::new(),
+        }
+    }
+
+    /// The moments of real images (full-range values), over the pixels at least
+    /// `border` from the edge, with lags up to `reach` in each direction.
+    pub fn of_images(images: &[Array2<f64>], border: usize, reach: usize) -> InputStats {
+        let mut sum = 0.0;
+        let mut count = 0.0;
+        let mut lags: HashMap<Offset, (f64, f64)> = HashMap::new();
+        let r = reach as isize;
+        for img in images {
+            let (h, w) = img.dim();
+            let (b, hh, ww) = (border as isize, h as isize, w as isize);
+            for y in b..hh - b {
+                for x in b..ww - b {
+                    sum += img[[y as usize, x as usize]];
+                    count += 1.0;
+                }
+            }
+            for dr in 0..=r {
+                for dc in -r..=r {
+                    if dr == 0 && dc < 0 {
+                        continue;
+                    }
+                    let e = lags.entry((dr as i32, dc as i32)).or_insert((0.0, 0.0));
+                    for y in b..(hh - b - dr).max(b) {
+                        for x in (b - dc.min(0)).max(b)..(ww - b - dc.max(0)).max(b) {
+                            e.0 += img[[y as usize, x as usize]]
+                                * img[[(y + dr) as usize, (x + dc) as usize]];
+                            e.1 += 1.0;
+                        }
+                    }
+                }
+            }
+        }
+        let mut out: HashMap<Offset, f64> = HashMap::new();
+        for (&(dr, dc), &(s, n)) in &lags {
+            if n > 0.0 {
+                out.insert((dr, dc), s / n);
+                out.insert((-dr, -dc), s / n);
+            }
+        }
+        let square = out.get(&(0, 0)).copied().unwrap_or(0.0);
+        InputStats {
+            mean: if count > 0.0 { sum / count } else { 0.0 },
+            square,
+            lags: out,
+        }
+    }
+
+    fn second(&self, d: Offset) -> f64 {
+        self.lags.get(&d).copied().unwrap_or(self.square)
+    }
+
+    /// `E[a(x)]`.
+    pub fn expect(&self, a: &Affine) -> f64 {
+        a.constant + self.mean * a.terms.values().sum::<f64>()
+    }
+
+    /// `E[a(x)^2]`.
+    pub fn expect_square(&self, a: &Affine) -> f64 {
+        let mut s =
+            a.constant * a.constant + 2.0 * a.constant * self.mean * a.terms.values().sum::<f64>();
+        for (&(r1, c1), &u) in &a.terms {
+            for (&(r2, c2), &v) in &a.terms {
+                s += u * v * self.second((r2 - r1, c2 - c1));
+            }
+        }
+        s.max(0.0)
+    }
+}
+
+/// Which random plane a gain error comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum GainPlane {
+    /// The chip's `G[pe]`, shared by every bus kind.
+    Chip,
+    /// The DAC load's per-PE gain.
+    Load,
+    /// The pixel's per-PE gain (photo-response non-uniformity).
+    Capture,
+}
+
+/// Which random variable a constant-coefficient error comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Source {
+    /// `O[pe][slot]` (general registers by index, `NEWS` 256).
+    Pattern(u16),
+    /// The DAC load's per-PE offset.
+    Load,
+    /// The pixel's per-PE offset.
+    Capture,
+    /// Temporal noise of transfer number `n` (its variance is kept per transfer).
+    Temporal(u32),
+}
+
+/// One register's value and the error it carries.
+#[derive(Clone, Debug, Default)]
+struct Tracked {
+    value: Affine,
+    bias: Affine,
+    gains: BTreeMap<(GainPlane, Offset), Affine>,
+    consts: HashMap<(Source, Offset), f64>,
+}
+
+impl Tracked {
+    fn exact(value: Affine) -> Tracked {
+        Tracked {
+            value,
+            ..Tracked::default()
+        }
+    }
+
+    fn add(&mut self, o: &Tracked, k: f64) {
+        self.value.add(&o.value, k);
+        self.bias.add(&o.bias, k);
+        for (key, a) in &o.gains {
+            self.gains.entry(*key).or_default().add(a, k);
+        }
+        for (key, c) in &o.consts {
+            *self.consts.entry(*key).or_insert(0.0) += k * c;
+        }
+    }
+
+    fn shifted(&self, dr: i32, dc: i32) -> Tracked {
+        Tracked {
+            value: self.value.shifted(dr, dc),
+            bias: self.bias.shifted(dr, dc),
+            gains: self
+                .gains
+                .iter()
+                .map(|(&(p, (r, c)), a)| ((p, (r + dr, c + dc)), a.shifted(dr, dc)))
+                .collect(),
+            consts: self
+                .consts
+                .iter()
+                .map(|(&(s, (r, c)), v)| ((s, (r + dr, c + dc)), *v))
+                .collect(),
+        }
+    }
+
+    /// The error errors carry on: everything so far times `1 + gain`.
+    fn scale_error(&mut self, k: f64) {
+        self.bias.scale(k);
+        self.gains.values_mut().for_each(|a| a.scale(k));
+        self.consts.values_mut().for_each(|c| *c *= k);
+    }
+}
+
+/// One error term as applied to a written value (a bus kind or an injection).
+struct Term {
+    gain: f64,
+    offset: f64,
+    pattern_gain: f64,
+    pattern_offset: f64,
+    noise: f64,
+    noise_signal: f64,
+}
+
+impl Term {
+    fn of_transfer(t: &Transfer, p: &Profile) -> Term {
+        Term {
+            gain: t.gain,
+            offset: t.offset,
+            pattern_gain: t.pattern * p.fixed_pattern.gain,
+            pattern_offset: t.pattern * p.fixed_pattern.offset,
+            noise: t.noise,
+            noise_signal: t.noise_signal,
+        }
+    }
+
+    fn of_injection(i: &Injection) -> Term {
+        Term {
+            gain: i.gain,
+            offset: i.offset,
+            pattern_gain: i.pattern_gain,
+            pattern_offset: i.pattern_offset,
+            noise: i.noise,
+            noise_signal: i.noise_signal,
+        }
+    }
+}
+
+/// Temporal noise of one transfer: `N(0, noise^2 + noise_signal^2 v^2)`.
+#[derive(Clone, Debug)]
+struct TemporalVar {
+    noise2: f64,
+    signal2: f64,
+    value: Affine,
+}
+
+/// One PE carrying values and errors through a program.
+struct ErrorPe<'p> {
+    profile: &'p Profile,
+    general: Vec<Tracked>,
+    news: Tracked,
+    dac: i32,
+    pix_reset: Option<f32>,
+    temporal: Vec<TemporalVar>,
+    /// Every value written so far with its systematic error.
+    writes: Vec<(Affine, Affine)>,
+}
+
+impl ErrorPe<'_> {
+    fn value(&self, reg: Reg) -> Tracked {
+        match reg {
+            Reg::Gen(i) => self
+                .general
+                .get(usize::from(i))
+                .cloned()
+                .unwrap_or_default(),
+            Reg::News => self.news.clone(),
+            Reg::X(d) => {
+                let (dr, dc) = d.step();
+                self.news.shifted(dr, dc)
+            }
+            Reg::In => Tracked::exact(Affine {
+                terms: BTreeMap::new(),
+                constant: f64::from(self.dac),
+            }),
+            Reg::Pix => match self.pix_reset {
+                // Half the raw pixel, x / 2 + 64 (as in the symbolic executor).
+                None => Tracked::exact(Affine {
+                    terms: BTreeMap::from([((0, 0), 0.5)]),
+                    constant: 64.0,
+                }),
+                Some(level) => Tracked::exact(Affine {
+                    terms: BTreeMap::new(),
+                    constant: f64::from(level),
+                }),
+            },
+        }
+    }
+
+    /// Applies one error term to `t` (written at this PE into offset slot `slot`).
+    fn perturb(&mut self, t: &mut Tracked, term: &Term, plane: GainPlane, offset_src: Source) {
+        let v = t.value.clone();
+        t.scale_error(1.0 + term.gain);
+        t.bias.add(&v, term.gain);
+        t.bias.constant += term.offset;
+        if term.pattern_gain != 0.0 {
+            t.gains
+                .entry((plane, (0, 0)))
+                .or_default()
+                .add(&v, term.pattern_gain);
+        }
+        if term.pattern_offset != 0.0 {
+            *t.consts.entry((offset_src, (0, 0))).or_insert(0.0) += term.pattern_offset;
+        }
+        if term.noise != 0.0 || term.noise_signal != 0.0 {
+            let id = self.temporal.len() as u32;
+            self.temporal.push(TemporalVar {
+                noise2: term.noise * term.noise,
+                signal2: term.noise_signal * term.noise_signal,
+                value: v,
+            });
+            t.consts.insert((Source::Temporal(id), (0, 0)), 1.0);
+        }
+    }
+}
+
+fn slot(reg: Reg) -> u16 {
+    match reg {
+        Reg::Gen(i) => u16::from(i),
+        _ => 256,
+    }
+}
+
+impl Machine for ErrorPe<'_> {
+    fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError> {
+        let mut sum = Tracked::default();
+        for s in srcs {
+            sum.add(&self.value(*s), 1.0);
+        }
+        let n = dsts.len().max(1);
+        let mut v = Tracked::default();
+        v.add(&sum, -1.0 / n as f64);
+        let profile = self.profile;
+        let kind = Term::of_transfer(profile.transfer.kind(BusKind::of(n, srcs.len())), profile);
+        for d in dsts {
+            let mut t = match d {
+                Reg::X(dir) => {
+                    let (dr, dc) = dir.step();
+                    v.shifted(-dr, -dc)
+                }
+                _ => v.clone(),
+            };
+            let reg = if matches!(d, Reg::X(_)) {
+                Reg::News
+            } else {
+                *d
+            };
+            self.perturb(&mut t, &kind, GainPlane::Chip, Source::Pattern(slot(reg)));
+            // Recorded as seen from the PE that holds it.
+            let (dr, dc) = match d {
+                Reg::X(dir) => dir.step(),
+                _ => (0, 0),
+            };
+            self.writes
+                .push((t.value.shifted(dr, dc), t.bias.shifted(dr, dc)));
+            if srcs.contains(&Reg::In) {
+                let load = Term::of_injection(&profile.load);
+                self.perturb(&mut t, &load, GainPlane::Load, Source::Load);
+            }
+            if srcs.contains(&Reg::Pix) {
+                let cap = Term::of_injection(&profile.capture);
+                self.perturb(&mut t, &cap, GainPlane::Capture, Source::Capture);
+            }
+            match reg {
+                Reg::Gen(i) => {
+                    if let Some(g) = self.general.get_mut(usize::from(i)) {
+                        *g = t;
+                    }
+                }
+                Reg::News => self.news = t,
+                other => return Err(MachineError(format!("{other} cannot receive a transfer"))),
+            }
+        }
+        if srcs.contains(&Reg::Pix) {
+            self.pix_reset = None;
+        }
+        Ok(())
+    }
+
+    fn flag_where(&mut self, _srcs: &[Reg]) -> Result<(), MachineError> {
+        Err(MachineError(
+            "the error predictor covers FLAG-free linear programs only".into(),
+        ))
+    }
+
+    fn flag_all(&mut self) {}
+
+    fn reset_pix(&mut self, level: f32) {
+        self.pix_reset = Some(level);
+    }
+
+    fn set_dac(&mut self, value: i32) {
+        self.dac = value;
+    }
+
+    fn digital(&mut self, _op: &DigitalOp) -> Result<(), MachineError> {
+        Ok(())
+    }
+}
+
+/// Why a program's error cannot be predicted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pos}: {msg}")]
+pub struct PredictError {
+    /// Statement that could not be followed.
+    pub pos: Pos,
+    /// Why.
+    pub msg: String,
+}
+
+/// The error structure of a program's registers after it ran: input-independent, so it
+/// can be evaluated under several input models.
+pub struct ErrorModel {
+    general: Vec<Tracked>,
+    writes: Vec<(Affine, Affine)>,
+    temporal: Vec<TemporalVar>,
+    readout_var: f64,
+}
+
+/// Predicted error of one output.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Predicted {
+    /// Predicted root-mean-square error.
+    pub rmse: f64,
+    /// Predicted mean error (result minus exact).
+    pub bias: f64,
+}
+
+/// Follows `program` (input image in `input`, every other register zero and exact)
+/// through the error model of `profile`.
+pub fn analyse(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    profile: &Profile,
+) -> Result<ErrorModel, PredictError> {
+    let mut pe = ErrorPe {
+        profile,
+        general: vec![Tracked::default(); general],
+        news: Tracked::default(),
+        dac: 0,
+        pix_reset: None,
+        temporal: Vec::new(),
+        writes: Vec::new(),
+    };
+    if let Reg::Gen(i) = input {
+        if let Some(g) = pe.general.get_mut(usize::from(i)) {
+            *g = Tracked::exact(Affine {
+                terms: BTreeMap::from([((0, 0), 1.0)]),
+                constant: 0.0,
+            });
+        }
+    }
+    for s in &program.stmts {
+        for op in &s.ops {
+            step(&mut pe, op).map_err(|e| PredictError {
+                pos: s.pos,
+                msg: format!("`{s}`: {}", e.0),
+            })?;
+        }
+    }
+    let r = &profile.readout;
+    let readout_var = if r.enabled {
+        r.noise * r.noise
+            + r.pattern_offset * r.pattern_offset
+            + if r.quantise { 1.0 / 12.0 } else { 0.0 }
+    } else {
+        0.0
+    };
+    Ok(ErrorModel {
+        general: pe.general,
+        writes: pe.writes,
+        temporal: pe.temporal,
+        readout_var,
+    })
+}
+
+impl ErrorModel {
+    /// Largest pixel offset any error term of `reg` depends on (the lags
+    /// [`InputStats::of_images`] must measure are up to twice this).
+    pub fn radius(&self, reg: Reg) -> i32 {
+        let Some(t) = self.tracked(reg) else {
+            return 0;
+        };
+        let gains = t.gains.values().map(Affine::radius).max().unwrap_or(0);
+        t.value.radius().max(t.bias.radius()).max(gains)
+    }
+
+    /// What saturation at `+-limit` costs where the image is smooth: over every value
+    /// written (value plus its systematic error, the input locally constant and uniform
+    /// over `range`), the mean squared excess beyond the limit, summed. Values whose
+    /// exact range is beyond the limit and `skip` says are unavoidable (the outputs that
+    /// cannot fit) are left out.
+    pub fn smooth_clipping(
+        &self,
+        range: InputRange,
+        limit: f64,
+        skip: &dyn Fn(&BTreeMap<Offset, f64>) -> bool,
+    ) -> f64 {
+        const SAMPLES: usize = 32;
+        let mut total = 0.0;
+        for (v, b) in &self.writes {
+            let sv: f64 = v.terms.values().sum();
+            let sb: f64 = b.terms.values().sum();
+            let peak = v.terms.values().map(|c| c.abs()).sum::<f64>() * range.bound();
+            if peak > limit && skip(&v.terms) {
+                continue;
+            }
+            for i in 0..SAMPLES {
+                let x = range.lo + (range.hi - range.lo) * (i as f64 + 0.5) / SAMPLES as f64;
+                let y = (sv + sb) * x + v.constant + b.constant;
+                let e = (y.abs() - limit).max(0.0);
+                total += e * e / SAMPLES as f64;
+            }
+        }
+        total
+    }
+
+    fn tracked(&self, reg: Reg) -> Option<&Tracked> {
+        match reg {
+            Reg::Gen(i) => self.general.get(usize::from(i)),
+            _ => None,
+        }
+    }
+
+    /// The predicted bias and RMSE of `reg` as read out, for inputs with moments
+    /// `stats`.
+    pub fn predict(&self, reg: Reg, stats: &InputStats) -> Predicted {
+        let Some(t) = self.tracked(reg) else {
+            return Predicted {
+                rmse: 0.0,
+                bias: 0.0,
+            };
+        };
+        let bias = stats.expect(&t.bias);
+        let mut mse = stats.expect_square(&t.bias) + self.readout_var;
+        mse += t
+            .gains
+            .values()
+            .map(|a| stats.expect_square(a))
+            .sum::<f64>();
+        for (&(src, _), &c) in &t.consts {
+            let var = match src {
+                Source::Temporal(id) => self.temporal.get(id as usize).map_or(0.0, |v| {
+                    v.noise2 + v.signal2 * stats.expect_square(&v.value)
+                }),
+                _ => 1.0,
+            };
+            mse += c * c * var;
+        }
+        Predicted {
+            rmse: mse.max(0.0).sqrt(),
+            bias,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{parse_program, Device};
+
+    fn model(text: &str, profile: &Profile) -> ErrorModel {
+        let p = parse_program(text, Device::default()).unwrap();
+        analyse(&p, Reg::A, 6, profile).unwrap()
+    }
+
+    #[test]
+    fn ideal_profile_predicts_no_error() {
+        let ideal = Profile::builtin("ideal").unwrap();
+        let m = model("divq(B, A); movx(C, B, east); add(D, B, C)", &ideal);
+        let s = InputStats::of_range(InputRange::default());
+        assert_eq!(
+            m.predict(Reg::D, &s),
+            Predicted {
+                rmse: 0.0,
+                bias: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn offsets_and_gains_follow_the_linear_structure() {
+        // Single-source transfers with gain -10 % and offset 2, against hand arithmetic.
+        let mut p = Profile::default();
+        p.transfer.bus_1.gain = -0.1;
+        p.transfer.bus_1.offset = 2.0;
+        // mov(B, A) is two single-source transfers: NEWS = -A, B = -NEWS.
+        let m = model("mov(B, A)", &p);
+        let s = InputStats {
+            mean: 10.0,
+            square: 100.0,
+            lags: HashMap::new(),
+        };
+        // NEWS = -0.9 x + 2; B = 0.9 (0.9 x - 2) + 2 = 0.81 x + 0.2: error -0.19 x + 0.2.
+        let got = m.predict(Reg::B, &s);
+        assert!((got.bias - (-0.19 * 10.0 + 0.2)).abs() < 1e-12, "{got:?}");
+        let mse: f64 = 0.19 * 0.19 * 100.0 - 2.0 * 0.19 * 0.2 * 10.0 + 0.04;
+        assert!((got.rmse - mse.sqrt()).abs() < 1e-12, "{got:?}");
+    }
+
+    #[test]
+    fn clipping_counts_systematic_error_that_pushes_beyond_the_limit() {
+        // mov(B, A) = two single-source transfers, each with gain g: B = (1 + g)^2 x.
+        let range = InputRange::default();
+        let none = |_: &BTreeMap<Offset, f64>| false;
+        let mut p = Profile::default();
+        p.transfer.bus_1.gain = -0.05;
+        // Values shrink: nothing reaches the limit.
+        assert_eq!(
+            model("mov(B, A)", &p).smooth_clipping(range, 128.0, &none),
+            0.0
+        );
+        // Values grow by 10 %: the brightest and darkest inputs pass +-128.
+        p.transfer.bus_1.gain = 0.05;
+        let c = model("mov(B, A)", &p).smooth_clipping(range, 128.0, &none);
+        assert!(c > 1.0 && c < 100.0, "{c}");
+        // Every value beyond the limit counts unless the caller skips it.
+        let ideal = Profile::builtin("ideal").unwrap();
+        let m = model("movx(C, A, east); add(B, A, C)", &ideal);
+        assert!(m.smooth_clipping(range, 128.0, &none) > 1000.0);
+        assert_eq!(m.smooth_clipping(range, 128.0, &|_| true), 0.0);
+    }
+
+    #[test]
+    fn image_moments_match_direct_sums() {
+        let img = Array2::from_shape_fn((8, 8), |(r, c)| (r * 8 + c) as f64);
+        let s = InputStats::of_images(std::slice::from_ref(&img), 1, 1);
+        let inner: Vec<f64> = (1..7)
+            .flat_map(|r| (1..7).map(move |c| (r * 8 + c) as f64))
+            .collect();
+        assert!((s.mean - inner.iter().sum::<f64>() / 36.0).abs() < 1e-12);
+        let east: f64 = (1..7)
+            .flat_map(|r| (1..6).map(move |c| (r, c)))
+            .map(|(r, c)| img[[r, c]] * img[[r, c + 1]])
+            .sum::<f64>()
+            / 30.0;
+        assert!((s.second((0, 1)) - east).abs() < 1e-9);
+        assert_eq!(s.second((0, 1)), s.second((0, -1)));
+    }
+}

@@ -1,0 +1,170 @@
+//! Exact range analysis: the interval every register can reach, after every bus
+//! instruction of a program, for any input image whose pixels lie in an input range.
+//!
+//! A register holds an exact linear combination `k + sum c_o x(p + o)` of input pixels
+//! (the symbolic executor gives it). With every pixel free in `lo..=hi`, the extremes are
+//! reached pixel by pixel: the largest value takes `hi` where `c > 0` and `lo` where
+//! `c < 0`. Registers that are not written keep their interval, so the intervals of the
+//! written values (including the `NEWS` temporaries inside a macro) are all there is.
+
+use super::symbolic::{Coef, LinComb, SymbolicError, SymbolicPe};
+use crate::isa::{BusOp, Pos, Program, Reg};
+use crate::sim::machine::step;
+use num_traits::ToPrimitive;
+
+/// The interval each input pixel lies in (in "in" units, the full-range capture
+/// `p - 128` of a pixel p).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputRange {
+    /// Lowest pixel value.
+    pub lo: f64,
+    /// Highest pixel value.
+    pub hi: f64,
+}
+
+impl Default for InputRange {
+    /// The full-range capture: -128..127.
+    fn default() -> Self {
+        InputRange {
+            lo: -128.0,
+            hi: 127.0,
+        }
+    }
+}
+
+impl InputRange {
+    /// Largest magnitude of a pixel.
+    pub fn bound(&self) -> f64 {
+        self.lo.abs().max(self.hi.abs())
+    }
+}
+
+/// A coefficient as f64 (whatever exact type the symbolic executor uses).
+pub fn coef_f64(c: &Coef) -> f64 {
+    c.to_f64().unwrap_or(f64::NAN)
+}
+
+/// The interval `lin` spans when every pixel lies in `range`.
+pub fn interval(lin: &LinComb, range: InputRange) -> (f64, f64) {
+    let k = coef_f64(&lin.constant);
+    let (mut lo, mut hi) = (k, k);
+    for c in lin.terms.values() {
+        let c = coef_f64(c);
+        let (a, b) = (c * range.lo, c * range.hi);
+        lo += a.min(b);
+        hi += a.max(b);
+    }
+    (lo, hi)
+}
+
+/// The register that reaches the largest magnitude, and where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Peak {
+    /// Largest magnitude any written value can reach.
+    pub magnitude: f64,
+    /// The statement that writes it (none for a program that writes nothing).
+    pub pos: Option<Pos>,
+    /// The register written.
+    pub reg: Option<Reg>,
+    /// Lowest value any register can reach.
+    pub low: f64,
+    /// Highest value any register can reach.
+    pub high: f64,
+}
+
+impl Peak {
+    /// Whether every value stays within `low..=high`.
+    pub fn within(&self, low: f64, high: f64) -> bool {
+        self.low >= low - 1e-9 && self.high <= high + 1e-9
+    }
+}
+
+/// The extremes of every value `program` writes (and of the input itself), for inputs
+/// in `range` placed in `input`.
+pub fn peak(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    range: InputRange,
+) -> Result<Peak, SymbolicError> {
+    let mut pe = SymbolicPe::new(general);
+    pe.set(input, LinComb::input());
+    let mut p = Peak {
+        magnitude: range.bound(),
+        pos: None,
+        reg: Some(input),
+        low: range.lo,
+        high: range.hi,
+    };
+    for s in &program.stmts {
+        for op in &s.ops {
+            step(&mut pe, op).map_err(|e| SymbolicError {
+                pos: s.pos,
+                msg: format!("`{s}`: {}", e.0),
+            })?;
+            let BusOp::Transfer { dsts, .. } = op else {
+                continue;
+            };
+            for d in dsts {
+                // A neighbour's NEWS holds the same values as this PE's, moved.
+                let reg = if matches!(d, Reg::X(_)) {
+                    Reg::News
+                } else {
+                    *d
+                };
+                let (lo, hi) = interval(&pe.value(reg), range);
+                p.low = p.low.min(lo);
+                p.high = p.high.max(hi);
+                let m = lo.abs().max(hi.abs());
+                if m > p.magnitude {
+                    p.magnitude = m;
+                    p.pos = Some(s.pos);
+                    p.reg = Some(*d);
+                }
+            }
+        }
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{parse_program, Device};
+
+    fn peak_of(text: &str, range: InputRange) -> Peak {
+        let p = parse_program(text, Device::default()).unwrap();
+        peak(&p, Reg::A, 6, range).unwrap()
+    }
+
+    #[test]
+    fn sums_of_copies_reach_their_coefficient_sum() {
+        // B = A + A east + A west: three times the input at most.
+        let p = peak_of(
+            "movx(B, A, east); movx(C, A, west); add(D, A, B, C)",
+            InputRange::default(),
+        );
+        assert_eq!(p.magnitude, 3.0 * 128.0);
+        // The NEWS temporary holds the negated sum: -381..384.
+        assert_eq!((p.low, p.high), (-384.0, 384.0));
+        assert_eq!(p.reg, Some(Reg::News));
+        // Halving first keeps every value within the input's range.
+        let p = peak_of(
+            "divq(B, A); movx(C, B, east); add(D, B, C)",
+            InputRange::default(),
+        );
+        assert_eq!(p.magnitude, 128.0);
+        assert!(p.within(-128.0, 128.0));
+    }
+
+    #[test]
+    fn a_difference_spans_both_signs() {
+        // A - A east: -255..255 for the full range, -127..127 for 0..127.
+        let p = peak_of("movx(B, A, east); sub(C, A, B)", InputRange::default());
+        assert_eq!((p.low, p.high), (-255.0, 255.0));
+        let half = InputRange { lo: 0.0, hi: 127.0 };
+        let p = peak_of("movx(B, A, east); sub(C, A, B)", half);
+        assert_eq!((p.low, p.high), (-127.0, 127.0));
+        assert!(p.within(-128.0, 128.0));
+    }
+}
