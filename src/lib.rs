@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! `scamp`: a cycle-accurate simulator, code generator and checker for the SCAMP-5
 //! focal-plane sensor-processor.
 

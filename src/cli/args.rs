@@ -71,6 +71,16 @@ pub fn clock(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// `--tolerance`: a finite number >= 0.
+pub fn tolerance(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a finite number >= 0"))
+    }
+}
+
 /// `--runs`: 1..=[`MAX_RUNS`].
 pub fn runs(s: &str) -> Result<u32, String> {
     let v: u32 = s

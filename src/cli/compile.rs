@@ -46,6 +46,7 @@ pub struct CompileArgs {
     /// Memory cap of the search in MiB (default 2048).
     #[arg(long, value_name = "MIB")]
     pub memory_limit: Option<u64>,
+    /// `--json`: one JSON object on stdout.
     #[command(flatten)]
     pub json: args::JsonArg,
     /// What to minimise: `error` (predicted error among programs within the slack of

@@ -62,7 +62,7 @@ pub struct RunArgs {
         value_name = "X",
         requires = "compare",
         allow_negative_numbers = true,
-        value_parser = parse_tolerance
+        value_parser = args::tolerance
     )]
     tolerance: Option<f64>,
     /// With --compare: run on every picture (PNG/JPEG/PGM) in DIR instead of one scene.
@@ -120,16 +120,6 @@ struct Report {
     runs: Option<BTreeMap<String, RegisterRuns>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     compare: Option<Comparison>,
-}
-
-/// A finite, non-negative tolerance.
-fn parse_tolerance(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("{v} is not a finite number >= 0"))
-    }
 }
 
 /// The registers named by `--save`, checked against the device.

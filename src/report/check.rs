@@ -7,7 +7,6 @@ use super::planes::block_means;
 use crate::isa::{Program, Reg};
 use crate::sim::{capture::GreyImage, run::RunError, N};
 use crate::verify::check::{self, KernelErrors, Target, Testbed};
-use crate::verify::convolution::correlate;
 use crate::verify::heatmap;
 use crate::verify::metrics::ErrorFigures;
 use image::{GrayImage, Luma, RgbImage};
@@ -93,20 +92,19 @@ pub fn image_panels(
     images
         .iter()
         .map(|(name, img)| {
-            let (outs, _) = check::simulate(program, input, general, targets, img, testbed, 0)?;
-            let x = check::input_values(img);
+            let run = check::first_run(program, input, general, targets, img, testbed)?;
             let kernels = targets
                 .iter()
-                .zip(outs)
-                .map(|(t, result)| KernelPanel {
+                .zip(run.kernels)
+                .map(|(t, (exact, result))| KernelPanel {
                     out: t.out.to_string(),
-                    exact: correlate(&x, &t.exact, t.centre),
+                    exact,
                     result,
                 })
                 .collect();
             Ok(ImagePanels {
                 name: name.clone(),
-                input: x,
+                input: run.input,
                 kernels,
             })
         })

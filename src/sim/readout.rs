@@ -99,9 +99,14 @@ pub fn save_png(path: &Path, values: &[f32]) -> Result<(), PlaneFileError> {
         .iter()
         .map(|&v| (v + 128.0).round().clamp(0.0, 255.0) as u8)
         .collect();
+    save_grey(path, &bytes)
+}
+
+/// Writes 256x256 grey levels as an 8-bit PNG.
+fn save_grey(path: &Path, bytes: &[u8]) -> Result<(), PlaneFileError> {
     image::save_buffer(
         path,
-        &bytes,
+        bytes,
         N as u32,
         N as u32,
         image::ExtendedColorType::L8,
@@ -124,17 +129,7 @@ pub fn save_bits_npy(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
 /// Writes a digital plane as an 8-bit grey PNG: 1 white, 0 black.
 pub fn save_bits_png(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
     let bytes: Vec<u8> = bits.iter().map(|&b| if b != 0 { 255 } else { 0 }).collect();
-    image::save_buffer(
-        path,
-        &bytes,
-        N as u32,
-        N as u32,
-        image::ExtendedColorType::L8,
-    )
-    .map_err(|source| PlaneFileError::WriteImage {
-        path: path.to_path_buf(),
-        source,
-    })
+    save_grey(path, &bytes)
 }
 
 /// Reads a 256x256 numpy array (float32 or float64) for preloading a register.

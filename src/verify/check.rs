@@ -426,6 +426,34 @@ pub enum OutputError {
     Write(String),
 }
 
+/// Run 0 of `testbed` on one image, next to what it should give.
+pub struct FirstRun {
+    /// The full-range input `p - 128`.
+    pub input: Array2<f64>,
+    /// Per target: the specified kernel's exact convolution, and the simulated result.
+    pub kernels: Vec<(Array2<f64>, Array2<f64>)>,
+}
+
+/// Runs `program` once (run 0 of `testbed`) on `img` and pairs each target's result
+/// with the exact convolution of its specified kernel.
+pub fn first_run(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    img: &GreyImage,
+    testbed: &dyn Testbed,
+) -> Result<FirstRun, sim::run::RunError> {
+    let (outs, _) = simulate(program, input, general, targets, img, testbed, 0)?;
+    let x = input_values(img);
+    let kernels = targets
+        .iter()
+        .zip(outs)
+        .map(|(t, result)| (correlate(&x, &t.exact, t.centre), result))
+        .collect();
+    Ok(FirstRun { input: x, kernels })
+}
+
 /// Writes, per image and target, the result (`.result.npy`/`.png`), the specified
 /// kernel's ideal result (`.ideal.*`) and a heat map of `|result - ideal|` inside the
 /// border (`.error.png`), run 0 of `testbed`.
@@ -443,10 +471,8 @@ pub fn write_outputs(
     std::fs::create_dir_all(dir)
         .map_err(|e| OutputError::Write(format!("{}: cannot create: {e}", dir.display())))?;
     for (name, img) in images {
-        let (outs, _) = simulate(program, input, general, targets, img, testbed, 0)?;
-        let x = input_values(img);
-        for (t, result) in targets.iter().zip(&outs) {
-            let ideal = correlate(&x, &t.exact, t.centre);
+        let run = first_run(program, input, general, targets, img, testbed)?;
+        for (t, (ideal, result)) in targets.iter().zip(&run.kernels) {
             let stem = dir.join(format!("{name}_{}", t.out));
             let as_f32 = |a: &Array2<f64>| a.iter().map(|&v| v as f32).collect::<Vec<f32>>();
             let save = |ext: &str, v: &Array2<f64>, png: bool| {
@@ -459,9 +485,9 @@ pub fn write_outputs(
                 r.map_err(|e| OutputError::Write(e.to_string()))
             };
             save("result.npy", result, false)?;
-            save("ideal.npy", &ideal, false)?;
+            save("ideal.npy", ideal, false)?;
             save("result.png", result, true)?;
-            save("ideal.png", &ideal, true)?;
+            save("ideal.png", ideal, true)?;
             let err = Array2::from_shape_fn((N, N), |(r, c)| {
                 let inside = r >= border && c >= border && r < N - border && c < N - border;
                 if inside {

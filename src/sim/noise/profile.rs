@@ -8,7 +8,6 @@
 use super::bus_kind::BusKind;
 use crate::isa::source::{self, SourceError};
 use crate::isa::Pos;
-use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
 
@@ -151,15 +150,21 @@ struct SaturationRaw {
     high: f64,
 }
 
+/// A `low..high` range must not be empty: clamping to an empty range panics (min
+/// above max), and no value could be represented.
+fn ordered<E: serde::de::Error>(section: &str, low: f64, high: f64) -> Result<(), E> {
+    if low >= high {
+        return Err(E::custom(format!(
+            "{section}: low ({low}) must be below high ({high})"
+        )));
+    }
+    Ok(())
+}
+
 impl<'de> Deserialize<'de> for Saturation {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let r = SaturationRaw::deserialize(d)?;
-        if r.low >= r.high {
-            return Err(D::Error::custom(format!(
-                "saturation: low ({}) must be below high ({})",
-                r.low, r.high
-            )));
-        }
+        ordered("saturation", r.low, r.high)?;
         Ok(Saturation {
             low: r.low,
             high: r.high,
@@ -261,13 +266,7 @@ impl Default for ReadoutRaw {
 impl<'de> Deserialize<'de> for Readout {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let r = ReadoutRaw::deserialize(d)?;
-        // An empty range would make the ADC clamp panic (min above max).
-        if r.low >= r.high {
-            return Err(D::Error::custom(format!(
-                "readout: low ({}) must be below high ({})",
-                r.low, r.high
-            )));
-        }
+        ordered("readout", r.low, r.high)?;
         Ok(Readout {
             enabled: r.enabled,
             quantise: r.quantise,
