@@ -16,6 +16,7 @@ pub mod fallback;
 pub mod goal;
 pub mod heuristic;
 pub mod reverse;
+pub mod risk;
 pub mod search;
 pub mod spec;
 pub mod step;
@@ -408,6 +409,13 @@ pub fn compile(
             hi: spec.input_range.hi,
             limit,
             exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
+        }),
+        clip: Some(risk::ClipModel {
+            depth,
+            lo: spec.input_range.lo,
+            hi: spec.input_range.hi,
+            limit,
+            spread: risk::DEFAULT_SPREAD,
         }),
     };
     let problem = alloc::AllocProblem {

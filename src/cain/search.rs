@@ -15,6 +15,7 @@
 use super::goal::Bag;
 use super::heuristic::{lower_bound, Estimator};
 use super::reverse::{expand, is_initial, Cand, Ctx, PassThrough};
+use super::risk::ClipModel;
 use super::step::Step;
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
@@ -47,6 +48,9 @@ pub struct SearchOptions {
     pub slack: f64,
     /// Values every goal must stay within (bags holding a goal outside are pruned).
     pub range: Option<GoalRange>,
+    /// Saturation risk on textured images, added to the finisher's score under the
+    /// error objective (see [`super::risk`]).
+    pub clip: Option<ClipModel>,
 }
 
 /// The values a goal (atoms over `2^depth`, times input pixels in `lo..=hi`) may reach:
@@ -99,6 +103,7 @@ impl Default for SearchOptions {
             work: None,
             slack: 0.0,
             range: None,
+            clip: None,
         }
     }
 }
@@ -223,6 +228,10 @@ impl Node {
     }
 }
 
+/// Under the error objective's strict half, values other than the outputs stay within
+/// this multiple of the register limit for any input (see [`search`]).
+const STRICT_RANGE: f64 = 1.5;
+
 /// Children kept in memory per node; the rest are regenerated when needed.
 const CHUNK: usize = 8;
 /// Share of the time budget a structured worker spends before it turns plain.
@@ -292,6 +301,11 @@ struct Shared<'a, T> {
     pool: Mutex<std::collections::BTreeMap<usize, Found<T>>>,
     worker_memory: Vec<AtomicU64>,
     finish: &'a Finisher<'a, T>,
+    /// The final goals (the root bag), for the saturation risk.
+    finals: &'a [super::goal::Goal],
+    /// Whether values other than the final goals are held to [`STRICT_RANGE`] times
+    /// the register limit (the first half of an error-objective search).
+    strict: bool,
 }
 
 impl<T> Shared<'_, T> {
@@ -300,6 +314,28 @@ impl<T> Shared<'_, T> {
             r.get_or_insert(why);
         }
         self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Under the error objective, whether the values `cand` needs stay within the
+    /// register limit on flat image regions (where a value is its coefficient sum times
+    /// the level): no new value beyond it, and no final output that cannot fit read by
+    /// another instruction (it would pass on its clipped value).
+    fn flat_fits(&self, cand: &Cand) -> bool {
+        let Some(m) = self.opts.clip.as_ref().filter(|_| self.opts.slack > 0.0) else {
+            return true;
+        };
+        cand.step
+            .ins
+            .iter()
+            .all(|g| !self.finals.contains(g) || m.flat_fits(g))
+            && cand
+                .child
+                .0
+                .iter()
+                .all(|g| {
+                self.finals.contains(g)
+                    || (m.flat_fits(g) && (!self.strict || m.peak_within(g, STRICT_RANGE)))
+            })
     }
 
     fn best_len(&self) -> usize {
@@ -448,6 +484,10 @@ impl<T> Worker<'_, '_, T> {
         let Some((value, instructions, cycles, score)) = (sh.finish)(steps) else {
             return;
         };
+        let score = match &sh.opts.clip {
+            Some(m) if sh.opts.slack > 0.0 => score + m.plan_risk(steps, sh.finals),
+            _ => score,
+        };
         let found = Found {
             value,
             instructions,
@@ -543,7 +583,8 @@ impl<T> Worker<'_, '_, T> {
                 .opts
                 .range
                 .as_ref()
-                .is_none_or(|r| r.fits_bag(&cand.child));
+                .is_none_or(|r| r.fits_bag(&cand.child))
+                && sh.flat_fits(&cand);
             if !in_range {
                 // A value out of range: no program through this bag is wanted.
             } else if is_initial(&cand.child, ctx) {
@@ -624,10 +665,107 @@ pub fn search<T: Send>(
     stats: &Stats,
     finish: &Finisher<'_, T>,
 ) -> Outcome<T> {
+    if opts.slack <= 0.0 || opts.clip.is_none() {
+        return search_once(root, ctx, opts, stats, finish, false);
+    }
+    // Error objective: half the budget looks among plans whose values stay near the
+    // register range (they clip only on strong edges), the other half among all; the
+    // better of the two wins, on the same rule as within one search. Kernels whose
+    // work cannot stay near the range (Sobel's) lose half the budget, no more.
+    let start = Instant::now();
+    let first = SearchOptions {
+        time_limit: opts.time_limit / 2,
+        node_limit: opts.node_limit.map(|n| n / 2),
+        work: opts.work.map(|w| (w / 2).max(1)),
+        ..opts.clone()
+    };
+    let a = search_once(root, ctx, &first, stats, finish, true);
+    let second = SearchOptions {
+        time_limit: opts
+            .time_limit
+            .saturating_sub(start.elapsed())
+            .max(Duration::from_millis(1)),
+        node_limit: opts.node_limit.map(|n| n - n / 2),
+        work: first.work,
+        ..opts.clone()
+    };
+    let offset = start.elapsed();
+    let b = search_once(root, ctx, &second, stats, finish, false);
+    let stop = if a.stop == StopReason::Time || b.stop == StopReason::Exhausted {
+        a.stop
+    } else {
+        b.stop
+    };
+    let bests: Vec<Found<T>> = a
+        .best
+        .into_iter()
+        .chain(b.best.map(|f| Found {
+            at: f.at + offset,
+            ..f
+        }))
+        .collect();
+    Outcome {
+        best: pick(bests, opts.slack),
+        nodes: a.nodes.max(b.nodes),
+        plans_found: a.plans_found.max(b.plans_found),
+        seconds: start.elapsed().as_secs_f64(),
+        stop,
+    }
+}
+
+/// The best of several results: the shortest (then fewest cycles), or with a slack the
+/// lowest score within the slack of the shortest; ties to the earlier.
+fn pick<T>(bests: Vec<Found<T>>, slack: f64) -> Option<Found<T>> {
+    let shortest = bests.iter().map(|b| b.instructions).min()?;
+    if slack > 0.0 {
+        let bound = (shortest as f64 * (1.0 + slack)).floor() as usize;
+        bests
+            .into_iter()
+            .filter(|b| b.instructions <= bound)
+            .min_by(|a, b| {
+                a.score
+                    .total_cmp(&b.score)
+                    .then((a.instructions, a.cycles).cmp(&(b.instructions, b.cycles)))
+            })
+    } else {
+        bests.into_iter().min_by_key(|b| (b.instructions, b.cycles))
+    }
+}
+
+/// Which workers one call of [`search_ids`] runs.
+struct Crew<'i> {
+    /// Their numbers (which set their roles).
+    ids: &'i [usize],
+    /// Workers in all.
+    workers: usize,
+    /// See [`Shared::strict`].
+    strict: bool,
+}
+
+/// One search over the whole budget (`strict`: see [`Shared::strict`]).
+fn search_once<T: Send>(
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+    strict: bool,
+) -> Outcome<T> {
     let workers = opts.workers.max(1);
     let Some(work) = opts.work else {
         let ids: Vec<usize> = (0..workers).collect();
-        return search_ids(root, ctx, opts, stats, finish, &ids, workers);
+        return search_ids(
+            root,
+            ctx,
+            opts,
+            stats,
+            finish,
+            Crew {
+                ids: &ids,
+                workers,
+                strict,
+            },
+        );
     };
     let own = SearchOptions {
         node_limit: Some(work),
@@ -639,7 +777,12 @@ pub fn search<T: Send>(
         let s = Stats::default();
         s.best
             .store(stats.best.load(Ordering::Relaxed), Ordering::Relaxed);
-        let out = search_ids(root, ctx, &own, &s, finish, &[id], workers);
+        let crew = Crew {
+            ids: &[id],
+            workers,
+            strict,
+        };
+        let out = search_ids(root, ctx, &own, &s, finish, crew);
         stats
             .nodes
             .fetch_add(s.nodes.load(Ordering::Relaxed), Ordering::Relaxed);
@@ -662,6 +805,7 @@ pub fn search<T: Send>(
         seconds: 0.0,
         stop: StopReason::Exhausted,
     };
+    let mut bests: Vec<Found<T>> = Vec::with_capacity(outs.len());
     for o in outs {
         merged.nodes += o.nodes;
         merged.plans_found += o.plans_found;
@@ -670,15 +814,12 @@ pub fn search<T: Send>(
         if o.stop == StopReason::Time || merged.stop == StopReason::Exhausted {
             merged.stop = o.stop;
         }
-        let better = match (&o.best, &merged.best) {
-            (Some(a), Some(b)) => (a.instructions, a.cycles) < (b.instructions, b.cycles),
-            (Some(_), None) => true,
-            _ => false,
-        };
-        if better {
-            merged.best = o.best;
+        if let Some(b) = o.best {
+            bests.push(b);
         }
     }
+    // The same rule as inside one search (ties to the lower worker).
+    merged.best = pick(bests, opts.slack);
     if let Some(b) = &merged.best {
         stats.best.fetch_min(b.instructions, Ordering::Relaxed);
     }
@@ -693,9 +834,13 @@ fn search_ids<T: Send>(
     opts: &SearchOptions,
     stats: &Stats,
     finish: &Finisher<'_, T>,
-    ids: &[usize],
-    workers: usize,
+    crew: Crew<'_>,
 ) -> Outcome<T> {
+    let Crew {
+        ids,
+        workers,
+        strict,
+    } = crew;
     let sh = Shared {
         ctx,
         opts,
@@ -708,6 +853,8 @@ fn search_ids<T: Send>(
         pool: Mutex::new(std::collections::BTreeMap::new()),
         worker_memory: (0..workers).map(|_| AtomicU64::new(0)).collect(),
         finish,
+        finals: &root.0,
+        strict,
     };
     if is_initial(root, ctx) {
         // Nothing to compute (e.g. the identity kernel already in its register).
