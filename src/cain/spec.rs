@@ -389,7 +389,8 @@ pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
     if text.trim().is_empty() {
         return Err(YamlError::at_start("the document is empty"));
     }
-    let raw: RawSpec = serde_yaml::from_str(text).map_err(|e| YamlError::from(&e))?;
+    let raw: RawSpec =
+        serde_yaml::from_str(text).map_err(|e| YamlError::from(&e).without_path())?;
     build(raw).map_err(|e| locate(text, e))
 }
 

@@ -73,7 +73,9 @@ impl<'de> Deserialize<'de> for Bound {
             if (-128.0..=128.0).contains(&v) {
                 Ok(())
             } else {
-                Err(format!("input_range: {v} is outside the capture's -128..128"))
+                Err(format!(
+                    "input_range: {v} is outside the capture's -128..128"
+                ))
             }
         })
         .map(Bound)
@@ -127,7 +129,10 @@ impl Visitor<'_> for Number {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<f64, E> {
         let v = parse_fraction(s).ok_or_else(|| {
-            E::custom(format!("{}: `{s}` is not a number or a fraction", self.what))
+            E::custom(format!(
+                "{}: `{s}` is not a number or a fraction",
+                self.what
+            ))
         })?;
         self.accept(v)
     }
@@ -290,8 +295,6 @@ pub(super) fn work<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Er
 }
 
 /// `search.ops`.
-pub(super) fn ops<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<super::spec::Ops>, D::Error> {
+pub(super) fn ops<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::spec::Ops>, D::Error> {
     super::spec::Ops::deserialize(d).map(Some)
 }

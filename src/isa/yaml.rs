@@ -30,6 +30,24 @@ impl YamlError {
             msg: msg.into(),
         }
     }
+
+    /// The message without the path serde_yaml puts in front of errors inside the
+    /// document (`kernels[0].weights[1][2]: `), for a loader whose messages name the value
+    /// themselves and whose position already says where.
+    pub fn without_path(mut self) -> YamlError {
+        let is_path = |head: &str| {
+            !head.is_empty()
+                && head
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.[]?".contains(c))
+        };
+        if let Some((head, rest)) = self.msg.split_once(": ") {
+            if is_path(head) {
+                self.msg = rest.to_string();
+            }
+        }
+        self
+    }
 }
 
 impl From<&serde_yaml::Error> for YamlError {
@@ -145,8 +163,14 @@ mod tests {
         let text = "a: 1\nb:\n  - [1, 2]\n  - x: .nan\n";
         let pos = |path: &[Step]| locate(text, Misplaced::at(path, "bad")).pos;
         assert_eq!(pos(&[Key("b"), Index(1)]), Pos { line: 4, col: 5 });
-        assert_eq!(pos(&[Key("b"), Index(0), Index(1)]), Pos { line: 3, col: 9 });
-        assert_eq!(pos(&[Key("b"), Index(1), Key("x")]), Pos { line: 4, col: 8 });
+        assert_eq!(
+            pos(&[Key("b"), Index(0), Index(1)]),
+            Pos { line: 3, col: 9 }
+        );
+        assert_eq!(
+            pos(&[Key("b"), Index(1), Key("x")]),
+            Pos { line: 4, col: 8 }
+        );
         assert_eq!(pos(&[Key("a")]), Pos { line: 1, col: 4 });
         let e = locate(text, Misplaced::at(&[Key("a")], "bad"));
         assert_eq!(e.msg, "bad");
@@ -158,5 +182,9 @@ mod tests {
         let y = YamlError::from(&e);
         assert_eq!(y.pos, Pos { line: 2, col: 5 });
         assert!(!y.msg.contains(" at line "), "{y}");
+        let e = serde_yaml::from_str::<Vec<Vec<u8>>>("[[1], [x]]").unwrap_err();
+        let y = YamlError::from(&e);
+        assert!(y.msg.starts_with("[1][0]: invalid type"), "{y}");
+        assert!(y.without_path().msg.starts_with("invalid type"));
     }
 }
