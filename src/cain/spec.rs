@@ -502,6 +502,18 @@ mod tests {
     }
 
     #[test]
+    fn work_budget_is_read_and_checked() {
+        let with = |w: &str| GAUSS.replace("ops: all }", &format!("ops: all, work: {w} }}"));
+        assert_eq!(parse_spec(&with("5000")).unwrap().search.work, Some(5000));
+        assert_eq!(parse_spec(GAUSS).unwrap().search.work, None);
+        for bad in ["0", "-3", "1.5", "lots"] {
+            let (pos, msg) = err(&with(bad));
+            assert_eq!(pos, Pos { line: 12, col: 55 }, "{bad}: {msg}");
+            assert!(msg.contains("work"), "{bad}: {msg}");
+        }
+    }
+
+    #[test]
     fn input_range_is_read_and_checked() {
         assert_eq!(
             parse_spec(GAUSS).unwrap().input_range,

@@ -184,7 +184,7 @@ mod tests {
         assert!(!y.msg.contains(" at line "), "{y}");
         let e = serde_yaml::from_str::<Vec<Vec<u8>>>("[[1], [x]]").unwrap_err();
         let y = YamlError::from(&e);
-        assert!(y.msg.starts_with("[1][0]: invalid type"), "{y}");
+        assert!(y.msg.starts_with(".[1][0]: invalid type"), "{y}");
         assert!(y.without_path().msg.starts_with("invalid type"));
     }
 }
