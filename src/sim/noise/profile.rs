@@ -3,10 +3,11 @@
 //! Every field has a default of "off" (zero error), so a profile names only what it
 //! models. Unknown keys and values out of range are errors that carry the position of
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
-//! the position.
+//! the position (the approach of the filter specs, see [`crate::isa::yaml`]).
 
 use super::bus_kind::BusKind;
 use crate::isa::source::{self, SourceError};
+use crate::isa::yaml::YamlError;
 use crate::isa::Pos;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
@@ -382,19 +383,11 @@ impl Profile {
     /// Parses a profile from YAML text; `file` names it in errors.
     pub fn from_yaml(text: &str, file: &str) -> Result<Profile, ProfileError> {
         serde_yaml::from_str::<Profile>(source::strip_bom(text)).map_err(|e| {
-            let (line, col) = e
-                .location()
-                .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
-            let full = e.to_string();
-            // serde_yaml appends " at line L column C"; the position goes in front instead.
-            let msg = match full.rfind(" at line ") {
-                Some(i) => full[..i].to_string(),
-                None => full,
-            };
+            let YamlError { pos, msg } = YamlError::from(&e);
             ProfileError {
                 file: file.to_string(),
-                line,
-                col,
+                line: pos.line as usize,
+                col: pos.col as usize,
                 msg,
             }
         })
