@@ -58,8 +58,8 @@ fn random_spec(name: &str, seed: u64, kernels: usize, size: usize) -> String {
         "# Random benchmark set (seed {seed}): {kernels} kernel(s) of {size}x{size}, weights in eighths.\n\
          name: {name}\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n"
     );
-    for k in 0..kernels {
-        s += &format!("  - out: {}\n    scale: 1/8\n    weights:\n", regs[k]);
+    for out in regs.iter().take(kernels) {
+        s += &format!("  - out: {out}\n    scale: 1/8\n    weights:\n");
         for _ in 0..size {
             let row: Vec<String> = (0..size)
                 .map(|_| {

@@ -332,11 +332,7 @@ impl<T> Shared<'_, T> {
             .ins
             .iter()
             .all(|g| !self.finals.contains(g) || m.flat_fits(g))
-            && cand
-                .child
-                .0
-                .iter()
-                .all(|g| {
+            && cand.child.0.iter().all(|g| {
                 self.finals.contains(g)
                     || (m.flat_fits(g) && (!self.strict || m.peak_within(g, STRICT_RANGE)))
             })
