@@ -234,10 +234,6 @@ const STRICT_RANGE: f64 = 1.5;
 
 /// Children kept in memory per node; the rest are regenerated when needed.
 const CHUNK: usize = 8;
-/// Iterations without a shorter plan before a diversifying worker first restarts.
-const RESTART_PATIENCE: u64 = 4096;
-/// Most children kept in memory per node.
-const MAX_CHUNK: usize = 64;
 /// Share of the time budget a structured worker spends before it turns plain.
 const STRUCTURED_SHARE: f64 = 0.3;
 /// Iterations between checks of the clock and the shared counters.
@@ -422,14 +418,6 @@ struct Worker<'s, 'a, T> {
     jitter: f32,
     scratch: Vec<Cand>,
     est: Estimator,
-    /// The seen table of this worker's walk after a restart (before: the shared one).
-    own_seen: Option<Seen>,
-    /// Restarts so far.
-    restarts: u32,
-    /// Iterations since the best length last improved.
-    since: u64,
-    /// The best length when last looked at.
-    best_seen: usize,
 }
 
 impl<T> Worker<'_, '_, T> {
@@ -449,10 +437,7 @@ impl<T> Worker<'_, '_, T> {
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         node.total = Some(scored.len());
-        // Each refill ranks every child again: a node asked for many children keeps
-        // more of them at a time (doubling), so that its refills stay few.
-        let chunk = node.taken.clamp(CHUNK, MAX_CHUNK);
-        let end = (node.taken + chunk).min(scored.len());
+        let end = (node.taken + CHUNK).min(scored.len());
         let mut keep: Vec<Cand> = Vec::with_capacity(end.saturating_sub(node.taken));
         let mut slots: Vec<Option<Cand>> = self.scratch.drain(..).map(Some).collect();
         for &(_, _, i) in scored.get(node.taken..end).unwrap_or(&[]) {
@@ -581,17 +566,6 @@ impl<T> Worker<'_, '_, T> {
                 node = Node::root(root, ctx);
                 state.bytes = 0;
             }
-            if iter.is_multiple_of(CHECK_EVERY) && self.stalled() {
-                // Restart from the root with a fresh ordering and a table of its own
-                // (the shared one would prune every bag the last walk queued).
-                self.restarts += 1;
-                self.jitter = (self.jitter * 1.5).min(MAX_JITTER);
-                self.own_seen = Some(Seen::new());
-                self.own_seen().improve(root.fingerprint(), 0);
-                state.deque.clear();
-                node = Node::root(root, ctx);
-                state.bytes = 0;
-            }
             let before = node_bytes(&node);
             state.bytes = state.bytes.saturating_sub(before);
             if (node.g + node.lb) as usize >= sh.length_limit() {
@@ -611,7 +585,7 @@ impl<T> Worker<'_, '_, T> {
                 // A value out of range: no program through this bag is wanted.
             } else if is_initial(&cand.child, ctx) {
                 self.offer(&Self::plan(&cand.step, &node.path));
-            } else if self.own_seen().improve(cand.child.fingerprint(), g) {
+            } else if sh.seen.improve(cand.child.fingerprint(), g) {
                 let lb = lower_bound(&cand.child, ctx);
                 if ((g + lb) as usize) < sh.length_limit() {
                     let child = Node {
@@ -636,33 +610,6 @@ impl<T> Worker<'_, '_, T> {
         true
     }
 
-    /// The seen table this worker's walk uses.
-    fn own_seen(&self) -> &Seen {
-        self.own_seen.as_ref().unwrap_or(&self.sh.seen)
-    }
-
-    /// Whether this worker should restart (called every [`CHECK_EVERY`] iterations):
-    /// it is a diversifying one (not worker 0, not structured) and the best length
-    /// has not improved for its patience, which doubles with every restart.
-    fn stalled(&mut self) -> bool {
-        if self.id == 0 || self.ctx.structured {
-            return false;
-        }
-        let best = self.sh.best_len();
-        if best < self.best_seen {
-            self.best_seen = best;
-            self.since = 0;
-            return false;
-        }
-        self.since += CHECK_EVERY;
-        let patience = RESTART_PATIENCE << self.restarts.min(20);
-        if self.since >= patience {
-            self.since = 0;
-            return true;
-        }
-        false
-    }
-
     /// Whether the search must stop now: stopped by another worker or out of time.
     fn out_of_time(&self) -> bool {
         let sh = self.sh;
@@ -681,8 +628,7 @@ impl<T> Worker<'_, '_, T> {
     fn check(&mut self, fresh: u64, bytes: u64) -> bool {
         let sh = self.sh;
         let nodes = sh.stats.nodes.fetch_add(fresh, Ordering::Relaxed);
-        let own = self.own_seen.as_ref().map_or(0, Seen::bytes);
-        sh.worker_memory[self.id].store(bytes + own, Ordering::Relaxed);
+        sh.worker_memory[self.id].store(bytes, Ordering::Relaxed);
         let mem: u64 = sh
             .worker_memory
             .iter()
@@ -916,10 +862,6 @@ fn search_ids<T: Send>(
             jitter: 0.0,
             scratch: Vec::new(),
             est: Estimator::default(),
-            own_seen: None,
-            restarts: 0,
-            since: 0,
-            best_seen: usize::MAX,
         };
         w.offer(&[]);
     } else {
@@ -948,10 +890,6 @@ fn search_ids<T: Send>(
             },
             scratch: Vec::new(),
             est: Estimator::default(),
-            own_seen: None,
-            restarts: 0,
-            since: 0,
-            best_seen: usize::MAX,
         };
         // More workers than cores would only make threads wait for each other (and for
         // the clock check): thread t runs workers t, t + threads, ... in turns instead.
