@@ -149,6 +149,8 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let images = check::load_images(&a.images).map_err(CliError::msg)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
+    let mut groups: Option<check::Groups> = None;
+    let mut text: Option<String> = None;
     let (spec, program, kernels, budget, budget_met) = if is_spec(&a.target) {
         if a.kernel.is_some() {
             return Err(CliError::msg(
@@ -159,6 +161,15 @@ pub fn run(a: &CheckArgs) -> Outcome {
         match a.max_total_rmse {
             None => {
                 let c = compile(&spec, &a.target, a, a.json.json)?;
+                if c.groups.len() > 1 {
+                    text = Some(cain::program_text(&c));
+                    groups = Some(
+                        c.groups
+                            .iter()
+                            .map(|g| (g.program.clone(), g.kernels.clone()))
+                            .collect(),
+                    );
+                }
                 (spec, c.program, c.kernels, Vec::new(), None)
             }
             Some(limit) => {
@@ -195,8 +206,28 @@ pub fn run(a: &CheckArgs) -> Outcome {
             },
         )?;
         let kernels = cain::approximate_spec(&spec)?;
+        // Several kernel blocks: a bank compiled in groups, each run from the input.
+        let source = super::common::read_source(
+            &a.target,
+            crate::isa::source::MAX_PROGRAM_BYTES,
+            "program",
+        )?;
+        let ends = check::kernel_block_ends(&source);
+        if ends.len() > 1 {
+            let targets: Vec<proof::Target> =
+                kernels.iter().map(cain::KernelReport::target).collect();
+            groups = Some(check::assign_blocks(
+                check::split_blocks(&program, &ends),
+                spec.input,
+                spec.general_count(),
+                &targets,
+            ));
+        }
         (spec, program, kernels, Vec::new(), None)
     };
+    if let Some(g) = &groups {
+        return check_groups(a, &spec, &kernels, g, text, &grey, &images, &testbed);
+    }
     let general = spec.general_count();
     let proof_targets: Vec<proof::Target> =
         kernels.iter().map(cain::KernelReport::target).collect();
@@ -499,4 +530,117 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
         Some(false) => println!("budget        NOT met at any depth: the closest program is shown"),
         None => {}
     }
+}
+
+/// `scamp check` of a bank compiled in groups: each group's kernels are proven, measured
+/// and predicted on that group's own program (run from the input); the report is the
+/// one of a single program, with the groups' figures summed.
+#[allow(clippy::too_many_arguments)]
+fn check_groups(
+    a: &CheckArgs,
+    spec: &Spec,
+    kernels: &[KernelReport],
+    groups: &check::Groups,
+    text: Option<String>,
+    grey: &[crate::sim::capture::GreyImage],
+    images: &[(String, crate::sim::capture::GreyImage)],
+    testbed: &crate::verify::check::ProfileTestbed,
+) -> Outcome {
+    if a.html.is_some() {
+        return Err(CliError::msg(
+            "--html shows one program; this bank runs in several groups",
+        ));
+    }
+    let general = spec.general_count();
+    let proof_targets: Vec<proof::Target> =
+        kernels.iter().map(cain::KernelReport::target).collect();
+    let mut mismatch = Vec::new();
+    for (program, members) in groups {
+        let ts: Vec<proof::Target> = members
+            .iter()
+            .filter_map(|&i| proof_targets.get(i).cloned())
+            .collect();
+        if proof::prove(program, spec.input, general, &ts, None).is_err() {
+            mismatch.extend(report::explain_mismatch(program, spec.input, general, &ts));
+        }
+    }
+    let verified = mismatch.is_empty();
+    let targets = cain::check_targets(spec, kernels);
+    let m = if verified {
+        Some(
+            check::measure_groups(groups, spec.input, general, &targets, grey, testbed, a.runs)
+                .map_err(|e| super::positioned(&a.target, e))?,
+        )
+    } else {
+        None
+    };
+    let border = m.as_ref().map_or(0, |m| m.border);
+    let predicted = if verified {
+        check::predict_groups(
+            groups,
+            spec.input,
+            general,
+            &targets,
+            grey,
+            &testbed.profile,
+            border,
+        )
+        .ok()
+    } else {
+        None
+    };
+    let peak = groups
+        .iter()
+        .filter_map(|(p, _)| {
+            crate::verify::range::peak(p, spec.input, general, spec.input_range)
+                .ok()
+                .map(|p| p.magnitude)
+        })
+        .reduce(f64::max);
+    if let (Some(dir), true) = (&a.out, verified) {
+        for (i, (program, members)) in groups.iter().enumerate() {
+            let ts: Vec<check::Target> = members
+                .iter()
+                .filter_map(|&k| targets.get(k).cloned())
+                .collect();
+            let sub = dir.join(format!("group{}", i + 1));
+            super::files::prepare_dir(&sub)?;
+            check::write_outputs(&sub, program, spec.input, general, &ts, images, testbed, border)
+                .map_err(|e| CliError::msg(e.to_string()))?;
+        }
+    }
+    let instructions: usize = groups.iter().map(|(p, _)| p.instructions()).sum();
+    let cycles: u64 = groups.iter().map(|(p, _)| p.cycles()).sum();
+    let program_text = text.unwrap_or_else(|| {
+        groups
+            .iter()
+            .map(|(p, _)| format!("scamp5_kernel_begin();\n{p}scamp5_kernel_end();\n"))
+            .collect()
+    });
+    let report = Report {
+        verified,
+        instructions,
+        cycles,
+        time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
+        noise: a.noise.noise.clone(),
+        border,
+        images: images.len(),
+        runs: a.runs,
+        kernels: kernel_json(kernels, m.as_ref(), &predicted, peak),
+        saturated_share: m.as_ref().map_or(0.0, |m| {
+            m.kernels.first().map_or(0.0, |k| {
+                k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
+            })
+        }),
+        mismatch,
+        budget: Vec::new(),
+        budget_met: None,
+        program: program_text,
+    };
+    if a.json.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(&report, spec, kernels);
+    }
+    Ok(if verified { 0 } else { 1 })
 }
