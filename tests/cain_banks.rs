@@ -189,7 +189,9 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     // Under exact arithmetic every kernel of every group measures no analogue error
     // (a dim image keeps the outputs within the ideal profile's range).
     let img = GreyImage {
-        pixels: (0..65_536u32).map(|i| (120 + (i * 7 + i / 256) % 17) as u8).collect(),
+        pixels: (0..65_536u32)
+            .map(|i| (120 + (i * 7 + i / 256) % 17) as u8)
+            .collect(),
         resized_from: None,
     };
     let targets = cain::check_targets(&s, &c.kernels);

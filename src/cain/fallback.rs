@@ -20,6 +20,9 @@ use super::spec::Ops;
 use super::step::{Kind, Step};
 use crate::isa::Reg;
 
+/// One cell of a walk: its offset, and the units added there (register, negative).
+type Cell = ((i32, i32), Vec<(Reg, bool)>);
+
 /// Registers and the goals they hold while the program is built.
 struct Builder<'a> {
     regs: &'a [Reg],
@@ -112,7 +115,7 @@ impl Builder<'_> {
     fn add_cells(
         &mut self,
         acc: Option<Reg>,
-        cells: &[((i32, i32), Vec<(Reg, bool)>)],
+        cells: &[Cell],
         shifts: &[Shift],
         ops: Ops,
     ) -> Option<Option<Reg>> {
@@ -226,8 +229,8 @@ fn passes(bits: &[u32], depth: u32, cap: usize) -> Vec<Vec<u32>> {
 
 /// The cells of `g` with any of `bits` set, in snake order (rows north to south,
 /// columns alternating direction), each with the units it takes and their signs.
-fn cells(g: &Goal, units: &[(u32, Reg)]) -> Vec<((i32, i32), Vec<(Reg, bool)>)> {
-    let mut cells: Vec<((i32, i32), Vec<(Reg, bool)>)> =
+fn cells(g: &Goal, units: &[(u32, Reg)]) -> Vec<Cell> {
+    let mut cells: Vec<Cell> =
         g.0.iter()
             .filter_map(|t| {
                 let taken: Vec<(Reg, bool)> = units
@@ -242,6 +245,7 @@ fn cells(g: &Goal, units: &[(u32, Reg)]) -> Vec<((i32, i32), Vec<(Reg, bool)>)> 
     cells
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Builds `g` (the input worth 2^`depth` atoms, held in `input`) into a register and
 /// returns it, with at most `cap` units live at once besides the input.
 ///
@@ -266,7 +270,7 @@ fn kernel(
         let units = units(b, input, depth, &pass, chain, spend_input)?;
         acc = b.add_cells(acc, &cells(g, &units), shifts, ops)?;
         // The lowest unit (up to the input) goes on to the next pass's halvings.
-        if let Some(&(bit, r)) = units.iter().filter(|(bit, _)| *bit <= depth).last() {
+        if let Some(&(bit, r)) = units.iter().rfind(|(bit, _)| *bit <= depth) {
             chain = (bit, r);
         }
         // Once the halvings have left it, the last kernel no longer needs the input.
@@ -410,7 +414,11 @@ mod tests {
                     program(&[(g, Reg::A)], Reg::A, &regs, depth, Ops::All).expect("a program");
                 let p = crate::cain::emit::program(&instrs, Device { general: 6 }).expect("emits");
                 let range = InputRange::default();
-                let output: f64 = rows.iter().flatten().map(|w| f64::from(w.abs())).sum::<f64>()
+                let output: f64 = rows
+                    .iter()
+                    .flatten()
+                    .map(|w| f64::from(w.abs()))
+                    .sum::<f64>()
                     / f64::from(1u32 << depth)
                     * range.bound();
                 let got = peak(&p, Reg::A, 6, range).expect("runs").magnitude;

@@ -49,7 +49,10 @@ fn first_fit(outs: &[Reg], size: usize) -> Vec<Vec<usize>> {
 
 /// Whether the constructive program of the kernels `members` fits the registers.
 pub fn fallback_fits(setup: &Setup, members: &[usize]) -> bool {
-    let kernels: Vec<_> = members.iter().filter_map(|&i| setup.kernels.get(i)).collect();
+    let kernels: Vec<_> = members
+        .iter()
+        .filter_map(|&i| setup.kernels.get(i))
+        .collect();
     let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
     let finals: Option<Vec<(Goal, Reg)>> = kernels
         .iter()

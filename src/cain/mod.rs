@@ -342,7 +342,11 @@ fn one_program_may_hold(setup: &Setup) -> bool {
 }
 
 /// The compiled result of the groups' programs.
-fn assemble(setup: &Setup, parts: Vec<(Vec<usize>, race::GroupResult)>, start: Instant) -> Compiled {
+fn assemble(
+    setup: &Setup,
+    parts: Vec<(Vec<usize>, race::GroupResult)>,
+    start: Instant,
+) -> Compiled {
     let n = setup.kernels.len();
     let mut predicted = vec![
         Predicted {

@@ -40,7 +40,10 @@ pub struct GroupResult {
 
 /// The group's kernels as goals at their common depth, with their output registers.
 fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), CompileError> {
-    let kernels: Vec<_> = members.iter().filter_map(|&i| setup.kernels.get(i)).collect();
+    let kernels: Vec<_> = members
+        .iter()
+        .filter_map(|&i| setup.kernels.get(i))
+        .collect();
     let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
     let mut finals = Vec::with_capacity(kernels.len());
     for (&i, k) in members.iter().zip(&kernels) {
@@ -271,9 +274,8 @@ pub fn compile_group(
         at: b.at + Duration::from_secs_f64(offset.max(0.0)),
         ..b
     });
-    let (best, source) = choose(searched, fallback).ok_or_else(|| {
-        not_found(&outcome, judge.held_to, setup)
-    })?;
+    let (best, source) =
+        choose(searched, fallback).ok_or_else(|| not_found(&outcome, judge.held_to, setup))?;
     // Both candidates were proven when made; proving the search's again keeps the
     // guarantee local (the fallback's proof is a few lines up, and large).
     if source == Source::Search {

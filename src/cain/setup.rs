@@ -5,8 +5,7 @@
 use super::search::SearchOptions;
 use super::spec::{self, Ops, Spec};
 use super::{
-    approximate_spec, report, CompileError, CompileOptions, KernelReport, Objective,
-    DEFAULT_SLACK,
+    approximate_spec, report, CompileError, CompileOptions, KernelReport, Objective, DEFAULT_SLACK,
 };
 use crate::isa::{Device, Reg};
 use crate::sim::noise::Profile;

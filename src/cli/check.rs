@@ -605,8 +605,10 @@ fn check_groups(
                 .collect();
             let sub = dir.join(format!("group{}", i + 1));
             super::files::prepare_dir(&sub)?;
-            check::write_outputs(&sub, program, spec.input, general, &ts, images, testbed, border)
-                .map_err(|e| CliError::msg(e.to_string()))?;
+            check::write_outputs(
+                &sub, program, spec.input, general, &ts, images, testbed, border,
+            )
+            .map_err(|e| CliError::msg(e.to_string()))?;
         }
     }
     let instructions: usize = groups.iter().map(|(p, _)| p.instructions()).sum();
