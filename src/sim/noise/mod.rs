@@ -2,6 +2,7 @@
 //! value a bus instruction writes, its counter-based random numbers, statistics over
 //! repeated runs and the calibration against hardware measurements.
 
+pub mod background;
 pub mod bus_kind;
 pub mod calibrate;
 pub mod chip;
