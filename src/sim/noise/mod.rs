@@ -10,6 +10,7 @@ pub mod layer;
 pub mod profile;
 pub mod rng;
 pub mod stats;
+pub mod uncertainty;
 
 pub use bus_kind::BusKind;
 pub use layer::NoiseModel;

@@ -46,6 +46,9 @@ pub struct Profile {
     pub capture: Injection,
     /// The ADC and readout path, applied when results are read out.
     pub readout: Readout,
+    /// The parameters the measurements do not pin down, with their ranges (for
+    /// `check --uncertainty`); absent means none described.
+    pub uncertainty: Option<super::uncertainty::Uncertainty>,
 }
 
 /// The parameters of every [`BusKind`], under its [`BusKind::key`].
