@@ -30,7 +30,10 @@ fn expansion_is_the_dac_setting_then_two_transfers() {
     // The corrected load has the same transfers behind a corrected DAC setting.
     let corrected = program("in(B, 7);");
     assert_eq!(corrected.stmts[0].ops[0], BusOp::Dac(7));
-    assert_eq!(corrected.stmts[0].ops[1..], program("load_in(B, 7);").stmts[0].ops[1..]);
+    assert_eq!(
+        corrected.stmts[0].ops[1..],
+        program("load_in(B, 7);").stmts[0].ops[1..]
+    );
     for bad in ["load_in(A, 128);", "load_in(NEWS, 1);", "load_in(A);"] {
         assert!(parse_program(bad, Device::default()).is_err(), "{bad}");
     }
@@ -40,7 +43,9 @@ fn expansion_is_the_dac_setting_then_two_transfers() {
 fn ideal_result_is_the_value_where_flag_is_set() {
     for v in [-128, -37, 0, 1, 127] {
         let mut a = Array::new(6, EdgeMode::Zero);
-        let p = program(&format!("load_in(C, 100); where(C); load_in(D, {v}); all();"));
+        let p = program(&format!(
+            "load_in(C, 100); where(C); load_in(D, {v}); all();"
+        ));
         run(&mut a, &p, 1, DEFAULT_CLOCK_HZ).unwrap();
         a.settle();
         assert!(a.plane(Reg::Gen(3)).unwrap().iter().all(|&x| x == v as f32));
@@ -64,7 +69,10 @@ fn mean_after(text: &str, profile: &Profile, chip: u64, seed: u64) -> (f64, Vec<
     run(&mut a, &program(text), 1, DEFAULT_CLOCK_HZ).unwrap();
     a.settle();
     let out = a.read_out(Reg::Gen(0)).unwrap();
-    (out.iter().map(|&x| f64::from(x)).sum::<f64>() / out.len() as f64, out)
+    (
+        out.iter().map(|&x| f64::from(x)).sum::<f64>() / out.len() as f64,
+        out,
+    )
 }
 
 #[test]

@@ -38,7 +38,10 @@ fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {
     let o = scamp(&args[..5]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("range RMSE") && text.contains("ensemble"), "{text}");
+    assert!(
+        text.contains("range RMSE") && text.contains("ensemble"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -94,11 +97,31 @@ fn parameters_move_the_profile_as_documented() {
 fn bad_uncertainty_ranges_are_positioned_errors() {
     let base = scamp5_text();
     for (bad, line_of, what) in [
-        ("gain_ratio: {low: 3.0, high: 1.0}", "gain_ratio", "must not be above high"),
-        ("gain_ratio: {low: -1.0, high: 1.0}", "gain_ratio", "low must be a number in 0..10"),
-        ("gain_ratio: {low: 1.0, hi: 1.0}", "gain_ratio", "unknown field `hi`"),
-        ("gain_ratio: {low: 1.0}", "gain_ratio", "missing field `high`"),
-        ("gian_ratio: {low: 1.0, high: 2.0}", "gian_ratio", "unknown field `gian_ratio`"),
+        (
+            "gain_ratio: {low: 3.0, high: 1.0}",
+            "gain_ratio",
+            "must not be above high",
+        ),
+        (
+            "gain_ratio: {low: -1.0, high: 1.0}",
+            "gain_ratio",
+            "low must be a number in 0..10",
+        ),
+        (
+            "gain_ratio: {low: 1.0, hi: 1.0}",
+            "gain_ratio",
+            "unknown field `hi`",
+        ),
+        (
+            "gain_ratio: {low: 1.0}",
+            "gain_ratio",
+            "missing field `high`",
+        ),
+        (
+            "gian_ratio: {low: 1.0, high: 2.0}",
+            "gian_ratio",
+            "unknown field `gian_ratio`",
+        ),
         ("samples: 1000", "samples: 1000", "at most 64"),
     ] {
         let replaced = if bad.starts_with("samples") {
@@ -139,9 +162,15 @@ fn bad_uncertainty_ranges_are_positioned_errors() {
         "--uncertainty",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("describes no uncertainty"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("describes no uncertainty"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 fn scamp5_text() -> String {
-    scamp::sim::noise::profile::builtin_text("scamp5").unwrap().to_string()
+    scamp::sim::noise::profile::builtin_text("scamp5")
+        .unwrap()
+        .to_string()
 }

@@ -171,7 +171,9 @@ impl NoiseModel {
     /// The uncorrected load's pattern, negated for the transfer that reads `IN`.
     fn uncorrected_pattern<'a>(&'a self, u: &'a Uncorrected) -> &'a [f32] {
         u.pattern.get_or_init(|| {
-            let mut p = self.chip.uncorrected_pattern(&self.profile.load_uncorrected);
+            let mut p = self
+                .chip
+                .uncorrected_pattern(&self.profile.load_uncorrected);
             p.iter_mut().for_each(|v| *v = -*v);
             p
         })

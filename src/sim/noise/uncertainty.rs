@@ -70,7 +70,11 @@ impl<'de> serde::de::Visitor<'de> for RangeVisitor {
     type Value = Range;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "a range {{low: .., high: ..}} with ends in {}..{}", self.lo, self.hi)
+        write!(
+            f,
+            "a range {{low: .., high: ..}} with ends in {}..{}",
+            self.lo, self.hi
+        )
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Range, A::Error> {
@@ -296,8 +300,8 @@ pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
 /// `Ok(Err(why))` when it does not.
 pub fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyError> {
     let fail = |e: String| UncertaintyError::Experiment(e);
-    let rows = calibrate::compare(p, &[0, 120], 32, Setup::default())
-        .map_err(|e| fail(e.to_string()))?;
+    let rows =
+        calibrate::compare(p, &[0, 120], 32, Setup::default()).map_err(|e| fail(e.to_string()))?;
     if !calibrate::holds(&rows) {
         return Ok(Err(format!(
             "identity kernel outside the tolerance (misfit {:.2})",
