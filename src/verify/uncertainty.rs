@@ -62,18 +62,25 @@ pub fn ranges(
     runs: u32,
 ) -> Result<Ranges, RangeError> {
     let members = uncertainty::ensemble(&testbed.profile)?;
-    let mut kernels: Vec<Option<KernelRange>> = vec![None; targets.len()];
-    for (i, m) in members.iter().enumerate() {
-        if i > 0 && m.rejected.is_some() {
-            continue;
-        }
+    let kept: Vec<&Member> = members
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i == 0 || m.rejected.is_none())
+        .map(|(_, m)| m)
+        .collect();
+    // Members side by side (each run of one is serial when `runs` is 1); the reduction
+    // below is order-independent, so the ranges do not depend on the thread count.
+    let measured = crate::sim::batch::frames(kept.len(), |i| {
         let bed = ProfileTestbed {
-            profile: m.profile.clone(),
+            profile: kept[i].profile.clone(),
             chip_seed: testbed.chip_seed,
             seed: testbed.seed,
         };
-        let measured = check::measure(program, input, general, targets, images, &bed, runs)?;
-        for (range, k) in kernels.iter_mut().zip(&measured.kernels) {
+        check::measure(program, input, general, targets, images, &bed, runs)
+    })?;
+    let mut kernels: Vec<Option<KernelRange>> = vec![None; targets.len()];
+    for m in &measured {
+        for (range, k) in kernels.iter_mut().zip(&m.kernels) {
             let (r, b) = (k.total.rmse, k.total.bias);
             *range = Some(match *range {
                 None => KernelRange {
