@@ -177,8 +177,9 @@ fn solve<const K: usize>(mut a: [[f64; K]; K], mut b: [f64; K]) -> [f64; K] {
         for r in 0..K {
             if r != i {
                 let f = a[r][i] / a[i][i];
-                for c in 0..K {
-                    a[r][c] -= f * a[i][c];
+                let pivot = a[i];
+                for (x, p) in a[r].iter_mut().zip(pivot) {
+                    *x -= f * p;
                 }
                 b[r] -= f * b[i];
             }
