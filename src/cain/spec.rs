@@ -1,31 +1,27 @@
 //! Filter specs: the YAML format of docs/spec-format.md, read into [`Spec`] with every rejection
 //! positioned at the offending node.
+//!
+//! serde reads the document ([`super::yaml::RawSpec`]) and checks single values; the checks
+//! across values run here, on the raw document, and name the offending node by its path.
 
 use super::approx;
-use super::yaml::{self, Kind, Node, NodeError, YamlError};
+use super::yaml::{self, RawKernel, RawSpec, Weight};
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
+use crate::isa::yaml::{locate, Misplaced, Step, YamlError};
 use crate::isa::Reg;
 use crate::verify::range::InputRange;
+use serde::Deserialize;
+use Step::{Index, Key};
 
 /// Which instructions the generator may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Ops {
     /// Every linear macro of docs/isa.md.
     #[default]
     All,
     /// AUKE's set: `mov`, `movx`, two-source `add`, `sub`, `neg`, `divq`, `res`.
     Basic,
-}
-
-impl Ops {
-    /// Parses `all` / `basic`.
-    pub fn parse(s: &str) -> Option<Ops> {
-        match s {
-            "all" => Some(Ops::All),
-            "basic" => Some(Ops::Basic),
-            _ => None,
-        }
-    }
 }
 
 /// One kernel of a spec.
@@ -40,11 +36,14 @@ pub struct KernelSpec {
 }
 
 /// `approximation:` settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ApproxParams {
     /// Largest power-of-two denominator exponent tried.
+    #[serde(deserialize_with = "yaml::max_depth")]
     pub max_depth: u32,
     /// Largest summed absolute error accepted per kernel.
+    #[serde(deserialize_with = "yaml::max_error")]
     pub max_error: f64,
 }
 
@@ -58,21 +57,29 @@ impl Default for ApproxParams {
 }
 
 /// `search:` settings (each may be overridden on the command line).
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SearchParams {
     /// Wall-clock budget in seconds.
+    #[serde(deserialize_with = "yaml::time_limit")]
     pub time_limit: Option<f64>,
     /// Worker threads.
+    #[serde(deserialize_with = "yaml::workers")]
     pub workers: Option<usize>,
     /// Instruction set.
+    #[serde(deserialize_with = "yaml::ops")]
     pub ops: Option<Ops>,
     /// Largest number of search nodes.
+    #[serde(deserialize_with = "yaml::node_limit")]
     pub node_limit: Option<u64>,
     /// Seed for ordering ties.
+    #[serde(deserialize_with = "yaml::seed")]
     pub seed: Option<u64>,
     /// Memory cap in MiB.
+    #[serde(rename = "memory_limit", deserialize_with = "yaml::memory_limit")]
     pub memory_limit_mb: Option<u64>,
-    /// Deterministic work budget: search nodes per worker.
+    /// Work budget of the search (`search.work`, a positive integer).
+    #[serde(deserialize_with = "yaml::work")]
     pub work: Option<u64>,
 }
 
@@ -119,59 +126,6 @@ pub const MAX_TIME_LIMIT: f64 = 86_400.0;
 /// Largest number of search workers (workers beyond the cores take turns on them).
 pub const MAX_WORKERS: usize = 1024;
 
-type R<T> = Result<T, NodeError>;
-
-fn map_items<'a>(n: &'a Node, what: &str) -> R<&'a [(Node, Node)]> {
-    match &n.kind {
-        Kind::Map(items) => Ok(items),
-        _ => Err(NodeError::at(
-            n,
-            format!("{what} must be a mapping, found {}", n.type_name()),
-        )),
-    }
-}
-
-fn seq_items<'a>(n: &'a Node, what: &str) -> R<&'a [Node]> {
-    match &n.kind {
-        Kind::Seq(items) => Ok(items),
-        _ => Err(NodeError::at(
-            n,
-            format!("{what} must be a list, found {}", n.type_name()),
-        )),
-    }
-}
-
-/// Checks keys against `allowed` (unknown and repeated keys are errors) and returns the
-/// entries by key.
-fn fields<'a>(n: &'a Node, what: &str, allowed: &[&str]) -> R<Vec<(&'a str, &'a Node, &'a Node)>> {
-    let mut out: Vec<(&str, &Node, &Node)> = Vec::new();
-    for (k, v) in map_items(n, what)? {
-        let Some(key) = k.as_str() else {
-            return Err(NodeError::at(k, format!("keys of {what} must be names")));
-        };
-        if !allowed.contains(&key) {
-            return Err(NodeError::at(
-                k,
-                format!(
-                    "unknown key `{key}` in {what} (expected one of: {})",
-                    allowed.join(", ")
-                ),
-            ));
-        }
-        if out.iter().any(|(seen, _, _)| *seen == key) {
-            return Err(NodeError::at(k, format!("key `{key}` given twice")));
-        }
-        out.push((key, k, v));
-    }
-    Ok(out)
-}
-
-fn get<'a>(f: &[(&'a str, &'a Node, &'a Node)], key: &str) -> Option<(&'a Node, &'a Node)> {
-    f.iter()
-        .find(|(k, _, _)| *k == key)
-        .map(|(_, k, v)| (*k, *v))
-}
-
 /// General registers of SCAMP-5 (`A..F`): what a spec may name unless it declares a
 /// larger register file with `general_registers`.
 pub const DEVICE_GENERAL: usize = 6;
@@ -179,60 +133,7 @@ pub const DEVICE_GENERAL: usize = 6;
 /// Largest register file a spec may declare (`A..Z`).
 pub const MAX_GENERAL: usize = 26;
 
-fn register(n: &Node, general: usize) -> R<Reg> {
-    let s = match &n.kind {
-        Kind::Str(s) => s.as_str(),
-        _ => {
-            return Err(NodeError::at(
-                n,
-                format!(
-                    "a register name (A, B, ...) expected, found {}",
-                    n.type_name()
-                ),
-            ))
-        }
-    };
-    let last = Reg::general_name(general - 1);
-    match Reg::parse(s) {
-        Some(r @ Reg::Gen(i)) if usize::from(i) < general => Ok(r),
-        Some(Reg::Gen(_)) if general == DEVICE_GENERAL => Err(NodeError::at(
-            n,
-            format!(
-                "`{s}` is not a register of SCAMP-5 (A..{last}); a spec for a larger register \
-                 file declares it with `general_registers: N`"
-            ),
-        )),
-        Some(Reg::Gen(_)) => Err(NodeError::at(
-            n,
-            format!("`{s}` is beyond the declared register file (A..{last})"),
-        )),
-        _ => Err(NodeError::at(
-            n,
-            format!("`{s}` is not a general register (A..{last})"),
-        )),
-    }
-}
-
-/// A number written as an integer, a decimal or a fraction string such as `1/16`.
-fn number(n: &Node, what: &str) -> R<f64> {
-    let v = match &n.kind {
-        Kind::Int(i) => *i as f64,
-        Kind::Float(f) => *f,
-        Kind::Str(s) => parse_fraction(s).ok_or_else(|| {
-            NodeError::at(n, format!("{what}: `{s}` is not a number or a fraction"))
-        })?,
-        _ => {
-            return Err(NodeError::at(
-                n,
-                format!("{what} must be a number, found {}", n.type_name()),
-            ))
-        }
-    };
-    if !v.is_finite() {
-        return Err(NodeError::at(n, format!("{what} must be finite, got {v}")));
-    }
-    Ok(v)
-}
+type R<T> = Result<T, Misplaced>;
 
 /// Parses `p/q`, `-p/q` or a plain decimal.
 pub fn parse_fraction(s: &str) -> Option<f64> {
@@ -247,142 +148,162 @@ pub fn parse_fraction(s: &str) -> Option<f64> {
     }
 }
 
-fn integer(n: &Node, what: &str, lo: i128, hi: i128) -> R<i128> {
-    match &n.kind {
-        Kind::Int(i) if (lo..=hi).contains(i) => Ok(*i),
-        Kind::Int(i) => Err(NodeError::at(
-            n,
-            format!("{what} must be between {lo} and {hi}, got {i}"),
+/// The register named `s` (at `path`), one of the first `general` general registers.
+fn register(s: &str, path: &[Step], general: usize) -> R<Reg> {
+    let last = Reg::general_name(general - 1);
+    match Reg::parse(s) {
+        Some(r @ Reg::Gen(i)) if usize::from(i) < general => Ok(r),
+        Some(Reg::Gen(_)) if general == DEVICE_GENERAL => Err(Misplaced::at(
+            path,
+            format!(
+                "`{s}` is not a register of SCAMP-5 (A..{last}); a spec for a larger register \
+                 file declares it with `general_registers: N`"
+            ),
         )),
-        _ => Err(NodeError::at(
-            n,
-            format!("{what} must be an integer, found {}", n.type_name()),
+        Some(Reg::Gen(_)) => Err(Misplaced::at(
+            path,
+            format!("`{s}` is beyond the declared register file (A..{last})"),
+        )),
+        _ => Err(Misplaced::at(
+            path,
+            format!("`{s}` is not a general register (A..{last})"),
         )),
     }
 }
 
-/// A kernel and the nodes errors found later point at: its `out` and its weight rows.
-struct KernelNodes<'a> {
-    out: &'a Node,
-    rows: &'a [Node],
-}
-
-/// `[lo, hi]` with `-128 <= lo < hi <= 128`.
-fn input_range(n: &Node) -> R<InputRange> {
-    let items = seq_items(n, "input_range")?;
-    let [lo, hi] = items else {
-        return Err(NodeError::at(
-            n,
-            format!("input_range must be [lo, hi], got {} value(s)", items.len()),
-        ));
+/// `registers:` (A..F when absent): not empty, no repeats, each within the register file.
+fn register_list(names: Option<&[String]>, general: usize) -> R<Vec<Reg>> {
+    let Some(names) = names else {
+        return Ok((0..DEVICE_GENERAL as u8).map(Reg::Gen).collect());
     };
-    let (l, h) = (number(lo, "input_range")?, number(hi, "input_range")?);
-    for (node, v) in [(lo, l), (hi, h)] {
-        if !(-128.0..=128.0).contains(&v) {
-            return Err(NodeError::at(
-                node,
-                format!("input_range: {v} is outside the capture's -128..128"),
-            ));
+    if names.is_empty() {
+        return Err(Misplaced::at(
+            &[Key("registers")],
+            "the register list is empty",
+        ));
+    }
+    let mut regs = Vec::with_capacity(names.len());
+    for (i, s) in names.iter().enumerate() {
+        let path = [Key("registers"), Index(i)];
+        let r = register(s, &path, general)?;
+        if regs.contains(&r) {
+            return Err(Misplaced::at(&path, format!("register {r} listed twice")));
         }
+        regs.push(r);
     }
-    if l >= h {
-        return Err(NodeError::at(
-            n,
-            format!("input_range [{l}, {h}] is empty or reversed (lo must be below hi)"),
-        ));
-    }
-    Ok(InputRange { lo: l, hi: h })
+    Ok(regs)
 }
 
-fn kernel<'a>(n: &'a Node, registers: &[Reg], general: usize) -> R<(KernelSpec, KernelNodes<'a>)> {
-    let f = fields(n, "a kernel", &["out", "scale", "weights"])?;
-    let (_, out_node) =
-        get(&f, "out").ok_or_else(|| NodeError::at(n, "kernel without `out` register"))?;
-    let out = register(out_node, general)?;
-    if !registers.contains(&out) {
-        return Err(NodeError::at(
-            out_node,
-            format!("output register {out} is not in `registers`"),
+/// `input:` (the first listed register when absent), which must be listed.
+fn input_register(name: Option<&str>, registers: &[Reg], general: usize) -> R<Reg> {
+    let Some(s) = name else {
+        return Ok(registers[0]);
+    };
+    let path = [Key("input")];
+    let r = register(s, &path, general)?;
+    if !registers.contains(&r) {
+        return Err(Misplaced::at(
+            &path,
+            format!("input register {r} is not in `registers`"),
         ));
     }
-    let scale = match get(&f, "scale") {
-        Some((_, v)) => number(v, "scale")?,
-        None => 1.0,
-    };
-    let (_, wn) = get(&f, "weights").ok_or_else(|| NodeError::at(n, "kernel without `weights`"))?;
-    let rows = seq_items(wn, "weights")?;
+    Ok(r)
+}
+
+/// The path of kernel `k`'s key `key`.
+fn kernel_path(k: usize, key: &'static str) -> [Step; 3] {
+    [Key("kernels"), Index(k), Key(key)]
+}
+
+/// Kernel `k`'s weight rows: not empty, at most [`MAX_SIDE`] square, not ragged.
+fn weight_rows(k: usize, rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
+    let path = kernel_path(k, "weights");
     if rows.is_empty() {
-        return Err(NodeError::at(wn, "weights are empty"));
+        return Err(Misplaced::at(&path, "weights are empty"));
     }
     if rows.len() > MAX_SIDE {
-        return Err(NodeError::at(
-            wn,
+        return Err(Misplaced::at(
+            &path,
             format!("at most {MAX_SIDE} rows of weights are supported"),
         ));
     }
-    let mut weights = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let cells = seq_items(row, "a row of weights")?;
+    for (i, cells) in rows.iter().enumerate() {
+        let row = [&path[..], &[Index(i)]].concat();
         if cells.is_empty() {
-            return Err(NodeError::at(
-                row,
+            return Err(Misplaced::at(
+                &row,
                 format!("row {} of weights is empty", i + 1),
             ));
         }
         if cells.len() > MAX_SIDE {
-            return Err(NodeError::at(
-                row,
+            return Err(Misplaced::at(
+                &row,
                 format!("at most {MAX_SIDE} columns of weights are supported"),
             ));
         }
-        if let Some(first) = weights.first().map(Vec::len) {
-            if cells.len() != first {
-                return Err(NodeError::at(
-                    row,
-                    format!(
-                        "ragged weights: row {} has {} entries, row 1 has {first}",
-                        i + 1,
-                        cells.len()
-                    ),
-                ));
-            }
+        if cells.len() != rows[0].len() {
+            return Err(Misplaced::at(
+                &row,
+                format!(
+                    "ragged weights: row {} has {} entries, row 1 has {}",
+                    i + 1,
+                    cells.len(),
+                    rows[0].len()
+                ),
+            ));
         }
-        let mut w = Vec::with_capacity(cells.len());
-        for c in cells {
-            w.push(number(c, "a weight")?);
-        }
-        weights.push(w);
     }
-    Ok((
-        KernelSpec {
-            out,
-            scale,
-            weights,
-        },
-        KernelNodes {
-            out: out_node,
-            rows,
-        },
-    ))
+    Ok(rows
+        .iter()
+        .map(|r| r.iter().map(|w| w.0).collect())
+        .collect())
 }
 
-/// Rejects, at the offending weight, a kernel that cannot be approximated with these
+/// Kernel `k`, whose output must be a listed register.
+fn kernel(k: usize, raw: &RawKernel, registers: &[Reg], general: usize) -> R<KernelSpec> {
+    let path = kernel_path(k, "out");
+    let out = register(&raw.out, &path, general)?;
+    if !registers.contains(&out) {
+        return Err(Misplaced::at(
+            &path,
+            format!("output register {out} is not in `registers`"),
+        ));
+    }
+    Ok(KernelSpec {
+        out,
+        scale: raw.scale,
+        weights: weight_rows(k, &raw.weights)?,
+    })
+}
+
+/// `kernels:`: not empty. Banks may have more kernels than registers, and kernels may
+/// share an output register: the compiler splits them into groups (`cain::group`).
+fn kernel_list(raw: &[RawKernel], registers: &[Reg], general: usize) -> R<Vec<KernelSpec>> {
+    if raw.is_empty() {
+        return Err(Misplaced::at(&[Key("kernels")], "the kernel list is empty"));
+    }
+    let mut kernels: Vec<KernelSpec> = Vec::with_capacity(raw.len());
+    for (i, rk) in raw.iter().enumerate() {
+        let k = kernel(i, rk, registers, general)?;
+        kernels.push(k);
+    }
+    Ok(kernels)
+}
+
+/// Rejects, at the offending weight, kernel `i` when it cannot be approximated with these
 /// settings (a weight times the scale and 2^depth beyond [`approx::MAX_WEIGHT`]).
-fn check_approximation(k: &KernelSpec, nodes: &KernelNodes, params: &ApproxParams) -> R<()> {
+fn check_approximation(i: usize, k: &KernelSpec, params: &ApproxParams) -> R<()> {
     let Err(e) = approx::approximate(&k.weights, k.scale, params.max_depth, params.max_error)
     else {
         return Ok(());
     };
     let f = k.scale * f64::from(1u32 << e.depth.min(30));
-    for (row, cells) in k.weights.iter().zip(nodes.rows) {
-        let Kind::Seq(cells) = &cells.kind else {
-            continue;
-        };
-        for (w, cell) in row.iter().zip(cells) {
+    for (r, row) in k.weights.iter().enumerate() {
+        for (c, w) in row.iter().enumerate() {
             let x = w * f;
             if !x.is_finite() || x.abs() > approx::MAX_WEIGHT {
-                return Err(NodeError::at(
-                    cell,
+                return Err(Misplaced::at(
+                    &[Key("kernels"), Index(i), Key("weights"), Index(r), Index(c)],
                     format!(
                         "weight {w} too large: |weight x scale x 2^{}| must be at most 2^20",
                         e.depth
@@ -391,175 +312,51 @@ fn check_approximation(k: &KernelSpec, nodes: &KernelNodes, params: &ApproxParam
             }
         }
     }
-    Err(NodeError::at(nodes.out, e.to_string()))
+    Err(Misplaced::at(&kernel_path(i, "out"), e.to_string()))
 }
 
-/// Rejects names that would not stay on one line of the program header.
-fn check_name(n: &Node, name: &str) -> R<()> {
-    match name.chars().find(|c| c.is_control()) {
-        Some(c) => Err(NodeError::at(
-            n,
+/// `input_range: [lo, hi]` (each end already within -128..128), with `lo < hi`.
+fn input_range(bounds: Option<&[yaml::Bound]>) -> R<InputRange> {
+    let Some(bounds) = bounds else {
+        return Ok(InputRange::default());
+    };
+    let path = [Key("input_range")];
+    let [lo, hi] = bounds else {
+        return Err(Misplaced::at(
+            &path,
             format!(
-                "name must be one line of text without control characters, found {}",
-                c.escape_default()
+                "input_range must be [lo, hi], got {} value(s)",
+                bounds.len()
             ),
-        )),
-        None => Ok(()),
+        ));
+    };
+    let (lo, hi) = (lo.0, hi.0);
+    if lo >= hi {
+        return Err(Misplaced::at(
+            &path,
+            format!("input_range [{lo}, {hi}] is empty or reversed (lo must be below hi)"),
+        ));
     }
+    Ok(InputRange { lo, hi })
 }
 
-fn build(root: &Node) -> R<Spec> {
-    let f = fields(
-        root,
-        "the filter spec",
-        &[
-            "name",
-            "input",
-            "registers",
-            "kernels",
-            "approximation",
-            "search",
-            "general_registers",
-            "input_range",
-        ],
-    )?;
-    let name = match get(&f, "name") {
-        Some((_, v)) => match &v.kind {
-            Kind::Str(s) => {
-                check_name(v, s)?;
-                s.clone()
-            }
-            Kind::Int(i) => i.to_string(),
-            _ => return Err(NodeError::at(v, "name must be a string")),
-        },
-        None => "filter".to_string(),
-    };
-    let general = match get(&f, "general_registers") {
-        Some((_, v)) => integer(v, "general_registers", 1, MAX_GENERAL as i128)? as usize,
-        None => DEVICE_GENERAL,
-    };
-    let registers = match get(&f, "registers") {
-        Some((_, v)) => {
-            let items = seq_items(v, "registers")?;
-            if items.is_empty() {
-                return Err(NodeError::at(v, "the register list is empty"));
-            }
-            let mut regs = Vec::new();
-            for it in items {
-                let r = register(it, general)?;
-                if regs.contains(&r) {
-                    return Err(NodeError::at(it, format!("register {r} listed twice")));
-                }
-                regs.push(r);
-            }
-            regs
-        }
-        None => (0..DEVICE_GENERAL as u8).map(Reg::Gen).collect(),
-    };
-    let input = match get(&f, "input") {
-        Some((_, v)) => {
-            let r = register(v, general)?;
-            if !registers.contains(&r) {
-                return Err(NodeError::at(
-                    v,
-                    format!("input register {r} is not in `registers`"),
-                ));
-            }
-            r
-        }
-        None => registers[0],
-    };
-    let (_, kn) = get(&f, "kernels").ok_or_else(|| NodeError::at(root, "no `kernels` given"))?;
-    let items = seq_items(kn, "kernels")?;
-    if items.is_empty() {
-        return Err(NodeError::at(kn, "the kernel list is empty"));
+/// The checks across values of a deserialised spec.
+fn build(raw: RawSpec) -> R<Spec> {
+    let general = raw.general_registers.unwrap_or(DEVICE_GENERAL);
+    let registers = register_list(raw.registers.as_deref(), general)?;
+    let input = input_register(raw.input.as_deref(), &registers, general)?;
+    let kernels = kernel_list(&raw.kernels, &registers, general)?;
+    for (i, k) in kernels.iter().enumerate() {
+        check_approximation(i, k, &raw.approximation)?;
     }
-    let mut kernels: Vec<KernelSpec> = Vec::new();
-    let mut kernel_nodes = Vec::new();
-    // Banks may have more kernels than registers, and kernels may share an output
-    // register: the compiler splits them into groups (see `cain::group`).
-    for it in items {
-        let (k, nodes) = kernel(it, &registers, general)?;
-        kernels.push(k);
-        kernel_nodes.push(nodes);
-    }
-    let mut approximation = ApproxParams::default();
-    if let Some((_, v)) = get(&f, "approximation") {
-        let af = fields(v, "approximation", &["max_depth", "max_error"])?;
-        if let Some((_, d)) = get(&af, "max_depth") {
-            approximation.max_depth = integer(d, "max_depth", 0, 20)? as u32;
-        }
-        if let Some((_, e)) = get(&af, "max_error") {
-            let x = number(e, "max_error")?;
-            if x < 0.0 {
-                return Err(NodeError::at(e, "max_error must not be negative"));
-            }
-            approximation.max_error = x;
-        }
-    }
-    let mut search = SearchParams::default();
-    if let Some((_, v)) = get(&f, "search") {
-        let sf = fields(
-            v,
-            "search",
-            &[
-                "time_limit",
-                "workers",
-                "ops",
-                "node_limit",
-                "seed",
-                "memory_limit",
-                "work",
-            ],
-        )?;
-        if let Some((_, t)) = get(&sf, "time_limit") {
-            let x = number(t, "time_limit")?;
-            if !(x > 0.0 && x <= MAX_TIME_LIMIT) {
-                return Err(NodeError::at(
-                    t,
-                    format!("time_limit must be more than 0 and at most {MAX_TIME_LIMIT} seconds"),
-                ));
-            }
-            search.time_limit = Some(x);
-        }
-        if let Some((_, w)) = get(&sf, "workers") {
-            search.workers = Some(integer(w, "workers", 1, MAX_WORKERS as i128)? as usize);
-        }
-        if let Some((_, o)) = get(&sf, "ops") {
-            search.ops = Some(
-                o.as_str()
-                    .and_then(Ops::parse)
-                    .ok_or_else(|| NodeError::at(o, "ops must be `all` or `basic`"))?,
-            );
-        }
-        if let Some((_, n)) = get(&sf, "node_limit") {
-            search.node_limit = Some(integer(n, "node_limit", 1, i128::from(u64::MAX))? as u64);
-        }
-        if let Some((_, n)) = get(&sf, "seed") {
-            search.seed = Some(integer(n, "seed", 0, i128::from(u64::MAX))? as u64);
-        }
-        if let Some((_, n)) = get(&sf, "work") {
-            search.work = Some(integer(n, "work", 1, i128::from(u64::MAX))? as u64);
-        }
-        if let Some((_, n)) = get(&sf, "memory_limit") {
-            search.memory_limit_mb = Some(integer(n, "memory_limit (MiB)", 1, 1 << 40)? as u64);
-        }
-    }
-    for (k, nodes) in kernels.iter().zip(&kernel_nodes) {
-        check_approximation(k, nodes, &approximation)?;
-    }
-    let input_range = match get(&f, "input_range") {
-        Some((_, v)) => input_range(v)?,
-        None => InputRange::default(),
-    };
     Ok(Spec {
-        name,
+        name: raw.name.unwrap_or_else(|| "filter".to_string()),
         input,
         registers,
         kernels,
-        approximation,
-        search,
-        input_range,
+        approximation: raw.approximation,
+        search: raw.search,
+        input_range: input_range(raw.input_range.as_deref())?,
     })
 }
 
@@ -569,14 +366,17 @@ fn build(root: &Node) -> R<Spec> {
 /// mark is skipped.
 pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
     if text.len() as u64 > MAX_SPEC_BYTES {
-        return Err(YamlError {
-            pos: crate::isa::Pos { line: 1, col: 1 },
-            msg: format!("the spec is larger than {MAX_SPEC_BYTES} bytes, the most accepted"),
-        });
+        return Err(YamlError::at_start(format!(
+            "the spec is larger than {MAX_SPEC_BYTES} bytes, the most accepted"
+        )));
     }
     let text = strip_bom(text);
-    let root = yaml::parse(text)?;
-    build(&root).map_err(|e| yaml::locate(text, e))
+    if text.trim().is_empty() {
+        return Err(YamlError::at_start("the document is empty"));
+    }
+    let raw: RawSpec =
+        serde_yaml::from_str(text).map_err(|e| YamlError::from(&e).without_path())?;
+    build(raw).map_err(|e| locate(text, e))
 }
 
 #[cfg(test)]
@@ -673,12 +473,24 @@ mod tests {
         assert_eq!(pos.line, 7);
         // A bank: more kernels than registers, sharing output registers.
         let many = "registers: [A]\nkernels:\n  - { out: A, weights: [[1]] }\n  - { out: A, weights: [[2]] }\n";
-        assert_eq!(parse_spec(many).map(|s| s.kernels.len()), Ok(2));
+        assert_eq!(parse_spec(many).map(|s| s.kernels.len()).ok(), Some(2));
         let (pos, _) = err("kernels: [\n");
         assert!(pos.line >= 1);
         let (pos, msg) = err("kernels:\n  - out: A\n    weights: [[1]]\n    wieghts: 2\n");
         assert_eq!(pos, Pos { line: 4, col: 5 });
-        assert!(msg.contains("unknown key"), "{msg}");
+        assert!(msg.contains("unknown field"), "{msg}");
+    }
+
+    #[test]
+    fn work_budget_is_read_and_checked() {
+        let with = |w: &str| GAUSS.replace("ops: all }", &format!("ops: all, work: {w} }}"));
+        assert_eq!(parse_spec(&with("5000")).unwrap().search.work, Some(5000));
+        assert_eq!(parse_spec(GAUSS).unwrap().search.work, None);
+        for bad in ["0", "-3", "1.5", "lots"] {
+            let (pos, msg) = err(&with(bad));
+            assert_eq!(pos, Pos { line: 12, col: 55 }, "{bad}: {msg}");
+            assert!(msg.contains("work"), "{bad}: {msg}");
+        }
     }
 
     #[test]

@@ -1,283 +1,300 @@
-//! A YAML document as a tree of numbered nodes, so that checks made after parsing can
-//! still report the line and column of the node they reject.
+//! A filter spec's YAML document as serde reads it (docs/spec-format.md).
 //!
-//! serde_yaml does not expose node positions, but it does attach the position of the
-//! node being deserialised to any error raised while visiting it. So every node gets a
-//! number in document order; to report an error at node `k`, the text is parsed again
-//! with a request to fail when node `k` is visited, and serde_yaml supplies the position.
-//! The numbering and the request travel in the visitor itself (no global state), so
-//! parses on different threads or nested in each other cannot disturb each other.
+//! Unknown keys are denied, and every check on a single value runs inside its visitor,
+//! while serde_yaml stands on the value, so the error carries the value's position (the
+//! approach of the noise profiles). Checks across values (registers listed elsewhere,
+//! ragged rows, a weight too large for the approximation settings) run afterwards in
+//! [`super::spec`] and are positioned with [`crate::isa::yaml::locate`].
 
-use crate::isa::Pos;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use std::cell::Cell;
+use super::spec::{parse_fraction, ApproxParams, SearchParams};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
 use std::fmt;
 
-/// What a node holds.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Kind {
-    /// `null` or an empty value.
-    Null,
-    /// `true` / `false`.
-    Bool(bool),
-    /// An integer.
-    Int(i128),
-    /// A floating-point number (possibly `.inf` / `.nan`).
-    Float(f64),
-    /// A string scalar.
-    Str(String),
-    /// A sequence.
-    Seq(Vec<Node>),
-    /// A mapping, in document order.
-    Map(Vec<(Node, Node)>),
+/// A spec as written, before the checks across values.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename = "spec")]
+pub struct RawSpec {
+    /// `name:`, text or an integer.
+    #[serde(default, deserialize_with = "name")]
+    pub name: Option<String>,
+    /// `input:`, a register name.
+    #[serde(default, deserialize_with = "some")]
+    pub input: Option<String>,
+    /// `registers:`, register names.
+    #[serde(default, deserialize_with = "some")]
+    pub registers: Option<Vec<String>>,
+    /// `kernels:`.
+    pub kernels: Vec<RawKernel>,
+    /// `approximation:`.
+    #[serde(default)]
+    pub approximation: ApproxParams,
+    /// `search:`.
+    #[serde(default)]
+    pub search: SearchParams,
+    /// `general_registers:`, the size of the register file.
+    #[serde(default, deserialize_with = "general_registers")]
+    pub general_registers: Option<usize>,
+    /// `input_range: [lo, hi]`.
+    #[serde(default, deserialize_with = "some")]
+    pub input_range: Option<Vec<Bound>>,
 }
 
-/// One YAML node and its number in document order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    /// Document-order number, used to find the node's position again.
-    pub id: u32,
-    /// The value.
-    pub kind: Kind,
+/// One kernel as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename = "kernel")]
+pub struct RawKernel {
+    /// `out:`, a register name.
+    pub out: String,
+    /// `scale:`, 1 when absent.
+    #[serde(default = "one", deserialize_with = "scale")]
+    pub scale: f64,
+    /// `weights:`, rows of numbers.
+    pub weights: Vec<Vec<Weight>>,
 }
 
-impl Node {
-    /// Short description of the node's type for error messages.
-    pub fn type_name(&self) -> &'static str {
-        match self.kind {
-            Kind::Null => "null",
-            Kind::Bool(_) => "a boolean",
-            Kind::Int(_) => "an integer",
-            Kind::Float(_) => "a number",
-            Kind::Str(_) => "a string",
-            Kind::Seq(_) => "a list",
-            Kind::Map(_) => "a mapping",
-        }
-    }
+/// A finite weight (a number or a fraction such as `1/16`).
+#[derive(Clone, Copy, Debug)]
+pub struct Weight(pub f64);
 
-    /// The string of a string scalar.
-    pub fn as_str(&self) -> Option<&str> {
-        match &self.kind {
-            Kind::Str(s) => Some(s),
-            _ => None,
-        }
-    }
-}
+/// One end of `input_range`, within the capture's -128..128.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound(pub f64);
 
-/// A rejection of one node: its number and what is wrong.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NodeError {
-    /// Number of the offending node.
-    pub id: u32,
-    /// What is wrong with it.
-    pub msg: String,
-}
-
-impl NodeError {
-    /// An error at `node`.
-    pub fn at(node: &Node, msg: impl Into<String>) -> NodeError {
-        NodeError {
-            id: node.id,
-            msg: msg.into(),
-        }
+impl<'de> Deserialize<'de> for Weight {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        number(d, "a weight", |_| Ok(())).map(Weight)
     }
 }
 
-/// A positioned error in a YAML document.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: {msg}")]
-pub struct YamlError {
-    /// Where (1-based line and column).
-    pub pos: Pos,
-    /// What.
-    pub msg: String,
-}
-
-/// The walk through one parse: the number the next node gets, and the node (with the
-/// message) at which to fail so that serde_yaml reports its position.
-struct Walk {
-    next: Cell<u32>,
-    fail_at: Option<(u32, String)>,
-}
-
-impl Walk {
-    fn enter<E: de::Error>(&self) -> Result<u32, E> {
-        let id = self.next.get();
-        self.next.set(id + 1);
-        match &self.fail_at {
-            Some((at, msg)) if *at == id => Err(E::custom(msg)),
-            _ => Ok(id),
-        }
-    }
-}
-
-/// Builds a [`Node`] from whatever serde_yaml visits, numbering nodes in `walk`.
-#[derive(Clone, Copy)]
-struct NodeVisitor<'w>(&'w Walk);
-
-impl NodeVisitor<'_> {
-    fn leaf<E: de::Error>(self, kind: Kind) -> Result<Node, E> {
-        Ok(Node {
-            id: self.0.enter()?,
-            kind,
+impl<'de> Deserialize<'de> for Bound {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        number(d, "input_range", |v| {
+            if (-128.0..=128.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "input_range: {v} is outside the capture's -128..128"
+                ))
+            }
         })
+        .map(Bound)
     }
 }
 
-impl<'de> Visitor<'de> for NodeVisitor<'_> {
-    type Value = Node;
+fn one() -> f64 {
+    1.0
+}
+
+/// A value that, when present, must not be null.
+fn some<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// A finite number, written as an integer, a decimal or a fraction string, that passes
+/// `check` (which returns the message of a rejection).
+struct Number {
+    what: &'static str,
+    check: fn(f64) -> Result<(), String>,
+}
+
+impl Number {
+    fn accept<E: de::Error>(&self, v: f64) -> Result<f64, E> {
+        if !v.is_finite() {
+            return Err(E::custom(format!("{} must be finite, got {v}", self.what)));
+        }
+        (self.check)(v).map_err(E::custom)?;
+        Ok(v)
+    }
+}
+
+impl Visitor<'_> for Number {
+    type Value = f64;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a YAML value")
+        write!(f, "{} (a number or a fraction such as 1/16)", self.what)
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node, E> {
-        self.leaf(Kind::Bool(v))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+        self.accept(v as f64)
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node, E> {
-        self.leaf(Kind::Int(i128::from(v)))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+        self.accept(v as f64)
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node, E> {
-        self.leaf(Kind::Int(i128::from(v)))
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        self.accept(v)
     }
 
-    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Node, E> {
-        self.leaf(Kind::Int(v))
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<f64, E> {
+        let v = parse_fraction(s).ok_or_else(|| {
+            E::custom(format!(
+                "{}: `{s}` is not a number or a fraction",
+                self.what
+            ))
+        })?;
+        self.accept(v)
+    }
+}
+
+fn number<'de, D: Deserializer<'de>>(
+    d: D,
+    what: &'static str,
+    check: fn(f64) -> Result<(), String>,
+) -> Result<f64, D::Error> {
+    d.deserialize_any(Number { what, check })
+}
+
+/// An integer in `lo..=hi`.
+struct Integer {
+    what: &'static str,
+    lo: u64,
+    hi: u64,
+}
+
+impl Integer {
+    fn out_of_range<E: de::Error>(&self, v: impl fmt::Display) -> E {
+        E::custom(format!(
+            "{} must be between {} and {}, got {v}",
+            self.what, self.lo, self.hi
+        ))
+    }
+}
+
+impl Visitor<'_> for Integer {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} (an integer in {}..{})", self.what, self.lo, self.hi)
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node, E> {
-        self.leaf(Kind::Float(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
-        self.leaf(Kind::Str(v.to_string()))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Node, E> {
-        self.leaf(Kind::Null)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Node, E> {
-        self.visit_unit()
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        d.deserialize_any(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-        let id = self.0.enter()?;
-        let mut items = Vec::new();
-        while let Some(n) = seq.next_element_seed(self)? {
-            items.push(n);
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+        if (self.lo..=self.hi).contains(&v) {
+            Ok(v)
+        } else {
+            Err(self.out_of_range(v))
         }
-        Ok(Node {
-            id,
-            kind: Kind::Seq(items),
-        })
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-        let id = self.0.enter()?;
-        let mut items = Vec::new();
-        while let Some(k) = map.next_key_seed(self)? {
-            let v = map.next_value_seed(self)?;
-            items.push((k, v));
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+        match u64::try_from(v) {
+            Ok(u) => self.visit_u64(u),
+            Err(_) => Err(self.out_of_range(v)),
         }
-        Ok(Node {
-            id,
-            kind: Kind::Map(items),
-        })
     }
 }
 
-impl<'de> de::DeserializeSeed<'de> for NodeVisitor<'_> {
-    type Value = Node;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        d.deserialize_any(self)
+fn integer<'de, D: Deserializer<'de>>(
+    d: D,
+    what: &'static str,
+    lo: u64,
+    hi: u64,
+) -> Result<u64, D::Error> {
+    d.deserialize_any(Integer { what, lo, hi })
+}
+
+/// A name: one line of text (an integer is taken as its digits).
+struct Name;
+
+impl Visitor<'_> for Name {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a name (text)")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
+        // The name goes into the program header, a comment line.
+        match s.chars().find(|c| c.is_control()) {
+            Some(c) => Err(E::custom(format!(
+                "name must be one line of text without control characters, found {}",
+                c.escape_default()
+            ))),
+            None => Ok(s.to_string()),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+        Ok(v.to_string())
     }
 }
 
-fn location(e: &serde_yaml::Error) -> Pos {
-    e.location()
-        .map(|l| Pos {
-            line: l.line() as u32,
-            col: l.column() as u32,
-        })
-        .unwrap_or(Pos { line: 1, col: 1 })
+fn name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    d.deserialize_any(Name).map(Some)
 }
 
-/// serde_yaml's message without its trailing " at line L column C".
-fn bare_message(e: &serde_yaml::Error) -> String {
-    let s = e.to_string();
-    match s.find(" at line ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
+fn scale<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, "scale", |_| Ok(()))
 }
 
-fn run(text: &str, fail_at: Option<(u32, String)>) -> Result<Node, serde_yaml::Error> {
-    let walk = Walk {
-        next: Cell::new(0),
-        fail_at,
-    };
-    serde_yaml::Deserializer::from_str(text).deserialize_any(NodeVisitor(&walk))
+fn general_registers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    let most = super::spec::MAX_GENERAL as u64;
+    integer(d, "general_registers", 1, most).map(|n| Some(n as usize))
 }
 
-/// Parses a YAML document into numbered nodes; syntax errors come with their position.
-pub fn parse(text: &str) -> Result<Node, YamlError> {
-    if text.trim().is_empty() {
-        return Err(YamlError {
-            pos: Pos { line: 1, col: 1 },
-            msg: "the document is empty".into(),
-        });
-    }
-    run(text, None).map_err(|e| YamlError {
-        pos: location(&e),
-        msg: bare_message(&e),
+/// `approximation.max_depth`: 0..20.
+pub(super) fn max_depth<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    integer(d, "max_depth", 0, 20).map(|n| n as u32)
+}
+
+/// `approximation.max_error`: not negative.
+pub(super) fn max_error<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, "max_error", |v| {
+        if v < 0.0 {
+            Err("max_error must not be negative".into())
+        } else {
+            Ok(())
+        }
     })
 }
 
-/// Turns a rejection of node `err.id` of `text` into an error with that node's position.
-pub fn locate(text: &str, err: NodeError) -> YamlError {
-    match run(text, Some((err.id, err.msg.clone()))) {
-        Err(e) => YamlError {
-            pos: location(&e),
-            msg: err.msg,
-        },
-        // Cannot happen for a node number taken from a parse of the same text; keep the
-        // message anyway.
-        Ok(_) => YamlError {
-            pos: Pos { line: 1, col: 1 },
-            msg: err.msg,
-        },
-    }
+/// `search.time_limit`: seconds, positive and at most a day.
+pub(super) fn time_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    number(d, "time_limit", |v| {
+        let most = super::spec::MAX_TIME_LIMIT;
+        if v > 0.0 && v <= most {
+            Ok(())
+        } else {
+            Err(format!(
+                "time_limit must be more than 0 and at most {most} seconds"
+            ))
+        }
+    })
+    .map(Some)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `search.workers`.
+pub(super) fn workers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    let most = super::spec::MAX_WORKERS as u64;
+    integer(d, "workers", 1, most).map(|n| Some(n as usize))
+}
 
-    #[test]
-    fn nodes_are_found_again() {
-        let text = "a: 1\nb:\n  - [1, 2]\n  - x: .nan\n";
-        let root = parse(text).unwrap();
-        let Kind::Map(items) = &root.kind else {
-            panic!("map expected")
-        };
-        let Kind::Seq(list) = &items[1].1.kind else {
-            panic!("seq expected")
-        };
-        let e = locate(text, NodeError::at(&list[1], "bad"));
-        assert_eq!(e.pos, Pos { line: 4, col: 5 });
-        let Kind::Seq(inner) = &list[0].kind else {
-            panic!("seq expected")
-        };
-        let e = locate(text, NodeError::at(&inner[1], "bad"));
-        assert_eq!(e.pos, Pos { line: 3, col: 9 });
-        let e = parse("a: [1, 2\n").unwrap_err();
-        assert!(e.pos.line >= 1, "{e}");
-    }
+/// `search.node_limit`.
+pub(super) fn node_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    integer(d, "node_limit", 1, u64::MAX).map(Some)
+}
+
+/// `search.seed`.
+pub(super) fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    integer(d, "seed", 0, u64::MAX).map(Some)
+}
+
+/// `search.memory_limit`, in MiB.
+pub(super) fn memory_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    integer(d, "memory_limit (MiB)", 1, 1 << 40).map(Some)
+}
+
+/// `search.work`, a positive work budget.
+pub(super) fn work<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    integer(d, "work", 1, u64::MAX).map(Some)
+}
+
+/// `search.ops`.
+pub(super) fn ops<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::spec::Ops>, D::Error> {
+    super::spec::Ops::deserialize(d).map(Some)
 }

@@ -8,10 +8,12 @@ use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
 use crate::isa::{Device, Program};
 use crate::report as html_report;
+use crate::sim::noise::uncertainty::Member;
 use crate::sim::DEFAULT_CLOCK_HZ;
 use crate::verify::check::{self, Measurement};
 use crate::verify::metrics::ErrorFigures;
 use crate::verify::predict::Predicted;
+use crate::verify::uncertainty::{self, Ranges};
 use crate::verify::{proof, report};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -50,6 +52,11 @@ pub struct CheckArgs {
     /// meets this budget.
     #[arg(long, value_name = "X")]
     max_total_rmse: Option<f64>,
+    /// Error bars: rerun under every profile of the noise profile's uncertainty
+    /// ensemble that still matches the measurements, and report the range of the total
+    /// RMSE and bias next to the nominal figures.
+    #[arg(long)]
+    uncertainty: bool,
     /// Write a self-contained HTML report (proof, error table, pictures per image).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -64,7 +71,7 @@ struct KernelJson {
     approximated: Vec<Vec<i64>>,
     approx: ErrorFigures,
     analogue: ErrorFigures,
-    total: ErrorFigures,
+    total: TotalJson,
     analogue_runs: check::FigureSpread,
     total_runs: check::FigureSpread,
     saturated: u64,
@@ -77,6 +84,25 @@ struct KernelJson {
     /// Largest magnitude any value of the program reaches for the spec's input range.
     #[serde(skip_serializing_if = "Option::is_none")]
     peak: Option<f64>,
+}
+
+/// The total error, with its range over the uncertainty ensemble when asked for.
+#[derive(Serialize)]
+struct TotalJson {
+    #[serde(flatten)]
+    figures: ErrorFigures,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rmse_range: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bias_range: Option<[f64; 2]>,
+}
+
+/// How many ensemble members were drawn and which failed the measurements.
+#[derive(Serialize)]
+struct UncertaintyJson {
+    members: usize,
+    accepted: usize,
+    ensemble: Vec<Member>,
 }
 
 #[derive(Serialize)]
@@ -98,6 +124,8 @@ struct Report {
     /// depth does, the closest program is reported and the exit code is 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     budget_met: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uncertainty: Option<UncertaintyJson>,
     /// Share of PE-register writes that saturated (first run, all images).
     saturated_share: f64,
     program: String,
@@ -248,6 +276,15 @@ pub fn run(a: &CheckArgs) -> Outcome {
     } else {
         None
     };
+    let ranges = match (a.uncertainty, verified) {
+        (true, true) => Some(
+            uncertainty::ranges(
+                &program, spec.input, general, &targets, &grey, &testbed, a.runs,
+            )
+            .map_err(|e| CliError::msg(e.to_string()))?,
+        ),
+        _ => None,
+    };
     let border = m.as_ref().map_or(0, |m| m.border);
     let predicted = if verified {
         check::predict_on_images(
@@ -288,7 +325,12 @@ pub fn run(a: &CheckArgs) -> Outcome {
         border: m.as_ref().map_or(0, |m| m.border),
         images: images.len(),
         runs: a.runs,
-        kernels: kernel_json(&kernels, m.as_ref(), &predicted, peak),
+        kernels: kernel_json(&kernels, m.as_ref(), &predicted, peak, ranges.as_ref()),
+        uncertainty: ranges.map(|r| UncertaintyJson {
+            members: r.members.len(),
+            accepted: r.accepted(),
+            ensemble: r.members,
+        }),
         saturated_share: m.as_ref().map_or(0.0, |m| {
             m.kernels.first().map_or(0.0, |k| {
                 k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
@@ -321,6 +363,7 @@ fn kernel_json(
     m: Option<&Measurement>,
     predicted: &Option<Vec<Predicted>>,
     peak: Option<f64>,
+    ranges: Option<&Ranges>,
 ) -> Vec<KernelJson> {
     let Some(m) = m else {
         return Vec::new();
@@ -335,7 +378,11 @@ fn kernel_json(
             approximated: k.approx.weights.clone(),
             approx: e.approx,
             analogue: e.analogue,
-            total: e.total,
+            total: TotalJson {
+                figures: e.total,
+                rmse_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.rmse),
+                bias_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.bias),
+            },
             analogue_runs: e.analogue_runs,
             total_runs: e.total_runs,
             saturated: e.saturated,
@@ -480,7 +527,13 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
     for k in &r.kernels {
         println!("{:<4} {:<10} {}", k.out, "approx", fig(&k.approx));
         println!("{:<4} {:<10} {}", "", "analogue", fig(&k.analogue));
-        println!("{:<4} {:<10} {}", "", "total", fig(&k.total));
+        println!("{:<4} {:<10} {}", "", "total", fig(&k.total.figures));
+        if let (Some(r), Some(b)) = (k.total.rmse_range, k.total.bias_range) {
+            println!(
+                "{:<4} {:<10} {:>9} RMSE {:.4} .. {:.4}, bias {:+.4} .. {:+.4}",
+                "", "", "range", r[0], r[1], b[0], b[1]
+            );
+        }
         if r.runs > 1 {
             println!(
                 "{:<4} {:<10} total RMSE over runs {:.4} +- {:.4}",
@@ -510,6 +563,13 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
                 s.readout_clipping.rmse
             );
         }
+    }
+    if let Some(u) = &r.uncertainty {
+        println!(
+            "\nranges over {} of {} profiles of the uncertainty ensemble that reproduce both \
+             device experiments (docs/noise.md, \"Error bars\")",
+            u.accepted, u.members
+        );
     }
     if let Some(k) = r.kernels.first() {
         println!(
@@ -546,9 +606,9 @@ fn check_groups(
     images: &[(String, crate::sim::capture::GreyImage)],
     testbed: &crate::verify::check::ProfileTestbed,
 ) -> Outcome {
-    if a.html.is_some() {
+    if a.html.is_some() || a.uncertainty {
         return Err(CliError::msg(
-            "--html shows one program; this bank runs in several groups",
+            "--html and --uncertainty take one program; this bank runs in several groups",
         ));
     }
     let general = spec.general_count();
@@ -628,7 +688,8 @@ fn check_groups(
         border,
         images: images.len(),
         runs: a.runs,
-        kernels: kernel_json(kernels, m.as_ref(), &predicted, peak),
+        kernels: kernel_json(kernels, m.as_ref(), &predicted, peak, None),
+        uncertainty: None,
         saturated_share: m.as_ref().map_or(0.0, |m| {
             m.kernels.first().map_or(0.0, |k| {
                 k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64

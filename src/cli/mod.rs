@@ -61,9 +61,9 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// A message-only error.
-    pub fn msg(m: impl Into<String>) -> Self {
-        CliError::Msg(m.into())
+    /// A message-only error (any error or text, shown as it displays).
+    pub fn msg(m: impl std::fmt::Display) -> Self {
+        CliError::Msg(m.to_string())
     }
 
     /// The exit code this error ends the process with.

@@ -2,9 +2,11 @@
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
-use crate::isa::{Device, Reg};
+use crate::isa::{Device, Program, Reg};
 use crate::sim::capture::{self, GreyImage};
 use crate::sim::noise::stats::{RegisterRuns, RunsAccumulator};
+use crate::sim::noise::Profile;
+use crate::sim::run::RunReport;
 use crate::sim::{self, readout, readout::PlaneFileError, readout::PlaneStats, Array};
 use crate::verify::check::load_images;
 use crate::verify::compare::{self, CompareOptions, Comparison, DiffMap, Difference, Watched};
@@ -188,21 +190,8 @@ pub fn run(a: &RunArgs) -> Outcome {
     let device = Device::default();
     let program = load_program(&a.program, device)?;
     let profile = a.noise.profile()?;
-    let clock_hz = a.clock * 1e6;
     let saved = parse_save(&a.save, device.general)?;
-    let input = match &a.input {
-        None => None,
-        Some(s) => Some(
-            Reg::parse(s)
-                .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < device.general))
-                .ok_or_else(|| {
-                    CliError::msg(format!(
-                        "--input: `{s}` is not a general register (expected {})",
-                        device.general_range()
-                    ))
-                })?,
-        ),
-    };
+    let input = input_register(a.input.as_deref(), device)?;
     let scenes = scenes(a)?;
     let prepare = |img: &GreyImage| -> Result<Array, CliError> {
         let mut array = a.setup.build_on(device, img)?;
@@ -211,7 +200,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         }
         Ok(array)
     };
-    let regs: Vec<Watched> = if saved.is_empty() {
+    let watched: Vec<Watched> = if saved.is_empty() {
         program
             .written_registers()
             .into_iter()
@@ -220,79 +209,151 @@ pub fn run(a: &RunArgs) -> Outcome {
     } else {
         saved.clone()
     };
-    let mut acc = RunsAccumulator::new();
-    let mut first = None;
-    let mut saturated_per_run = Vec::new();
-    for r in 0..a.runs {
-        let mut array = prepare(&scenes[0].1)?;
-        array.set_layer(Box::new(a.noise.model(&profile, u64::from(r), clock_hz)));
-        let report = sim::run(&mut array, &program, a.repeat, clock_hz)
-            .map_err(|e| super::positioned(&a.program, e))?;
-        let mut planes = Vec::new();
-        for w in &regs {
-            let v = w
-                .values(&array, a.raw)
-                .ok_or_else(|| CliError::msg(format!("no register `{w}` on this array")))?;
-            acc.add(&w.to_string(), &v);
-            planes.push((*w, v));
-        }
-        saturated_per_run.push(report.saturated);
-        if first.is_none() {
-            first = Some((report, planes));
-        }
-    }
-    let Some((report, planes)) = first else {
-        return Err(CliError::msg("--runs must be at least 1"));
-    };
-    let registers: BTreeMap<String, PlaneStats> = planes
-        .iter()
-        .map(|(r, v)| (r.to_string(), PlaneStats::of(v)))
-        .collect();
+    let runs = noisy_runs(a, &program, &profile, &|| prepare(&scenes[0].1), &watched)?;
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
-        for (r, v) in &planes {
+        for (r, v) in &runs.planes {
             save_plane(dir, *r, v)?;
         }
     }
     let comparison = if a.compare {
-        let opts = CompareOptions {
-            registers: if saved.is_empty() {
-                Watched::written_by(&program)
-            } else {
-                saved
-            },
-            repeat: a.repeat,
-            clock_hz,
-            raw: a.raw,
-            tolerance: a.tolerance.unwrap_or_else(|| compare::adc_step(&profile)),
-            border: a.border.unwrap_or(0),
-            runs: a.runs,
-            seed: a.noise.seed,
-            chip_seed: a.noise.chip_seed,
+        let registers = if saved.is_empty() {
+            Watched::written_by(&program)
+        } else {
+            saved
         };
-        let mut write = |m: DiffMap| {
-            a.out
-                .as_deref()
-                .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
-        };
-        let c = compare::compare(
-            &program,
-            &profile,
-            &scenes,
-            &|img| prepare(img).map_err(|e| e.to_string()),
-            &opts,
-            Some(&mut write),
-        )
-        .map_err(|e| match e {
-            compare::CompareError::Run(e) => super::positioned(&a.program, e),
-            other => CliError::msg(other.to_string()),
-        })?;
-        Some(c)
+        Some(comparison(
+            a, &program, &profile, &scenes, &prepare, registers,
+        )?)
     } else {
         None
     };
-    let warnings: Vec<String> = report
+    let warnings = warnings(a, &runs.first);
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let out = report(a, &profile, runs, warnings, comparison);
+    if a.json.json {
+        println!("{}", serde_json::to_string(&out)?);
+        return Ok(0);
+    }
+    print_text(a, &program, &out);
+    Ok(0)
+}
+
+/// `--input`, which must name a general register of `device`.
+fn input_register(name: Option<&str>, device: Device) -> Result<Option<Reg>, CliError> {
+    let Some(s) = name else {
+        return Ok(None);
+    };
+    Reg::parse(s)
+        .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < device.general))
+        .map(Some)
+        .ok_or_else(|| {
+            CliError::msg(format!(
+                "--input: `{s}` is not a general register (expected {})",
+                device.general_range()
+            ))
+        })
+}
+
+/// The `--runs` noisy runs on the first scene.
+struct Runs {
+    /// Statistics of the watched registers over every run.
+    stats: RunsAccumulator,
+    /// The first run's report.
+    first: RunReport,
+    /// The watched registers after the first run.
+    planes: Vec<(Watched, Vec<f32>)>,
+    /// Saturated PEs of each run.
+    saturated: Vec<u64>,
+}
+
+/// Runs the program `--runs` times (run seeds 0, 1, ...) on arrays made by `fresh`.
+fn noisy_runs(
+    a: &RunArgs,
+    program: &Program,
+    profile: &Profile,
+    fresh: &dyn Fn() -> Result<Array, CliError>,
+    watched: &[Watched],
+) -> Result<Runs, CliError> {
+    let clock_hz = a.clock * 1e6;
+    let mut stats = RunsAccumulator::new();
+    let mut first = None;
+    let mut saturated = Vec::new();
+    for r in 0..a.runs {
+        let mut array = fresh()?;
+        array.set_layer(Box::new(a.noise.model(profile, u64::from(r), clock_hz)));
+        let report = sim::run(&mut array, program, a.repeat, clock_hz)
+            .map_err(|e| super::positioned(&a.program, e))?;
+        let mut planes = Vec::new();
+        for w in watched {
+            let v = w
+                .values(&array, a.raw)
+                .ok_or_else(|| CliError::msg(format!("no register `{w}` on this array")))?;
+            stats.add(&w.to_string(), &v);
+            planes.push((*w, v));
+        }
+        saturated.push(report.saturated);
+        if first.is_none() {
+            first = Some((report, planes));
+        }
+    }
+    let Some((first, planes)) = first else {
+        return Err(CliError::msg("--runs must be at least 1"));
+    };
+    Ok(Runs {
+        stats,
+        first,
+        planes,
+        saturated,
+    })
+}
+
+/// `--compare`: the noisy runs against the ideal ones on every scene, difference maps
+/// written into `--out` when given.
+fn comparison(
+    a: &RunArgs,
+    program: &Program,
+    profile: &Profile,
+    scenes: &[(String, GreyImage)],
+    prepare: &dyn Fn(&GreyImage) -> Result<Array, CliError>,
+    registers: Vec<Watched>,
+) -> Result<Comparison, CliError> {
+    let opts = CompareOptions {
+        registers,
+        repeat: a.repeat,
+        clock_hz: a.clock * 1e6,
+        raw: a.raw,
+        tolerance: a.tolerance.unwrap_or_else(|| compare::adc_step(profile)),
+        border: a.border.unwrap_or(0),
+        runs: a.runs,
+        seed: a.noise.seed,
+        chip_seed: a.noise.chip_seed,
+    };
+    let mut write = |m: DiffMap| {
+        a.out
+            .as_deref()
+            .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
+    };
+    compare::compare(
+        program,
+        profile,
+        scenes,
+        &|img| prepare(img).map_err(|e| e.to_string()),
+        &opts,
+        Some(&mut write),
+    )
+    .map_err(|e| match e {
+        compare::CompareError::Run(e) => super::positioned(&a.program, e),
+        other => CliError::msg(other.to_string()),
+    })
+}
+
+/// The run's warnings, each prefixed with the program file and, when known, the position.
+fn warnings(a: &RunArgs, report: &RunReport) -> Vec<String> {
+    report
         .warnings
         .iter()
         .map(|w| {
@@ -302,17 +363,29 @@ pub fn run(a: &RunArgs) -> Outcome {
                 format!("{}:{}: {}", a.program.display(), w.pos, w.msg)
             }
         })
-        .collect();
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+        .collect()
+}
+
+/// What `scamp run` prints: the first run, and the spread over runs when there are several.
+fn report(
+    a: &RunArgs,
+    profile: &Profile,
+    runs: Runs,
+    warnings: Vec<String>,
+    compare: Option<Comparison>,
+) -> Report {
     let many = a.runs > 1;
-    let out = Report {
-        instructions: report.instructions,
-        cycles: report.cycles,
-        time_us: report.time_us,
-        saturated: report.saturated,
-        registers,
+    let first = runs.first;
+    Report {
+        instructions: first.instructions,
+        cycles: first.cycles,
+        time_us: first.time_us,
+        saturated: first.saturated,
+        registers: runs
+            .planes
+            .iter()
+            .map(|(r, v)| (r.to_string(), PlaneStats::of(v)))
+            .collect(),
         warnings,
         noise: NoiseInfo {
             profile: if profile.name.is_empty() {
@@ -324,8 +397,8 @@ pub fn run(a: &RunArgs) -> Outcome {
             chip_seed: a.noise.chip_seed,
             readout: profile.readout.enabled && !a.raw,
         },
-        saturated_writes: report.saturated_writes,
-        saturation: report
+        saturated_writes: first.saturated_writes,
+        saturation: first
             .saturation
             .iter()
             .map(|(r, pes, writes)| {
@@ -339,19 +412,13 @@ pub fn run(a: &RunArgs) -> Outcome {
             })
             .collect(),
         run_count: many.then_some(a.runs),
-        saturated_per_run: many.then_some(saturated_per_run),
-        runs: many.then(|| acc.finish()),
-        compare: comparison,
-    };
-    if a.json.json {
-        println!("{}", serde_json::to_string(&out)?);
-        return Ok(0);
+        saturated_per_run: many.then_some(runs.saturated),
+        runs: many.then(|| runs.stats.finish()),
+        compare,
     }
-    print_text(a, &program, &out);
-    Ok(0)
 }
 
-fn print_text(a: &RunArgs, program: &crate::isa::Program, out: &Report) {
+fn print_text(a: &RunArgs, program: &Program, out: &Report) {
     println!("program       {}", a.program.display());
     println!(
         "instructions  {} ({} per run x {})",

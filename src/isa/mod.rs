@@ -7,6 +7,7 @@ pub mod program;
 pub mod reg;
 pub mod source;
 pub mod table;
+pub mod yaml;
 
 pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;

@@ -158,131 +158,24 @@ pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
         ));
     }
     let text = strip_bom(text);
-    let mut kernel_open: Option<Pos> = None;
     let toks = Lexer {
         chars: text.chars().peekable(),
         pos: Pos { line: 1, col: 1 },
     }
     .tokens()?;
-    let mut stmts = Vec::new();
-    let mut i = 0;
-    let expect = |i: usize, want: Tok, what: &str| -> Result<(), IsaError> {
-        match toks.get(i) {
-            Some((t, _)) if *t == want => Ok(()),
-            other => Err(IsaError::new(
-                other.map_or_else(|| end_pos(text), |t| t.1),
-                format!("expected {what}, found {}", describe(other)),
-            )),
-        }
+    let mut calls = Cursor {
+        toks: &toks,
+        i: 0,
+        end: end_pos(text),
     };
-    while i < toks.len() {
-        let (tok, pos) = &toks[i];
-        let name = match tok {
-            Tok::Semi => {
-                i += 1;
-                continue;
-            }
-            Tok::Ident(s) => s.clone(),
-            _ => {
-                return Err(IsaError::new(
-                    *pos,
-                    format!(
-                        "expected an instruction name, found {}",
-                        describe(Some(&toks[i]))
-                    ),
-                ))
-            }
-        };
-        let pos = *pos;
-        i += 1;
-        expect(i, Tok::Open, "`(`")?;
-        i += 1;
-        let mut args: Vec<(Operand, Pos)> = Vec::new();
-        if toks.get(i).map(|t| &t.0) == Some(&Tok::Close) {
-            i += 1;
+    let mut stmts = Vec::new();
+    let mut kernel_open: Option<Pos> = None;
+    while let Some(call) = calls.call()? {
+        if IGNORED.contains(&call.name.as_str()) {
+            kernel_open = delimiter(&call, kernel_open)?;
         } else {
-            loop {
-                let (arg, apos) = match toks.get(i) {
-                    Some((Tok::Int(v), p)) => {
-                        i += 1;
-                        (Operand::Int(*v), *p)
-                    }
-                    Some((Tok::Ident(s), p)) => {
-                        i += 1;
-                        let mut op = operand(s, *p)?;
-                        if toks.get(i).map(|t| &t.0) == Some(&Tok::Pipe) {
-                            let mut set = DirSet::default();
-                            let Operand::Dir(d) = op else {
-                                return Err(IsaError::new(*p, format!("`{s}` is not a direction")));
-                            };
-                            set.0[d.index()] = true;
-                            while toks.get(i).map(|t| &t.0) == Some(&Tok::Pipe) {
-                                i += 1;
-                                match toks.get(i) {
-                                    Some((Tok::Ident(s), p)) => match Dir::parse(s) {
-                                        Some(d) => set.0[d.index()] = true,
-                                        None => {
-                                            return Err(IsaError::new(
-                                                *p,
-                                                format!("`{s}` is not a direction"),
-                                            ))
-                                        }
-                                    },
-                                    other => {
-                                        return Err(IsaError::new(
-                                            other.map_or_else(|| end_pos(text), |t| t.1),
-                                            format!(
-                                                "expected a direction after `|`, found {}",
-                                                describe(other)
-                                            ),
-                                        ))
-                                    }
-                                }
-                                i += 1;
-                            }
-                            op = Operand::Dirs(set);
-                        }
-                        (op, *p)
-                    }
-                    other => {
-                        return Err(IsaError::new(
-                            other.map_or_else(|| end_pos(text), |t| t.1),
-                            format!("expected an operand, found {}", describe(other)),
-                        ))
-                    }
-                };
-                args.push((arg, apos));
-                match toks.get(i) {
-                    Some((Tok::Comma, _)) => i += 1,
-                    Some((Tok::Close, _)) => {
-                        i += 1;
-                        break;
-                    }
-                    other => {
-                        return Err(IsaError::new(
-                            other.map_or_else(|| end_pos(text), |t| t.1),
-                            format!("expected `,` or `)`, found {}", describe(other)),
-                        ))
-                    }
-                }
-            }
+            stmts.push(statement(call, device)?);
         }
-        if IGNORED.contains(&name.as_str()) {
-            if let Some((_, p)) = args.first() {
-                return Err(IsaError::new(*p, format!("`{name}` takes no operands")));
-            }
-            kernel_open = delimit(&name, pos, kernel_open)?;
-            continue;
-        }
-        let (ops, poss): (Vec<Operand>, Vec<Pos>) = args.into_iter().unzip();
-        let stmt = Stmt::build(&name, ops, device, pos).map_err(|mut e| {
-            // Point at the offending operand when the error is about one.
-            if let Some(p) = e.operand.and_then(|n| poss.get(n)) {
-                e.pos = *p;
-            }
-            e
-        })?;
-        stmts.push(stmt);
     }
     if let Some(open) = kernel_open {
         return Err(IsaError::new(
@@ -293,14 +186,150 @@ pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
     Ok(Program { stmts })
 }
 
+/// One `name(operand, ...)` as written, before the table checks it.
+struct Call {
+    name: String,
+    pos: Pos,
+    args: Vec<(Operand, Pos)>,
+}
+
+/// Checks `call` against the table; an error about one operand points at that operand.
+fn statement(call: Call, device: Device) -> Result<Stmt, IsaError> {
+    let (ops, poss): (Vec<Operand>, Vec<Pos>) = call.args.into_iter().unzip();
+    Stmt::build(&call.name, ops, device, call.pos).map_err(|mut e| {
+        if let Some(p) = e.operand.and_then(|n| poss.get(n)) {
+            e.pos = *p;
+        }
+        e
+    })
+}
+
+/// The tokens of a program and the reading position among them.
+struct Cursor<'t> {
+    toks: &'t [(Tok, Pos)],
+    i: usize,
+    /// Where the text ends, for errors about a missing token.
+    end: Pos,
+}
+
+impl<'t> Cursor<'t> {
+    fn peek(&self) -> Option<&'t (Tok, Pos)> {
+        self.toks.get(self.i)
+    }
+
+    fn at(&self, want: &Tok) -> bool {
+        self.peek().map(|t| &t.0) == Some(want)
+    }
+
+    /// "expected `what`, found ..." at the current token, or at the end of the text.
+    fn unexpected(&self, what: &str) -> IsaError {
+        let found = self.peek();
+        IsaError::new(
+            found.map_or(self.end, |t| t.1),
+            format!("expected {what}, found {}", describe(found)),
+        )
+    }
+
+    fn expect(&mut self, want: Tok, what: &str) -> Result<(), IsaError> {
+        if !self.at(&want) {
+            return Err(self.unexpected(what));
+        }
+        self.i += 1;
+        Ok(())
+    }
+
+    /// The next call, skipping `;`; `None` at the end of the text.
+    fn call(&mut self) -> Result<Option<Call>, IsaError> {
+        while self.at(&Tok::Semi) {
+            self.i += 1;
+        }
+        let Some((tok, pos)) = self.peek() else {
+            return Ok(None);
+        };
+        let (Tok::Ident(name), pos) = (tok, *pos) else {
+            return Err(self.unexpected("an instruction name"));
+        };
+        let name = name.clone();
+        self.i += 1;
+        self.expect(Tok::Open, "`(`")?;
+        let args = self.operands()?;
+        Ok(Some(Call { name, pos, args }))
+    }
+
+    /// Operands up to and including the closing `)`.
+    fn operands(&mut self) -> Result<Vec<(Operand, Pos)>, IsaError> {
+        let mut args = Vec::new();
+        if self.at(&Tok::Close) {
+            self.i += 1;
+            return Ok(args);
+        }
+        loop {
+            args.push(self.operand()?);
+            match self.peek() {
+                Some((Tok::Comma, _)) => self.i += 1,
+                Some((Tok::Close, _)) => {
+                    self.i += 1;
+                    return Ok(args);
+                }
+                _ => return Err(self.unexpected("`,` or `)`")),
+            }
+        }
+    }
+
+    /// One operand: an integer, a name, or directions joined by `|`.
+    fn operand(&mut self) -> Result<(Operand, Pos), IsaError> {
+        match self.peek() {
+            Some((Tok::Int(v), p)) => {
+                self.i += 1;
+                Ok((Operand::Int(*v), *p))
+            }
+            Some((Tok::Ident(s), p)) => {
+                let p = *p;
+                self.i += 1;
+                let op = operand(s, p)?;
+                if !self.at(&Tok::Pipe) {
+                    return Ok((op, p));
+                }
+                let Operand::Dir(first) = op else {
+                    return Err(IsaError::new(p, format!("`{s}` is not a direction")));
+                };
+                Ok((Operand::Dirs(self.more_directions(first)?), p))
+            }
+            _ => Err(self.unexpected("an operand")),
+        }
+    }
+
+    /// The directions after `first`, each following a `|`.
+    fn more_directions(&mut self, first: Dir) -> Result<DirSet, IsaError> {
+        let mut set = DirSet::default();
+        set.0[first.index()] = true;
+        while self.at(&Tok::Pipe) {
+            self.i += 1;
+            match self.peek() {
+                Some((Tok::Ident(s), p)) => match Dir::parse(s) {
+                    Some(d) => set.0[d.index()] = true,
+                    None => return Err(IsaError::new(*p, format!("`{s}` is not a direction"))),
+                },
+                _ => return Err(self.unexpected("a direction after `|`")),
+            }
+            self.i += 1;
+        }
+        Ok(set)
+    }
+}
+
 /// Opens the vendor's kernel delimiter.
 const KERNEL_BEGIN: &str = "scamp5_kernel_begin";
 /// Closes it.
 const KERNEL_END: &str = "scamp5_kernel_end";
 
-/// Checks the pairing of the kernel delimiters: `name` at `pos` with the kernel opened at
-/// `open`, if any. Returns where the kernel now stands open.
-fn delimit(name: &str, pos: Pos, open: Option<Pos>) -> Result<Option<Pos>, IsaError> {
+/// Checks a kernel delimiter, which takes no operands, and its pairing with the kernel
+/// opened at `open`, if any. Returns where the kernel now stands open.
+fn delimiter(call: &Call, open: Option<Pos>) -> Result<Option<Pos>, IsaError> {
+    let (name, pos) = (call.name.as_str(), call.pos);
+    if let Some((_, p)) = call.args.first() {
+        return Err(IsaError::new(*p, format!("`{name}` takes no operands")));
+    }
     match (name == KERNEL_BEGIN, open) {
         (true, None) => Ok(Some(pos)),
         (true, Some(at)) => Err(IsaError::new(

@@ -4,10 +4,12 @@
 use super::convolution::correlate;
 use super::metrics::{ErrorAccumulator, ErrorFigures, Spread};
 use crate::isa::{Program, Reg};
+use crate::sim::capture::{CaptureError, GreyImage};
 use crate::sim::noise::{NoiseModel, Profile};
-use crate::sim::{self, capture::GreyImage, Array, EdgeMode, N};
+use crate::sim::{self, Array, EdgeMode, N};
 use ndarray::Array2;
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// One kernel a program must compute.
 #[derive(Clone, Debug)]
@@ -189,26 +191,51 @@ impl Target {
     }
 }
 
+/// Why a folder of test images could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ImagesError {
+    /// The folder could not be listed.
+    #[error("{}: cannot read image folder: {source}", dir.display())]
+    Unreadable {
+        /// The folder.
+        dir: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The folder holds no picture.
+    #[error("{}: no PNG, JPEG or PGM images found", dir.display())]
+    Empty {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// A picture could not be loaded.
+    #[error(transparent)]
+    Image(#[from] CaptureError),
+}
+
+/// File extensions taken as pictures (compared in lower case).
+const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"];
+
 /// Loads every picture (PNG, JPEG, PGM/PPM) in `dir`, sorted by file name.
-pub fn load_images(dir: &std::path::Path) -> Result<Vec<(String, GreyImage)>, String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot read image folder: {e}", dir.display()))?;
-    let mut paths: Vec<std::path::PathBuf> = entries
+pub fn load_images(dir: &Path) -> Result<Vec<(String, GreyImage)>, ImagesError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ImagesError::Unreadable {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"]
-                    .contains(&e.to_ascii_lowercase().as_str())
-            })
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
         })
         .collect();
     paths.sort();
     if paths.is_empty() {
-        return Err(format!(
-            "{}: no PNG, JPEG or PGM images found",
-            dir.display()
-        ));
+        return Err(ImagesError::Empty {
+            dir: dir.to_path_buf(),
+        });
     }
     paths
         .iter()
@@ -216,9 +243,7 @@ pub fn load_images(dir: &std::path::Path) -> Result<Vec<(String, GreyImage)>, St
             let name = p
                 .file_stem()
                 .map_or_else(|| "image".into(), |s| s.to_string_lossy().into_owned());
-            sim::capture::load(p)
-                .map(|img| (name, img))
-                .map_err(|e| e.to_string())
+            Ok((name, sim::capture::load(p)?))
         })
         .collect()
 }

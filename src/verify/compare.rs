@@ -253,6 +253,117 @@ struct Tally {
     pes: u64,
 }
 
+impl Tally {
+    /// Counts one image's `got` against `expected` inside a border of `b` PEs, and
+    /// returns the difference over the whole plane.
+    fn add(
+        &mut self,
+        w: &Watched,
+        got: &[f32],
+        expected: &[f32],
+        b: usize,
+        tolerance: f64,
+    ) -> Vec<f64> {
+        let diff: Vec<f64> = got
+            .iter()
+            .zip(expected)
+            .map(|(&g, &e)| f64::from(g) - f64::from(e))
+            .collect();
+        let inside = |i: usize| {
+            let (r, c) = (i / N, i % N);
+            r >= b && c >= b && r < N - b && c < N - b
+        };
+        let counted = diff.iter().enumerate().filter(|(i, _)| inside(*i));
+        if w.is_digital() {
+            self.flipped += counted.filter(|(_, d)| **d != 0.0).count() as u64;
+        } else {
+            let grid = |v: &[f32]| Array2::from_shape_fn((N, N), |(r, c)| f64::from(v[r * N + c]));
+            self.errors.add(&grid(got), &grid(expected), b);
+            self.beyond += counted.filter(|(_, d)| d.abs() > tolerance).count() as u64;
+        }
+        self.pes += (N - 2 * b) as u64 * (N - 2 * b) as u64;
+        diff
+    }
+}
+
+/// One register's difference over the runs (`per_run`: its tally in each run).
+fn difference(w: &Watched, per_run: &[&Tally]) -> Difference {
+    let fraction = |t: &Tally, n: u64| n as f64 / t.pes.max(1) as f64;
+    let spread_of = |count: fn(&Tally) -> u64| {
+        Spread::of(
+            &per_run
+                .iter()
+                .map(|t| fraction(t, count(t)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    if w.is_digital() {
+        let flipped = spread_of(|t| t.flipped);
+        return Difference::Digital(DigitalDiff {
+            flipped: flipped.mean,
+            runs: DigitalRuns { flipped },
+        });
+    }
+    let figs: Vec<ErrorFigures> = per_run.iter().map(|t| t.errors.figures()).collect();
+    let figures = spread(&figs);
+    let beyond = spread_of(|t| t.beyond);
+    Difference::Analogue(AnalogueDiff {
+        rmse: figures.rmse.mean,
+        bias: figures.bias.mean,
+        max: figures.max.mean,
+        beyond: beyond.mean,
+        runs: AnalogueRuns { figures, beyond },
+    })
+}
+
+/// The map handed to `on_map`: the signed difference, or its size for a digital register.
+fn diff_map(w: &Watched, diff: &[f64]) -> Array2<f64> {
+    Array2::from_shape_fn((N, N), |(r, c)| {
+        let d = diff[r * N + c];
+        if w.is_digital() {
+            d.abs()
+        } else {
+            d
+        }
+    })
+}
+
+/// Saturation in the noisy runs: saturated PEs per run, clipped PEs per register and run.
+struct Clipping {
+    saturated: Vec<u64>,
+    clipped: BTreeMap<String, Vec<f64>>,
+}
+
+impl Clipping {
+    fn new(runs: u32) -> Clipping {
+        Clipping {
+            saturated: vec![0; runs as usize],
+            clipped: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, run: u32, report: &sim::run::RunReport) {
+        let runs = self.saturated.len();
+        self.saturated[run as usize] += report.saturated;
+        for (reg, pes, _) in &report.saturation {
+            self.clipped
+                .entry(reg.to_string())
+                .or_insert_with(|| vec![0.0; runs])[run as usize] += *pes as f64;
+        }
+    }
+
+    fn finish(self) -> SaturationDiff {
+        SaturationDiff {
+            pes: Spread::of(&self.saturated.iter().map(|&s| s as f64).collect::<Vec<_>>()),
+            registers: self
+                .clipped
+                .into_iter()
+                .map(|(r, v)| (r, Spread::of(&v)))
+                .collect(),
+        }
+    }
+}
+
 /// Runs `program` on every image under `profile` (`opts.runs` run seeds) and under
 /// `ideal`, and compares the registers of `opts`. `prepare` makes a fresh array for an
 /// image (scene exposed, preloads applied; the noise layer is installed here). `on_map`,
@@ -267,16 +378,9 @@ pub fn compare(
 ) -> Result<Comparison, CompareError> {
     let runs = opts.runs.max(1);
     let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
-    let nreg = opts.registers.len();
-    let mut tally = vec![vec![Tally::default(); nreg]; runs as usize];
-    let mut saturated = vec![0u64; runs as usize];
-    let mut clipped: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut tally = vec![vec![Tally::default(); opts.registers.len()]; runs as usize];
+    let mut clipping = Clipping::new(runs);
     let b = opts.border.min(N / 2);
-    let inside = |i: usize| {
-        let (r, c) = (i / N, i % N);
-        r >= b && c >= b && r < N - b && c < N - b
-    };
-    let interior = (N - 2 * b) as u64 * (N - 2 * b) as u64;
     let execute = |img: &GreyImage, profile: &Profile, run: u32| {
         let mut array = prepare(img).map_err(CompareError::Prepare)?;
         let model = NoiseModel::new(
@@ -289,11 +393,11 @@ pub fn compare(
         let report = sim::run(&mut array, program, opts.repeat, opts.clock_hz)?;
         Ok::<_, CompareError>((array, report))
     };
+    let read = |w: &Watched, array: &Array, raw: bool| {
+        w.values(array, raw).ok_or(CompareError::Register(*w))
+    };
     for (name, img) in images {
         let (reference, _) = execute(img, &ideal, 0)?;
-        let read = |w: &Watched, array: &Array, raw: bool| {
-            w.values(array, raw).ok_or(CompareError::Register(*w))
-        };
         let expected: Vec<Vec<f32>> = opts
             .registers
             .iter()
@@ -301,47 +405,18 @@ pub fn compare(
             .collect::<Result<_, _>>()?;
         for run in 0..runs {
             let (array, report) = execute(img, profile, run)?;
-            saturated[run as usize] += report.saturated;
-            for (reg, pes, _) in &report.saturation {
-                clipped
-                    .entry(reg.to_string())
-                    .or_insert_with(|| vec![0.0; runs as usize])[run as usize] += *pes as f64;
-            }
+            clipping.add(run, &report);
             for (k, w) in opts.registers.iter().enumerate() {
                 let got = read(w, &array, opts.raw)?;
-                let t = &mut tally[run as usize][k];
-                let diff: Vec<f64> = got
-                    .iter()
-                    .zip(&expected[k])
-                    .map(|(&g, &e)| f64::from(g) - f64::from(e))
-                    .collect();
-                let counted = diff.iter().enumerate().filter(|(i, _)| inside(*i));
-                if w.is_digital() {
-                    t.flipped += counted.filter(|(_, d)| **d != 0.0).count() as u64;
-                } else {
-                    let grid =
-                        |v: &[f32]| Array2::from_shape_fn((N, N), |(r, c)| f64::from(v[r * N + c]));
-                    t.errors.add(&grid(&got), &grid(&expected[k]), b);
-                    t.beyond += counted.filter(|(_, d)| d.abs() > opts.tolerance).count() as u64;
-                }
-                t.pes += interior;
-                if run == 0 {
-                    if let Some(f) = on_map.as_deref_mut() {
-                        let diff = Array2::from_shape_fn((N, N), |(r, c)| {
-                            let d = diff[r * N + c];
-                            if w.is_digital() {
-                                d.abs()
-                            } else {
-                                d
-                            }
-                        });
-                        f(DiffMap {
-                            image: name,
-                            register: *w,
-                            diff,
-                        })
-                        .map_err(CompareError::Map)?;
-                    }
+                let diff = tally[run as usize][k].add(w, &got, &expected[k], b, opts.tolerance);
+                if let (0, Some(f)) = (run, on_map.as_deref_mut()) {
+                    let diff = diff_map(w, &diff);
+                    f(DiffMap {
+                        image: name,
+                        register: *w,
+                        diff,
+                    })
+                    .map_err(CompareError::Map)?;
                 }
             }
         }
@@ -352,36 +427,7 @@ pub fn compare(
         .enumerate()
         .map(|(k, w)| {
             let per_run: Vec<&Tally> = tally.iter().map(|r| &r[k]).collect();
-            let fraction = |t: &Tally, n: u64| n as f64 / t.pes.max(1) as f64;
-            let d = if w.is_digital() {
-                let flipped = Spread::of(
-                    &per_run
-                        .iter()
-                        .map(|t| fraction(t, t.flipped))
-                        .collect::<Vec<_>>(),
-                );
-                Difference::Digital(DigitalDiff {
-                    flipped: flipped.mean,
-                    runs: DigitalRuns { flipped },
-                })
-            } else {
-                let figs: Vec<ErrorFigures> = per_run.iter().map(|t| t.errors.figures()).collect();
-                let figures = spread(&figs);
-                let beyond = Spread::of(
-                    &per_run
-                        .iter()
-                        .map(|t| fraction(t, t.beyond))
-                        .collect::<Vec<_>>(),
-                );
-                Difference::Analogue(AnalogueDiff {
-                    rmse: figures.rmse.mean,
-                    bias: figures.bias.mean,
-                    max: figures.max.mean,
-                    beyond: beyond.mean,
-                    runs: AnalogueRuns { figures, beyond },
-                })
-            };
-            (*w, d)
+            (*w, difference(w, &per_run))
         })
         .collect();
     Ok(Comparison {
@@ -390,13 +436,7 @@ pub fn compare(
         border: b,
         tolerance: opts.tolerance,
         registers,
-        saturated: SaturationDiff {
-            pes: Spread::of(&saturated.iter().map(|&s| s as f64).collect::<Vec<_>>()),
-            registers: clipped
-                .into_iter()
-                .map(|(r, v)| (r, Spread::of(&v)))
-                .collect(),
-        },
+        saturated: clipping.finish(),
     })
 }
 
