@@ -118,3 +118,105 @@ fn a_work_budget_gives_the_same_program_every_time() {
     let c = cain::compile(&keyed, &CompileOptions::default(), &Stats::default()).expect("program");
     assert_eq!(a.program.to_string(), c.program.to_string());
 }
+
+/// `count` random 3x3 kernels in eighths (weights -7..7), outputs cycling through A..F.
+fn bank(count: usize, seed: u64) -> String {
+    let outs = ["A", "B", "C", "D", "E", "F"];
+    let mut x = seed;
+    let mut text = String::from("kernels:\n");
+    for k in 0..count {
+        let w: Vec<String> = (0..3)
+            .map(|_| {
+                let row: Vec<String> = (0..3)
+                    .map(|_| {
+                        x = x
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        (((x >> 33) % 15) as i64 - 7).to_string()
+                    })
+                    .collect();
+                format!("[{}]", row.join(", "))
+            })
+            .collect();
+        text += &format!(
+            "  - {{ out: {}, scale: 1/8, weights: [{}] }}\n",
+            outs[k % outs.len()],
+            w.join(", ")
+        );
+    }
+    text
+}
+
+/// Each group's program proves its own kernels, run from the input alone; every kernel
+/// is in exactly one group, and no group keeps more outputs than registers.
+fn assert_groups_proven(c: &cain::Compiled) {
+    let targets = c.targets();
+    let mut seen = vec![0; targets.len()];
+    for g in &c.groups {
+        assert!(g.kernels.len() <= c.registers.len());
+        let ts: Vec<_> = g.kernels.iter().map(|&i| targets[i].clone()).collect();
+        prove(&g.program, c.input, 6, &ts, Some(&c.registers))
+            .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
+        for &i in &g.kernels {
+            seen[i] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+}
+
+#[test]
+fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
+    use scamp::sim::capture::GreyImage;
+    use scamp::verify::check;
+    let s = spec(&bank(8, 11));
+    let c = cain::compile(&s, &budget(2.0, 2), &Stats::default()).expect("a program");
+    assert!(c.groups.len() >= 2, "{} groups", c.groups.len());
+    assert_groups_proven(&c);
+    // The printed text splits back into the same groups by proof alone.
+    let text = cain::program_text(&c);
+    let program = scamp::isa::parse_program(&text, scamp::isa::Device::default()).expect("parses");
+    let ends = check::kernel_block_ends(&text);
+    assert_eq!(ends.len(), c.groups.len());
+    let groups = check::assign_blocks(
+        check::split_blocks(&program, &ends),
+        c.input,
+        6,
+        &c.targets(),
+    );
+    let members: Vec<Vec<usize>> = groups.iter().map(|(_, m)| m.clone()).collect();
+    let compiled: Vec<Vec<usize>> = c.groups.iter().map(|g| g.kernels.clone()).collect();
+    assert_eq!(members, compiled);
+    // Under exact arithmetic every kernel of every group measures no analogue error
+    // (a dim image keeps the outputs within the ideal profile's range).
+    let img = GreyImage {
+        pixels: (0..65_536u32)
+            .map(|i| (120 + (i * 7 + i / 256) % 17) as u8)
+            .collect(),
+        resized_from: None,
+    };
+    let targets = cain::check_targets(&s, &c.kernels);
+    let m = check::measure_groups(
+        &groups,
+        c.input,
+        6,
+        &targets,
+        std::slice::from_ref(&img),
+        &check::ProfileTestbed::ideal(),
+        1,
+    )
+    .expect("runs");
+    assert_eq!(m.kernels.len(), 8);
+    for k in &m.kernels {
+        assert!(k.analogue.rmse < 1e-6, "{} {:?}", k.out, k.analogue);
+    }
+}
+
+#[test]
+fn a_bank_of_four_kernels_gets_proven_programs() {
+    for seed in [3, 4] {
+        let c = cain::compile(&spec(&bank(4, seed)), &budget(2.0, 2), &Stats::default())
+            .expect("a program");
+        assert_groups_proven(&c);
+        assert!(c.range.peak.magnitude <= c.range.held_to + 1e-9);
+    }
+}

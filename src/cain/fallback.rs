@@ -1,23 +1,27 @@
 //! A constructive program for any kernels, computed before the search so that every
 //! spec gets an answer; the search then only has to beat its length.
 //!
-//! Each kernel is built in one accumulator, bit plane by bit plane of its atom counts
-//! (with the input worth 2^D atoms, a count n at an offset contributes n / 2^D copies
-//! of the input moved there). The planes below 2^D are folded in from the lowest up,
-//! halving after each (`acc := (acc + plane) / 2`), which keeps the values small; the
-//! planes from 2^D up are added with a doubled copy of the input. A plane is added by a
-//! closed walk of the accumulator: it moves cell by cell (snake order) and picks up
-//! +-unit at each cell of the plane, then returns, so what it held before ends where it
-//! was. Live values are the input (or its doubled copy), the accumulator and finished
-//! outputs, plus one scratch register for instructions that cannot write in place, so
-//! one kernel fits in three registers. Registers are chosen here; the table decides
-//! which instructions may write over a source.
+//! Each kernel is built in one accumulator that walks the kernel once per pass (snake
+//! order, returning to where it started) and, at each cell, adds or subtracts the units
+//! of the bits set in that cell's count: with the input worth 2^D atoms, bit b of a
+//! count is the input times 2^(b - D), made first by halving (or doubling) copies of
+//! the input. A pass takes as many bits as there are registers for their units (all of
+//! them, usually, so one walk does the kernel). The input is never scaled up and the
+//! accumulator only ever holds part of each offset's weight, with its sign, so no value
+//! exceeds the larger of the input and the exact output: the program is range-safe by
+//! construction (see [`kernel`]). Live values are the input, the units, the
+//! accumulator and finished outputs, plus one scratch register for instructions that
+//! cannot write in place. Registers are chosen here; the table decides which
+//! instructions may write over a source.
 
 use super::alloc::{parallel_moves, Instr};
 use super::goal::{Goal, Shift, SHIFTS};
 use super::spec::Ops;
 use super::step::{Kind, Step};
 use crate::isa::Reg;
+
+/// One cell of a walk: its offset, and the units added there (register, negative).
+type Cell = ((i32, i32), Vec<(Reg, bool)>);
 
 /// Registers and the goals they hold while the program is built.
 struct Builder<'a> {
@@ -104,95 +108,186 @@ impl Builder<'_> {
         Some(r)
     }
 
-    /// Adds `sign * unit` moved to every offset of `cells` into `acc` (a new
-    /// accumulator when `acc` is `None`); the walk ends where it started. The outer
-    /// `None` means the registers ran out, the inner one that nothing was added.
-    fn add_plane(
+    /// Adds, at every cell of `cells`, its units with their signs moved there into
+    /// `acc` (a new accumulator when `acc` is `None`); the walk ends where it started.
+    /// The outer `None` means the registers ran out, the inner one that nothing was
+    /// added.
+    fn add_cells(
         &mut self,
         acc: Option<Reg>,
-        unit: Reg,
-        cells: &[(i32, i32, bool)],
+        cells: &[Cell],
         shifts: &[Shift],
         ops: Ops,
     ) -> Option<Option<Reg>> {
         let mut cur = (0, 0);
         let mut acc = acc;
-        for &(r, c, negative) in cells {
-            acc = Some(match acc {
-                // An empty accumulator starts at the first cell: nothing to move yet.
-                None => {
-                    cur = (r, c);
-                    if negative {
-                        self.op(Kind::Neg, &[unit], &[false])?
-                    } else if Kind::Mov.allowed(ops) {
-                        self.op(Kind::Mov, &[unit], &[false])?
-                    } else {
-                        let z = self.op(Kind::Res, &[], &[])?;
-                        self.op(Kind::Add2, &[z, unit], &[true, false])?
+        for (at, taken) in cells {
+            for &(unit, negative) in taken {
+                acc = Some(match acc {
+                    // An empty accumulator starts at the first cell: nothing to move yet.
+                    None => {
+                        cur = *at;
+                        if negative {
+                            self.op(Kind::Neg, &[unit], &[false])?
+                        } else if Kind::Mov.allowed(ops) {
+                            self.op(Kind::Mov, &[unit], &[false])?
+                        } else {
+                            let z = self.op(Kind::Res, &[], &[])?;
+                            self.op(Kind::Add2, &[z, unit], &[true, false])?
+                        }
                     }
-                }
-                Some(a) => {
-                    let a = self.walk(a, &mut cur, (r, c), shifts)?;
-                    let kind = if negative { Kind::Sub } else { Kind::Add2 };
-                    self.op(kind, &[a, unit], &[true, false])?
-                }
-            });
+                    Some(a) => {
+                        let a = self.walk(a, &mut cur, *at, shifts)?;
+                        let kind = if negative { Kind::Sub } else { Kind::Add2 };
+                        self.op(kind, &[a, unit], &[true, false])?
+                    }
+                });
+            }
         }
         match acc {
             Some(a) => self.walk(a, &mut cur, (0, 0), shifts).map(Some),
             None => Some(None),
         }
     }
+
+    /// Marks `r` free.
+    fn free(&mut self, r: Reg) -> Option<()> {
+        let i = self.slot(r)?;
+        self.held[i] = None;
+        Some(())
+    }
 }
 
-/// The cells of bit `b` of the counts of `g`, in snake order (rows north to south,
-/// columns alternating direction), with their signs.
-fn plane(g: &Goal, b: u32) -> Vec<(i32, i32, bool)> {
-    let mut cells: Vec<(i32, i32, bool)> =
+/// The units one pass adds: for each bit of `bits` (highest first), the input times
+/// 2^(bit - `depth`). Bits above `depth` double copies of the input; bits up to it
+/// halve on from `chain`, the lowest unit still held (the input at first), which is
+/// dropped unless the pass uses it (the input only when `spend_input`: no later kernel
+/// needs it). Copies between two bits of the pass are dropped as the chain goes on.
+fn units(
+    b: &mut Builder,
+    input: Reg,
+    depth: u32,
+    bits: &[u32],
+    chain: (u32, Reg),
+    spend_input: bool,
+) -> Option<Vec<(u32, Reg)>> {
+    let mut out = Vec::with_capacity(bits.len());
+    let top = bits.iter().copied().max().unwrap_or(depth);
+    let mut u = input;
+    for bit in depth + 1..=top {
+        // The input's register is the input here: doublings come first (passes run from
+        // the highest bit down), before any halving spends it.
+        let dies = bit - 1 != depth && !bits.contains(&(bit - 1));
+        let neg = b.op(Kind::Neg, &[u], &[false])?;
+        u = b.op(Kind::Sub, &[u, neg], &[dies, true])?;
+        if bits.contains(&bit) {
+            out.push((bit, u));
+        }
+    }
+    let (mut at, mut u) = chain;
+    if bits.contains(&at) {
+        out.push((at, u));
+    }
+    let low = bits.iter().copied().min().unwrap_or(at);
+    while at > low {
+        let dies = !bits.contains(&at) && (at != depth || spend_input);
+        u = b.op(Kind::Divq, &[u], &[dies])?;
+        at -= 1;
+        if bits.contains(&at) {
+            out.push((at, u));
+        }
+    }
+    Some(out)
+}
+
+/// The bits set in the counts of `g`, highest first.
+fn bits_of(g: &Goal) -> Vec<u32> {
+    let all = g.0.iter().fold(0u32, |m, t| m | t.n.unsigned_abs());
+    (0..32).rev().filter(|b| (all >> b) & 1 == 1).collect()
+}
+
+/// The bits of `bits` split into passes of at most `cap` units each (the unit of bit
+/// `depth` is the input itself and costs no register).
+fn passes(bits: &[u32], depth: u32, cap: usize) -> Vec<Vec<u32>> {
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut cur: Vec<u32> = Vec::new();
+    let mut used = 0;
+    for &bit in bits {
+        let cost = usize::from(bit != depth);
+        if used + cost > cap {
+            out.push(std::mem::take(&mut cur));
+            used = 0;
+        }
+        cur.push(bit);
+        used += cost;
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The cells of `g` with any of `bits` set, in snake order (rows north to south,
+/// columns alternating direction), each with the units it takes and their signs.
+fn cells(g: &Goal, units: &[(u32, Reg)]) -> Vec<Cell> {
+    let mut cells: Vec<Cell> =
         g.0.iter()
-            .filter(|t| (t.n.unsigned_abs() >> b) & 1 == 1)
-            .map(|t| (i32::from(t.r), i32::from(t.c), t.n < 0))
+            .filter_map(|t| {
+                let taken: Vec<(Reg, bool)> = units
+                    .iter()
+                    .filter(|(bit, _)| (t.n.unsigned_abs() >> bit) & 1 == 1)
+                    .map(|&(_, r)| (r, t.n < 0))
+                    .collect();
+                (!taken.is_empty()).then_some(((i32::from(t.r), i32::from(t.c)), taken))
+            })
             .collect();
-    cells.sort_by_key(|&(r, c, _)| (r, if r.rem_euclid(2) == 0 { c } else { -c }));
+    cells.sort_by_key(|&((r, c), _)| (r, if r.rem_euclid(2) == 0 { c } else { -c }));
     cells
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Builds `g` (the input worth 2^`depth` atoms, held in `input`) into a register and
-/// returns it; `keep_input` leaves the input live for later kernels.
+/// returns it, with at most `cap` units live at once besides the input.
+///
+/// Range: every unit is the input times 2^(bit - depth) for a bit some count has, so it
+/// is no larger than the input or the output's largest term; and the accumulator only
+/// ever holds, per offset, some of the bits of that offset's count with its sign, so its
+/// sum of |coefficients| never exceeds the output's own. No value exceeds the larger of
+/// the input and the exact output.
 fn kernel(
     b: &mut Builder,
     g: &Goal,
     input: Reg,
     depth: u32,
-    keep_input: bool,
+    spend_input: bool,
+    cap: usize,
     shifts: &[Shift],
     ops: Ops,
 ) -> Option<Reg> {
-    let top =
-        g.0.iter()
-            .map(|t| 32 - t.n.unsigned_abs().leading_zeros())
-            .max()
-            .unwrap_or(0);
     let mut acc: Option<Reg> = None;
-    for bit in 0..depth {
-        acc = b.add_plane(acc, input, &plane(g, bit), shifts, ops)?;
-        if let Some(a) = acc {
-            acc = Some(b.op(Kind::Divq, &[a], &[true])?);
+    let mut chain = (depth, input);
+    for pass in passes(&bits_of(g), depth, cap) {
+        let units = units(b, input, depth, &pass, chain, spend_input)?;
+        acc = b.add_cells(acc, &cells(g, &units), shifts, ops)?;
+        // The lowest unit (up to the input) goes on to the next pass's halvings.
+        if let Some(&(bit, r)) = units.iter().rfind(|(bit, _)| *bit <= depth) {
+            chain = (bit, r);
+        }
+        // Once the halvings have left it, the last kernel no longer needs the input.
+        let init = Goal::single(0, 0, 1 << depth);
+        if spend_input && chain.0 < depth && b.goal(input) == Some(&init) {
+            b.free(input)?;
+        }
+        // The input's register may hold a unit once the input is spent: units are
+        // told apart by their bit.
+        for &(bit, u) in &units {
+            if bit != depth && (bit, u) != chain {
+                b.free(u)?;
+            }
         }
     }
-    // Bits from 2^depth up: the unit doubles before each plane after the first.
-    let mut unit = input;
-    for bit in depth..top {
-        if bit > depth {
-            let unit_dies = unit != input || !keep_input;
-            let neg = b.op(Kind::Neg, &[unit], &[false])?;
-            unit = b.op(Kind::Sub, &[unit, neg], &[unit_dies, true])?;
-        }
-        acc = b.add_plane(acc, unit, &plane(g, bit), shifts, ops)?;
-    }
-    if unit != input {
-        let i = b.slot(unit)?;
-        b.held[i] = None;
+    if chain.0 != depth {
+        b.free(chain.1)?;
     }
     match acc {
         Some(a) => Some(a),
@@ -202,13 +297,28 @@ fn kernel(
 
 /// A program computing every `(goal, out)` of `finals` from `init` in `input` (2^`depth`
 /// atoms at the centre) within `registers`, kernels built one after another; `None`
-/// when the registers do not suffice for this construction.
+/// when the registers do not suffice for this construction. The more units a pass may
+/// hold, the fewer walks over the kernel: the largest number that fits is taken.
 pub fn program(
     finals: &[(Goal, Reg)],
     input: Reg,
     registers: &[Reg],
     depth: u32,
     ops: Ops,
+) -> Option<Vec<Instr>> {
+    (1..=registers.len())
+        .rev()
+        .find_map(|cap| program_with(finals, input, registers, depth, ops, cap))
+}
+
+/// [`program`] with at most `cap` units live at once.
+fn program_with(
+    finals: &[(Goal, Reg)],
+    input: Reg,
+    registers: &[Reg],
+    depth: u32,
+    ops: Ops,
+    cap: usize,
 ) -> Option<Vec<Instr>> {
     let shifts: Vec<Shift> = SHIFTS
         .iter()
@@ -230,7 +340,7 @@ pub fn program(
         let r = if *g == init && last {
             input
         } else {
-            kernel(&mut b, g, input, depth, !last, &shifts, ops)?
+            kernel(&mut b, g, input, depth, last, cap, &shifts, ops)?
         };
         placed.push((*out, r));
     }
@@ -274,8 +384,49 @@ mod tests {
             Ops::Basic,
         );
         proves(&[&[0, -3, 0], &[5, 7, -6], &[0, 1, 0]], 2, &three, Ops::All);
-        // Two registers cannot hold the input, an accumulator and a halving.
+        // The last kernel spends the input on its halvings: two registers do for a
+        // sum of halves, one cannot hold a unit and an accumulator.
+        proves(&[&[1, 1]], 1, &[Reg::A, Reg::B], Ops::All);
         let g = grid(&[&[1, 1]]);
-        assert!(program(&[(g, Reg::A)], Reg::A, &[Reg::A, Reg::B], 1, Ops::All).is_none());
+        assert!(program(&[(g, Reg::A)], Reg::A, &[Reg::A], 1, Ops::All).is_none());
+    }
+
+    #[test]
+    fn no_value_exceeds_the_input_or_the_exact_output() {
+        use crate::verify::range::{peak, InputRange};
+        let mut x = 7u64;
+        for n in [1usize, 3, 5] {
+            for depth in 0..5u32 {
+                let rows: Vec<Vec<i32>> = (0..n)
+                    .map(|_| {
+                        (0..n)
+                            .map(|_| {
+                                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                                ((x >> 33) % 41) as i32 - 20
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let refs: Vec<&[i32]> = rows.iter().map(Vec::as_slice).collect();
+                let g = grid(&refs);
+                let regs = [Reg::A, Reg::B, Reg::C, Reg::D];
+                let instrs =
+                    program(&[(g, Reg::A)], Reg::A, &regs, depth, Ops::All).expect("a program");
+                let p = crate::cain::emit::program(&instrs, Device { general: 6 }).expect("emits");
+                let range = InputRange::default();
+                let output: f64 = rows
+                    .iter()
+                    .flatten()
+                    .map(|w| f64::from(w.abs()))
+                    .sum::<f64>()
+                    / f64::from(1u32 << depth)
+                    * range.bound();
+                let got = peak(&p, Reg::A, 6, range).expect("runs").magnitude;
+                assert!(
+                    got <= output.max(range.bound()) + 1e-9,
+                    "{rows:?} at depth {depth}: peak {got}, output {output}"
+                );
+            }
+        }
     }
 }

@@ -8,10 +8,12 @@ use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
 use crate::isa::{Device, Program};
 use crate::report as html_report;
+use crate::sim::noise::uncertainty::Member;
 use crate::sim::DEFAULT_CLOCK_HZ;
 use crate::verify::check::{self, Measurement};
 use crate::verify::metrics::ErrorFigures;
 use crate::verify::predict::Predicted;
+use crate::verify::uncertainty::{self, Ranges};
 use crate::verify::{proof, report};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -50,6 +52,11 @@ pub struct CheckArgs {
     /// meets this budget.
     #[arg(long, value_name = "X")]
     max_total_rmse: Option<f64>,
+    /// Error bars: rerun under every profile of the noise profile's uncertainty
+    /// ensemble that still matches the measurements, and report the range of the total
+    /// RMSE and bias next to the nominal figures.
+    #[arg(long)]
+    uncertainty: bool,
     /// Write a self-contained HTML report (proof, error table, pictures per image).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -64,7 +71,7 @@ struct KernelJson {
     approximated: Vec<Vec<i64>>,
     approx: ErrorFigures,
     analogue: ErrorFigures,
-    total: ErrorFigures,
+    total: TotalJson,
     analogue_runs: check::FigureSpread,
     total_runs: check::FigureSpread,
     saturated: u64,
@@ -77,6 +84,25 @@ struct KernelJson {
     /// Largest magnitude any value of the program reaches for the spec's input range.
     #[serde(skip_serializing_if = "Option::is_none")]
     peak: Option<f64>,
+}
+
+/// The total error, with its range over the uncertainty ensemble when asked for.
+#[derive(Serialize)]
+struct TotalJson {
+    #[serde(flatten)]
+    figures: ErrorFigures,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rmse_range: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bias_range: Option<[f64; 2]>,
+}
+
+/// How many ensemble members were drawn and which failed the measurements.
+#[derive(Serialize)]
+struct UncertaintyJson {
+    members: usize,
+    accepted: usize,
+    ensemble: Vec<Member>,
 }
 
 #[derive(Serialize)]
@@ -98,6 +124,8 @@ struct Report {
     /// depth does, the closest program is reported and the exit code is 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     budget_met: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uncertainty: Option<UncertaintyJson>,
     /// Share of PE-register writes that saturated (first run, all images).
     saturated_share: f64,
     program: String,
@@ -149,6 +177,8 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let images = check::load_images(&a.images).map_err(CliError::msg)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
+    let mut groups: Option<check::Groups> = None;
+    let mut text: Option<String> = None;
     let (spec, program, kernels, budget, budget_met) = if is_spec(&a.target) {
         if a.kernel.is_some() {
             return Err(CliError::msg(
@@ -159,6 +189,15 @@ pub fn run(a: &CheckArgs) -> Outcome {
         match a.max_total_rmse {
             None => {
                 let c = compile(&spec, &a.target, a, a.json.json)?;
+                if c.groups.len() > 1 {
+                    text = Some(cain::program_text(&c));
+                    groups = Some(
+                        c.groups
+                            .iter()
+                            .map(|g| (g.program.clone(), g.kernels.clone()))
+                            .collect(),
+                    );
+                }
                 (spec, c.program, c.kernels, Vec::new(), None)
             }
             Some(limit) => {
@@ -195,8 +234,28 @@ pub fn run(a: &CheckArgs) -> Outcome {
             },
         )?;
         let kernels = cain::approximate_spec(&spec)?;
+        // Several kernel blocks: a bank compiled in groups, each run from the input.
+        let source = super::common::read_source(
+            &a.target,
+            crate::isa::source::MAX_PROGRAM_BYTES,
+            "program",
+        )?;
+        let ends = check::kernel_block_ends(&source);
+        if ends.len() > 1 {
+            let targets: Vec<proof::Target> =
+                kernels.iter().map(cain::KernelReport::target).collect();
+            groups = Some(check::assign_blocks(
+                check::split_blocks(&program, &ends),
+                spec.input,
+                spec.general_count(),
+                &targets,
+            ));
+        }
         (spec, program, kernels, Vec::new(), None)
     };
+    if let Some(g) = &groups {
+        return check_groups(a, &spec, &kernels, g, text, &grey, &images, &testbed);
+    }
     let general = spec.general_count();
     let proof_targets: Vec<proof::Target> =
         kernels.iter().map(cain::KernelReport::target).collect();
@@ -216,6 +275,15 @@ pub fn run(a: &CheckArgs) -> Outcome {
         )
     } else {
         None
+    };
+    let ranges = match (a.uncertainty, verified) {
+        (true, true) => Some(
+            uncertainty::ranges(
+                &program, spec.input, general, &targets, &grey, &testbed, a.runs,
+            )
+            .map_err(|e| CliError::msg(e.to_string()))?,
+        ),
+        _ => None,
     };
     let border = m.as_ref().map_or(0, |m| m.border);
     let predicted = if verified {
@@ -257,7 +325,12 @@ pub fn run(a: &CheckArgs) -> Outcome {
         border: m.as_ref().map_or(0, |m| m.border),
         images: images.len(),
         runs: a.runs,
-        kernels: kernel_json(&kernels, m.as_ref(), &predicted, peak),
+        kernels: kernel_json(&kernels, m.as_ref(), &predicted, peak, ranges.as_ref()),
+        uncertainty: ranges.map(|r| UncertaintyJson {
+            members: r.members.len(),
+            accepted: r.accepted(),
+            ensemble: r.members,
+        }),
         saturated_share: m.as_ref().map_or(0.0, |m| {
             m.kernels.first().map_or(0.0, |k| {
                 k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
@@ -290,6 +363,7 @@ fn kernel_json(
     m: Option<&Measurement>,
     predicted: &Option<Vec<Predicted>>,
     peak: Option<f64>,
+    ranges: Option<&Ranges>,
 ) -> Vec<KernelJson> {
     let Some(m) = m else {
         return Vec::new();
@@ -304,7 +378,11 @@ fn kernel_json(
             approximated: k.approx.weights.clone(),
             approx: e.approx,
             analogue: e.analogue,
-            total: e.total,
+            total: TotalJson {
+                figures: e.total,
+                rmse_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.rmse),
+                bias_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.bias),
+            },
             analogue_runs: e.analogue_runs,
             total_runs: e.total_runs,
             saturated: e.saturated,
@@ -449,7 +527,13 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
     for k in &r.kernels {
         println!("{:<4} {:<10} {}", k.out, "approx", fig(&k.approx));
         println!("{:<4} {:<10} {}", "", "analogue", fig(&k.analogue));
-        println!("{:<4} {:<10} {}", "", "total", fig(&k.total));
+        println!("{:<4} {:<10} {}", "", "total", fig(&k.total.figures));
+        if let (Some(r), Some(b)) = (k.total.rmse_range, k.total.bias_range) {
+            println!(
+                "{:<4} {:<10} {:>9} RMSE {:.4} .. {:.4}, bias {:+.4} .. {:+.4}",
+                "", "", "range", r[0], r[1], b[0], b[1]
+            );
+        }
         if r.runs > 1 {
             println!(
                 "{:<4} {:<10} total RMSE over runs {:.4} +- {:.4}",
@@ -480,6 +564,13 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
             );
         }
     }
+    if let Some(u) = &r.uncertainty {
+        println!(
+            "\nranges over {} of {} profiles of the uncertainty ensemble that reproduce both \
+             device experiments (docs/noise.md, \"Error bars\")",
+            u.accepted, u.members
+        );
+    }
     if let Some(k) = r.kernels.first() {
         println!(
             "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
@@ -499,4 +590,120 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
         Some(false) => println!("budget        NOT met at any depth: the closest program is shown"),
         None => {}
     }
+}
+
+/// `scamp check` of a bank compiled in groups: each group's kernels are proven, measured
+/// and predicted on that group's own program (run from the input); the report is the
+/// one of a single program, with the groups' figures summed.
+#[allow(clippy::too_many_arguments)]
+fn check_groups(
+    a: &CheckArgs,
+    spec: &Spec,
+    kernels: &[KernelReport],
+    groups: &check::Groups,
+    text: Option<String>,
+    grey: &[crate::sim::capture::GreyImage],
+    images: &[(String, crate::sim::capture::GreyImage)],
+    testbed: &crate::verify::check::ProfileTestbed,
+) -> Outcome {
+    if a.html.is_some() || a.uncertainty {
+        return Err(CliError::msg(
+            "--html and --uncertainty take one program; this bank runs in several groups",
+        ));
+    }
+    let general = spec.general_count();
+    let proof_targets: Vec<proof::Target> =
+        kernels.iter().map(cain::KernelReport::target).collect();
+    let mut mismatch = Vec::new();
+    for (program, members) in groups {
+        let ts: Vec<proof::Target> = members
+            .iter()
+            .filter_map(|&i| proof_targets.get(i).cloned())
+            .collect();
+        if proof::prove(program, spec.input, general, &ts, None).is_err() {
+            mismatch.extend(report::explain_mismatch(program, spec.input, general, &ts));
+        }
+    }
+    let verified = mismatch.is_empty();
+    let targets = cain::check_targets(spec, kernels);
+    let m = if verified {
+        Some(
+            check::measure_groups(groups, spec.input, general, &targets, grey, testbed, a.runs)
+                .map_err(|e| super::positioned(&a.target, e))?,
+        )
+    } else {
+        None
+    };
+    let border = m.as_ref().map_or(0, |m| m.border);
+    let predicted = if verified {
+        check::predict_groups(
+            groups,
+            spec.input,
+            general,
+            &targets,
+            grey,
+            &testbed.profile,
+            border,
+        )
+        .ok()
+    } else {
+        None
+    };
+    let peak = groups
+        .iter()
+        .filter_map(|(p, _)| {
+            crate::verify::range::peak(p, spec.input, general, spec.input_range)
+                .ok()
+                .map(|p| p.magnitude)
+        })
+        .reduce(f64::max);
+    if let (Some(dir), true) = (&a.out, verified) {
+        for (i, (program, members)) in groups.iter().enumerate() {
+            let ts: Vec<check::Target> = members
+                .iter()
+                .filter_map(|&k| targets.get(k).cloned())
+                .collect();
+            let sub = dir.join(format!("group{}", i + 1));
+            super::files::prepare_dir(&sub)?;
+            check::write_outputs(
+                &sub, program, spec.input, general, &ts, images, testbed, border,
+            )
+            .map_err(|e| CliError::msg(e.to_string()))?;
+        }
+    }
+    let instructions: usize = groups.iter().map(|(p, _)| p.instructions()).sum();
+    let cycles: u64 = groups.iter().map(|(p, _)| p.cycles()).sum();
+    let program_text = text.unwrap_or_else(|| {
+        groups
+            .iter()
+            .map(|(p, _)| format!("scamp5_kernel_begin();\n{p}scamp5_kernel_end();\n"))
+            .collect()
+    });
+    let report = Report {
+        verified,
+        instructions,
+        cycles,
+        time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
+        noise: a.noise.noise.clone(),
+        border,
+        images: images.len(),
+        runs: a.runs,
+        kernels: kernel_json(kernels, m.as_ref(), &predicted, peak, None),
+        uncertainty: None,
+        saturated_share: m.as_ref().map_or(0.0, |m| {
+            m.kernels.first().map_or(0.0, |k| {
+                k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
+            })
+        }),
+        mismatch,
+        budget: Vec::new(),
+        budget_met: None,
+        program: program_text,
+    };
+    if a.json.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(&report, spec, kernels);
+    }
+    Ok(if verified { 0 } else { 1 })
 }

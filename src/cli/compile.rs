@@ -138,7 +138,11 @@ pub fn run(a: &CompileArgs) -> Outcome {
             "note: the search found nothing shorter than the constructive program within the budget; that program is printed"
         );
     }
-    let text = format!("{}{}", cain::header(&spec, &compiled), compiled.program);
+    let text = format!(
+        "{}{}",
+        cain::header(&spec, &compiled),
+        cain::program_text(&compiled)
+    );
     if let Some(path) = &a.output {
         std::fs::write(path, &text)
             .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", path.display())))?;
@@ -168,8 +172,17 @@ pub fn run(a: &CompileArgs) -> Outcome {
         let out = serde_json::json!({
             "instructions": compiled.program.instructions(),
             "cycles": compiled.program.cycles(),
-            "program": compiled.program.to_string(),
+            "program": cain::program_text(&compiled),
             "kernels": kernels,
+            "groups": compiled.groups.iter().map(|g| serde_json::json!({
+                "kernels": g.kernels.iter().map(|k| k + 1).collect::<Vec<_>>(),
+                "outs": g.kernels.iter().filter_map(|&k| compiled.kernels.get(k))
+                    .map(|k| k.out.to_string()).collect::<Vec<_>>(),
+                "instructions": g.program.instructions(),
+                "cycles": g.program.cycles(),
+                "source": g.source.name(),
+                "peak": g.peak.magnitude,
+            })).collect::<Vec<_>>(),
             "objective": match compiled.objective {
                 cain::Objective::Error => "error",
                 cain::Objective::Length => "length",

@@ -29,6 +29,10 @@ pub enum BusOp {
     /// Sets the DAC so that `IN` reads `value`. Takes no cycle of its own: the value is part
     /// of the control word of the transfer that reads `IN`.
     Dac(i32),
+    /// Sets the DAC like [`BusOp::Dac`], but without the vendor's correction
+    /// (`load_in`): `IN` reads the same value, and the error model adds the error of
+    /// the uncorrected load to the transfers that read it.
+    DacUncorrected(i32),
     /// A native digital instruction.
     Digital(DigitalOp),
 }
@@ -37,7 +41,7 @@ impl BusOp {
     /// Cycles this instruction takes on the array.
     pub fn cycles(&self) -> u64 {
         match self {
-            BusOp::Dac(_) => 0,
+            BusOp::Dac(_) | BusOp::DacUncorrected(_) => 0,
             _ => 1,
         }
     }
@@ -85,6 +89,7 @@ impl fmt::Display for BusOp {
             BusOp::Rpix { .. } => f.write_str("rpix()"),
             BusOp::Nop => f.write_str("nop()"),
             BusOp::Dac(v) => write!(f, "dac({v})"),
+            BusOp::DacUncorrected(v) => write!(f, "dac_uncorrected({v})"),
             BusOp::Digital(d) => d.fmt(f),
         }
     }

@@ -28,6 +28,8 @@ pub struct Array {
     flag_full: bool,
     pix_reset: Option<f32>,
     dac: f32,
+    /// Whether the DAC was last set without the vendor's correction (`load_in`).
+    dac_uncorrected: bool,
     edge: EdgeMode,
     bit_scratch: Vec<u8>,
     /// The transfers planned but not yet run (kept to reuse its allocation).
@@ -83,6 +85,7 @@ impl Array {
             flag_full: true,
             pix_reset: None,
             dac: 0.0,
+            dac_uncorrected: false,
             edge,
             bit_scratch: vec![0; PES],
             segment: Vec::with_capacity(plan::MAX_FUSED),
@@ -356,6 +359,7 @@ impl Array {
                 // These only change how later sources read (or the time): plan on.
                 BusOp::Rpix { level } => self.reset_pix(*level),
                 BusOp::Dac(v) => self.set_dac(*v),
+                BusOp::DacUncorrected(v) => self.set_dac_uncorrected(*v),
                 BusOp::Nop => self.tick(),
                 other => {
                     self.run_segment(segment);
@@ -416,6 +420,7 @@ impl Array {
                 receivers: dsts.len(),
                 sources: srcs.len(),
                 reads_in: srcs.contains(&Reg::In),
+                in_uncorrected: self.dac_uncorrected && srcs.contains(&Reg::In),
                 reads_pix: srcs.contains(&Reg::Pix),
             };
             t.push_dst(Dst { plane, from, ctx });
@@ -528,6 +533,12 @@ impl Machine for Array {
 
     fn set_dac(&mut self, value: i32) {
         self.dac = value as f32;
+        self.dac_uncorrected = false;
+    }
+
+    fn set_dac_uncorrected(&mut self, value: i32) {
+        self.dac = value as f32;
+        self.dac_uncorrected = true;
     }
 
     fn digital(&mut self, op: &DigitalOp) -> Result<(), MachineError> {

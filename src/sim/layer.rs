@@ -20,6 +20,8 @@ pub struct WriteCtx {
     pub sources: usize,
     /// Whether a source is `IN` (a DAC load, `in()`).
     pub reads_in: bool,
+    /// Whether that DAC setting came without the vendor's correction (`load_in`).
+    pub in_uncorrected: bool,
     /// Whether a source is `PIX` (a capture, `get_image`).
     pub reads_pix: bool,
 }

@@ -59,6 +59,11 @@ pub trait Machine {
     fn reset_pix(&mut self, level: f32);
     /// The DAC now drives `IN` with `value`.
     fn set_dac(&mut self, value: i32);
+    /// The DAC now drives `IN` with `value`, without the vendor's correction; a machine
+    /// without an error model treats it as [`Machine::set_dac`].
+    fn set_dac_uncorrected(&mut self, value: i32) {
+        self.set_dac(value);
+    }
     /// A native digital instruction.
     fn digital(&mut self, op: &DigitalOp) -> Result<(), MachineError>;
     /// A cycle passes with no instruction reaching the array (`nop`): nothing changes,
@@ -85,6 +90,10 @@ pub fn step<M: Machine>(m: &mut M, op: &BusOp) -> Result<(), MachineError> {
         }
         BusOp::Dac(v) => {
             m.set_dac(*v);
+            Ok(())
+        }
+        BusOp::DacUncorrected(v) => {
+            m.set_dac_uncorrected(*v);
             Ok(())
         }
         BusOp::Digital(d) => m.digital(d),

@@ -528,6 +528,133 @@ pub fn write_outputs(
     Ok(())
 }
 
+/// A bank compiled in groups: each group's program runs from the input and leaves the
+/// outputs of its kernels (indices into the targets), read out before the next group.
+pub type Groups = Vec<(Program, Vec<usize>)>;
+
+/// The lines of the `scamp5_kernel_end` delimiters in program text (outside `//`
+/// comments), which end the groups of a bank.
+pub fn kernel_block_ends(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("");
+            code.trim_start().starts_with("scamp5_kernel_end")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// Splits `program` into the blocks that end at the lines `ends` (statements after the
+/// last end form one more block, if any).
+pub fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
+    let mut blocks: Vec<Program> = vec![Program { stmts: Vec::new() }; ends.len() + 1];
+    for s in &program.stmts {
+        let b = ends
+            .iter()
+            .position(|&e| s.pos.line as usize <= e)
+            .unwrap_or(ends.len());
+        if let Some(block) = blocks.get_mut(b) {
+            block.stmts.push(s.clone());
+        }
+    }
+    if blocks.last().is_some_and(|b| b.stmts.is_empty()) {
+        blocks.pop();
+    }
+    blocks
+}
+
+/// Assigns each target of `targets` to the first of `blocks` that proves it (run from
+/// the input, its output register holds the kernel); a target no block proves goes to
+/// the last block, whose proof then reports the mismatch.
+pub fn assign_blocks(
+    blocks: Vec<Program>,
+    input: Reg,
+    general: usize,
+    targets: &[super::proof::Target],
+) -> Groups {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
+    for (i, t) in targets.iter().enumerate() {
+        let at = blocks
+            .iter()
+            .position(|b| {
+                super::proof::prove(b, input, general, std::slice::from_ref(t), None).is_ok()
+            })
+            .unwrap_or(blocks.len().saturating_sub(1));
+        if let Some(m) = members.get_mut(at) {
+            m.push(i);
+        }
+    }
+    blocks.into_iter().zip(members).collect()
+}
+
+/// [`measure`] for a bank run group by group: each group's kernels are measured on its
+/// own program; the figures come back in target order, the border is the widest.
+pub fn measure_groups(
+    groups: &Groups,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[GreyImage],
+    testbed: &dyn Testbed,
+    runs: u32,
+) -> Result<Measurement, sim::run::RunError> {
+    let mut kernels: Vec<Option<KernelErrors>> = vec![None; targets.len()];
+    let mut border = 0;
+    for (program, members) in groups {
+        let ts: Vec<Target> = members
+            .iter()
+            .filter_map(|&i| targets.get(i).cloned())
+            .collect();
+        let m = measure(program, input, general, &ts, images, testbed, runs)?;
+        border = border.max(m.border);
+        for (&i, k) in members.iter().zip(m.kernels) {
+            if let Some(slot) = kernels.get_mut(i) {
+                *slot = Some(k);
+            }
+        }
+    }
+    Ok(Measurement {
+        border,
+        images: images.len(),
+        runs: runs.max(1),
+        kernels: kernels.into_iter().flatten().collect(),
+    })
+}
+
+/// [`predict_on_images`] for a bank run group by group, in target order.
+#[allow(clippy::too_many_arguments)]
+pub fn predict_groups(
+    groups: &Groups,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[GreyImage],
+    profile: &Profile,
+    border: usize,
+) -> Result<Vec<super::predict::Predicted>, super::predict::PredictError> {
+    let mut out = vec![
+        super::predict::Predicted {
+            rmse: 0.0,
+            bias: 0.0
+        };
+        targets.len()
+    ];
+    for (program, members) in groups {
+        let ts: Vec<Target> = members
+            .iter()
+            .filter_map(|&i| targets.get(i).cloned())
+            .collect();
+        let p = predict_on_images(program, input, general, &ts, images, profile, border)?;
+        for (&i, v) in members.iter().zip(p) {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = v;
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,3 +10,4 @@ pub mod proof;
 pub mod range;
 pub mod report;
 pub mod symbolic;
+pub mod uncertainty;

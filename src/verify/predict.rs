@@ -29,6 +29,7 @@ use crate::sim::noise::{BusKind, Profile};
 use ndarray::Array2;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// `constant + sum coef * x(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -155,11 +156,24 @@ impl InputStats {
 
     /// `E[a(x)^2]`.
     pub fn expect_square(&self, a: &Affine) -> f64 {
-        let mut s =
-            a.constant * a.constant + 2.0 * a.constant * self.mean * a.terms.values().sum::<f64>();
-        for (&(r1, c1), &u) in &a.terms {
-            for (&(r2, c2), &v) in &a.terms {
-                s += u * v * self.second((r2 - r1, c2 - c1));
+        let sum: f64 = a.terms.values().sum();
+        let mut s = a.constant * a.constant + 2.0 * a.constant * self.mean * sum;
+        if self.lags.len() < a.terms.len() {
+            // Every pair at `square`, corrected at the measured lags: linear in the
+            // terms for few lags (none in the smooth-image model).
+            s += self.square * sum * sum;
+            for (&(r1, c1), &u) in &a.terms {
+                for (&(dr, dc), &m) in &self.lags {
+                    if let Some(v) = a.terms.get(&(r1 + dr, c1 + dc)) {
+                        s += u * v * (m - self.square);
+                    }
+                }
+            }
+        } else {
+            for (&(r1, c1), &u) in &a.terms {
+                for (&(r2, c2), &v) in &a.terms {
+                    s += u * v * self.second((r2 - r1, c2 - c1));
+                }
             }
         }
         s.max(0.0)
@@ -178,7 +192,7 @@ enum GainPlane {
 }
 
 /// Which random variable a constant-coefficient error comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Source {
     /// `O[pe][slot]` (general registers by index, `NEWS` 256).
     Pattern(u16),
@@ -190,13 +204,58 @@ enum Source {
     Temporal(u32),
 }
 
+/// A reference to the error of a node, times `coef`, as seen from the PE `shift` away.
+#[derive(Clone, Debug)]
+struct ErrRef {
+    node: Rc<Node>,
+    coef: f64,
+    shift: Offset,
+}
+
+/// The error one transfer leaves: the errors of its sources carried on (`parts`), plus
+/// the random terms it adds at its own PE. Errors form a graph of shared nodes rather
+/// than a map per register: copying each register's terms along every instruction made
+/// the predictor quadratic in program length; the graph is summed per output once, by
+/// a backward pass ([`Tracked::sums`]).
+#[derive(Debug)]
+struct Node {
+    /// Creation order: parts are always older than the node.
+    id: u64,
+    parts: Vec<ErrRef>,
+    /// Fixed-pattern gains: plane, coefficient, the value it multiplies.
+    gains: Vec<(GainPlane, f64, Rc<Affine>)>,
+    /// Constant-coefficient terms: variable and coefficient.
+    consts: Vec<(Source, f64)>,
+}
+
+impl Drop for Node {
+    // Long chains (one node per transfer) are freed without recursion.
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.parts);
+        while let Some(r) = stack.pop() {
+            if let Ok(mut n) = Rc::try_unwrap(r.node) {
+                stack.append(&mut n.parts);
+            }
+        }
+    }
+}
+
+/// The random error terms of one register summed per variable.
+#[derive(Default)]
+struct ErrorSums {
+    /// `A_d(x)` per gain plane and PE `d`.
+    gains: BTreeMap<(GainPlane, Offset), Affine>,
+    /// Coefficient per constant-coefficient variable and PE.
+    consts: BTreeMap<(Source, Offset), f64>,
+}
+
 /// One register's value and the error it carries.
 #[derive(Clone, Debug, Default)]
 struct Tracked {
     value: Affine,
     bias: Affine,
-    gains: BTreeMap<(GainPlane, Offset), Affine>,
-    consts: HashMap<(Source, Offset), f64>,
+    /// The random error: a sum of node references.
+    err: Vec<ErrRef>,
 }
 
 impl Tracked {
@@ -210,27 +269,23 @@ impl Tracked {
     fn add(&mut self, o: &Tracked, k: f64) {
         self.value.add(&o.value, k);
         self.bias.add(&o.bias, k);
-        for (key, a) in &o.gains {
-            self.gains.entry(*key).or_default().add(a, k);
-        }
-        for (key, c) in &o.consts {
-            *self.consts.entry(*key).or_insert(0.0) += k * c;
-        }
+        self.err.extend(o.err.iter().map(|r| ErrRef {
+            coef: r.coef * k,
+            ..r.clone()
+        }));
     }
 
     fn shifted(&self, dr: i32, dc: i32) -> Tracked {
         Tracked {
             value: self.value.shifted(dr, dc),
             bias: self.bias.shifted(dr, dc),
-            gains: self
-                .gains
+            err: self
+                .err
                 .iter()
-                .map(|(&(p, (r, c)), a)| ((p, (r + dr, c + dc)), a.shifted(dr, dc)))
-                .collect(),
-            consts: self
-                .consts
-                .iter()
-                .map(|(&(s, (r, c)), v)| ((s, (r + dr, c + dc)), *v))
+                .map(|r| ErrRef {
+                    shift: (r.shift.0 + dr, r.shift.1 + dc),
+                    ..r.clone()
+                })
                 .collect(),
         }
     }
@@ -238,8 +293,55 @@ impl Tracked {
     /// The error errors carry on: everything so far times `1 + gain`.
     fn scale_error(&mut self, k: f64) {
         self.bias.scale(k);
-        self.gains.values_mut().for_each(|a| a.scale(k));
-        self.consts.values_mut().for_each(|c| *c *= k);
+        self.err.iter_mut().for_each(|r| r.coef *= k);
+    }
+
+    /// The random terms summed per variable: each node's weight per shift is pushed
+    /// from the newest node to the oldest (every node once), then its own terms are
+    /// added at those weights.
+    fn sums(&self) -> ErrorSums {
+        let mut nodes: BTreeMap<u64, Rc<Node>> = BTreeMap::new();
+        let mut stack: Vec<Rc<Node>> = self.err.iter().map(|r| Rc::clone(&r.node)).collect();
+        while let Some(n) = stack.pop() {
+            if nodes.contains_key(&n.id) {
+                continue;
+            }
+            stack.extend(n.parts.iter().map(|p| Rc::clone(&p.node)));
+            nodes.insert(n.id, n);
+        }
+        let mut weight: HashMap<u64, HashMap<Offset, f64>> = HashMap::new();
+        for r in &self.err {
+            *weight
+                .entry(r.node.id)
+                .or_default()
+                .entry(r.shift)
+                .or_insert(0.0) += r.coef;
+        }
+        let mut out = ErrorSums::default();
+        for (id, n) in nodes.iter().rev() {
+            let Some(w) = weight.remove(id) else {
+                continue;
+            };
+            for p in &n.parts {
+                let to = weight.entry(p.node.id).or_default();
+                for (&(r, c), &k) in &w {
+                    *to.entry((r + p.shift.0, c + p.shift.1)).or_insert(0.0) += k * p.coef;
+                }
+            }
+            for (&(r, c), &k) in &w {
+                for (plane, g, v) in &n.gains {
+                    let a = out.gains.entry((*plane, (r, c))).or_default();
+                    for (&(vr, vc), x) in &v.terms {
+                        *a.terms.entry((vr + r, vc + c)).or_insert(0.0) += k * g * x;
+                    }
+                    a.constant += k * g * v.constant;
+                }
+                for (src, x) in &n.consts {
+                    *out.consts.entry((*src, (r, c))).or_insert(0.0) += k * x;
+                }
+            }
+        }
+        out
     }
 }
 
@@ -282,7 +384,18 @@ impl Term {
 struct TemporalVar {
     noise2: f64,
     signal2: f64,
-    value: Affine,
+    value: Rc<Affine>,
+}
+
+/// One value written, as seen from the PE that holds it (`value` moved by `shift`),
+/// with the sums of its systematic error.
+struct Write {
+    value: Rc<Affine>,
+    shift: Offset,
+    /// Sum of the bias's pixel coefficients.
+    bias_sum: f64,
+    /// The bias's constant.
+    bias_constant: f64,
 }
 
 /// One PE carrying values and errors through a program.
@@ -294,7 +407,9 @@ struct ErrorPe<'p> {
     pix_reset: Option<f32>,
     temporal: Vec<TemporalVar>,
     /// Every value written so far with its systematic error.
-    writes: Vec<(Affine, Affine)>,
+    writes: Vec<Write>,
+    /// Error nodes made so far.
+    nodes: u64,
 }
 
 impl ErrorPe<'_> {
@@ -329,29 +444,45 @@ impl ErrorPe<'_> {
     }
 
     /// Applies one error term to `t` (written at this PE into offset slot `slot`).
-    fn perturb(&mut self, t: &mut Tracked, term: &Term, plane: GainPlane, offset_src: Source) {
-        let v = t.value.clone();
+    /// `v` is `t`'s value, shared.
+    fn perturb(
+        &mut self,
+        t: &mut Tracked,
+        v: &Rc<Affine>,
+        term: &Term,
+        plane: GainPlane,
+        offset_src: Source,
+    ) {
         t.scale_error(1.0 + term.gain);
-        t.bias.add(&v, term.gain);
+        t.bias.add(v, term.gain);
         t.bias.constant += term.offset;
+        let mut node = Node {
+            id: self.nodes,
+            parts: std::mem::take(&mut t.err),
+            gains: Vec::new(),
+            consts: Vec::new(),
+        };
+        self.nodes += 1;
         if term.pattern_gain != 0.0 {
-            t.gains
-                .entry((plane, (0, 0)))
-                .or_default()
-                .add(&v, term.pattern_gain);
+            node.gains.push((plane, term.pattern_gain, Rc::clone(v)));
         }
         if term.pattern_offset != 0.0 {
-            *t.consts.entry((offset_src, (0, 0))).or_insert(0.0) += term.pattern_offset;
+            node.consts.push((offset_src, term.pattern_offset));
         }
         if term.noise != 0.0 || term.noise_signal != 0.0 {
             let id = self.temporal.len() as u32;
             self.temporal.push(TemporalVar {
                 noise2: term.noise * term.noise,
                 signal2: term.noise_signal * term.noise_signal,
-                value: v,
+                value: Rc::clone(v),
             });
-            t.consts.insert((Source::Temporal(id), (0, 0)), 1.0);
+            node.consts.push((Source::Temporal(id), 1.0));
         }
+        t.err.push(ErrRef {
+            node: Rc::new(node),
+            coef: 1.0,
+            shift: (0, 0),
+        });
     }
 }
 
@@ -386,21 +517,32 @@ impl Machine for ErrorPe<'_> {
             } else {
                 *d
             };
-            self.perturb(&mut t, &kind, GainPlane::Chip, Source::Pattern(slot(reg)));
+            let value = Rc::new(t.value.clone());
+            self.perturb(
+                &mut t,
+                &value,
+                &kind,
+                GainPlane::Chip,
+                Source::Pattern(slot(reg)),
+            );
             // Recorded as seen from the PE that holds it.
             let (dr, dc) = match d {
                 Reg::X(dir) => dir.step(),
                 _ => (0, 0),
             };
-            self.writes
-                .push((t.value.shifted(dr, dc), t.bias.shifted(dr, dc)));
+            self.writes.push(Write {
+                value: Rc::clone(&value),
+                shift: (dr, dc),
+                bias_sum: t.bias.terms.values().sum(),
+                bias_constant: t.bias.constant,
+            });
             if srcs.contains(&Reg::In) {
                 let load = Term::of_injection(&profile.load);
-                self.perturb(&mut t, &load, GainPlane::Load, Source::Load);
+                self.perturb(&mut t, &value, &load, GainPlane::Load, Source::Load);
             }
             if srcs.contains(&Reg::Pix) {
                 let cap = Term::of_injection(&profile.capture);
-                self.perturb(&mut t, &cap, GainPlane::Capture, Source::Capture);
+                self.perturb(&mut t, &value, &cap, GainPlane::Capture, Source::Capture);
             }
             match reg {
                 Reg::Gen(i) => {
@@ -453,7 +595,7 @@ pub struct PredictError {
 /// can be evaluated under several input models.
 pub struct ErrorModel {
     general: Vec<Tracked>,
-    writes: Vec<(Affine, Affine)>,
+    writes: Vec<Write>,
     temporal: Vec<TemporalVar>,
     readout_var: f64,
 }
@@ -483,6 +625,7 @@ pub fn analyse(
         pix_reset: None,
         temporal: Vec::new(),
         writes: Vec::new(),
+        nodes: 0,
     };
     if let Reg::Gen(i) = input {
         if let Some(g) = pe.general.get_mut(usize::from(i)) {
@@ -523,7 +666,13 @@ impl ErrorModel {
         let Some(t) = self.tracked(reg) else {
             return 0;
         };
-        let gains = t.gains.values().map(Affine::radius).max().unwrap_or(0);
+        let gains = t
+            .sums()
+            .gains
+            .values()
+            .map(Affine::radius)
+            .max()
+            .unwrap_or(0);
         t.value.radius().max(t.bias.radius()).max(gains)
     }
 
@@ -540,16 +689,16 @@ impl ErrorModel {
     ) -> f64 {
         const SAMPLES: usize = 32;
         let mut total = 0.0;
-        for (v, b) in &self.writes {
-            let sv: f64 = v.terms.values().sum();
-            let sb: f64 = b.terms.values().sum();
+        for w in &self.writes {
+            let v = &w.value;
+            let (sv, sb) = (v.terms.values().sum::<f64>(), w.bias_sum);
             let peak = v.terms.values().map(|c| c.abs()).sum::<f64>() * range.bound();
-            if peak > limit && skip(&v.terms) {
+            if peak > limit && skip(&v.shifted(w.shift.0, w.shift.1).terms) {
                 continue;
             }
             for i in 0..SAMPLES {
                 let x = range.lo + (range.hi - range.lo) * (i as f64 + 0.5) / SAMPLES as f64;
-                let y = (sv + sb) * x + v.constant + b.constant;
+                let y = (sv + sb) * x + v.constant + w.bias_constant;
                 let e = (y.abs() - limit).max(0.0);
                 total += e * e / SAMPLES as f64;
             }
@@ -575,12 +724,13 @@ impl ErrorModel {
         };
         let bias = stats.expect(&t.bias);
         let mut mse = stats.expect_square(&t.bias) + self.readout_var;
-        mse += t
+        let sums = t.sums();
+        mse += sums
             .gains
             .values()
             .map(|a| stats.expect_square(a))
             .sum::<f64>();
-        for (&(src, _), &c) in &t.consts {
+        for (&(src, _), &c) in &sums.consts {
             let var = match src {
                 Source::Temporal(id) => self.temporal.get(id as usize).map_or(0.0, |v| {
                     v.noise2 + v.signal2 * stats.expect_square(&v.value)

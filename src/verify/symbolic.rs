@@ -117,7 +117,13 @@ impl Linear for LinComb {
 
     fn negate_split(&mut self, receivers: usize) {
         // Receivers are 1..=4 (bus..bus3 and the NEWS views), so the cast is exact.
-        *self = self.scaled(&coef(-1, receivers as i64));
+        if receivers == 1 {
+            // The common case, without the gcd of a general multiplication.
+            self.terms.values_mut().for_each(|v| *v = -&*v);
+            self.constant = -&self.constant;
+        } else {
+            *self = self.scaled(&coef(-1, receivers as i64));
+        }
     }
 }
 

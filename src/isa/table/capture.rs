@@ -1,4 +1,5 @@
-//! Input: image capture through `PIX` (half and full range) and DAC constants (`in`).
+//! Input: image capture through `PIX` (half and full range) and DAC constants (`in`,
+//! corrected, and `load_in`, the vendor's load without correction).
 
 use super::expand::{bus, int, r, rpix, PIX_RESET_FULL, PIX_RESET_HALF, T};
 use super::{Defs, Family::Macro, Slot::*};
@@ -48,6 +49,21 @@ pub(super) fn define(t: &mut Defs) {
             |o| {
                 vec![
                     BusOp::Dac(int(o, 1) as i32),
+                    bus(&[T], &[Reg::In]),
+                    bus(&[r(o, 0)], &[T]),
+                ]
+            },
+        );
+    }
+    for name in ["load_in", "scamp5_load_in"] {
+        t.add(
+            name,
+            &[Dst, Value],
+            Macro,
+            "a := v (DAC constant, uncorrected load) where FLAG is set",
+            |o| {
+                vec![
+                    BusOp::DacUncorrected(int(o, 1) as i32),
                     bus(&[T], &[Reg::In]),
                     bus(&[r(o, 0)], &[T]),
                 ]

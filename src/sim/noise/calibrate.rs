@@ -159,6 +159,16 @@ pub fn tolerance(measured_bias: f64, measured_std: f64) -> (f64, f64) {
     (2.0 + 0.06 * measured_bias.abs(), 1.5 + 0.25 * measured_std)
 }
 
+/// Whether every measured point of `rows` is within [`tolerance`].
+pub fn holds(rows: &[Row]) -> bool {
+    rows.iter().all(|r| {
+        r.measured.is_none_or(|(mb, ms)| {
+            let (tb, ts) = tolerance(mb, ms);
+            (r.bias - mb).abs() <= tb && (r.std - ms).abs() <= ts
+        })
+    })
+}
+
 /// The weighted squared misfit of the measured points (each term is the error in units
 /// of [`tolerance`]).
 pub fn misfit(rows: &[Row]) -> f64 {

@@ -4,10 +4,11 @@
 //! of a Monte Carlo batch differ only in their run seed, so they draw the chip once
 //! rather than once per run.
 
+use super::profile::UncorrectedLoad;
 use super::rng::{self, stream};
 use crate::isa::Reg;
 use crate::sim::array::N;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 /// Fixed-pattern offset planes: one per general register (`Reg::Gen(0..=255)`) and one
 /// for `NEWS`.
@@ -28,6 +29,15 @@ pub struct Chip {
     load: OnceLock<PlanePair>,
     capture: OnceLock<PlanePair>,
     readout: OnceLock<Vec<f32>>,
+    uncorrected: OnceLock<UncorrectedDeviates>,
+}
+
+/// The unit deviates of the uncorrected load's structured pattern.
+struct UncorrectedDeviates {
+    /// One per PE.
+    pe: Vec<f32>,
+    /// One per column, one per row, and the chip's tilt (the rest of that row).
+    lines: Vec<f32>,
 }
 
 impl Chip {
@@ -39,6 +49,7 @@ impl Chip {
             load: OnceLock::new(),
             capture: OnceLock::new(),
             readout: OnceLock::new(),
+            uncorrected: OnceLock::new(),
         }
     }
 
@@ -97,11 +108,55 @@ impl Chip {
         (g, o)
     }
 
+    /// The fixed pattern of the uncorrected load (`load_in`) under `p`, per PE in
+    /// row-major order, as the loaded register shows it: the bow and the chip's tilt
+    /// across the columns, the scatter of columns and rows, the edge row, and the per-PE
+    /// part. Every component but the bow is drawn from the chip seed.
+    pub fn uncorrected_pattern(&self, p: &UncorrectedLoad) -> Vec<f32> {
+        let d = self.uncorrected.get_or_init(|| UncorrectedDeviates {
+            pe: self.plane(stream::UNCORRECTED_OFFSET, 0),
+            lines: rng::normal_plane(self.seed, stream::UNCORRECTED_LINES, 0, 3, N),
+        });
+        let (cols, rows, tilt) = (&d.lines[..N], &d.lines[N..2 * N], d.lines[2 * N]);
+        let column: Vec<f64> = (0..N)
+            .map(|c| {
+                p.column.bow * BOW[c]
+                    + p.column.tilt * f64::from(tilt) * TILT[c]
+                    + p.column.scatter * f64::from(cols[c])
+            })
+            .collect();
+        let mut out = vec![0f32; N * N];
+        for (r, row) in out.chunks_mut(N).enumerate() {
+            let edge = if r == 0 { p.row.edge } else { 0.0 };
+            let line = p.row.scatter * f64::from(rows[r]) + edge;
+            for (c, o) in row.iter_mut().enumerate() {
+                let pe = p.pattern_offset * f64::from(d.pe[r * N + c]);
+                *o = (column[c] + line + pe) as f32;
+            }
+        }
+        out
+    }
+
     /// The per-PE readout offset deviation.
     pub fn readout(&self) -> &[f32] {
         self.readout
             .get_or_init(|| self.plane(stream::READOUT_OFFSET, 0))
     }
+}
+
+/// The shapes across the columns, each of mean 0 and root mean square 1 over the
+/// columns: a quadratic bow (centre up) and a linear tilt (east up).
+static BOW: LazyLock<[f64; N]> = LazyLock::new(|| unit_shape(|u| -u * u));
+static TILT: LazyLock<[f64; N]> = LazyLock::new(|| unit_shape(|u| u));
+
+/// `f` of the column position `u` in -1..1, made mean 0 and root mean square 1.
+fn unit_shape(f: impl Fn(f64) -> f64) -> [f64; N] {
+    let mut s: [f64; N] = std::array::from_fn(|c| f((c as f64 - 127.5) / 127.5));
+    let mean = s.iter().sum::<f64>() / N as f64;
+    s.iter_mut().for_each(|v| *v -= mean);
+    let rms = (s.iter().map(|v| v * v).sum::<f64>() / N as f64).sqrt();
+    s.iter_mut().for_each(|v| *v /= rms);
+    s
 }
 
 #[cfg(test)]
@@ -120,5 +175,43 @@ mod tests {
             fresh.offset(Reg::News)
         );
         assert_ne!(a.gain(), Chip::shared(12).gain());
+    }
+
+    #[test]
+    fn the_uncorrected_pattern_has_its_parts() {
+        use crate::sim::noise::profile::{ColumnPattern, RowPattern};
+        let chip = Chip::new(5);
+        let bow_only = UncorrectedLoad {
+            column: ColumnPattern {
+                bow: 2.0,
+                ..ColumnPattern::default()
+            },
+            ..UncorrectedLoad::default()
+        };
+        let p = chip.uncorrected_pattern(&bow_only);
+        // The same in every row, mean 0, rms 2, centre up, symmetric.
+        assert!(p.chunks(N).all(|r| r == &p[..N]));
+        let mean = p[..N].iter().map(|&v| f64::from(v)).sum::<f64>() / N as f64;
+        let rms = (p[..N].iter().map(|&v| f64::from(v).powi(2)).sum::<f64>() / N as f64).sqrt();
+        assert!(mean.abs() < 1e-5 && (rms - 2.0).abs() < 1e-5);
+        assert!(p[128] > 0.0 && p[0] < 0.0 && (p[0] - p[N - 1]).abs() < 1e-5);
+        let edge = UncorrectedLoad {
+            row: RowPattern {
+                edge: 7.0,
+                scatter: 0.0,
+            },
+            ..UncorrectedLoad::default()
+        };
+        let p = chip.uncorrected_pattern(&edge);
+        assert!(p[..N].iter().all(|&v| v == 7.0) && p[N..].iter().all(|&v| v == 0.0));
+        // The drawn parts depend on the chip.
+        let scatter = UncorrectedLoad {
+            pattern_offset: 1.0,
+            ..UncorrectedLoad::default()
+        };
+        assert_ne!(
+            chip.uncorrected_pattern(&scatter),
+            Chip::new(6).uncorrected_pattern(&scatter)
+        );
     }
 }

@@ -19,7 +19,7 @@ use crate::sim::array::N;
 use crate::sim::layer::{ReadCtx, RowWrite, WriteCtx, WriteLayer};
 use crate::sim::run::DEFAULT_CLOCK_HZ;
 use crate::sim::vector_unit::{run_widest, Kernel};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One error term, resolved to the f32 factors the row kernel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -78,6 +78,8 @@ pub struct NoiseModel {
     /// Per [`BusKind`], by index.
     kinds: [Term; BusKind::COUNT],
     load: Term,
+    /// The uncorrected load's extra error, when the profile has any.
+    uncorrected: Option<Uncorrected>,
     capture: Term,
     saturation: Option<(f32, f32)>,
     decay: Option<(f64, f32)>,
@@ -99,6 +101,11 @@ impl NoiseModel {
             exact: profile.is_exact(),
             kinds,
             load: Term::of_injection(&profile.load),
+            uncorrected: (profile.load_uncorrected != Default::default()).then(|| Uncorrected {
+                offset: profile.load_uncorrected.offset as f32,
+                common: profile.load_uncorrected.noise_common as f32,
+                pattern: OnceLock::new(),
+            }),
             capture: Term::of_injection(&profile.capture),
             saturation: profile
                 .saturation
@@ -155,6 +162,34 @@ impl NoiseModel {
         }
         if !self.capture.is_identity() {
             self.chip.capture();
+        }
+        if let Some(u) = &self.uncorrected {
+            self.uncorrected_pattern(u);
+        }
+    }
+
+    /// The uncorrected load's pattern, negated for the transfer that reads `IN`.
+    fn uncorrected_pattern<'a>(&'a self, u: &'a Uncorrected) -> &'a [f32] {
+        u.pattern.get_or_init(|| {
+            let mut p = self
+                .chip
+                .uncorrected_pattern(&self.profile.load_uncorrected);
+            p.iter_mut().for_each(|v| *v = -*v);
+            p
+        })
+    }
+
+    /// The uncorrected load's term on one write: its systematic offset and this load's
+    /// common deviate, negated like the pattern (one deviate per instruction, so every
+    /// row of the write shares it).
+    fn uncorrected_term(&self, u: &Uncorrected, seq: u64) -> Term {
+        let key = rng::row_key(self.run_seed, stream::UNCORRECTED_COMMON, seq, 0, 0);
+        let z = rng::normal(rng::lane_hash(key, 0));
+        Term {
+            gain1: 1.0,
+            offset: -(u.offset + u.common * z),
+            pattern_offset: 1.0,
+            ..Term::default()
         }
     }
 
@@ -225,10 +260,12 @@ impl NoiseModel {
         let mask = w.mask.map(one_row);
         let transfer = &self.kinds[kind.index()];
         let load = ctx.reads_in && !self.load.is_identity();
+        let uncorrected = self.uncorrected.as_ref().filter(|_| ctx.in_uncorrected);
         let capture = ctx.reads_pix && !self.capture.is_identity();
         let planes = (self.chip.gain(), self.chip.offset(reg));
         let first = self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row);
-        if let (false, false, Some((lo, hi))) = (load, capture, self.saturation) {
+        let plain = !load && uncorrected.is_none() && !capture;
+        if let (true, Some((lo, hi))) = (plain, self.saturation) {
             // The common case in one pass: the transfer's term and clipping.
             return first.apply_clipped(src, out, mask, clipped, (lo, hi));
         }
@@ -236,6 +273,12 @@ impl NoiseModel {
         if load {
             let planes = self.chip.load();
             let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
+            t.apply(&out.clone(), out);
+        }
+        if let Some(u) = uncorrected {
+            let planes = (self.chip.gain(), self.uncorrected_pattern(u));
+            let term = self.uncorrected_term(u, ctx.seq);
+            let t = self.row_term(&term, planes, stream::TEMPORAL_LOAD, ctx, w.row);
             t.apply(&out.clone(), out);
         }
         if capture {
@@ -248,6 +291,15 @@ impl NoiseModel {
             None => 0,
         }
     }
+}
+
+/// The uncorrected load's extra error (see [`crate::sim::noise::profile::UncorrectedLoad`]).
+struct Uncorrected {
+    offset: f32,
+    /// Standard deviation of the deviate per load shared by every PE.
+    common: f32,
+    /// The structured pattern, negated, drawn on first use.
+    pattern: OnceLock<Vec<f32>>,
 }
 
 /// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +

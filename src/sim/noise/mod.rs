@@ -2,6 +2,7 @@
 //! value a bus instruction writes, its counter-based random numbers, statistics over
 //! repeated runs and the calibration against hardware measurements.
 
+pub mod background;
 pub mod bus_kind;
 pub mod calibrate;
 pub mod chip;
@@ -9,6 +10,7 @@ pub mod layer;
 pub mod profile;
 pub mod rng;
 pub mod stats;
+pub mod uncertainty;
 
 pub use bus_kind::BusKind;
 pub use layer::NoiseModel;

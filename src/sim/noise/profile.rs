@@ -39,10 +39,16 @@ pub struct Profile {
     pub decay: Option<Decay>,
     /// Extra error of transfers that read `IN` (the DAC load of `in()`).
     pub load: Injection,
+    /// What the uncorrected load (`load_in`) adds on top of `load`: the error the
+    /// vendor's correction of `in()` removes.
+    pub load_uncorrected: UncorrectedLoad,
     /// Extra error of transfers that read `PIX` (`get_image`).
     pub capture: Injection,
     /// The ADC and readout path, applied when results are read out.
     pub readout: Readout,
+    /// The parameters the measurements do not pin down, with their ranges (for
+    /// `check --uncertainty`); absent means none described.
+    pub uncertainty: Option<super::uncertainty::Uncertainty>,
 }
 
 /// The parameters of every [`BusKind`], under its [`BusKind::key`].
@@ -210,6 +216,59 @@ pub struct Injection {
     /// Signal-dependent temporal noise, relative (0..1).
     #[serde(deserialize_with = "relative")]
     pub noise_signal: f64,
+}
+
+/// The error of the vendor's uncorrected DAC load (`load_in`) beyond that of the
+/// corrected one: a systematic offset, a deviate per load shared by every PE, and a
+/// structured fixed pattern (columns, rows, the edge row, per PE) drawn from the chip
+/// seed. Values and signs are as the loaded register shows them (the transfer that
+/// reads `IN` carries them negated; `load_in`'s second transfer negates them back).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UncorrectedLoad {
+    /// Systematic offset (-64..64).
+    #[serde(deserialize_with = "offset")]
+    pub offset: f64,
+    /// Standard deviation of one deviate per load shared by every PE (0..64): frame
+    /// to frame, the whole array moves together.
+    #[serde(deserialize_with = "spread")]
+    pub noise_common: f64,
+    /// Standard deviation of a per-PE offset beyond `load.pattern_offset` (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub pattern_offset: f64,
+    /// The per-column part of the pattern.
+    pub column: ColumnPattern,
+    /// The per-row part of the pattern.
+    pub row: RowPattern,
+}
+
+/// An offset per column: a smooth profile across the array plus scatter.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ColumnPattern {
+    /// Root mean square over columns of a quadratic bow, centre above the edges when
+    /// positive (-64..64); the same on every chip.
+    #[serde(deserialize_with = "offset")]
+    pub bow: f64,
+    /// Standard deviation over chips of the root mean square of a linear tilt across
+    /// the columns (0..64); each chip draws its own.
+    #[serde(deserialize_with = "spread")]
+    pub tilt: f64,
+    /// Standard deviation of an independent offset per column (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub scatter: f64,
+}
+
+/// An offset per row, and the edge row's own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RowPattern {
+    /// Standard deviation of an independent offset per row (0..64).
+    #[serde(deserialize_with = "spread")]
+    pub scatter: f64,
+    /// Extra offset of row 0, the array's top edge (-64..64).
+    #[serde(deserialize_with = "offset")]
+    pub edge: f64,
 }
 
 /// The readout path: `out = clamp(round(v + pattern_offset R[pe] + N(0, noise^2)))`.
@@ -451,6 +510,7 @@ impl Profile {
             && self.saturation.is_none()
             && self.decay.as_ref().is_none_or(|d| d.per_us == 0.0)
             && inj_exact(&self.load)
+            && self.load_uncorrected == UncorrectedLoad::default()
             && inj_exact(&self.capture)
             && !self.readout.enabled
     }

@@ -51,6 +51,13 @@ pub mod stream {
     pub const CAPTURE_OFFSET: u64 = 21;
     /// Readout offset per PE.
     pub const READOUT_OFFSET: u64 = 22;
+    /// The uncorrected load's deviate per load, shared by every PE.
+    pub const UNCORRECTED_COMMON: u64 = 23;
+    /// The uncorrected load's offset per PE.
+    pub const UNCORRECTED_OFFSET: u64 = 24;
+    /// The uncorrected load's per-column deviates (row 0 of the plane), per-row
+    /// deviates (row 1) and tilt (row 2, column 0).
+    pub const UNCORRECTED_LINES: u64 = 25;
     /// The fixed tables temporal noise is read from.
     pub const TEMPORAL_TABLE: u64 = 32;
 }

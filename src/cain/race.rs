@@ -1,0 +1,351 @@
+//! One group's compile: the constructive fallback raced beside the search, every
+//! candidate proven, held to the range and scored by the objective, and the better of
+//! the two chosen.
+
+use super::goal::{Bag, Goal};
+use super::reverse::Ctx;
+use super::search::{self, Found, GoalRange, Outcome, SearchOptions};
+use super::setup::Setup;
+use super::{alloc, approx, emit, fallback, report, step, CompileError, Objective, Source, Stats};
+use crate::isa::{Program, Reg};
+use crate::verify::predict::{InputStats, Predicted};
+use crate::verify::proof::{prove, Target};
+use crate::verify::range::{self, Peak};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// A proven program of one group with what was measured when it was made.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The program.
+    pub program: Program,
+    /// The largest magnitude any of its values reaches.
+    pub peak: Peak,
+    /// Per member kernel, the predicted error (from the scoring, under the error
+    /// objective).
+    pub predicted: Option<Vec<Predicted>>,
+}
+
+/// What one group's compile produced.
+pub struct GroupResult {
+    /// The chosen program.
+    pub best: Found<Candidate>,
+    /// Which generator made it.
+    pub source: Source,
+    /// The search's figures.
+    pub outcome: Outcome<Candidate>,
+    /// Per member kernel, the predicted error of the chosen program.
+    pub predicted: Vec<Predicted>,
+}
+
+/// The group's kernels as goals at their common depth, with their output registers.
+fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), CompileError> {
+    let kernels: Vec<_> = members
+        .iter()
+        .filter_map(|&i| setup.kernels.get(i))
+        .collect();
+    let depth = kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0);
+    let mut finals = Vec::with_capacity(kernels.len());
+    for (&i, k) in members.iter().zip(&kernels) {
+        let g = approx::goal_of(&k.approx, depth).ok_or_else(|| CompileError::Approx {
+            index: i + 1,
+            out: k.out,
+            msg: format!(
+                "weights too large at the common depth {depth} (more than 2^24 atoms per offset)"
+            ),
+        })?;
+        finals.push((g, k.out));
+    }
+    Ok((depth, finals))
+}
+
+/// Holds a group's targets and turns programs into scored candidates.
+struct Judge<'a> {
+    setup: &'a Setup<'a>,
+    targets: Vec<Target>,
+    outs: Vec<Reg>,
+    held_to: f64,
+    stats_in: InputStats,
+    /// Each output's exact coefficients (outputs that cannot fit are exempt from the
+    /// clipping score).
+    outputs_f64: Vec<BTreeMap<(i32, i32), f64>>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(setup: &'a Setup<'a>, members: &[usize]) -> Judge<'a> {
+        let targets: Vec<Target> = members
+            .iter()
+            .filter_map(|&i| setup.kernels.get(i).map(super::KernelReport::target))
+            .collect();
+        let outputs_f64 = targets
+            .iter()
+            .map(|t| {
+                t.expected()
+                    .terms
+                    .iter()
+                    .map(|(o, c)| (*o, range::coef_f64(c)))
+                    .collect()
+            })
+            .collect();
+        Judge {
+            setup,
+            outs: targets.iter().map(|t| t.out).collect(),
+            targets,
+            held_to: setup.held_to(members),
+            stats_in: InputStats::of_range(setup.spec.input_range),
+            outputs_f64,
+        }
+    }
+
+    /// Proves `program`, holds it to the range and scores it; `None` if it fails any.
+    fn judge(&self, program: Program) -> Option<search::Finished<Candidate>> {
+        let s = self.setup;
+        prove(
+            &program,
+            s.spec.input,
+            s.general,
+            &self.targets,
+            Some(&s.registers),
+        )
+        .ok()?;
+        let peak = range::peak(&program, s.spec.input, s.general, s.spec.input_range).ok()?;
+        if peak.magnitude > self.held_to + 1e-9 {
+            return None;
+        }
+        let (score, predicted) = match s.objective {
+            Objective::Length => (0.0, None),
+            Objective::Error => {
+                let (score, p) = report::predicted_score(
+                    &program,
+                    s.spec.input,
+                    &self.outs,
+                    s.general,
+                    &s.profile,
+                    &self.stats_in,
+                    s.spec.input_range,
+                    s.limit,
+                    &self.outputs_f64,
+                )?;
+                (score, Some(p))
+            }
+        };
+        let (n, c) = (program.instructions(), program.cycles());
+        Some((
+            Candidate {
+                program,
+                peak,
+                predicted,
+            },
+            n,
+            c,
+            score,
+        ))
+    }
+}
+
+/// Runs the search for a group. Where an output cannot fit, it first tries for half
+/// the budget to keep everything but the outputs within the limit (values beyond it
+/// clip and spoil what fits), then holds values to the outputs' own magnitude.
+fn run_search(
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    range: &GoalRange,
+    held_to: f64,
+    stats: &Stats,
+    finish: &search::Finisher<'_, Candidate>,
+) -> Outcome<Candidate> {
+    let strict = SearchOptions {
+        range: Some(range.clone()),
+        ..opts.clone()
+    };
+    if held_to <= range.limit {
+        return search::search(root, ctx, &strict, stats, finish);
+    }
+    let first = SearchOptions {
+        time_limit: opts.time_limit / 2,
+        node_limit: opts.node_limit.map(|n| n / 2),
+        work: opts.work.map(|n| n / 2),
+        ..strict
+    };
+    let o = search::search(root, ctx, &first, stats, finish);
+    if o.best.is_some() {
+        return o;
+    }
+    let second = SearchOptions {
+        time_limit: opts
+            .time_limit
+            .saturating_sub(Duration::from_secs_f64(o.seconds))
+            .max(Duration::from_millis(1)),
+        work: first.work,
+        range: Some(GoalRange {
+            limit: held_to,
+            exempt: Vec::new(),
+            ..range.clone()
+        }),
+        ..opts.clone()
+    };
+    let mut o2 = search::search(root, ctx, &second, stats, finish);
+    o2.seconds += o.seconds;
+    o2
+}
+
+/// Compiles the kernels `members` of `setup` into one program within `time` (and the
+/// work budget, if any), racing the constructive fallback beside the search.
+pub fn compile_group(
+    setup: &Setup,
+    members: &[usize],
+    time: Duration,
+    stats: &Stats,
+) -> Result<GroupResult, CompileError> {
+    let spec = setup.spec;
+    let (depth, finals) = finals(setup, members)?;
+    let init = Goal::single(0, 0, 1 << depth);
+    let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
+    let ctx = Ctx {
+        init: init.clone(),
+        regs: setup.registers.len(),
+        ops: setup.ops,
+        depth,
+        max_atoms: 2 * final_atoms + (2i64 << depth),
+        structured: false,
+    };
+    let judge = Judge::new(setup, members);
+    let problem = alloc::AllocProblem {
+        init: (&init, spec.input),
+        registers: &setup.registers,
+        outputs: &finals,
+    };
+    let finish = |steps: &[step::Step]| -> Option<search::Finished<Candidate>> {
+        let instrs = alloc::allocate(steps, &problem)?;
+        judge.judge(emit::program(&instrs, setup.device).ok()?)
+    };
+    let start = Instant::now();
+    // The constructive program, which the search only has to beat; it is held to the
+    // same range and scored like every searched program.
+    let make_fallback = || {
+        let instrs = fallback::program(&finals, spec.input, &setup.registers, depth, setup.ops)?;
+        let (value, instructions, cycles, score) =
+            judge.judge(emit::program(&instrs, setup.device).ok()?)?;
+        stats
+            .best
+            .fetch_min(instructions, std::sync::atomic::Ordering::Relaxed);
+        Some(Found {
+            value,
+            instructions,
+            cycles,
+            score,
+            at: start.elapsed(),
+        })
+    };
+    let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
+    let range = GoalRange {
+        depth,
+        lo: spec.input_range.lo,
+        hi: spec.input_range.hi,
+        limit: setup.limit,
+        exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
+    };
+    let opts = SearchOptions {
+        time_limit: time,
+        // The error objective also weighs clipping on textured images (see `risk`).
+        clip: (setup.objective == Objective::Error).then(|| super::risk::ClipModel {
+            depth,
+            lo: spec.input_range.lo,
+            hi: spec.input_range.hi,
+            limit: setup.limit,
+            spread: super::risk::DEFAULT_SPREAD,
+        }),
+        ..setup.search.clone()
+    };
+    let search_with =
+        |o: &SearchOptions| run_search(&root, &ctx, o, &range, judge.held_to, stats, &finish);
+    let (fallback, outcome) = if opts.work.is_some() {
+        // Deterministic mode: the bound must be there before the search starts.
+        let f = make_fallback();
+        let rest = SearchOptions {
+            time_limit: opts.time_limit.saturating_sub(start.elapsed()),
+            ..opts.clone()
+        };
+        (f, search_with(&rest))
+    } else {
+        // On a clock budget it is made beside the search (on large kernels its proof
+        // takes a while) and bounds the search from the moment it is there.
+        std::thread::scope(|s| {
+            let made = s.spawn(make_fallback);
+            let outcome = search_with(&opts);
+            (made.join().ok().flatten(), outcome)
+        })
+    };
+    let offset = start.elapsed().as_secs_f64() - outcome.seconds;
+    let searched = outcome.best.clone().map(|b| Found {
+        at: b.at + Duration::from_secs_f64(offset.max(0.0)),
+        ..b
+    });
+    let (best, source) =
+        choose(searched, fallback).ok_or_else(|| not_found(&outcome, judge.held_to, setup))?;
+    // Both candidates were proven when made; proving the search's again keeps the
+    // guarantee local (the fallback's proof is a few lines up, and large).
+    if source == Source::Search {
+        prove(
+            &best.value.program,
+            spec.input,
+            setup.general,
+            &judge.targets,
+            Some(&setup.registers),
+        )
+        .map_err(|e| CompileError::Proof(e.to_string()))?;
+    }
+    let predicted = match &best.value.predicted {
+        Some(p) => p.clone(),
+        None => report::predict_outputs(
+            &best.value.program,
+            spec.input,
+            &judge.outs,
+            setup.general,
+            &setup.profile,
+            &judge.stats_in,
+        )
+        .map_err(|e| CompileError::Proof(e.to_string()))?,
+    };
+    Ok(GroupResult {
+        best,
+        source,
+        outcome,
+        predicted,
+    })
+}
+
+/// The better of the searched and the constructive program: fewer instructions, then
+/// fewer cycles (the search only ever returns programs within its objective's choice).
+fn choose(
+    searched: Option<Found<Candidate>>,
+    fallback: Option<Found<Candidate>>,
+) -> Option<(Found<Candidate>, Source)> {
+    match (searched, fallback) {
+        (Some(s), Some(f)) if (f.instructions, f.cycles) < (s.instructions, s.cycles) => {
+            Some((f, Source::Fallback))
+        }
+        (Some(s), _) => Some((s, Source::Search)),
+        (None, Some(f)) => Some((f, Source::Fallback)),
+        (None, None) => None,
+    }
+}
+
+/// The error when neither generator produced a program.
+fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
+    let detail = format!(
+        "stopped by {} after {} nodes; try a larger --time-limit or more registers",
+        outcome.stop.name(),
+        outcome.nodes
+    );
+    if outcome.plans_found > 0 {
+        // Plans reached the input, but none finished in range.
+        return CompileError::NoRangeSafe(format!(
+            "constraint: every value within +-{held_to} (saturation of profile `{}`) \
+             for inputs {}..{}; {detail}",
+            setup.profile.name, setup.spec.input_range.lo, setup.spec.input_range.hi
+        ));
+    }
+    CompileError::NotFound(detail)
+}

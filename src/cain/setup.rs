@@ -1,0 +1,149 @@
+//! The compile driver's settings: what a spec and the command-line options resolve to
+//! before any group is searched (registers, approximations, profile and range limit,
+//! workers and budget).
+
+use super::search::SearchOptions;
+use super::spec::{self, Ops, Spec};
+use super::{
+    approximate_spec, report, CompileError, CompileOptions, KernelReport, Objective, DEFAULT_SLACK,
+};
+use crate::isa::{Device, Reg};
+use crate::sim::noise::Profile;
+use crate::verify::range;
+use std::time::Duration;
+
+/// Everything a group compile needs, resolved once for the whole spec.
+pub struct Setup<'a> {
+    /// The spec.
+    pub spec: &'a Spec,
+    /// Registers the program may use.
+    pub registers: Vec<Reg>,
+    /// Per kernel: output register and approximation.
+    pub kernels: Vec<KernelReport>,
+    /// Instruction set.
+    pub ops: Ops,
+    /// What the search minimises.
+    pub objective: Objective,
+    /// Noise profile for the range limit and the error prediction.
+    pub profile: Profile,
+    /// The profile's saturation limit.
+    pub limit: f64,
+    /// Per kernel: the largest magnitude its exact output reaches.
+    pub outputs: Vec<f64>,
+    /// General registers of the device the program runs on.
+    pub general: usize,
+    /// That device.
+    pub device: Device,
+    /// Wall-clock budget of the whole compile.
+    pub seconds: f64,
+    /// Search options shared by every group (the time limit and range are set per
+    /// group).
+    pub search: SearchOptions,
+}
+
+impl<'a> Setup<'a> {
+    /// Resolves `opts` over `spec`, refusing inconsistent settings.
+    pub fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
+        let registers = opts
+            .registers
+            .clone()
+            .unwrap_or_else(|| spec.registers.clone());
+        if registers.is_empty() {
+            return Err(CompileError::Options("no registers to use".into()));
+        }
+        if !registers.contains(&spec.input) {
+            return Err(CompileError::Options(format!(
+                "the input register {} is not among the registers to use",
+                spec.input
+            )));
+        }
+        if let Some(k) = spec.kernels.iter().find(|k| !registers.contains(&k.out)) {
+            return Err(CompileError::Options(format!(
+                "output register {} is not among the registers to use",
+                k.out
+            )));
+        }
+        let kernels = approximate_spec(spec)?;
+        let objective = opts.objective.unwrap_or_default();
+        let profile = match &opts.profile {
+            Some(p) => p.clone(),
+            None => Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default(),
+        };
+        let limit = report::saturation_limit(&profile)
+            .ok_or_else(|| CompileError::NoSaturation(profile.name.clone()))?;
+        let outputs = kernels
+            .iter()
+            .map(|k| {
+                let (lo, hi) = range::interval(&k.target().expected(), spec.input_range);
+                lo.abs().max(hi.abs())
+            })
+            .collect();
+        let general = registers
+            .iter()
+            .map(|r| match r {
+                Reg::Gen(i) => usize::from(*i) + 1,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(6);
+        let workers = opts.workers.or(spec.search.workers).unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(spec::MAX_WORKERS))
+        });
+        if !(1..=spec::MAX_WORKERS).contains(&workers) {
+            return Err(CompileError::Options(format!(
+                "workers must be in 1..={}, got {workers}",
+                spec::MAX_WORKERS
+            )));
+        }
+        let seconds = opts.time_limit.or(spec.search.time_limit).unwrap_or(10.0);
+        if !(seconds > 0.0 && seconds <= spec::MAX_TIME_LIMIT) {
+            return Err(CompileError::Options(format!(
+                "the time limit must be more than 0 and at most {} seconds, got {seconds}",
+                spec::MAX_TIME_LIMIT
+            )));
+        }
+        let search = SearchOptions {
+            time_limit: Duration::from_secs_f64(seconds.max(0.001)),
+            node_limit: opts.node_limit.or(spec.search.node_limit),
+            workers,
+            seed: opts.seed.or(spec.search.seed).unwrap_or(0),
+            memory_limit: opts
+                .memory_limit_mb
+                .or(spec.search.memory_limit_mb)
+                .unwrap_or(2048)
+                .saturating_mul(1 << 20),
+            work: opts.work.or(spec.search.work),
+            slack: match objective {
+                Objective::Length => 0.0,
+                Objective::Error => opts.slack.unwrap_or(DEFAULT_SLACK).max(0.0),
+            },
+            range: None,
+            clip: None,
+        };
+        Ok(Setup {
+            spec,
+            registers,
+            kernels,
+            ops: opts.ops.or(spec.search.ops).unwrap_or_default(),
+            objective,
+            profile,
+            limit,
+            outputs,
+            general,
+            device: Device { general },
+            seconds,
+            search,
+        })
+    }
+
+    /// The limit the values of a group computing `members` are held to: the
+    /// saturation limit, or the largest output magnitude where an output cannot fit
+    /// (it clips whatever the program does, so its intermediates are held to its own
+    /// magnitude rather than rejected outright).
+    pub fn held_to(&self, members: &[usize]) -> f64 {
+        members
+            .iter()
+            .filter_map(|&i| self.outputs.get(i).copied())
+            .fold(self.limit, f64::max)
+    }
+}

@@ -1,0 +1,321 @@
+//! What the measurements leave open: a profile's uncertainty description, the
+//! ensemble of profiles drawn from it, and the check that each member still reproduces
+//! both device experiments (docs/noise.md, "Error bars").
+//!
+//! Each parameter below moves the profile along a direction that the measurements do
+//! not see (to first order), compensating where needed so that the measured
+//! combination stays where the fit put it. Second-order effects are caught by running
+//! both experiments on every member and rejecting those that leave the calibration
+//! tolerance.
+
+use super::background;
+use super::calibrate::{self, Setup};
+use super::profile::Profile;
+use super::rng;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+
+/// The uncertainty of a profile: the range of each parameter the data do not pin down,
+/// and how many members to draw.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Uncertainty {
+    /// Members drawn at random inside every range at once (besides the nominal
+    /// profile and each range's two ends), 0..=64.
+    #[serde(default = "default_samples", deserialize_with = "samples")]
+    pub samples: u32,
+    /// Seed of those draws (the ensemble is a pure function of the profile).
+    #[serde(default)]
+    pub seed: u64,
+    /// The offset `c` of every plain `bus` transfer; `bus2` and `bus3` keep their
+    /// measured excess over it (an offset common to every transfer cancels in both
+    /// experiments).
+    #[serde(default, deserialize_with = "offset_range")]
+    pub plain_offset: Option<Range>,
+    /// `bus2` gain over `bus` gain (`bus3`: its power log2 3); the `bus` gain follows
+    /// so that the identity kernel's loss per pass stays the measured one.
+    #[serde(default, deserialize_with = "ratio_range")]
+    pub gain_ratio: Option<Range>,
+    /// How much more fixed pattern and temporal noise a `bus2` receiver shows than a
+    /// `bus` one (`bus3`: its power log2 3); both are rescaled so that the spread the
+    /// identity kernel accumulates per pass stays the same.
+    #[serde(default, deserialize_with = "ratio_range")]
+    pub pattern_ratio: Option<Range>,
+    /// A factor on the capture error (no measurement covers it).
+    #[serde(default, deserialize_with = "ratio_range")]
+    pub capture_scale: Option<Range>,
+}
+
+fn default_samples() -> u32 {
+    8
+}
+
+/// A closed range `low..=high` of one parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Range {
+    /// Lowest value consistent with the measurements.
+    pub low: f64,
+    /// Highest value.
+    pub high: f64,
+}
+
+/// Reads a range `{low, high}` whose ends lie in `lo..=hi`, `low <= high`. The checks
+/// run inside the visitor of the range's own mapping, so that errors carry its position.
+struct RangeVisitor {
+    lo: f64,
+    hi: f64,
+}
+
+impl<'de> serde::de::Visitor<'de> for RangeVisitor {
+    type Value = Range;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "a range {{low: .., high: ..}} with ends in {}..{}",
+            self.lo, self.hi
+        )
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Range, A::Error> {
+        use serde::de::Error;
+        let (mut low, mut high) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            let slot = match key.as_str() {
+                "low" => &mut low,
+                "high" => &mut high,
+                other => return Err(A::Error::unknown_field(other, &["low", "high"])),
+            };
+            let v: f64 = map.next_value()?;
+            if !v.is_finite() || v < self.lo || v > self.hi {
+                return Err(A::Error::custom(format!(
+                    "uncertainty range: {key} must be a number in {}..{}, got {v}",
+                    self.lo, self.hi
+                )));
+            }
+            *slot = Some(v);
+        }
+        let low = low.ok_or_else(|| A::Error::missing_field("low"))?;
+        let high = high.ok_or_else(|| A::Error::missing_field("high"))?;
+        if low > high {
+            return Err(A::Error::custom(format!(
+                "uncertainty range: low ({low}) must not be above high ({high})"
+            )));
+        }
+        Ok(Range { low, high })
+    }
+}
+
+fn range<'de, D: Deserializer<'de>>(d: D, lo: f64, hi: f64) -> Result<Option<Range>, D::Error> {
+    d.deserialize_map(RangeVisitor { lo, hi }).map(Some)
+}
+
+fn offset_range<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Range>, D::Error> {
+    range(d, -64.0, 64.0)
+}
+
+fn ratio_range<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Range>, D::Error> {
+    range(d, 0.0, 10.0)
+}
+
+fn samples<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    use serde::de::Error;
+    let n = u32::deserialize(d)?;
+    if n > 64 {
+        return Err(D::Error::custom(format!(
+            "uncertainty samples must be at most 64, got {n}"
+        )));
+    }
+    Ok(n)
+}
+
+/// The parameters, in the order of the profile file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parameter {
+    /// [`Uncertainty::plain_offset`].
+    PlainOffset,
+    /// [`Uncertainty::gain_ratio`].
+    GainRatio,
+    /// [`Uncertainty::pattern_ratio`].
+    PatternRatio,
+    /// [`Uncertainty::capture_scale`].
+    CaptureScale,
+}
+
+impl Parameter {
+    /// Every parameter.
+    pub const ALL: [Parameter; 4] = [
+        Parameter::PlainOffset,
+        Parameter::GainRatio,
+        Parameter::PatternRatio,
+        Parameter::CaptureScale,
+    ];
+
+    /// The key in the profile.
+    pub fn key(self) -> &'static str {
+        match self {
+            Parameter::PlainOffset => "plain_offset",
+            Parameter::GainRatio => "gain_ratio",
+            Parameter::PatternRatio => "pattern_ratio",
+            Parameter::CaptureScale => "capture_scale",
+        }
+    }
+
+    /// The parameter's value in `p` itself.
+    pub fn nominal(self, p: &Profile) -> f64 {
+        let t = &p.transfer;
+        let ratio = |a: f64, b: f64| if b == 0.0 { 1.0 } else { a / b };
+        match self {
+            Parameter::PlainOffset => t.bus_1.offset,
+            Parameter::GainRatio => ratio(t.bus2.gain, t.bus_1.gain),
+            Parameter::PatternRatio => ratio(t.bus2.pattern, t.bus_1.pattern),
+            Parameter::CaptureScale => 1.0,
+        }
+    }
+
+    /// `p` with the parameter at `v` (and the compensation the module doc describes).
+    pub fn apply(self, p: &Profile, v: f64) -> Profile {
+        let mut q = p.clone();
+        let nominal = self.nominal(p);
+        // A kind with n receivers scales like n^log2(ratio): 1, ratio, ratio^log2(3).
+        let power = |ratio: f64, n: usize| ratio.powf((n as f64).log2());
+        match self {
+            Parameter::PlainOffset => {
+                for (_, t) in q.transfer.all_mut() {
+                    t.offset += v - nominal;
+                }
+            }
+            Parameter::GainRatio => {
+                // The identity kernel's loss per pass is 5.5 g + h to first order
+                // (g: bus gain, h: bus2 gain; docs/noise.md).
+                let loss = 5.5 * p.transfer.bus_1.gain + p.transfer.bus2.gain;
+                let g = loss / (5.5 + v);
+                for (kind, t) in q.transfer.all_mut() {
+                    t.gain = g * power(v, kind.receivers());
+                }
+            }
+            Parameter::PatternRatio => {
+                // Per pass the kernel's pattern and noise variance gathers 7 bus and 2
+                // bus2 receivers' worth.
+                let scale = ((7.0 + 2.0 * nominal * nominal) / (7.0 + 2.0 * v * v)).sqrt();
+                let (pattern, noise) = (p.transfer.bus_1.pattern, p.transfer.bus_1.noise);
+                for (kind, t) in q.transfer.all_mut() {
+                    let k = power(v, kind.receivers());
+                    t.pattern = pattern * k;
+                    t.noise = noise * k * scale;
+                }
+                q.fixed_pattern.gain *= scale;
+                q.fixed_pattern.offset *= scale;
+            }
+            Parameter::CaptureScale => {
+                q.capture.pattern_gain *= v;
+                q.capture.pattern_offset *= v;
+                q.capture.noise *= v;
+                q.capture.noise_signal *= v;
+            }
+        }
+        q
+    }
+}
+
+impl Uncertainty {
+    /// The range of `p`, if the profile gives one.
+    pub fn range(&self, p: Parameter) -> Option<Range> {
+        match p {
+            Parameter::PlainOffset => self.plain_offset,
+            Parameter::GainRatio => self.gain_ratio,
+            Parameter::PatternRatio => self.pattern_ratio,
+            Parameter::CaptureScale => self.capture_scale,
+        }
+    }
+}
+
+/// One member of the ensemble.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Member {
+    /// The parameters that differ from the nominal profile, by key.
+    pub values: BTreeMap<&'static str, f64>,
+    /// The member's profile.
+    #[serde(skip)]
+    pub profile: Profile,
+    /// Why the member does not reproduce the measurements (`None`: it does).
+    pub rejected: Option<String>,
+}
+
+/// Why no ensemble can be drawn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UncertaintyError {
+    /// The profile has no `uncertainty` section.
+    #[error("profile `{0}` describes no uncertainty (add an `uncertainty` section; see docs/noise-profile.md)")]
+    Undescribed(String),
+    /// An experiment could not run.
+    #[error("{0}")]
+    Experiment(String),
+}
+
+/// The ensemble of `p`: the nominal profile first, then each parameter at each end of
+/// its range (the others nominal), then `samples` members with every parameter drawn
+/// uniformly inside its range. Deterministic: a pure function of the profile. Every
+/// member is checked against both experiments ([`consistent`]).
+pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
+    let u = p
+        .uncertainty
+        .as_ref()
+        .ok_or_else(|| UncertaintyError::Undescribed(p.name.clone()))?;
+    let ranged: Vec<(Parameter, Range)> = Parameter::ALL
+        .iter()
+        .filter_map(|&k| u.range(k).map(|r| (k, r)))
+        .collect();
+    let mut points: Vec<Vec<(Parameter, f64)>> = vec![Vec::new()];
+    for &(k, r) in &ranged {
+        points.push(vec![(k, r.low)]);
+        points.push(vec![(k, r.high)]);
+    }
+    for s in 0..u.samples {
+        points.push(
+            ranged
+                .iter()
+                .enumerate()
+                .map(|(i, &(k, r))| {
+                    let h = rng::mix64(rng::row_key(u.seed, 0, u64::from(s), i as u64, 0));
+                    let t = (h >> 11) as f64 / (1u64 << 53) as f64;
+                    (k, r.low + t * (r.high - r.low))
+                })
+                .collect(),
+        );
+    }
+    crate::sim::batch::frames(points.len(), |i| {
+        let point = &points[i];
+        let profile = point.iter().fold(p.clone(), |q, &(k, v)| k.apply(&q, v));
+        let rejected = consistent(&profile)?.err();
+        Ok(Member {
+            values: point.iter().map(|&(k, v)| (k.key(), v)).collect(),
+            profile,
+            rejected,
+        })
+    })
+}
+
+/// Whether `p` reproduces both device experiments within the calibration tolerance:
+/// `Ok(Err(why))` when it does not.
+pub fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyError> {
+    let fail = |e: String| UncertaintyError::Experiment(e);
+    let rows =
+        calibrate::compare(p, &[0, 120], 32, Setup::default()).map_err(|e| fail(e.to_string()))?;
+    if !calibrate::holds(&rows) {
+        return Ok(Err(format!(
+            "identity kernel outside the tolerance (misfit {:.2})",
+            calibrate::misfit(&rows)
+        )));
+    }
+    let frames = background::frames(p, 0, Setup::default().chip_seed, 1, 16)
+        .map_err(|e| fail(e.to_string()))?;
+    let figures = background::compare(&background::statistics(&frames));
+    if let Some(f) = figures.iter().find(|f| !f.holds()) {
+        return Ok(Err(format!(
+            "load_in background: {} {:.2} (device {:.2})",
+            f.name, f.simulated, f.device
+        )));
+    }
+    Ok(Ok(()))
+}

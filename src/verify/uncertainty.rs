@@ -1,0 +1,101 @@
+//! Error bars: a program's error figures under every member of its profile's
+//! uncertainty ensemble ([`crate::sim::noise::uncertainty`]) that still reproduces the
+//! measurements, reduced to the range of each figure. The members run on the same chip
+//! and run seeds as the nominal check, so the ranges show what the open parameters
+//! change, not seed-to-seed scatter.
+
+use super::check::{self, ProfileTestbed, Target};
+use crate::isa::{Program, Reg};
+use crate::sim::capture::GreyImage;
+use crate::sim::noise::uncertainty::{self, Member, UncertaintyError};
+use serde::Serialize;
+
+/// The range of each total-error figure of one kernel over the accepted members.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct KernelRange {
+    /// Total RMSE, lowest and highest.
+    pub rmse: [f64; 2],
+    /// Total mean bias, lowest and highest.
+    pub bias: [f64; 2],
+}
+
+/// The ensemble and the ranges it gives.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ranges {
+    /// Every member drawn, accepted or not (the nominal profile first).
+    pub members: Vec<Member>,
+    /// Per kernel (in target order), the range over the accepted members, the nominal
+    /// profile included.
+    pub kernels: Vec<KernelRange>,
+}
+
+impl Ranges {
+    /// How many members reproduce the measurements.
+    pub fn accepted(&self) -> usize {
+        self.members.iter().filter(|m| m.rejected.is_none()).count()
+    }
+}
+
+/// Why the ranges could not be measured.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RangeError {
+    /// The profile cannot give an ensemble.
+    #[error(transparent)]
+    Ensemble(#[from] UncertaintyError),
+    /// The program stopped while running.
+    #[error(transparent)]
+    Run(#[from] crate::sim::run::RunError),
+}
+
+/// Runs `program` on `images` under every accepted member of `testbed`'s profile's
+/// ensemble (chip and run seeds of `testbed`, `runs` run seeds) and returns the range
+/// of each kernel's total RMSE and bias (first run, as the nominal check reports).
+/// The nominal profile is always part of the range, whether or not it passes.
+#[allow(clippy::too_many_arguments)]
+pub fn ranges(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[GreyImage],
+    testbed: &ProfileTestbed,
+    runs: u32,
+) -> Result<Ranges, RangeError> {
+    let members = uncertainty::ensemble(&testbed.profile)?;
+    let kept: Vec<&Member> = members
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i == 0 || m.rejected.is_none())
+        .map(|(_, m)| m)
+        .collect();
+    // Members side by side (each run of one is serial when `runs` is 1); the reduction
+    // below is order-independent, so the ranges do not depend on the thread count.
+    let measured = crate::sim::batch::frames(kept.len(), |i| {
+        let bed = ProfileTestbed {
+            profile: kept[i].profile.clone(),
+            chip_seed: testbed.chip_seed,
+            seed: testbed.seed,
+        };
+        check::measure(program, input, general, targets, images, &bed, runs)
+    })?;
+    let mut kernels: Vec<Option<KernelRange>> = vec![None; targets.len()];
+    for m in &measured {
+        for (range, k) in kernels.iter_mut().zip(&m.kernels) {
+            let (r, b) = (k.total.rmse, k.total.bias);
+            *range = Some(match *range {
+                None => KernelRange {
+                    rmse: [r, r],
+                    bias: [b, b],
+                },
+                Some(x) => KernelRange {
+                    rmse: [x.rmse[0].min(r), x.rmse[1].max(r)],
+                    bias: [x.bias[0].min(b), x.bias[1].max(b)],
+                },
+            });
+        }
+    }
+    Ok(Ranges {
+        members,
+        kernels: kernels.into_iter().flatten().collect(),
+    })
+}
