@@ -78,10 +78,18 @@ fn random_sets_beat_the_constructive_program() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/specs");
     for name in ["r2b", "heldout_r2"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.yaml"))).expect("spec");
-        let c = cain::compile(&spec(&text), &opts(3000, Objective::Length), &Stats::default())
-            .expect("compiles");
+        let c = cain::compile(
+            &spec(&text),
+            &opts(3000, Objective::Length),
+            &Stats::default(),
+        )
+        .expect("compiles");
         assert_eq!(c.search.source, Source::Search, "{name}");
         // Two kernels of 3x3 eighths: far below the constructive program's length.
-        assert!(c.program.instructions() <= 24, "{name}: {}", c.program.instructions());
+        assert!(
+            c.program.instructions() <= 24,
+            "{name}: {}",
+            c.program.instructions()
+        );
     }
 }

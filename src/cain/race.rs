@@ -249,7 +249,7 @@ pub fn compile_group(
     let opts = SearchOptions {
         time_limit: time,
         // The error objective also weighs clipping on textured images (see `risk`).
-        clip: (setup.objective == Objective::Error).then(|| super::risk::ClipModel {
+        clip: (setup.objective == Objective::Error).then_some(super::risk::ClipModel {
             depth,
             lo: spec.input_range.lo,
             hi: spec.input_range.hi,
