@@ -167,7 +167,7 @@ fn assert_groups_proven(c: &cain::Compiled) {
 #[test]
 fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     use scamp::sim::capture::GreyImage;
-    use scamp::verify::check;
+    use scamp::verify::{check, groups as bank};
     let s = spec(&bank(8, 11));
     let c = cain::compile(&s, &budget(2.0, 2), &Stats::default()).expect("a program");
     assert!(c.groups.len() >= 2, "{} groups", c.groups.len());
@@ -175,10 +175,10 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     // The printed text splits back into the same groups by proof alone.
     let text = cain::program_text(&c);
     let program = scamp::isa::parse_program(&text, scamp::isa::Device::default()).expect("parses");
-    let ends = check::kernel_block_ends(&text);
+    let ends = bank::kernel_block_ends(&text);
     assert_eq!(ends.len(), c.groups.len());
-    let groups = check::assign_blocks(
-        check::split_blocks(&program, &ends),
+    let groups = bank::assign_blocks(
+        bank::split_blocks(&program, &ends),
         c.input,
         6,
         &c.targets(),
@@ -195,7 +195,7 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
         resized_from: None,
     };
     let targets = cain::check_targets(&s, &c.kernels);
-    let m = check::measure_groups(
+    let m = bank::measure_groups(
         &groups,
         c.input,
         6,

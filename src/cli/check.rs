@@ -5,16 +5,18 @@ use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
 use crate::cain::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
-use crate::isa::source::MAX_SPEC_BYTES;
+use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use crate::isa::{Device, Program};
 use crate::report as html_report;
+use crate::sim::capture::GreyImage;
 use crate::sim::noise::uncertainty::Member;
 use crate::sim::DEFAULT_CLOCK_HZ;
-use crate::verify::check::{self, Measurement};
+use crate::verify::check::{self, Measurement, ProfileTestbed};
+use crate::verify::groups::{self, EvaluateError, Evaluation, Groups};
 use crate::verify::metrics::ErrorFigures;
 use crate::verify::predict::Predicted;
-use crate::verify::uncertainty::{self, Ranges};
-use crate::verify::{proof, report};
+use crate::verify::proof;
+use crate::verify::uncertainty::Ranges;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -169,6 +171,113 @@ fn compile(
     Ok(c)
 }
 
+/// The program `check` evaluates: its groups (one for a plain program), the kernels it
+/// must compute and, with `--max-total-rmse`, the depth search that chose it.
+struct Subject {
+    spec: Spec,
+    groups: Groups,
+    kernels: Vec<KernelReport>,
+    text: String,
+    budget: Vec<BudgetRow>,
+    budget_met: Option<bool>,
+}
+
+/// Compiles the spec TARGET (or searches depths with `--max-total-rmse`).
+fn from_spec(
+    a: &CheckArgs,
+    grey: &[GreyImage],
+    testbed: &ProfileTestbed,
+) -> Result<Subject, CliError> {
+    if a.kernel.is_some() {
+        return Err(CliError::msg(
+            "--kernel is for programs; a spec carries its own kernels",
+        ));
+    }
+    let spec = read_spec(&a.target)?;
+    let Some(limit) = a.max_total_rmse else {
+        let c = compile(&spec, &a.target, a, a.json.json)?;
+        let groups = if c.groups.len() > 1 {
+            c.groups
+                .iter()
+                .map(|g| (g.program.clone(), g.kernels.clone()))
+                .collect()
+        } else {
+            groups::single(c.program.clone(), c.kernels.len())
+        };
+        return Ok(Subject {
+            text: cain::program_text(&c),
+            spec,
+            groups,
+            kernels: c.kernels,
+            budget: Vec::new(),
+            budget_met: None,
+        });
+    };
+    let opts = CompileOptions {
+        time_limit: a.time_limit,
+        workers: a.workers,
+        ..CompileOptions::default()
+    };
+    let b =
+        budget::budget_search(&spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
+    if !a.json.json {
+        print_budget(&b, limit, spec.approximation.max_depth);
+    }
+    Ok(Subject {
+        text: b.program.to_string(),
+        groups: groups::single(b.program, b.kernels.len()),
+        spec,
+        kernels: b.kernels,
+        budget: b.rows,
+        budget_met: Some(b.met),
+    })
+}
+
+/// Reads the program TARGET and the spec of `--kernel`; several kernel blocks are a
+/// bank's groups, each kernel assigned to the block that proves it.
+fn from_program(a: &CheckArgs) -> Result<Subject, CliError> {
+    let spec_path = a.kernel.as_ref().ok_or_else(|| {
+        CliError::msg(format!(
+            "{}: a program needs --kernel SPEC.yaml naming the kernels it computes",
+            a.target.display()
+        ))
+    })?;
+    if a.max_total_rmse.is_some() {
+        return Err(CliError::msg(
+            "--max-total-rmse needs a spec to compile at several depths",
+        ));
+    }
+    let spec = read_spec(spec_path)?;
+    let program = load_program(
+        &a.target,
+        Device {
+            general: spec.general_count(),
+        },
+    )?;
+    let kernels = cain::approximate_spec(&spec)?;
+    let source = super::common::read_source(&a.target, MAX_PROGRAM_BYTES, "program")?;
+    let ends = groups::kernel_block_ends(&source);
+    let groups = if ends.len() > 1 {
+        let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
+        groups::assign_blocks(
+            groups::split_blocks(&program, &ends),
+            spec.input,
+            spec.general_count(),
+            &proofs,
+        )
+    } else {
+        groups::single(program.clone(), kernels.len())
+    };
+    Ok(Subject {
+        text: program.to_string(),
+        spec,
+        groups,
+        kernels,
+        budget: Vec::new(),
+        budget_met: None,
+    })
+}
+
 /// Runs `scamp check`.
 pub fn run(a: &CheckArgs) -> Outcome {
     if let Some(dir) = &a.out {
@@ -177,185 +286,131 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let images = check::load_images(&a.images).map_err(CliError::msg)?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
-    let mut groups: Option<check::Groups> = None;
-    let mut text: Option<String> = None;
-    let (spec, program, kernels, budget, budget_met) = if is_spec(&a.target) {
-        if a.kernel.is_some() {
-            return Err(CliError::msg(
-                "--kernel is for programs; a spec carries its own kernels",
-            ));
-        }
-        let spec = read_spec(&a.target)?;
-        match a.max_total_rmse {
-            None => {
-                let c = compile(&spec, &a.target, a, a.json.json)?;
-                if c.groups.len() > 1 {
-                    text = Some(cain::program_text(&c));
-                    groups = Some(
-                        c.groups
-                            .iter()
-                            .map(|g| (g.program.clone(), g.kernels.clone()))
-                            .collect(),
-                    );
-                }
-                (spec, c.program, c.kernels, Vec::new(), None)
-            }
-            Some(limit) => {
-                let opts = CompileOptions {
-                    time_limit: a.time_limit,
-                    workers: a.workers,
-                    ..CompileOptions::default()
-                };
-                let b = budget::budget_search(&spec, &opts, limit, &grey, &testbed, a.runs)
-                    .map_err(|e| CliError::msg(e.to_string()))?;
-                if !a.json.json {
-                    print_budget(&b, limit, spec.approximation.max_depth);
-                }
-                (spec, b.program, b.kernels, b.rows, Some(b.met))
-            }
-        }
+    let s = if is_spec(&a.target) {
+        from_spec(a, &grey, &testbed)?
     } else {
-        let spec_path = a.kernel.as_ref().ok_or_else(|| {
-            CliError::msg(format!(
-                "{}: a program needs --kernel SPEC.yaml naming the kernels it computes",
-                a.target.display()
-            ))
-        })?;
-        if a.max_total_rmse.is_some() {
-            return Err(CliError::msg(
-                "--max-total-rmse needs a spec to compile at several depths",
-            ));
-        }
-        let spec = read_spec(spec_path)?;
-        let program = load_program(
-            &a.target,
-            Device {
-                general: spec.general_count(),
-            },
-        )?;
-        let kernels = cain::approximate_spec(&spec)?;
-        // Several kernel blocks: a bank compiled in groups, each run from the input.
-        let source = super::common::read_source(
-            &a.target,
-            crate::isa::source::MAX_PROGRAM_BYTES,
-            "program",
-        )?;
-        let ends = check::kernel_block_ends(&source);
-        if ends.len() > 1 {
-            let targets: Vec<proof::Target> =
-                kernels.iter().map(cain::KernelReport::target).collect();
-            groups = Some(check::assign_blocks(
-                check::split_blocks(&program, &ends),
-                spec.input,
-                spec.general_count(),
-                &targets,
-            ));
-        }
-        (spec, program, kernels, Vec::new(), None)
+        from_program(a)?
     };
-    if let Some(g) = &groups {
-        return check_groups(a, &spec, &kernels, g, text, &grey, &images, &testbed);
+    if s.groups.len() > 1 && a.html.is_some() {
+        return Err(CliError::msg(
+            "--html shows one program; this bank runs in several groups",
+        ));
     }
-    let general = spec.general_count();
-    let proof_targets: Vec<proof::Target> =
-        kernels.iter().map(cain::KernelReport::target).collect();
-    let verified = proof::prove(&program, spec.input, general, &proof_targets, None).is_ok();
-    let mismatch = if verified {
-        Vec::new()
-    } else {
-        report::explain_mismatch(&program, spec.input, general, &proof_targets)
-    };
-    let targets = cain::check_targets(&spec, &kernels);
-    let m = if verified {
-        Some(
-            check::measure(
-                &program, spec.input, general, &targets, &grey, &testbed, a.runs,
-            )
-            .map_err(|e| super::positioned(&a.target, e))?,
-        )
-    } else {
-        None
-    };
-    let ranges = match (a.uncertainty, verified) {
-        (true, true) => Some(
-            uncertainty::ranges(
-                &program, spec.input, general, &targets, &grey, &testbed, a.runs,
-            )
-            .map_err(|e| CliError::msg(e.to_string()))?,
-        ),
-        _ => None,
-    };
-    let border = m.as_ref().map_or(0, |m| m.border);
-    let predicted = if verified {
-        check::predict_on_images(
-            &program,
-            spec.input,
-            general,
-            &targets,
-            &grey,
-            &testbed.profile,
-            border,
-        )
-        .ok()
-    } else {
-        None
-    };
-    let peak = crate::verify::range::peak(&program, spec.input, general, spec.input_range)
-        .ok()
-        .map(|p| p.magnitude);
-    if let (Some(dir), true) = (&a.out, verified) {
-        check::write_outputs(
-            dir,
-            &program,
-            spec.input,
-            general,
+    let proofs: Vec<proof::Target> = s.kernels.iter().map(KernelReport::target).collect();
+    let targets = cain::check_targets(&s.spec, &s.kernels);
+    let e = groups::evaluate(&groups::Request {
+        groups: &s.groups,
+        input: s.spec.input,
+        general: s.spec.general_count(),
+        proofs: &proofs,
+        targets: &targets,
+        input_range: s.spec.input_range,
+        images: &grey,
+        testbed: &testbed,
+        runs: a.runs,
+        uncertainty: a.uncertainty,
+    })
+    .map_err(|e| match e {
+        EvaluateError::Run(r) => super::positioned(&a.target, r),
+        other => CliError::msg(other),
+    })?;
+    if let (Some(dir), true) = (&a.out, e.verified) {
+        write_outputs(dir, &s, &targets, &images, &testbed, &e)?;
+    }
+    let report = report_of(a, &s, &e, images.len());
+    if let (Some(file), Some((program, _))) = (&a.html, s.groups.first()) {
+        write_html(
+            file,
+            a,
+            &report,
+            &s.spec,
+            program,
+            &s.kernels,
             &targets,
             &images,
             &testbed,
-            m.as_ref().map_or(0, |m| m.border),
-        )
-        .map_err(|e| CliError::msg(e.to_string()))?;
-    }
-    let report = Report {
-        verified,
-        instructions: program.instructions(),
-        cycles: program.cycles(),
-        time_us: program.cycles() as f64 * 1e6 / DEFAULT_CLOCK_HZ,
-        noise: a.noise.noise.clone(),
-        border: m.as_ref().map_or(0, |m| m.border),
-        images: images.len(),
-        runs: a.runs,
-        kernels: kernel_json(&kernels, m.as_ref(), &predicted, peak, ranges.as_ref()),
-        uncertainty: ranges.map(|r| UncertaintyJson {
-            members: r.members.len(),
-            accepted: r.accepted(),
-            ensemble: r.members,
-        }),
-        saturated_share: m.as_ref().map_or(0.0, |m| {
-            m.kernels.first().map_or(0.0, |k| {
-                k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
-            })
-        }),
-        mismatch,
-        budget,
-        budget_met,
-        program: program.to_string(),
-    };
-    if let Some(file) = &a.html {
-        write_html(
-            file, a, &report, &spec, &program, &kernels, &targets, &images, &testbed, m,
+            e.measurement,
         )?;
     }
     if a.json.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print_report(&report, &spec, &kernels);
+        print_report(&report, &s.spec, &s.kernels);
     }
-    Ok(if verified && budget_met != Some(false) {
+    Ok(if report.verified && report.budget_met != Some(false) {
         0
     } else {
         1
     })
+}
+
+/// Result files of `--out`: in DIR itself for one program, in `DIR/groupN` per group
+/// of a bank.
+fn write_outputs(
+    dir: &Path,
+    s: &Subject,
+    targets: &[check::Target],
+    images: &[(String, GreyImage)],
+    testbed: &ProfileTestbed,
+    e: &Evaluation,
+) -> Result<(), CliError> {
+    let border = e.measurement.as_ref().map_or(0, |m| m.border);
+    for (i, (program, members)) in s.groups.iter().enumerate() {
+        let sub = if s.groups.len() > 1 {
+            let sub = dir.join(format!("group{}", i + 1));
+            super::files::prepare_dir(&sub)?;
+            sub
+        } else {
+            dir.to_path_buf()
+        };
+        let ts: Vec<check::Target> = members
+            .iter()
+            .filter_map(|&k| targets.get(k).cloned())
+            .collect();
+        check::write_outputs(
+            &sub,
+            program,
+            s.spec.input,
+            s.spec.general_count(),
+            &ts,
+            images,
+            testbed,
+            border,
+        )
+        .map_err(CliError::msg)?;
+    }
+    Ok(())
+}
+
+/// The report of one evaluation (text and JSON share it).
+fn report_of(a: &CheckArgs, s: &Subject, e: &Evaluation, images: usize) -> Report {
+    let cycles: u64 = s.groups.iter().map(|(p, _)| p.cycles()).sum();
+    let m = e.measurement.as_ref();
+    Report {
+        verified: e.verified,
+        instructions: s.groups.iter().map(|(p, _)| p.instructions()).sum(),
+        cycles,
+        time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
+        noise: a.noise.noise.clone(),
+        border: m.map_or(0, |m| m.border),
+        images,
+        runs: a.runs,
+        kernels: kernel_json(&s.kernels, m, &e.predicted, e.peak, e.ranges.as_ref()),
+        uncertainty: e.ranges.as_ref().map(|r| UncertaintyJson {
+            members: r.members.len(),
+            accepted: r.accepted(),
+            ensemble: r.members.clone(),
+        }),
+        saturated_share: m.map_or(0.0, |m| {
+            m.kernels.first().map_or(0.0, |k| {
+                k.saturated as f64 / (crate::sim::PES * images.max(1)) as f64
+            })
+        }),
+        mismatch: e.mismatch.clone(),
+        budget: s.budget.clone(),
+        budget_met: s.budget_met,
+        program: s.text.clone(),
+    }
 }
 
 fn kernel_json(
@@ -590,120 +645,4 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
         Some(false) => println!("budget        NOT met at any depth: the closest program is shown"),
         None => {}
     }
-}
-
-/// `scamp check` of a bank compiled in groups: each group's kernels are proven, measured
-/// and predicted on that group's own program (run from the input); the report is the
-/// one of a single program, with the groups' figures summed.
-#[allow(clippy::too_many_arguments)]
-fn check_groups(
-    a: &CheckArgs,
-    spec: &Spec,
-    kernels: &[KernelReport],
-    groups: &check::Groups,
-    text: Option<String>,
-    grey: &[crate::sim::capture::GreyImage],
-    images: &[(String, crate::sim::capture::GreyImage)],
-    testbed: &crate::verify::check::ProfileTestbed,
-) -> Outcome {
-    if a.html.is_some() || a.uncertainty {
-        return Err(CliError::msg(
-            "--html and --uncertainty take one program; this bank runs in several groups",
-        ));
-    }
-    let general = spec.general_count();
-    let proof_targets: Vec<proof::Target> =
-        kernels.iter().map(cain::KernelReport::target).collect();
-    let mut mismatch = Vec::new();
-    for (program, members) in groups {
-        let ts: Vec<proof::Target> = members
-            .iter()
-            .filter_map(|&i| proof_targets.get(i).cloned())
-            .collect();
-        if proof::prove(program, spec.input, general, &ts, None).is_err() {
-            mismatch.extend(report::explain_mismatch(program, spec.input, general, &ts));
-        }
-    }
-    let verified = mismatch.is_empty();
-    let targets = cain::check_targets(spec, kernels);
-    let m = if verified {
-        Some(
-            check::measure_groups(groups, spec.input, general, &targets, grey, testbed, a.runs)
-                .map_err(|e| super::positioned(&a.target, e))?,
-        )
-    } else {
-        None
-    };
-    let border = m.as_ref().map_or(0, |m| m.border);
-    let predicted = if verified {
-        check::predict_groups(
-            groups,
-            spec.input,
-            general,
-            &targets,
-            grey,
-            &testbed.profile,
-            border,
-        )
-        .ok()
-    } else {
-        None
-    };
-    let peak = groups
-        .iter()
-        .filter_map(|(p, _)| {
-            crate::verify::range::peak(p, spec.input, general, spec.input_range)
-                .ok()
-                .map(|p| p.magnitude)
-        })
-        .reduce(f64::max);
-    if let (Some(dir), true) = (&a.out, verified) {
-        for (i, (program, members)) in groups.iter().enumerate() {
-            let ts: Vec<check::Target> = members
-                .iter()
-                .filter_map(|&k| targets.get(k).cloned())
-                .collect();
-            let sub = dir.join(format!("group{}", i + 1));
-            super::files::prepare_dir(&sub)?;
-            check::write_outputs(
-                &sub, program, spec.input, general, &ts, images, testbed, border,
-            )
-            .map_err(|e| CliError::msg(e.to_string()))?;
-        }
-    }
-    let instructions: usize = groups.iter().map(|(p, _)| p.instructions()).sum();
-    let cycles: u64 = groups.iter().map(|(p, _)| p.cycles()).sum();
-    let program_text = text.unwrap_or_else(|| {
-        groups
-            .iter()
-            .map(|(p, _)| format!("scamp5_kernel_begin();\n{p}scamp5_kernel_end();\n"))
-            .collect()
-    });
-    let report = Report {
-        verified,
-        instructions,
-        cycles,
-        time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
-        noise: a.noise.noise.clone(),
-        border,
-        images: images.len(),
-        runs: a.runs,
-        kernels: kernel_json(kernels, m.as_ref(), &predicted, peak, None),
-        uncertainty: None,
-        saturated_share: m.as_ref().map_or(0.0, |m| {
-            m.kernels.first().map_or(0.0, |k| {
-                k.saturated as f64 / (crate::sim::PES * images.len().max(1)) as f64
-            })
-        }),
-        mismatch,
-        budget: Vec::new(),
-        budget_met: None,
-        program: program_text,
-    };
-    if a.json.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        print_report(&report, spec, kernels);
-    }
-    Ok(if verified { 0 } else { 1 })
 }

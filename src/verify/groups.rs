@@ -1,0 +1,279 @@
+//! A program as `scamp check` sees it: one or more groups (kernel blocks), each run from
+//! the input and holding some of the kernels, and the whole evaluation of such a
+//! program: proof, measurement on images, analytic prediction, static range and, when
+//! asked, the error ranges over the profile's uncertainty ensemble. A single program is
+//! one group holding every kernel, so banks and plain programs share one path.
+
+use super::check::{self, KernelErrors, Measurement, ProfileTestbed, Target, Testbed};
+use super::predict::{PredictError, Predicted};
+use super::range::InputRange;
+use super::uncertainty::{KernelRange, RangeError, Ranges};
+use super::{proof, report};
+use crate::isa::{Program, Reg};
+use crate::sim;
+use crate::sim::capture::GreyImage;
+use crate::sim::noise::Profile;
+
+/// A bank compiled in groups: each group's program runs from the input and leaves the
+/// outputs of its kernels (indices into the targets), read out before the next group.
+pub type Groups = Vec<(Program, Vec<usize>)>;
+
+/// The lines of the `scamp5_kernel_end` delimiters in program text (outside `//`
+/// comments), which end the groups of a bank.
+pub fn kernel_block_ends(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("");
+            code.trim_start().starts_with("scamp5_kernel_end")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// Splits `program` into the blocks that end at the lines `ends` (statements after the
+/// last end form one more block, if any).
+pub fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
+    let mut blocks: Vec<Program> = vec![Program { stmts: Vec::new() }; ends.len() + 1];
+    for s in &program.stmts {
+        let b = ends
+            .iter()
+            .position(|&e| s.pos.line as usize <= e)
+            .unwrap_or(ends.len());
+        if let Some(block) = blocks.get_mut(b) {
+            block.stmts.push(s.clone());
+        }
+    }
+    if blocks.last().is_some_and(|b| b.stmts.is_empty()) {
+        blocks.pop();
+    }
+    blocks
+}
+
+/// Assigns each target of `targets` to the first of `blocks` that proves it (run from
+/// the input, its output register holds the kernel); a target no block proves goes to
+/// the last block, whose proof then reports the mismatch.
+pub fn assign_blocks(
+    blocks: Vec<Program>,
+    input: Reg,
+    general: usize,
+    targets: &[super::proof::Target],
+) -> Groups {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
+    for (i, t) in targets.iter().enumerate() {
+        let at = blocks
+            .iter()
+            .position(|b| {
+                super::proof::prove(b, input, general, std::slice::from_ref(t), None).is_ok()
+            })
+            .unwrap_or(blocks.len().saturating_sub(1));
+        if let Some(m) = members.get_mut(at) {
+            m.push(i);
+        }
+    }
+    blocks.into_iter().zip(members).collect()
+}
+
+/// [`check::measure`] for a bank run group by group: each group's kernels are measured on its
+/// own program; the figures come back in target order, the border is the widest.
+pub fn measure_groups(
+    groups: &Groups,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[GreyImage],
+    testbed: &dyn Testbed,
+    runs: u32,
+) -> Result<Measurement, sim::run::RunError> {
+    let mut kernels: Vec<Option<KernelErrors>> = vec![None; targets.len()];
+    let mut border = 0;
+    for (program, members) in groups {
+        let ts = members_of(members, targets);
+        let m = check::measure(program, input, general, &ts, images, testbed, runs)?;
+        border = border.max(m.border);
+        for (&i, k) in members.iter().zip(m.kernels) {
+            if let Some(slot) = kernels.get_mut(i) {
+                *slot = Some(k);
+            }
+        }
+    }
+    Ok(Measurement {
+        border,
+        images: images.len(),
+        runs: runs.max(1),
+        kernels: kernels.into_iter().flatten().collect(),
+    })
+}
+
+/// [`check::predict_on_images`] for a bank run group by group, in target order.
+#[allow(clippy::too_many_arguments)]
+pub fn predict_groups(
+    groups: &Groups,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    images: &[GreyImage],
+    profile: &Profile,
+    border: usize,
+) -> Result<Vec<Predicted>, PredictError> {
+    let mut out = vec![
+        Predicted {
+            rmse: 0.0,
+            bias: 0.0
+        };
+        targets.len()
+    ];
+    for (program, members) in groups {
+        let ts = members_of(members, targets);
+        let p = check::predict_on_images(program, input, general, &ts, images, profile, border)?;
+        for (&i, v) in members.iter().zip(p) {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = v;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One group holding every one of `kernels` kernels: how a plain program is checked.
+pub fn single(program: Program, kernels: usize) -> Groups {
+    vec![(program, (0..kernels).collect())]
+}
+
+/// What `scamp check` asks of an evaluation.
+pub struct Request<'a> {
+    /// The program's groups.
+    pub groups: &'a Groups,
+    /// Register the input image is captured into.
+    pub input: Reg,
+    /// General analogue registers of the device.
+    pub general: usize,
+    /// Per kernel, what its output must hold exactly (the approximated kernel).
+    pub proofs: &'a [proof::Target],
+    /// Per kernel, the measured targets (specified and approximated kernels).
+    pub targets: &'a [Target],
+    /// Input range of the static range analysis.
+    pub input_range: InputRange,
+    /// Test images.
+    pub images: &'a [GreyImage],
+    /// Noise profile, chip and run seeds.
+    pub testbed: &'a ProfileTestbed,
+    /// Run seeds per image.
+    pub runs: u32,
+    /// Whether to measure the ranges over the uncertainty ensemble.
+    pub uncertainty: bool,
+}
+
+/// Everything `scamp check` reports about a program.
+pub struct Evaluation {
+    /// Whether every kernel is proven exactly.
+    pub verified: bool,
+    /// Where the program departs from the kernels (empty when verified).
+    pub mismatch: Vec<String>,
+    /// Error figures on the images (only for a verified program).
+    pub measurement: Option<Measurement>,
+    /// The analytic prediction per kernel (verified programs the predictor handles).
+    pub predicted: Option<Vec<Predicted>>,
+    /// The largest magnitude any value reaches for the input range, over all groups.
+    pub peak: Option<f64>,
+    /// Error ranges over the uncertainty ensemble, when asked for.
+    pub ranges: Option<Ranges>,
+}
+
+/// Why an evaluation stopped.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EvaluateError {
+    /// The program stopped while running on an image.
+    #[error(transparent)]
+    Run(#[from] sim::run::RunError),
+    /// The uncertainty ensemble could not be measured.
+    #[error(transparent)]
+    Ranges(#[from] RangeError),
+}
+
+/// Proves every group's kernels, then measures, predicts and bounds a verified program.
+pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
+    let mut mismatch = Vec::new();
+    for (program, members) in r.groups {
+        let ts = members_of(members, r.proofs);
+        if proof::prove(program, r.input, r.general, &ts, None).is_err() {
+            mismatch.extend(report::explain_mismatch(program, r.input, r.general, &ts));
+        }
+    }
+    let peak = r
+        .groups
+        .iter()
+        .filter_map(|(p, _)| super::range::peak(p, r.input, r.general, r.input_range).ok())
+        .map(|p| p.magnitude)
+        .reduce(f64::max);
+    if !mismatch.is_empty() {
+        return Ok(Evaluation {
+            verified: false,
+            mismatch,
+            measurement: None,
+            predicted: None,
+            peak,
+            ranges: None,
+        });
+    }
+    let m = measure_groups(
+        r.groups, r.input, r.general, r.targets, r.images, r.testbed, r.runs,
+    )?;
+    let predicted = predict_groups(
+        r.groups,
+        r.input,
+        r.general,
+        r.targets,
+        r.images,
+        &r.testbed.profile,
+        m.border,
+    )
+    .ok();
+    let ranges = if r.uncertainty {
+        Some(ranges_of_groups(r)?)
+    } else {
+        None
+    };
+    Ok(Evaluation {
+        verified: true,
+        mismatch,
+        measurement: Some(m),
+        predicted,
+        peak,
+        ranges,
+    })
+}
+
+/// The uncertainty ranges of every group, in kernel order; the ensemble is the
+/// profile's, the same for every group.
+fn ranges_of_groups(r: &Request) -> Result<Ranges, RangeError> {
+    let mut members = Vec::new();
+    let mut kernels = vec![
+        KernelRange {
+            rmse: [0.0; 2],
+            bias: [0.0; 2],
+        };
+        r.targets.len()
+    ];
+    for (program, group) in r.groups {
+        let ts = members_of(group, r.targets);
+        let g = super::uncertainty::ranges(
+            program, r.input, r.general, &ts, r.images, r.testbed, r.runs,
+        )?;
+        for (&i, k) in group.iter().zip(g.kernels) {
+            if let Some(slot) = kernels.get_mut(i) {
+                *slot = k;
+            }
+        }
+        members = g.members;
+    }
+    Ok(Ranges { members, kernels })
+}
+
+/// The items of `all` at the indices `members` (in that order).
+fn members_of<T: Clone>(members: &[usize], all: &[T]) -> Vec<T> {
+    members
+        .iter()
+        .filter_map(|&i| all.get(i).cloned())
+        .collect()
+}
