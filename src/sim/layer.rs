@@ -2,6 +2,7 @@
 //! layer leaves values untouched (the `ideal` profile); the noise model is another layer.
 
 use crate::isa::Reg;
+use crate::sim::noise::layer::FusedWrite;
 use crate::sim::noise::BusKind;
 
 /// What is being written, for a layer that needs to know.
@@ -67,6 +68,13 @@ pub trait WriteLayer: Send + Sync {
     /// many stored entries were clipped; when there were any, `w.clipped` tells which,
     /// entry by entry (it may be left as it was otherwise).
     fn perturb(&self, ctx: &WriteCtx, w: RowWrite) -> u64;
+
+    /// The write of `ctx` as a [`FusedWrite`] the bus pass applies inline, row by row,
+    /// when the layer can describe it so (`None`: every write goes through
+    /// [`WriteLayer::perturb`]). Both give the same values and clip marks.
+    fn fused(&self, _ctx: &WriteCtx) -> Option<FusedWrite<'_>> {
+        None
+    }
 
     /// Whether the layer never changes anything (lets the array skip calling it).
     fn is_exact(&self) -> bool {

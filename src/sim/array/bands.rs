@@ -8,6 +8,7 @@ use super::rows;
 use super::N;
 use crate::sim::edge::EdgeMode;
 use crate::sim::layer::{RowWrite, WriteLayer};
+use crate::sim::noise::layer::FusedWrite;
 use crate::sim::vector_unit::{run_widest, Kernel};
 use rayon::prelude::*;
 
@@ -164,7 +165,9 @@ impl Band<'_> {
         for t in segment {
             match shared.layer {
                 Some(layer) if shared.flag.is_none() && t.dsts().all(|d| d.from == (0, 0)) => {
-                    self.write_band(shared, t, layer, &mut s, &mut clipped);
+                    if !self.write_fused(shared, t, layer, &mut s, &mut clipped) {
+                        self.write_band(shared, t, layer, &mut s, &mut clipped);
+                    }
                     continue;
                 }
                 None => {
@@ -218,6 +221,46 @@ impl Band<'_> {
             rows::bus_row(&srcs[..k], 1, out);
         }
         self.planes[slot] = plane;
+    }
+
+    /// Every receiver of `t` := the bus value of `t` on every row of the band, through
+    /// the layer's [`FusedWrite`]s applied row by row as the bus values come (so the
+    /// row is still in the first-level cache), when every PE writes its own registers
+    /// and the layer can fuse every receiver's write. Returns false (having done
+    /// nothing) when it cannot. A row's sum comes before any of its writes, as the bus
+    /// reads before it writes (a receiver read from another row is read from its
+    /// snapshot). Adds the clipped writes to `clipped`.
+    #[inline(always)]
+    fn write_fused(
+        &mut self,
+        shared: &Shared,
+        t: &Transfer,
+        layer: &dyn WriteLayer,
+        s: &mut Scratch,
+        clipped: &mut [u64; MAX_WRITTEN],
+    ) -> bool {
+        let mut fused: [Option<(usize, FusedWrite)>; 3] = [None, None, None];
+        for (f, d) in fused.iter_mut().zip(t.dsts()) {
+            match layer.fused(&d.ctx) {
+                Some(w) => {
+                    *f = Some((self.slot(d.plane).expect("receivers are written planes"), w))
+                }
+                None => return false,
+            }
+        }
+        for r in self.first..self.first + BAND_ROWS {
+            self.bus_row(shared, t, r, s);
+            let local = r - self.first;
+            for (slot, w) in fused.iter().flatten() {
+                let out = &mut self.planes[*slot][local * N..(local + 1) * N];
+                let n = w.row(r, &s.sum, out, &mut s.hit);
+                if n > 0 {
+                    rows::mark_clipped(&mut self.clip_maps[*slot][local * N..], &s.hit);
+                    clipped[*slot] += n;
+                }
+            }
+        }
+        true
     }
 
     /// Every receiver of `t` := the bus value of `t` on every row of the band, through

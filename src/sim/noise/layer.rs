@@ -220,6 +220,32 @@ impl NoiseModel {
         }
     }
 
+    /// The write of `ctx` resolved for [`FusedWrite`], when it is the common case: the
+    /// transfer's term alone (no DAC load or capture), noise that does not depend on the
+    /// value, and clipping.
+    pub fn fused(&self, ctx: &WriteCtx) -> Option<FusedWrite<'_>> {
+        let term = &self.kinds[ctx.kind().index()];
+        let load = ctx.reads_in && !self.load.is_identity();
+        let uncorrected = self.uncorrected.is_some() && ctx.in_uncorrected;
+        let capture = ctx.reads_pix && !self.capture.is_identity();
+        let limits = self.saturation?;
+        if load || uncorrected || capture || term.signal2 != 0.0 {
+            return None;
+        }
+        let reg = if matches!(ctx.reg, Reg::X(_)) {
+            Reg::News
+        } else {
+            ctx.reg
+        };
+        Some(FusedWrite {
+            model: self,
+            planes: (self.chip.gain(), self.chip.offset(reg)),
+            term: *term,
+            ctx: *ctx,
+            limits,
+        })
+    }
+
     /// The body of [`WriteLayer::perturb`], inlined into one copy per vector unit: row
     /// after row, [`NoiseModel::perturb_row`]. When several rows come at once, every
     /// clip mark is written, so that the caller can take them all when any is set.
@@ -300,6 +326,36 @@ struct Uncorrected {
     common: f32,
     /// The structured pattern, negated, drawn on first use.
     pattern: OnceLock<Vec<f32>>,
+}
+
+/// One write through the model resolved once (see [`NoiseModel::fused`]), so that the
+/// bus pass can apply it row by row inside its own loop, while the row of bus values is
+/// still in the core's first-level cache, rather than through a call per band.
+pub struct FusedWrite<'a> {
+    model: &'a NoiseModel,
+    /// The chip's unit gain plane and the receiver's unit offset plane.
+    planes: (&'a [f32], &'a [f32]),
+    term: Term,
+    ctx: WriteCtx,
+    limits: (f32, f32),
+}
+
+impl FusedWrite<'_> {
+    /// `out :=` row `row` of bus values `src` through the model, clipped; marks in
+    /// `clipped` which entries were clipped when any was, and returns how many.
+    #[inline(always)]
+    pub fn row(&self, row: usize, src: &[f32], out: &mut [f32], clipped: &mut [bool]) -> u64 {
+        let t = self
+            .model
+            .row_term(&self.term, self.planes, stream::TEMPORAL, &self.ctx, row);
+        t.apply_clipped(
+            one_row(src),
+            one_row_mut(out),
+            None,
+            one_row_mut(clipped),
+            self.limits,
+        )
+    }
 }
 
 /// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
@@ -490,6 +546,10 @@ impl WriteLayer for NoiseModel {
             ctx,
             write,
         })
+    }
+
+    fn fused(&self, ctx: &WriteCtx) -> Option<FusedWrite<'_>> {
+        NoiseModel::fused(self, ctx)
     }
 
     fn is_exact(&self) -> bool {
