@@ -105,6 +105,50 @@ impl Kernel for BandPass<'_, '_, '_> {
     }
 }
 
+/// Row `r` of a write through a horizontal view (`dc` is -1 or 1) of the bus values in
+/// `s.sum`, every PE writing, through `w`: the whole shifted row goes through the layer;
+/// the cell the shift does not reach (if any) keeps its value, and a clip there is not
+/// counted. Returns the clipped writes (marked in `s.hit` when there are any).
+#[inline(always)]
+fn shifted_row(
+    w: &FusedWrite,
+    r: usize,
+    dc: i32,
+    edge: EdgeMode,
+    out: &mut [f32],
+    s: &mut Scratch,
+) -> u64 {
+    let untouched = rows::shift_into(&s.sum, dc, edge, &mut s.vals);
+    if let Some(c) = untouched {
+        s.vals[c] = 0.0;
+    }
+    let mut n = w.row(r, &s.vals, &mut s.noisy, &mut s.hit);
+    if let Some(c) = untouched {
+        s.noisy[c] = out[c];
+        if n > 0 && s.hit[c] {
+            s.hit[c] = false;
+            n -= 1;
+        }
+    }
+    out.copy_from_slice(&s.noisy);
+    n
+}
+
+/// How one transfer of a segment runs on a band.
+enum Way<'l> {
+    /// Straight into its only receiver's row, exactly (see [`Band::direct_receiver`]).
+    Direct(usize),
+    /// Row by row through the layer's [`FusedWrite`] of each receiver (by slot), while
+    /// the row of bus values is in the first-level cache (every PE writing); whether
+    /// every receiver is the PEs' own register (no view).
+    Fused([Option<(usize, FusedWrite<'l>)>; 3], bool),
+    /// Row by row, receiver by receiver, with masks and views as needed.
+    Rows,
+    /// The whole band through the layer in one call per receiver (so the layer's work
+    /// per call is spread over many rows).
+    Band,
+}
+
 /// Row buffers of one band task, reused for every row.
 struct Scratch {
     /// The bus value at every PE of one row.
@@ -162,23 +206,115 @@ impl Band<'_> {
             band_hits: Vec::new(),
         };
         let mut clipped = [0; MAX_WRITTEN];
-        for t in segment {
-            match shared.layer {
-                Some(layer) if shared.flag.is_none() && t.dsts().all(|d| d.from == (0, 0)) => {
-                    if !self.write_fused(shared, t, layer, &mut s, &mut clipped) {
-                        self.write_band(shared, t, layer, &mut s, &mut clipped);
-                    }
-                    continue;
+        let ways: Vec<Way> = segment.iter().map(|t| self.way(shared, t)).collect();
+        let rows = self.first..self.first + BAND_ROWS;
+        if ways.iter().all(|w| !matches!(w, Way::Band)) {
+            // Row after row, every transfer of the segment on the row: a row of every
+            // plane the segment touches stays in the first-level cache from one transfer
+            // to the next. The segment rule makes this order give the same values as
+            // transfer after transfer: no transfer reads, from another row, a plane that
+            // another transfer of the segment writes.
+            for r in rows {
+                for (t, way) in segment.iter().zip(&ways) {
+                    self.run_row(shared, t, way, r, &mut s, &mut clipped);
                 }
-                None => {
-                    if let Some(d) = self.direct_receiver(shared, t) {
-                        self.write_direct(shared, t, d, &mut s);
-                        continue;
-                    }
-                }
-                Some(_) => {}
             }
-            for r in self.first..self.first + BAND_ROWS {
+            return clipped;
+        }
+        for (t, way) in segment.iter().zip(&ways) {
+            match (way, shared.layer) {
+                (Way::Band, Some(layer)) => self.write_band(shared, t, layer, &mut s, &mut clipped),
+                _ => {
+                    for r in rows.clone() {
+                        self.run_row(shared, t, way, r, &mut s, &mut clipped);
+                    }
+                }
+            }
+        }
+        clipped
+    }
+
+    /// How transfer `t` runs on this band.
+    fn way<'l>(&self, shared: &Shared<'l>, t: &Transfer) -> Way<'l> {
+        match shared.layer {
+            Some(layer) if shared.flag.is_none() => {
+                let mut fused: [Option<(usize, FusedWrite)>; 3] = [None, None, None];
+                for (f, d) in fused.iter_mut().zip(t.dsts()) {
+                    let slot = self.slot(d.plane).expect("receivers are written planes");
+                    match layer.fused(&d.ctx) {
+                        Some(w) => *f = Some((slot, w)),
+                        None if t.dsts().all(|d| d.from == (0, 0)) => return Way::Band,
+                        None => return Way::Rows,
+                    }
+                }
+                Way::Fused(fused, t.dsts().all(|d| d.from == (0, 0)))
+            }
+            None => match self.direct_receiver(shared, t) {
+                Some(d) => Way::Direct(self.slot(d.plane).expect("receivers are written planes")),
+                None => Way::Rows,
+            },
+            Some(_) => Way::Rows,
+        }
+    }
+
+    /// Row `r` of the receivers of `t`, the way `way` says (not [`Way::Band`]).
+    #[inline(always)]
+    fn run_row(
+        &mut self,
+        shared: &Shared,
+        t: &Transfer,
+        way: &Way,
+        r: usize,
+        s: &mut Scratch,
+        clipped: &mut [u64; MAX_WRITTEN],
+    ) {
+        let local = r - self.first;
+        match way {
+            Way::Direct(slot) => {
+                // The receiving plane leaves the band while its row is written, so the
+                // sources (other planes) can be read at the same time.
+                let plane = std::mem::take(&mut self.planes[*slot]);
+                let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+                rows::bus_row(&srcs[..k], 1, &mut plane[local * N..(local + 1) * N]);
+                self.planes[*slot] = plane;
+            }
+            Way::Fused(fused, true) => {
+                // The row's sum comes before any of its writes (the bus reads before it
+                // writes; a receiver read from another row is read from its snapshot).
+                self.bus_row(shared, t, r, s);
+                for (slot, w) in fused.iter().flatten() {
+                    let out = &mut self.planes[*slot][local * N..(local + 1) * N];
+                    let n = w.row(r, &s.sum, out, &mut s.hit);
+                    if n > 0 {
+                        rows::mark_clipped(&mut self.clip_maps[*slot][local * N..], &s.hit);
+                        clipped[*slot] += n;
+                    }
+                }
+            }
+            Way::Fused(fused, false) => {
+                // As for the PEs' own registers, with the sum taken in the row the view
+                // writes from (receivers fed by the same PE row share one).
+                let mut summed = None;
+                for (d, (slot, w)) in t.dsts().zip(fused.iter().flatten()) {
+                    let Some(pe_row) = shared.edge.neighbour(r, d.from.0, N) else {
+                        continue; // Nothing writes this row: it keeps its values.
+                    };
+                    if summed != Some(pe_row) {
+                        self.bus_row(shared, t, pe_row, s);
+                        summed = Some(pe_row);
+                    }
+                    let out = &mut self.planes[*slot][local * N..(local + 1) * N];
+                    let n = match d.from.1 {
+                        0 => w.row(r, &s.sum, out, &mut s.hit),
+                        dc => shifted_row(w, r, dc, shared.edge, out, s),
+                    };
+                    if n > 0 {
+                        rows::mark_clipped(&mut self.clip_maps[*slot][local * N..], &s.hit);
+                        clipped[*slot] += n;
+                    }
+                }
+            }
+            Way::Rows | Way::Band => {
                 // Receivers fed by the same PE row share one sum, computed before any of
                 // them is written (the bus reads before it writes).
                 let mut summed = None;
@@ -187,15 +323,14 @@ impl Band<'_> {
                         continue; // Nothing writes this row: it keeps its values.
                     };
                     if summed != Some(pe_row) {
-                        self.bus_row(shared, t, pe_row, &mut s);
+                        self.bus_row(shared, t, pe_row, s);
                         summed = Some(pe_row);
                     }
                     let slot = self.slot(d.plane).expect("receivers are written planes");
-                    clipped[slot] += self.store(shared, d, slot, r, pe_row, &mut s);
+                    clipped[slot] += self.store(shared, d, slot, r, pe_row, s);
                 }
             }
         }
-        clipped
     }
 
     /// The receiver of `t` when its values can go straight into the receiving row: the
@@ -205,62 +340,6 @@ impl Band<'_> {
         let d = dsts.next()?;
         let only_own = dsts.next().is_none() && d.from == (0, 0);
         (only_own && shared.flag.is_none() && !t.reads(d.plane)).then_some(d)
-    }
-
-    /// Receiver `d` (see [`Band::direct_receiver`]) := the bus value of `t` on every
-    /// row of the band, exactly.
-    #[inline(always)]
-    fn write_direct(&mut self, shared: &Shared, t: &Transfer, d: &Dst, s: &mut Scratch) {
-        let slot = self.slot(d.plane).expect("receivers are written planes");
-        // The receiving plane leaves the band while it is written, so the sources (other
-        // planes) can be read at the same time.
-        let plane = std::mem::take(&mut self.planes[slot]);
-        let band_rows = self.first..self.first + BAND_ROWS;
-        for (r, out) in band_rows.zip(plane.chunks_exact_mut(N)) {
-            let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
-            rows::bus_row(&srcs[..k], 1, out);
-        }
-        self.planes[slot] = plane;
-    }
-
-    /// Every receiver of `t` := the bus value of `t` on every row of the band, through
-    /// the layer's [`FusedWrite`]s applied row by row as the bus values come (so the
-    /// row is still in the first-level cache), when every PE writes its own registers
-    /// and the layer can fuse every receiver's write. Returns false (having done
-    /// nothing) when it cannot. A row's sum comes before any of its writes, as the bus
-    /// reads before it writes (a receiver read from another row is read from its
-    /// snapshot). Adds the clipped writes to `clipped`.
-    #[inline(always)]
-    fn write_fused(
-        &mut self,
-        shared: &Shared,
-        t: &Transfer,
-        layer: &dyn WriteLayer,
-        s: &mut Scratch,
-        clipped: &mut [u64; MAX_WRITTEN],
-    ) -> bool {
-        let mut fused: [Option<(usize, FusedWrite)>; 3] = [None, None, None];
-        for (f, d) in fused.iter_mut().zip(t.dsts()) {
-            match layer.fused(&d.ctx) {
-                Some(w) => {
-                    *f = Some((self.slot(d.plane).expect("receivers are written planes"), w))
-                }
-                None => return false,
-            }
-        }
-        for r in self.first..self.first + BAND_ROWS {
-            self.bus_row(shared, t, r, s);
-            let local = r - self.first;
-            for (slot, w) in fused.iter().flatten() {
-                let out = &mut self.planes[*slot][local * N..(local + 1) * N];
-                let n = w.row(r, &s.sum, out, &mut s.hit);
-                if n > 0 {
-                    rows::mark_clipped(&mut self.clip_maps[*slot][local * N..], &s.hit);
-                    clipped[*slot] += n;
-                }
-            }
-        }
-        true
     }
 
     /// Every receiver of `t` := the bus value of `t` on every row of the band, through

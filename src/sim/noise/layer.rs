@@ -11,62 +11,15 @@
 //! number of threads.
 
 use super::bus_kind::BusKind;
-use super::chip::Chip;
-use super::profile::{Injection, Profile, Transfer};
+use super::profile::Profile;
 use super::rng::{self, stream};
+use super::scaled::{Scaled, Term, Terms};
 use crate::isa::Reg;
 use crate::sim::array::N;
 use crate::sim::layer::{ReadCtx, RowWrite, WriteCtx, WriteLayer};
 use crate::sim::run::DEFAULT_CLOCK_HZ;
 use crate::sim::vector_unit::{run_widest, Kernel};
 use std::sync::{Arc, OnceLock};
-
-/// One error term, resolved to the f32 factors the row kernel uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Term {
-    /// `1 + gain`.
-    gain1: f32,
-    offset: f32,
-    /// Standard deviation of the per-PE gain deviation seen by this term.
-    pattern_gain: f32,
-    /// Standard deviation of the per-PE offset deviation seen by this term.
-    pattern_offset: f32,
-    /// `s_t^2` and `s_s^2`.
-    noise2: f32,
-    signal2: f32,
-}
-
-impl Term {
-    fn of_transfer(t: &Transfer, p: &Profile) -> Term {
-        Term {
-            gain1: (1.0 + t.gain) as f32,
-            offset: t.offset as f32,
-            pattern_gain: (t.pattern * p.fixed_pattern.gain) as f32,
-            pattern_offset: (t.pattern * p.fixed_pattern.offset) as f32,
-            noise2: (t.noise * t.noise) as f32,
-            signal2: (t.noise_signal * t.noise_signal) as f32,
-        }
-    }
-
-    fn of_injection(i: &Injection) -> Term {
-        Term {
-            gain1: (1.0 + i.gain) as f32,
-            offset: i.offset as f32,
-            pattern_gain: i.pattern_gain as f32,
-            pattern_offset: i.pattern_offset as f32,
-            noise2: (i.noise * i.noise) as f32,
-            signal2: (i.noise_signal * i.noise_signal) as f32,
-        }
-    }
-
-    fn is_identity(&self) -> bool {
-        *self
-            == Term {
-                gain1: 1.0,
-                ..Term::default()
-            }
-    }
-}
 
 /// The analogue error model of a profile on one simulated chip, for one run.
 pub struct NoiseModel {
@@ -83,10 +36,9 @@ pub struct NoiseModel {
     capture: Term,
     saturation: Option<(f32, f32)>,
     decay: Option<(f64, f32)>,
-    /// The chip's fixed pattern (unit-normal planes, shared with every model of the
-    /// chip); every kind scales them by its own factors as it writes, so the chip stays
-    /// a few planes that the cache holds.
-    chip: Arc<Chip>,
+    /// The chip's fixed pattern scaled by the profile's terms (shared with every model
+    /// of the same chip and profile).
+    scaled: Arc<Scaled>,
     /// Per temporal stream tag (see [`stream`]): the run seed mixed with the tag, the
     /// part of every row key of that stream that [`rng::temporal_key`] completes.
     temporal_keys: [u64; stream::TEMPORAL_STREAMS],
@@ -120,7 +72,14 @@ impl NoiseModel {
             chip_seed,
             run_seed,
             clock_hz: DEFAULT_CLOCK_HZ,
-            chip: Chip::shared(chip_seed),
+            scaled: Scaled::shared(
+                chip_seed,
+                Terms {
+                    kinds,
+                    load: Term::of_injection(&profile.load),
+                    capture: Term::of_injection(&profile.capture),
+                },
+            ),
             temporal_keys: std::array::from_fn(|tag| rng::stream_key(run_seed, tag as u64)),
         }
     }
@@ -150,18 +109,22 @@ impl NoiseModel {
     }
 
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
-    /// run does not include drawing the chip).
+    /// run does not include drawing the chip): the planes of single-receiver transfers
+    /// of every source count into `general` registers and `NEWS`, the load's and the
+    /// capture's.
     pub fn prepare(&self, general: usize) {
-        self.chip.gain();
-        for i in 0..general.min(256) {
-            self.chip.offset(Reg::Gen(i as u8));
+        let mut regs: Vec<Reg> = (0..general.min(256)).map(|i| Reg::Gen(i as u8)).collect();
+        regs.push(Reg::News);
+        for kind in BusKind::ALL {
+            for &reg in &regs {
+                self.scaled.transfer(kind, reg);
+            }
         }
-        self.chip.offset(Reg::News);
         if !self.load.is_identity() {
-            self.chip.load();
+            self.scaled.load();
         }
         if !self.capture.is_identity() {
-            self.chip.capture();
+            self.scaled.capture();
         }
         if let Some(u) = &self.uncorrected {
             self.uncorrected_pattern(u);
@@ -212,7 +175,6 @@ impl NoiseModel {
         RowTerm {
             gain: one_row(&gain[r.clone()]),
             offset: one_row(&offset[r]),
-            term: *term,
             noise,
             sd: term.noise2.sqrt(),
             noise2: term.noise2,
@@ -239,7 +201,7 @@ impl NoiseModel {
         };
         Some(FusedWrite {
             model: self,
-            planes: (self.chip.gain(), self.chip.offset(reg)),
+            planes: self.scaled.transfer(ctx.kind(), reg),
             term: *term,
             ctx: *ctx,
             limits,
@@ -288,7 +250,7 @@ impl NoiseModel {
         let load = ctx.reads_in && !self.load.is_identity();
         let uncorrected = self.uncorrected.as_ref().filter(|_| ctx.in_uncorrected);
         let capture = ctx.reads_pix && !self.capture.is_identity();
-        let planes = (self.chip.gain(), self.chip.offset(reg));
+        let planes = self.scaled.transfer(kind, reg);
         let first = self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row);
         let plain = !load && uncorrected.is_none() && !capture;
         if let (true, Some((lo, hi))) = (plain, self.saturation) {
@@ -297,7 +259,7 @@ impl NoiseModel {
         }
         first.apply(src, out);
         if load {
-            let planes = self.chip.load();
+            let planes = self.scaled.load();
             let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
             t.apply(&out.clone(), out);
         }
@@ -308,7 +270,7 @@ impl NoiseModel {
             t.apply(&out.clone(), out);
         }
         if capture {
-            let planes = self.chip.capture();
+            let planes = self.scaled.capture();
             let t = self.row_term(&self.capture, planes, stream::TEMPORAL_CAPTURE, ctx, w.row);
             t.apply(&out.clone(), out);
         }
@@ -333,7 +295,7 @@ struct Uncorrected {
 /// still in the core's first-level cache, rather than through a call per band.
 pub struct FusedWrite<'a> {
     model: &'a NoiseModel,
-    /// The chip's unit gain plane and the receiver's unit offset plane.
+    /// The kind's gain plane and the receiver's offset plane.
     planes: (&'a [f32], &'a [f32]),
     term: Term,
     ctx: WriteCtx,
@@ -359,15 +321,14 @@ impl FusedWrite<'_> {
 }
 
 /// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
-/// (s_s v)^2)`, with the per-PE factors taken from planes computed once per chip and the
-/// temporal noise from [`rng::temporal_row`]. Every transfer, load and capture goes
-/// through [`perturbed`], the one formula of the model.
+/// (s_s v)^2)`, with the per-PE factors `1 + g + pg G` and `o + po O` taken from planes
+/// computed once per chip and profile ([`Scaled`]) and the temporal noise from
+/// [`rng::temporal_row`]. Every transfer, load and capture goes through [`perturbed`],
+/// the one formula of the model.
 struct RowTerm<'a> {
-    /// `G` and `O` per column (unit normal).
+    /// The per-PE gain and offset factors of the term.
     gain: &'a [f32; N],
     offset: &'a [f32; N],
-    /// The factors they are scaled by.
-    term: Term,
     /// The two windows of unit deviates and their signed scale (`None`: no temporal
     /// noise).
     noise: Option<(&'static [f32; N], &'static [f32; N], f32)>,
@@ -377,12 +338,12 @@ struct RowTerm<'a> {
     signal2: f32,
 }
 
-/// The formula of the model for one PE: `x` through term `t` with the PE's unit gain and
-/// offset deviates `g` and `o`, plus `sd` times the deviate `z`. No fused multiply-add:
-/// every code path rounds the same way, so results are identical with and without SIMD.
+/// The formula of the model for one PE: `x` through the PE's gain and offset factors `g`
+/// and `o`, plus `sd` times the deviate `z`. No fused multiply-add: every code path
+/// rounds the same way, so results are identical with and without SIMD.
 #[inline(always)]
-fn perturbed(t: &Term, x: f32, g: f32, o: f32, sd: f32, z: f32) -> f32 {
-    x * (t.gain1 + t.pattern_gain * g) + (t.offset + t.pattern_offset * o) + sd * z
+fn perturbed(x: f32, g: f32, o: f32, sd: f32, z: f32) -> f32 {
+    x * g + o + sd * z
 }
 
 impl RowTerm<'_> {
@@ -391,10 +352,10 @@ impl RowTerm<'_> {
     // Indices into fixed-size rows: the loops compile without bounds checks.
     #[allow(clippy::needless_range_loop)]
     fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
-        let (g, o, t) = (self.gain, self.offset, &self.term);
+        let (g, o) = (self.gain, self.offset);
         let Some((za, zb, scale)) = self.noise else {
             for c in 0..N {
-                out[c] = perturbed(t, src[c], g[c], o[c], 0.0, 0.0);
+                out[c] = perturbed(src[c], g[c], o[c], 0.0, 0.0);
             }
             return;
         };
@@ -402,13 +363,13 @@ impl RowTerm<'_> {
             // The noise does not depend on the value: no square root per PE.
             let sd = self.sd * scale;
             for c in 0..N {
-                out[c] = perturbed(t, src[c], g[c], o[c], sd, za[c] + zb[c]);
+                out[c] = perturbed(src[c], g[c], o[c], sd, za[c] + zb[c]);
             }
         } else {
             for c in 0..N {
                 let x = src[c];
                 let sd = (self.noise2 + self.signal2 * x * x).sqrt() * scale;
-                out[c] = perturbed(t, x, g[c], o[c], sd, za[c] + zb[c]);
+                out[c] = perturbed(x, g[c], o[c], sd, za[c] + zb[c]);
             }
         }
     }
@@ -430,10 +391,10 @@ impl RowTerm<'_> {
             self.apply(src, out);
             return clip_row(out, mask, clipped, (lo, hi));
         }
-        let (g, o, t) = (self.gain, self.offset, &self.term);
+        let (g, o) = (self.gain, self.offset);
         let (za, zb, scale) = self.noise.unwrap_or((&ZEROS, &ZEROS, 0.0));
         let sd = self.sd * scale;
-        let at = |c: usize| perturbed(t, src[c], g[c], o[c], sd, za[c] + zb[c]);
+        let at = |c: usize| perturbed(src[c], g[c], o[c], sd, za[c] + zb[c]);
         let mut n = 0u32;
         match mask {
             None => {
@@ -585,7 +546,7 @@ impl WriteLayer for NoiseModel {
             vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
         }
         if r.pattern_offset > 0.0 {
-            let p = self.chip.readout();
+            let p = self.scaled.chip().readout();
             let s = r.pattern_offset as f32;
             vals.iter_mut()
                 .zip(&p[row * N..(row + 1) * N])
@@ -596,5 +557,68 @@ impl WriteLayer for NoiseModel {
             let q = if r.quantise { v.round() } else { *v };
             *v = q.clamp(lo, hi);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Dir;
+
+    /// A write of `receivers` receivers and `sources` sources into `reg`.
+    fn ctx(seq: u64, reg: Reg, receivers: usize, sources: usize) -> WriteCtx {
+        WriteCtx {
+            seq,
+            reg,
+            plane: 3,
+            receivers,
+            sources,
+            reads_in: false,
+            reads_pix: false,
+        }
+    }
+
+    #[test]
+    fn fused_rows_match_the_layer_write_for_write() {
+        let profile = Profile::load("scamp5").unwrap();
+        let model = NoiseModel::new(&profile, 7, 8);
+        let writes = [
+            ctx(5, Reg::Gen(2), 1, 2),
+            ctx(6, Reg::News, 2, 1),
+            ctx(9, Reg::X(Dir::East), 3, 1),
+        ];
+        for (i, c) in writes.iter().enumerate() {
+            let fused = model.fused(c).expect("scamp5 transfers fuse");
+            for row in [0, 77, 255] {
+                // Values spread past the saturation limits on both sides.
+                let src: Vec<f32> = (0..N)
+                    .map(|k| ((k * 37 + row * 11 + i) % 301) as f32 - 150.0)
+                    .collect();
+                let (mut want, mut want_hit) = (vec![0f32; N], vec![false; N]);
+                let n = model.perturb(
+                    c,
+                    RowWrite {
+                        row,
+                        src: &src,
+                        out: &mut want,
+                        mask: None,
+                        clipped: &mut want_hit,
+                    },
+                );
+                let (mut got, mut got_hit) = (vec![0f32; N], vec![false; N]);
+                assert_eq!(fused.row(row, &src, &mut got, &mut got_hit), n);
+                assert!(n > 0, "the row reaches the limits");
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want));
+                assert_eq!(got_hit, want_hit);
+                assert!(got.iter().zip(&src).any(|(g, s)| g != s));
+            }
+        }
+        // Loads and captures take extra terms: not fused.
+        let load = WriteCtx {
+            reads_in: true,
+            ..ctx(1, Reg::Gen(0), 1, 1)
+        };
+        assert!(model.fused(&load).is_none());
     }
 }

@@ -9,6 +9,7 @@ pub mod chip;
 pub mod layer;
 pub mod profile;
 pub mod rng;
+mod scaled;
 pub mod stats;
 pub mod uncertainty;
 
