@@ -275,14 +275,11 @@ fn noisy_runs(
     a: &RunArgs,
     program: &Program,
     profile: &Profile,
-    fresh: &dyn Fn() -> Result<Array, CliError>,
+    fresh: &(dyn Fn() -> Result<Array, CliError> + Sync),
     watched: &[Watched],
 ) -> Result<Runs, CliError> {
     let clock_hz = a.clock * 1e6;
-    let mut stats = RunsAccumulator::new();
-    let mut first = None;
-    let mut saturated = Vec::new();
-    for r in 0..a.runs {
+    let one_run = |r: u32| -> Result<_, CliError> {
         let mut array = fresh()?;
         array.set_layer(Box::new(a.noise.model(profile, u64::from(r), clock_hz)));
         let report = sim::run(&mut array, program, a.repeat, clock_hz)
@@ -292,12 +289,28 @@ fn noisy_runs(
             let v = w
                 .values(&array, a.raw)
                 .ok_or_else(|| CliError::msg(format!("no register `{w}` on this array")))?;
-            stats.add(&w.to_string(), &v);
             planes.push((*w, v));
         }
-        saturated.push(report.saturated);
-        if first.is_none() {
-            first = Some((report, planes));
+        Ok((report, planes))
+    };
+    let mut stats = RunsAccumulator::new();
+    let mut first = None;
+    let mut saturated = Vec::new();
+    // Runs side by side across the cores, a few at a time (so that only a few runs'
+    // planes are held at once), taken in run order: the figures do not depend on the
+    // thread count.
+    let chunk = 2 * rayon::current_num_threads() as u32;
+    for start in (0..a.runs).step_by(chunk as usize) {
+        let count = chunk.min(a.runs - start);
+        let done = sim::batch::frames(count as usize, |i| one_run(start + i as u32))?;
+        for (report, planes) in done {
+            for (w, v) in &planes {
+                stats.add(&w.to_string(), v);
+            }
+            saturated.push(report.saturated);
+            if first.is_none() {
+                first = Some((report, planes));
+            }
         }
     }
     let Some((first, planes)) = first else {
