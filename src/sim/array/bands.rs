@@ -141,7 +141,7 @@ enum Way<'l> {
     /// Row by row through the layer's [`FusedWrite`] of each receiver (by slot), while
     /// the row of bus values is in the first-level cache (every PE writing); whether
     /// every receiver is the PEs' own register (no view).
-    Fused([Option<(usize, FusedWrite<'l>)>; 3], bool),
+    Fused(Box<[Option<(usize, FusedWrite<'l>)>; 3]>, bool),
     /// Row by row, receiver by receiver, with masks and views as needed.
     Rows,
     /// The whole band through the layer in one call per receiver (so the layer's work
@@ -247,7 +247,7 @@ impl Band<'_> {
                         None => return Way::Rows,
                     }
                 }
-                Way::Fused(fused, t.dsts().all(|d| d.from == (0, 0)))
+                Way::Fused(Box::new(fused), t.dsts().all(|d| d.from == (0, 0)))
             }
             None => match self.direct_receiver(shared, t) {
                 Some(d) => Way::Direct(self.slot(d.plane).expect("receivers are written planes")),
