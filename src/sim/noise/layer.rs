@@ -135,7 +135,8 @@ impl NoiseModel {
     fn uncorrected_pattern<'a>(&'a self, u: &'a Uncorrected) -> &'a [f32] {
         u.pattern.get_or_init(|| {
             let mut p = self
-                .chip
+                .scaled
+                .chip()
                 .uncorrected_pattern(&self.profile.load_uncorrected);
             p.iter_mut().for_each(|v| *v = -*v);
             p
@@ -156,7 +157,8 @@ impl NoiseModel {
         }
     }
 
-    /// Term `term` on row `row` of a write, its temporal noise from stream `noise`.
+    /// Term `term` on row `row` of a write, with that row of its gain and offset factor
+    /// planes, its temporal noise from stream `noise`.
     #[inline(always)]
     fn row_term<'a>(
         &self,
@@ -166,15 +168,14 @@ impl NoiseModel {
         ctx: &WriteCtx,
         row: usize,
     ) -> RowTerm<'a> {
-        let r = row * N..(row + 1) * N;
         let noise = (term.noise2 > 0.0 || term.signal2 > 0.0).then(|| {
             let key =
                 rng::temporal_key(self.temporal_keys[noise as usize], ctx.seq, ctx.plane, row);
             rng::temporal_row(key)
         });
         RowTerm {
-            gain: one_row(&gain[r.clone()]),
-            offset: one_row(&offset[r]),
+            gain: one_row(gain),
+            offset: one_row(offset),
             noise,
             sd: term.noise2.sqrt(),
             noise2: term.noise2,
@@ -251,7 +252,13 @@ impl NoiseModel {
         let uncorrected = self.uncorrected.as_ref().filter(|_| ctx.in_uncorrected);
         let capture = ctx.reads_pix && !self.capture.is_identity();
         let planes = self.scaled.transfer(kind, reg);
-        let first = self.row_term(transfer, planes, stream::TEMPORAL, ctx, w.row);
+        let first = self.row_term(
+            transfer,
+            row_of(planes, w.row),
+            stream::TEMPORAL,
+            ctx,
+            w.row,
+        );
         let plain = !load && uncorrected.is_none() && !capture;
         if let (true, Some((lo, hi))) = (plain, self.saturation) {
             // The common case in one pass: the transfer's term and clipping.
@@ -260,17 +267,28 @@ impl NoiseModel {
         first.apply(src, out);
         if load {
             let planes = self.scaled.load();
+            let planes = row_of(planes, w.row);
             let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
             t.apply(&out.clone(), out);
         }
         if let Some(u) = uncorrected {
-            let planes = (self.chip.gain(), self.uncorrected_pattern(u));
+            // The term changes from load to load: its factor rows are made here, rounded
+            // as the planes of the other terms are.
             let term = self.uncorrected_term(u, ctx.seq);
+            let (g, o) = row_of(
+                (self.scaled.chip().gain(), self.uncorrected_pattern(u)),
+                w.row,
+            );
+            let gain: [f32; N] = std::array::from_fn(|c| term.gain1 + term.pattern_gain * g[c]);
+            let offset: [f32; N] =
+                std::array::from_fn(|c| term.offset + term.pattern_offset * o[c]);
+            let planes = (&gain[..], &offset[..]);
             let t = self.row_term(&term, planes, stream::TEMPORAL_LOAD, ctx, w.row);
             t.apply(&out.clone(), out);
         }
         if capture {
             let planes = self.scaled.capture();
+            let planes = row_of(planes, w.row);
             let t = self.row_term(&self.capture, planes, stream::TEMPORAL_CAPTURE, ctx, w.row);
             t.apply(&out.clone(), out);
         }
@@ -307,9 +325,13 @@ impl FusedWrite<'_> {
     /// `clipped` which entries were clipped when any was, and returns how many.
     #[inline(always)]
     pub fn row(&self, row: usize, src: &[f32], out: &mut [f32], clipped: &mut [bool]) -> u64 {
-        let t = self
-            .model
-            .row_term(&self.term, self.planes, stream::TEMPORAL, &self.ctx, row);
+        let t = self.model.row_term(
+            &self.term,
+            row_of(self.planes, row),
+            stream::TEMPORAL,
+            &self.ctx,
+            row,
+        );
         t.apply_clipped(
             one_row(src),
             one_row_mut(out),
@@ -422,6 +444,13 @@ impl RowTerm<'_> {
         }
         u64::from(n)
     }
+}
+
+/// Row `row` of a pair of planes.
+#[inline(always)]
+fn row_of<'a>((g, o): (&'a [f32], &'a [f32]), row: usize) -> (&'a [f32], &'a [f32]) {
+    let r = row * N..(row + 1) * N;
+    (&g[r.clone()], &o[r])
 }
 
 /// A row of zero deviates (a term without temporal noise).
