@@ -604,6 +604,7 @@ mod tests {
             sources,
             reads_in: false,
             reads_pix: false,
+            in_uncorrected: false,
         }
     }
 
