@@ -122,7 +122,9 @@ fn one_worker_is_deterministic() {
 fn committed_programs_compute_their_specs() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     // At most 1.25 x the length of the original Cain's programs (10, 19, 28, 18, 21),
-    // the slack of the default error objective; the Sobel pair as found.
+    // the slack of the default error objective. The Sobel outputs exceed the register
+    // range whatever the program, and the error objective takes a longer Sobel pair
+    // whose intermediates saturate less (measured: saturation RMSE 5.7 against 27.6).
     let limits = [
         ("gauss3x3", 12),
         ("gauss3x3_basic", 15),
@@ -130,7 +132,7 @@ fn committed_programs_compute_their_specs() {
         ("gauss5x5_3x3", 35),
         ("analognet2", 26),
         ("sobel_x", 6),
-        ("sobel_xy", 11),
+        ("sobel_xy", 14),
         ("box7x7", 22),
     ];
     for (name, limit) in limits {
@@ -220,8 +222,8 @@ fn cli_json_has_the_contract_fields() {
     let out = scamp(&[
         "compile",
         "programs/sobel_x.yaml",
-        // The search exhausts in well under a second; the generous limit only keeps a
-        // busy machine from cutting it short.
+        // The spec's work budget ends the search in well under a second; the generous
+        // limit only keeps a busy machine from cutting it short.
         "--time-limit",
         "60",
         "--workers",
@@ -240,7 +242,9 @@ fn cli_json_has_the_contract_fields() {
         v["kernels"][0]["approximated"][1],
         serde_json::json!([-2, 0, 2])
     );
-    assert_eq!(v["search"]["stopped_by"], "exhausted");
+    // The spec's deterministic work budget (nodes per worker) ends the search.
+    assert_eq!(v["search"]["stopped_by"], "nodes");
+    assert_eq!(v["search"]["work"], 20000);
     for k in ["nodes", "seconds_to_best", "seconds", "plans_found"] {
         assert!(v["search"][k].is_number(), "search.{k}");
     }

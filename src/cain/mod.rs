@@ -68,7 +68,7 @@ pub struct CompileOptions {
 }
 
 /// What the search minimises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Objective {
     /// The shortest program (ties: fewer cycles).
     Length,
@@ -79,12 +79,11 @@ pub enum Objective {
 }
 
 impl Objective {
-    /// `length` or `error`.
-    pub fn parse(s: &str) -> Option<Objective> {
-        match s {
-            "length" => Some(Objective::Length),
-            "error" => Some(Objective::Error),
-            _ => None,
+    /// `length` or `error`, as the command line and the JSON reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Length => "length",
+            Objective::Error => "error",
         }
     }
 }

@@ -45,6 +45,18 @@ pub fn time_limit(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// `--slack`: a finite fraction in [0, 10].
+pub fn slack(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a fraction"))?;
+    if !(0.0..=10.0).contains(&v) {
+        return Err(format!("must be a fraction between 0 and 10, got {v}"));
+    }
+    Ok(v)
+}
+
 /// `--workers`: 1..=[`MAX_WORKERS`].
 pub fn workers(s: &str) -> Result<usize, String> {
     let v: usize = s

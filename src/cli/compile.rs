@@ -1,7 +1,7 @@
 //! `scamp compile SPEC.yaml`: run the code generator and print the program.
 
 use super::{args, CliError, Outcome};
-use crate::cain::{self, CompileOptions, Ops, Stats};
+use crate::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
 use crate::sim::noise::Profile;
 use std::io::{IsTerminal, Write};
@@ -51,11 +51,11 @@ pub struct CompileArgs {
     pub json: args::JsonArg,
     /// What to minimise: `error` (predicted error among programs within the slack of
     /// the shortest found) or `length` (the shortest program).
-    #[arg(long, value_name = "error|length", default_value = "error")]
-    pub objective: String,
+    #[arg(long, value_enum, default_value_t = cain::Objective::Error)]
+    pub objective: cain::Objective,
     /// Length slack of `--objective error`: programs up to this fraction longer than the
     /// shortest found compete on predicted error.
-    #[arg(long, value_name = "FRACTION", default_value_t = cain::DEFAULT_SLACK)]
+    #[arg(long, value_name = "FRACTION", default_value_t = cain::DEFAULT_SLACK, value_parser = args::slack)]
     pub slack: f64,
     /// Noise profile for the register range (its saturation) and the error prediction:
     /// `ideal`, `scamp5` or a profile YAML file.
@@ -70,35 +70,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
     }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
-    let objective = cain::Objective::parse(&a.objective).ok_or_else(|| {
-        CliError::msg(format!(
-            "--objective: `{}` is not `error` or `length`",
-            a.objective
-        ))
-    })?;
-    if !(a.slack >= 0.0 && a.slack <= 10.0) {
-        return Err(CliError::msg("--slack must be a fraction between 0 and 10"));
-    }
-    let profile = Profile::load(&a.noise)?;
-    if profile.saturation.is_none() {
-        return Err(CliError::msg(format!(
-            "{}:1:1: profile `{}` has no `saturation` limits; compile holds every value to them",
-            a.noise, profile.name
-        )));
-    }
-    let opts = CompileOptions {
-        time_limit: a.time_limit,
-        workers: a.workers,
-        ops: a.ops,
-        registers: a.registers.as_ref().map(|l| l.0.clone()),
-        seed: a.seed,
-        node_limit: a.node_limit,
-        memory_limit_mb: a.memory_limit,
-        work: a.work,
-        objective: Some(objective),
-        slack: Some(a.slack),
-        profile: Some(profile),
-    };
+    let opts = options(a)?;
     let stats = Stats::default();
     let show = !a.json.json && std::io::stderr().is_terminal();
     let done = AtomicBool::new(false);
@@ -111,6 +83,58 @@ pub fn run(a: &CompileArgs) -> Outcome {
         r
     });
     let compiled = result.map_err(|e| super::compile_error(&a.spec, e))?;
+    warn(a, &spec, &opts, &compiled);
+    let text = format!(
+        "{}{}",
+        cain::header(&spec, &compiled),
+        cain::program_text(&compiled)
+    );
+    if let Some(path) = &a.output {
+        std::fs::write(path, &text)
+            .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    if a.json.json {
+        println!("{}", json_of(&spec, &compiled));
+    } else if let Some(path) = &a.output {
+        eprintln!(
+            "{}: {} instructions, {} cycles",
+            path.display(),
+            compiled.program.instructions(),
+            compiled.program.cycles()
+        );
+    } else {
+        print!("{text}");
+    }
+    Ok(0)
+}
+
+/// The search options of the flags; the profile must give the range limit.
+fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
+    let profile = Profile::load(&a.noise)?;
+    if profile.saturation.is_none() {
+        return Err(CliError::msg(format!(
+            "{}:1:1: profile `{}` has no `saturation` limits; compile holds every value to them",
+            a.noise, profile.name
+        )));
+    }
+    Ok(CompileOptions {
+        time_limit: a.time_limit,
+        workers: a.workers,
+        ops: a.ops,
+        registers: a.registers.as_ref().map(|l| l.0.clone()),
+        seed: a.seed,
+        node_limit: a.node_limit,
+        memory_limit_mb: a.memory_limit,
+        work: a.work,
+        objective: Some(a.objective),
+        slack: Some(a.slack),
+        profile: Some(profile),
+    })
+}
+
+/// Warnings and notes on stderr: outputs that clip, a search stopped by memory, a
+/// constructive program emitted.
+fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled) {
     let r = &compiled.range;
     for ((k, &m), &fit) in spec
         .kernels
@@ -138,43 +162,36 @@ pub fn run(a: &CompileArgs) -> Outcome {
             "note: the search found nothing shorter than the constructive program within the budget; that program is printed"
         );
     }
-    let text = format!(
-        "{}{}",
-        cain::header(&spec, &compiled),
-        cain::program_text(&compiled)
-    );
-    if let Some(path) = &a.output {
-        std::fs::write(path, &text)
-            .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", path.display())))?;
-    }
-    if a.json.json {
-        let kernels: Vec<serde_json::Value> = compiled
-            .kernels
-            .iter()
-            .zip(&compiled.predicted)
-            .zip(&r.outputs)
-            .zip(&r.largest_fitting_scale)
-            .map(|(((k, p), &output_peak), &fit)| {
-                serde_json::json!({
-                    "out": k.out.to_string(),
-                    "depth": k.approx.depth,
-                    "approximated": k.approx.weights,
-                    "approx_error": k.approx.error,
-                    "predicted": {"rmse": p.rmse, "bias": p.bias},
-                    "peak": r.peak.magnitude,
-                    "output_peak": output_peak,
-                    "fits": output_peak <= r.limit + 1e-9,
-                    "largest_fitting_scale": if fit.is_finite() { Some(fit) } else { None },
-                })
+}
+
+/// The `--json` report of a compiled spec.
+fn json_of(spec: &Spec, compiled: &Compiled) -> serde_json::Value {
+    let r = &compiled.range;
+    let kernels: Vec<serde_json::Value> = compiled
+        .kernels
+        .iter()
+        .zip(&compiled.predicted)
+        .zip(&r.outputs)
+        .zip(&r.largest_fitting_scale)
+        .map(|(((k, p), &output_peak), &fit)| {
+            serde_json::json!({
+                "out": k.out.to_string(),
+                "depth": k.approx.depth,
+                "approximated": k.approx.weights,
+                "approx_error": k.approx.error,
+                "predicted": {"rmse": p.rmse, "bias": p.bias},
+                "peak": r.peak.magnitude,
+                "output_peak": output_peak,
+                "fits": output_peak <= r.limit + 1e-9,
+                "largest_fitting_scale": if fit.is_finite() { Some(fit) } else { None },
             })
-            .collect();
-        let s = &compiled.search;
-        let out = serde_json::json!({
-            "instructions": compiled.program.instructions(),
-            "cycles": compiled.program.cycles(),
-            "program": cain::program_text(&compiled),
-            "kernels": kernels,
-            "groups": compiled.groups.iter().map(|g| serde_json::json!({
+        })
+        .collect();
+    let groups: Vec<serde_json::Value> = compiled
+        .groups
+        .iter()
+        .map(|g| {
+            serde_json::json!({
                 "kernels": g.kernels.iter().map(|k| k + 1).collect::<Vec<_>>(),
                 "outs": g.kernels.iter().filter_map(|&k| compiled.kernels.get(k))
                     .map(|k| k.out.to_string()).collect::<Vec<_>>(),
@@ -182,43 +199,35 @@ pub fn run(a: &CompileArgs) -> Outcome {
                 "cycles": g.program.cycles(),
                 "source": g.source.name(),
                 "peak": g.peak.magnitude,
-            })).collect::<Vec<_>>(),
-            "objective": match compiled.objective {
-                cain::Objective::Error => "error",
-                cain::Objective::Length => "length",
-            },
-            "noise": compiled.profile,
-            "range": {
-                "limit": r.limit,
-                "held_to": r.held_to,
-                "peak": r.peak.magnitude,
-                "input_range": [spec.input_range.lo, spec.input_range.hi],
-            },
-            "search": {
-                "nodes": s.nodes,
-                "seconds_to_best": s.seconds_to_best,
-                "seconds": s.seconds,
-                "plans_found": s.plans_found,
-                "stopped_by": s.stop.name(),
-                "workers": s.workers,
-                "source": s.source.name(),
-                "work": s.work,
-            },
-        });
-        println!("{out}");
-    } else if a.output.is_none() {
-        print!("{text}");
-    } else {
-        eprintln!(
-            "{}: {} instructions, {} cycles",
-            a.output
-                .as_ref()
-                .map_or(String::new(), |p| p.display().to_string()),
-            compiled.program.instructions(),
-            compiled.program.cycles()
-        );
-    }
-    Ok(0)
+            })
+        })
+        .collect();
+    let s = &compiled.search;
+    serde_json::json!({
+        "instructions": compiled.program.instructions(),
+        "cycles": compiled.program.cycles(),
+        "program": cain::program_text(compiled),
+        "kernels": kernels,
+        "groups": groups,
+        "objective": compiled.objective.name(),
+        "noise": compiled.profile,
+        "range": {
+            "limit": r.limit,
+            "held_to": r.held_to,
+            "peak": r.peak.magnitude,
+            "input_range": [spec.input_range.lo, spec.input_range.hi],
+        },
+        "search": {
+            "nodes": s.nodes,
+            "seconds_to_best": s.seconds_to_best,
+            "seconds": s.seconds,
+            "plans_found": s.plans_found,
+            "stopped_by": s.stop.name(),
+            "workers": s.workers,
+            "source": s.source.name(),
+            "work": s.work,
+        },
+    })
 }
 
 /// Redraws one status line on stderr until `done`.
