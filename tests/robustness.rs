@@ -105,6 +105,24 @@ fn worker_counts_are_bounded_in_every_command() {
 }
 
 #[test]
+fn objective_and_slack_are_checked_before_the_search() {
+    for bad in ["-0.1", "11", "nan", "lots"] {
+        refused(
+            &scamp(&[
+                "compile",
+                "programs/gauss3x3.yaml",
+                &format!("--slack={bad}"),
+            ]),
+            &["--slack"],
+        );
+    }
+    refused(
+        &scamp(&["compile", "programs/gauss3x3.yaml", "--objective", "speed"]),
+        &["--objective", "length", "error"],
+    );
+}
+
+#[test]
 fn many_workers_still_find_the_program() {
     // More workers than cores take turns: the one that finds the program alone still
     // runs, and the search ends by its budget. The shortest program is asked for, so
