@@ -244,3 +244,44 @@ fn an_unmet_error_budget_reports_the_closest_program_and_fails() {
     assert_eq!(v["kernels"][0]["depth"], 3);
     assert_eq!(v["instructions"], rows[1]["instructions"]);
 }
+
+/// A bank of two kernels in two kernel blocks, each run from the input: B = x, A = 2x.
+const BANK_SPEC: &str = "name: two_blocks\ninput: A\nregisters: [A, B]\nkernels:\n  - out: B\n    weights:\n      - [1]\n  - out: A\n    weights:\n      - [2]\n";
+const BANK_PROGRAM: &str = "scamp5_kernel_begin();\nmov(B, A);\nscamp5_kernel_end();\nscamp5_kernel_begin();\nmov(B, A);\nadd(A, B, A);\nscamp5_kernel_end();\n";
+
+#[test]
+fn a_bank_in_kernel_blocks_gets_a_page_and_error_bars() {
+    let spec = temp_file("check-bank", "bank.yaml", BANK_SPEC);
+    let prog = temp_file("check-bank", "bank.scamp", BANK_PROGRAM);
+    let page = tmp("bank").join("bank.html");
+    let (spec, prog) = (spec.to_str().unwrap(), prog.to_str().unwrap());
+    let o = scamp(&[
+        "check",
+        prog,
+        "--kernel",
+        spec,
+        "--noise",
+        "ideal",
+        "--html",
+        page.to_str().unwrap(),
+        "--json",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["instructions"], 3);
+    let html = std::fs::read_to_string(&page).expect("page written");
+    // One panel per kernel, each kernel's results from its own block.
+    assert_eq!(html.matches("<h3>Kernel B</h3>").count(), 1);
+    assert_eq!(html.matches("<h3>Kernel A</h3>").count(), 1);
+    for k in v["kernels"].as_array().unwrap() {
+        assert_eq!(k["analogue"]["rmse"], 0.0, "{k}");
+    }
+    let o = scamp(&["check", prog, "--kernel", spec, "--uncertainty", "--json"]);
+    let v = json(&o);
+    for k in v["kernels"].as_array().unwrap() {
+        let [lo, hi] = [&k["total"]["rmse_range"][0], &k["total"]["rmse_range"][1]]
+            .map(|x| x.as_f64().expect("range"));
+        let nominal = k["total"]["rmse"].as_f64().unwrap();
+        assert!(lo <= nominal && nominal <= hi && lo < hi, "{k}");
+    }
+}

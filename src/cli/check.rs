@@ -6,7 +6,7 @@ use super::{args, CliError, Outcome};
 use crate::cain::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use crate::isa::{Device, Program};
+use crate::isa::Device;
 use crate::report as html_report;
 use crate::sim::capture::GreyImage;
 use crate::sim::noise::uncertainty::Member;
@@ -291,11 +291,6 @@ pub fn run(a: &CheckArgs) -> Outcome {
     } else {
         from_program(a)?
     };
-    if s.groups.len() > 1 && a.html.is_some() {
-        return Err(CliError::msg(
-            "--html shows one program; this bank runs in several groups",
-        ));
-    }
     let proofs: Vec<proof::Target> = s.kernels.iter().map(KernelReport::target).collect();
     let targets = cain::check_targets(&s.spec, &s.kernels);
     let e = groups::evaluate(&groups::Request {
@@ -318,13 +313,13 @@ pub fn run(a: &CheckArgs) -> Outcome {
         write_outputs(dir, &s, &targets, &images, &testbed, &e)?;
     }
     let report = report_of(a, &s, &e, images.len());
-    if let (Some(file), Some((program, _))) = (&a.html, s.groups.first()) {
+    if let Some(file) = &a.html {
         write_html(
             file,
             a,
             &report,
             &s.spec,
-            program,
+            &s.groups,
             &s.kernels,
             &targets,
             &images,
@@ -484,7 +479,7 @@ fn write_html(
     a: &CheckArgs,
     r: &Report,
     spec: &Spec,
-    program: &Program,
+    groups: &Groups,
     kernels: &[KernelReport],
     targets: &[check::Target],
     images: &[(String, crate::sim::capture::GreyImage)],
@@ -493,7 +488,7 @@ fn write_html(
 ) -> Result<(), CliError> {
     let panels = if r.verified {
         html_report::check::image_panels(
-            program,
+            groups,
             spec.input,
             spec.general_count(),
             targets,

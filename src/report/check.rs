@@ -4,9 +4,10 @@
 
 use super::html::{escape, page, png_data_uri};
 use super::planes::block_means;
-use crate::isa::{Program, Reg};
+use crate::isa::Reg;
 use crate::sim::{capture::GreyImage, run::RunError, N};
 use crate::verify::check::{self, KernelErrors, Target, Testbed};
+use crate::verify::groups::Groups;
 use crate::verify::heatmap;
 use crate::verify::metrics::ErrorFigures;
 use image::{GrayImage, Luma, RgbImage};
@@ -79,10 +80,10 @@ pub struct CheckPage<'a> {
     pub images: Vec<ImagePanels>,
 }
 
-/// Runs `program` once (run 0 of `testbed`) on every image and collects, per kernel, the
-/// exact convolution and the simulated result.
+/// Per image, the input and each target's exact and simulated results (run 0 of
+/// `testbed`); a bank's groups each run from the input, their panels in target order.
 pub fn image_panels(
-    program: &Program,
+    groups: &Groups,
     input: Reg,
     general: usize,
     targets: &[Target],
@@ -92,20 +93,29 @@ pub fn image_panels(
     images
         .iter()
         .map(|(name, img)| {
-            let run = check::first_run(program, input, general, targets, img, testbed)?;
-            let kernels = targets
-                .iter()
-                .zip(run.kernels)
-                .map(|(t, (exact, result))| KernelPanel {
-                    out: t.out.to_string(),
-                    exact,
-                    result,
-                })
-                .collect();
+            let mut panels: Vec<Option<KernelPanel>> = targets.iter().map(|_| None).collect();
+            let mut captured = None;
+            for (program, members) in groups {
+                let ts: Vec<Target> = members
+                    .iter()
+                    .filter_map(|&i| targets.get(i).cloned())
+                    .collect();
+                let run = check::first_run(program, input, general, &ts, img, testbed)?;
+                for ((&i, t), (exact, result)) in members.iter().zip(&ts).zip(run.kernels) {
+                    if let Some(slot) = panels.get_mut(i) {
+                        *slot = Some(KernelPanel {
+                            out: t.out.to_string(),
+                            exact,
+                            result,
+                        });
+                    }
+                }
+                captured.get_or_insert(run.input);
+            }
             Ok(ImagePanels {
                 name: name.clone(),
-                input: run.input,
-                kernels,
+                input: captured.unwrap_or_else(|| Array2::zeros((N, N))),
+                kernels: panels.into_iter().flatten().collect(),
             })
         })
         .collect()
