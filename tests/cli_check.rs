@@ -278,6 +278,15 @@ fn a_bank_in_kernel_blocks_gets_a_page_and_error_bars() {
     }
     let o = scamp(&["check", prog, "--kernel", spec, "--uncertainty", "--json"]);
     let v = json(&o);
+    // Each block runs on its own: the clipped count is the sum of the blocks' (2x clips).
+    let per_kernel: Vec<u64> = v["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["saturated"].as_u64().unwrap())
+        .collect();
+    assert!(per_kernel[1] > 0, "{per_kernel:?}");
+    assert_eq!(v["saturated"].as_u64(), Some(per_kernel.iter().sum()));
     for k in v["kernels"].as_array().unwrap() {
         let [lo, hi] = [&k["total"]["rmse_range"][0], &k["total"]["rmse_range"][1]]
             .map(|x| x.as_f64().expect("range"));

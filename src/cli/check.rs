@@ -128,7 +128,10 @@ struct Report {
     budget_met: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     uncertainty: Option<UncertaintyJson>,
-    /// Share of PE-register writes that saturated (first run, all images).
+    /// PE-register pairs clipped while the program ran (first run, all images, every
+    /// group of a bank).
+    saturated: u64,
+    /// `saturated` per PE, image and group.
     saturated_share: f64,
     program: String,
 }
@@ -381,6 +384,14 @@ fn write_outputs(
 fn report_of(a: &CheckArgs, s: &Subject, e: &Evaluation, images: usize) -> Report {
     let cycles: u64 = s.groups.iter().map(|(p, _)| p.cycles()).sum();
     let m = e.measurement.as_ref();
+    // Kernels of one group share its run, so each group's count is taken once.
+    let saturated: u64 = m.map_or(0, |m| {
+        s.groups
+            .iter()
+            .filter_map(|(_, members)| members.first().and_then(|&i| m.kernels.get(i)))
+            .map(|k| k.saturated)
+            .sum()
+    });
     Report {
         verified: e.verified,
         instructions: s.groups.iter().map(|(p, _)| p.instructions()).sum(),
@@ -396,11 +407,9 @@ fn report_of(a: &CheckArgs, s: &Subject, e: &Evaluation, images: usize) -> Repor
             accepted: r.accepted(),
             ensemble: r.members.clone(),
         }),
-        saturated_share: m.map_or(0.0, |m| {
-            m.kernels.first().map_or(0.0, |k| {
-                k.saturated as f64 / (crate::sim::PES * images.max(1)) as f64
-            })
-        }),
+        saturated,
+        saturated_share: saturated as f64
+            / (crate::sim::PES * images.max(1) * s.groups.len().max(1)) as f64,
         mismatch: e.mismatch.clone(),
         budget: s.budget.clone(),
         budget_met: s.budget_met,
@@ -526,6 +535,7 @@ fn write_html(
         border: r.border,
         kernels: summaries,
         images: panels,
+        saturated: r.verified.then_some(r.saturated),
     })
     .map_err(|e| CliError::msg(format!("{}: cannot render: {e}", file.display())))?;
     std::fs::write(file, &html)
@@ -625,7 +635,7 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
         println!(
             "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
              run 1; {:.2} % of PE-images)",
-            k.saturated,
+            r.saturated,
             100.0 * r.saturated_share
         );
         if let Some(p) = k.peak {

@@ -78,6 +78,8 @@ pub struct CheckPage<'a> {
     pub kernels: Vec<KernelSummary>,
     /// Pictures per image (empty when the proof failed).
     pub images: Vec<ImagePanels>,
+    /// PE-register pairs clipped while the program ran (none when nothing was measured).
+    pub saturated: Option<u64>,
 }
 
 /// Per image, the input and each target's exact and simulated results (run 0 of
@@ -273,11 +275,10 @@ fn error_table(p: &CheckPage<'_>) -> String {
         }
     }
     s.push_str("</table>");
-    if let Some(e) = p.kernels.iter().find_map(|k| k.errors.as_ref()) {
+    if let Some(n) = p.saturated {
         s.push_str(&format!(
-            "\n<p class=\"note\">{} PE-register pairs clipped while the program ran (every \
-             register, all images, run 1).</p>",
-            e.saturated
+            "\n<p class=\"note\">{n} PE-register pairs clipped while the program ran (every \
+             register, all images, every group of a bank, run 1).</p>"
         ));
     }
     s
