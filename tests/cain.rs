@@ -28,11 +28,7 @@ fn compile(s: &cain::Spec, seconds: f64, workers: usize) -> cain::Compiled {
 
 /// Proves a compiled program again, independently of the compiler's own check.
 fn assert_proven(c: &cain::Compiled) {
-    let general = c.registers.iter().map(|r| match r {
-        Reg::Gen(i) => usize::from(*i) + 1,
-        _ => 0,
-    });
-    let general = general.max().unwrap_or(6);
+    let general = Reg::general_count(&c.registers);
     prove(
         &c.program,
         c.input,

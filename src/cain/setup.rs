@@ -78,14 +78,7 @@ impl<'a> Setup<'a> {
                 lo.abs().max(hi.abs())
             })
             .collect();
-        let general = registers
-            .iter()
-            .map(|r| match r {
-                Reg::Gen(i) => usize::from(*i) + 1,
-                _ => 0,
-            })
-            .max()
-            .unwrap_or(6);
+        let general = Reg::general_count(&registers);
         let workers = opts.workers.or(spec.search.workers).unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, |n| n.get().min(spec::MAX_WORKERS))
         });

@@ -105,14 +105,7 @@ pub struct Spec {
 impl Spec {
     /// Number of general registers the device needs so that every listed one exists.
     pub fn general_count(&self) -> usize {
-        self.registers
-            .iter()
-            .map(|r| match r {
-                Reg::Gen(i) => usize::from(*i) + 1,
-                _ => 0,
-            })
-            .max()
-            .unwrap_or(0)
+        Reg::general_count(&self.registers)
     }
 }
 

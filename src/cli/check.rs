@@ -361,16 +361,12 @@ fn write_outputs(
         } else {
             dir.to_path_buf()
         };
-        let ts: Vec<check::Target> = members
-            .iter()
-            .filter_map(|&k| targets.get(k).cloned())
-            .collect();
         check::write_outputs(
             &sub,
             program,
             s.spec.input,
             s.spec.general_count(),
-            &ts,
+            &groups::members_of(members, targets),
             images,
             testbed,
             border,

@@ -118,6 +118,18 @@ impl Reg {
     /// General register `F`.
     pub const F: Reg = Reg::Gen(5);
 
+    /// How many general registers a device needs to hold every one of `regs` (the
+    /// highest general register's letter; 0 when there is none).
+    pub fn general_count(regs: &[Reg]) -> usize {
+        regs.iter()
+            .map(|r| match r {
+                Reg::Gen(i) => usize::from(*i) + 1,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether this is one of the general-purpose registers.
     pub fn is_general(self) -> bool {
         matches!(self, Reg::Gen(_))

@@ -7,7 +7,7 @@ use super::planes::block_means;
 use crate::isa::Reg;
 use crate::sim::{capture::GreyImage, run::RunError, N};
 use crate::verify::check::{self, KernelErrors, Target, Testbed};
-use crate::verify::groups::Groups;
+use crate::verify::groups::{per_target, Groups};
 use crate::verify::heatmap;
 use crate::verify::metrics::ErrorFigures;
 use image::{GrayImage, Luma, RgbImage};
@@ -95,29 +95,25 @@ pub fn image_panels(
     images
         .iter()
         .map(|(name, img)| {
-            let mut panels: Vec<Option<KernelPanel>> = targets.iter().map(|_| None).collect();
             let mut captured = None;
-            for (program, members) in groups {
-                let ts: Vec<Target> = members
-                    .iter()
-                    .filter_map(|&i| targets.get(i).cloned())
-                    .collect();
-                let run = check::first_run(program, input, general, &ts, img, testbed)?;
-                for ((&i, t), (exact, result)) in members.iter().zip(&ts).zip(run.kernels) {
-                    if let Some(slot) = panels.get_mut(i) {
-                        *slot = Some(KernelPanel {
+            let kernels = per_target(groups, targets, |program, ts| {
+                let run = check::first_run(program, input, general, ts, img, testbed)?;
+                captured.get_or_insert(run.input);
+                Ok::<_, RunError>(
+                    ts.iter()
+                        .zip(run.kernels)
+                        .map(|(t, (exact, result))| KernelPanel {
                             out: t.out.to_string(),
                             exact,
                             result,
-                        });
-                    }
-                }
-                captured.get_or_insert(run.input);
-            }
+                        })
+                        .collect(),
+                )
+            })?;
             Ok(ImagePanels {
                 name: name.clone(),
                 input: captured.unwrap_or_else(|| Array2::zeros((N, N))),
-                kernels: panels.into_iter().flatten().collect(),
+                kernels,
             })
         })
         .collect()

@@ -4,10 +4,10 @@
 //! asked, the error ranges over the profile's uncertainty ensemble. A single program is
 //! one group holding every kernel, so banks and plain programs share one path.
 
-use super::check::{self, KernelErrors, Measurement, ProfileTestbed, Target, Testbed};
+use super::check::{self, Measurement, ProfileTestbed, Target, Testbed};
 use super::predict::{PredictError, Predicted};
 use super::range::InputRange;
-use super::uncertainty::{KernelRange, RangeError, Ranges};
+use super::uncertainty::{RangeError, Ranges};
 use super::{proof, report};
 use crate::isa::{Program, Reg};
 use crate::sim;
@@ -85,23 +85,17 @@ pub fn measure_groups(
     testbed: &dyn Testbed,
     runs: u32,
 ) -> Result<Measurement, sim::run::RunError> {
-    let mut kernels: Vec<Option<KernelErrors>> = vec![None; targets.len()];
     let mut border = 0;
-    for (program, members) in groups {
-        let ts = members_of(members, targets);
-        let m = check::measure(program, input, general, &ts, images, testbed, runs)?;
+    let kernels = per_target(groups, targets, |program, ts| {
+        let m = check::measure(program, input, general, ts, images, testbed, runs)?;
         border = border.max(m.border);
-        for (&i, k) in members.iter().zip(m.kernels) {
-            if let Some(slot) = kernels.get_mut(i) {
-                *slot = Some(k);
-            }
-        }
-    }
+        Ok(m.kernels)
+    })?;
     Ok(Measurement {
         border,
         images: images.len(),
         runs: runs.max(1),
-        kernels: kernels.into_iter().flatten().collect(),
+        kernels,
     })
 }
 
@@ -116,23 +110,9 @@ pub fn predict_groups(
     profile: &Profile,
     border: usize,
 ) -> Result<Vec<Predicted>, PredictError> {
-    let mut out = vec![
-        Predicted {
-            rmse: 0.0,
-            bias: 0.0
-        };
-        targets.len()
-    ];
-    for (program, members) in groups {
-        let ts = members_of(members, targets);
-        let p = check::predict_on_images(program, input, general, &ts, images, profile, border)?;
-        for (&i, v) in members.iter().zip(p) {
-            if let Some(slot) = out.get_mut(i) {
-                *slot = v;
-            }
-        }
-    }
-    Ok(out)
+    per_target(groups, targets, |program, ts| {
+        check::predict_on_images(program, input, general, ts, images, profile, border)
+    })
 }
 
 /// One group holding every one of `kernels` kernels: how a plain program is checked.
@@ -248,30 +228,37 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
 /// profile's, the same for every group.
 fn ranges_of_groups(r: &Request) -> Result<Ranges, RangeError> {
     let mut members = Vec::new();
-    let mut kernels = vec![
-        KernelRange {
-            rmse: [0.0; 2],
-            bias: [0.0; 2],
-        };
-        r.targets.len()
-    ];
-    for (program, group) in r.groups {
-        let ts = members_of(group, r.targets);
+    let kernels = per_target(r.groups, r.targets, |program, ts| {
         let g = super::uncertainty::ranges(
-            program, r.input, r.general, &ts, r.images, r.testbed, r.runs,
+            program, r.input, r.general, ts, r.images, r.testbed, r.runs,
         )?;
-        for (&i, k) in group.iter().zip(g.kernels) {
-            if let Some(slot) = kernels.get_mut(i) {
-                *slot = k;
-            }
-        }
         members = g.members;
-    }
+        Ok::<_, RangeError>(g.kernels)
+    })?;
     Ok(Ranges { members, kernels })
 }
 
+/// Runs `f` on each group's program with that group's targets (`f` gives one result per
+/// target it is handed) and returns the results in target order.
+pub fn per_target<T: Clone, U, E>(
+    groups: &Groups,
+    targets: &[T],
+    mut f: impl FnMut(&Program, &[T]) -> Result<Vec<U>, E>,
+) -> Result<Vec<U>, E> {
+    let mut out: Vec<Option<U>> = targets.iter().map(|_| None).collect();
+    for (program, members) in groups {
+        let results = f(program, &members_of(members, targets))?;
+        for (&i, u) in members.iter().zip(results) {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(u);
+            }
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
 /// The items of `all` at the indices `members` (in that order).
-fn members_of<T: Clone>(members: &[usize], all: &[T]) -> Vec<T> {
+pub fn members_of<T: Clone>(members: &[usize], all: &[T]) -> Vec<T> {
     members
         .iter()
         .filter_map(|&i| all.get(i).cloned())
