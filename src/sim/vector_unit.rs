@@ -1,17 +1,19 @@
 //! Which vector unit the processor offers, detected once, and the one mechanism that
 //! runs a hot loop compiled for it: a [`Kernel`] is compiled once per unit and
 //! [`run_widest`] picks the copy at run time. Every copy does the same operations in
-//! the same order (no fused multiply-add is introduced, no sum reordered), so results
-//! are bit-identical whichever runs.
+//! the same order (the compiler fuses no multiply-add on its own and reorders no sum;
+//! the fused multiply-adds the code asks for with `mul_add` round once on every unit,
+//! in hardware on the vector units, in software in the portable copy), so results are
+//! bit-identical whichever runs.
 
 use std::sync::OnceLock;
 
 /// The widest vector instruction set usable by the hot loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VectorUnit {
-    /// AVX-512 (F, BW and VL).
+    /// AVX-512 (F, BW and VL), with FMA.
     Avx512,
-    /// AVX2.
+    /// AVX2 with FMA.
     Avx2,
     /// Whatever the target was compiled for.
     Portable,
@@ -25,12 +27,14 @@ pub fn widest() -> VectorUnit {
 
 #[cfg(target_arch = "x86_64")]
 fn detect() -> VectorUnit {
-    if std::arch::is_x86_feature_detected!("avx512f")
+    let fma = std::arch::is_x86_feature_detected!("fma");
+    if fma
+        && std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512bw")
         && std::arch::is_x86_feature_detected!("avx512vl")
     {
         VectorUnit::Avx512
-    } else if std::arch::is_x86_feature_detected!("avx2") {
+    } else if fma && std::arch::is_x86_feature_detected!("avx2") {
         VectorUnit::Avx2
     } else {
         VectorUnit::Portable
@@ -72,12 +76,12 @@ mod x86 {
 
     use super::Kernel;
 
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
     pub fn avx512<K: Kernel>(kernel: K) -> K::Output {
         kernel.run()
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub fn avx2<K: Kernel>(kernel: K) -> K::Output {
         kernel.run()
     }

@@ -278,6 +278,24 @@ impl Band<'_> {
                 rows::bus_row(&srcs[..k], 1, &mut plane[local * N..(local + 1) * N]);
                 self.planes[*slot] = plane;
             }
+            Way::Fused(fused, true) if self.direct_receiver(shared, t).is_some() => {
+                // One receiver that is not a source: the bus value goes through the layer
+                // in the same pass as the sum, straight into the receiving row. The
+                // receiving plane leaves the band while its row is written, so the
+                // sources (other planes) can be read at the same time.
+                let Some((slot, w)) = &fused[0] else {
+                    unreachable!("a fused transfer has its receiver in the first slot")
+                };
+                let plane = std::mem::take(&mut self.planes[*slot]);
+                let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+                let out = &mut plane[local * N..(local + 1) * N];
+                let n = w.row_from_sources(r, &srcs[..k], out, &mut s.hit);
+                self.planes[*slot] = plane;
+                if n > 0 {
+                    rows::mark_clipped(&mut self.clip_maps[*slot][local * N..], &s.hit);
+                    clipped[*slot] += n;
+                }
+            }
             Way::Fused(fused, true) => {
                 // The row's sum comes before any of its writes (the bus reads before it
                 // writes; a receiver read from another row is read from its snapshot).

@@ -3,6 +3,10 @@
 //! drawn once per chip, on first use, and shared by every model of that chip: the runs
 //! of a Monte Carlo batch differ only in their run seed, so they draw the chip once
 //! rather than once per run.
+//!
+//! The gain and offset deviates a write reads are packed two to a 32-bit word (see
+//! [`pack`]): one load per PE brings both, so a noisy write moves one plane of fixed
+//! pattern rather than two.
 
 use super::profile::UncorrectedLoad;
 use super::rng::{self, stream};
@@ -18,16 +22,14 @@ const OFFSET_SLOTS: usize = 257;
 /// made one after another share theirs too.
 const KEPT: usize = 4;
 
-/// A gain plane and an offset plane.
-type PlanePair = (Vec<f32>, Vec<f32>);
-
 /// The fixed-pattern planes of one chip, each drawn on first use.
 pub struct Chip {
     seed: u64,
     gain: OnceLock<Vec<f32>>,
-    offsets: Vec<OnceLock<Vec<f32>>>,
-    load: OnceLock<PlanePair>,
-    capture: OnceLock<PlanePair>,
+    /// Per register slot, the gain deviate and that register's offset deviate, packed.
+    offsets: Vec<OnceLock<Vec<u32>>>,
+    load: OnceLock<Vec<u32>>,
+    capture: OnceLock<Vec<u32>>,
     readout: OnceLock<Vec<f32>>,
     uncorrected: OnceLock<UncorrectedDeviates>,
 }
@@ -76,36 +78,37 @@ impl Chip {
     }
 
     /// The per-PE gain deviation `G` shared by every bus kind.
-    pub fn gain(&self) -> &[f32] {
+    fn gain(&self) -> &[f32] {
         self.gain.get_or_init(|| self.plane(stream::FP_GAIN, 0))
     }
 
-    /// The per-PE offset deviation `O` of register `reg` (general registers have their
-    /// own plane, every NEWS cell shares one).
-    pub fn offset(&self, reg: Reg) -> &[f32] {
+    /// The per-PE gain deviation `G` and offset deviation `O` of register `reg`, packed
+    /// (general registers have their own offset plane, every NEWS cell shares one).
+    pub fn transfer(&self, reg: Reg) -> &[u32] {
         let slot = match reg {
             Reg::Gen(i) => usize::from(i),
             _ => OFFSET_SLOTS - 1,
         };
-        self.offsets[slot].get_or_init(|| self.plane(stream::FP_OFFSET, slot as u64))
+        self.offsets[slot].get_or_init(|| {
+            let o = self.plane(stream::FP_OFFSET, slot as u64);
+            pack_planes(self.gain(), &o)
+        })
     }
 
-    /// Gain and offset deviations of the DAC load.
-    pub fn load(&self) -> (&[f32], &[f32]) {
-        let (g, o) = self.load.get_or_init(|| {
+    /// Gain and offset deviations of the DAC load, packed.
+    pub fn load(&self) -> &[u32] {
+        self.load.get_or_init(|| {
             let g = self.plane(stream::LOAD_GAIN, 0);
-            (g, self.plane(stream::LOAD_OFFSET, 0))
-        });
-        (g, o)
+            pack_planes(&g, &self.plane(stream::LOAD_OFFSET, 0))
+        })
     }
 
-    /// Gain and offset deviations of the capture.
-    pub fn capture(&self) -> (&[f32], &[f32]) {
-        let (g, o) = self.capture.get_or_init(|| {
+    /// Gain and offset deviations of the capture, packed.
+    pub fn capture(&self) -> &[u32] {
+        self.capture.get_or_init(|| {
             let g = self.plane(stream::CAPTURE_GAIN, 0);
-            (g, self.plane(stream::CAPTURE_OFFSET, 0))
-        });
-        (g, o)
+            pack_planes(&g, &self.plane(stream::CAPTURE_OFFSET, 0))
+        })
     }
 
     /// The fixed pattern of the uncorrected load (`load_in`) under `p`, per PE in
@@ -144,6 +147,38 @@ impl Chip {
     }
 }
 
+/// A gain deviate and an offset deviate in one word: each rounded to the nearest
+/// bfloat16 (the upper half of its f32, 8 significant bits; ties to even), the gain's in
+/// the upper half of the word, the offset's in the lower. Unpacking is one mask or one
+/// shift per deviate ([`gain_of`], [`offset_of`]). The rounding moves a unit deviate by
+/// at most 2^-9 of itself, without bias: far below anything the device data resolve.
+pub fn pack(gain: f32, offset: f32) -> u32 {
+    (bf16_bits(gain) << 16) | bf16_bits(offset)
+}
+
+/// The upper 16 bits of `x` rounded to nearest, ties to even (`x` finite).
+fn bf16_bits(x: f32) -> u32 {
+    let b = x.to_bits();
+    (b + 0x7fff + ((b >> 16) & 1)) >> 16
+}
+
+/// The gain deviate of a packed word.
+#[inline(always)]
+pub fn gain_of(w: u32) -> f32 {
+    f32::from_bits(w & 0xffff_0000)
+}
+
+/// The offset deviate of a packed word.
+#[inline(always)]
+pub fn offset_of(w: u32) -> f32 {
+    f32::from_bits(w << 16)
+}
+
+/// Two planes packed PE by PE.
+fn pack_planes(gain: &[f32], offset: &[f32]) -> Vec<u32> {
+    gain.iter().zip(offset).map(|(&g, &o)| pack(g, o)).collect()
+}
+
 /// The shapes across the columns, each of mean 0 and root mean square 1 over the
 /// columns: a quadratic bow (centre up) and a linear tilt (east up).
 static BOW: LazyLock<[f64; N]> = LazyLock::new(|| unit_shape(|u| -u * u));
@@ -169,12 +204,42 @@ mod tests {
         let b = Chip::shared(11);
         assert!(Arc::ptr_eq(&a, &b));
         let fresh = Chip::new(11);
-        assert_eq!(a.offset(Reg::Gen(2)), fresh.offset(Reg::Gen(2)));
+        assert_eq!(a.transfer(Reg::Gen(2)), fresh.transfer(Reg::Gen(2)));
         assert_eq!(
-            a.offset(Reg::X(crate::isa::Dir::North)),
-            fresh.offset(Reg::News)
+            a.transfer(Reg::X(crate::isa::Dir::North)),
+            fresh.transfer(Reg::News)
         );
         assert_ne!(a.gain(), Chip::shared(12).gain());
+        // Every register shares the gain deviates; each has its own offsets.
+        let (p2, p3) = (a.transfer(Reg::Gen(2)), a.transfer(Reg::Gen(3)));
+        assert!(p2.iter().zip(p3).all(|(&x, &y)| gain_of(x) == gain_of(y)));
+        assert!(p2
+            .iter()
+            .zip(p3)
+            .any(|(&x, &y)| offset_of(x) != offset_of(y)));
+    }
+
+    #[test]
+    fn packing_rounds_each_deviate_to_eight_significant_bits() {
+        for (g, o) in [
+            (1.0f32, -2.5f32),
+            (0.1234, -3.9),
+            (-0.000_123, 4.4),
+            (0.0, -0.0),
+        ] {
+            let w = pack(g, o);
+            for (x, y) in [(g, gain_of(w)), (o, offset_of(w))] {
+                assert!((x - y).abs() <= x.abs() / 512.0, "{x} -> {y}");
+                assert_eq!(y.to_bits() & 0xffff, 0);
+            }
+        }
+        // Exactly representable values pass through; ties go to even.
+        assert_eq!(gain_of(pack(-1.5, 0.0)), -1.5);
+        assert_eq!(offset_of(pack(0.0, f32::from_bits(0x3f80_8000))), 1.0);
+        assert_eq!(
+            offset_of(pack(0.0, f32::from_bits(0x3f81_8000))),
+            f32::from_bits(0x3f82_0000)
+        );
     }
 
     #[test]

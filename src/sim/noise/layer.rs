@@ -11,12 +11,14 @@
 //! number of threads.
 
 use super::bus_kind::BusKind;
+use super::chip::{self, Chip};
 use super::profile::Profile;
 use super::rng::{self, stream};
-use super::scaled::{Scaled, Term, Terms};
+use super::term::Term;
 use crate::isa::Reg;
 use crate::sim::array::N;
 use crate::sim::layer::{ReadCtx, RowWrite, WriteCtx, WriteLayer};
+use crate::sim::machine::bus_value;
 use crate::sim::run::DEFAULT_CLOCK_HZ;
 use crate::sim::vector_unit::{run_widest, Kernel};
 use std::sync::{Arc, OnceLock};
@@ -36,9 +38,8 @@ pub struct NoiseModel {
     capture: Term,
     saturation: Option<(f32, f32)>,
     decay: Option<(f64, f32)>,
-    /// The chip's fixed pattern scaled by the profile's terms (shared with every model
-    /// of the same chip and profile).
-    scaled: Arc<Scaled>,
+    /// The chip's fixed pattern (unit planes, shared with every model of the chip).
+    chip: Arc<Chip>,
     /// Per temporal stream tag (see [`stream`]): the run seed mixed with the tag, the
     /// part of every row key of that stream that [`rng::temporal_key`] completes.
     temporal_keys: [u64; stream::TEMPORAL_STREAMS],
@@ -72,14 +73,7 @@ impl NoiseModel {
             chip_seed,
             run_seed,
             clock_hz: DEFAULT_CLOCK_HZ,
-            scaled: Scaled::shared(
-                chip_seed,
-                Terms {
-                    kinds,
-                    load: Term::of_injection(&profile.load),
-                    capture: Term::of_injection(&profile.capture),
-                },
-            ),
+            chip: Chip::shared(chip_seed),
             temporal_keys: std::array::from_fn(|tag| rng::stream_key(run_seed, tag as u64)),
         }
     }
@@ -109,22 +103,19 @@ impl NoiseModel {
     }
 
     /// Draws every fixed-pattern plane now rather than on first use (so that timing a
-    /// run does not include drawing the chip): the planes of single-receiver transfers
-    /// of every source count into `general` registers and `NEWS`, the load's and the
-    /// capture's.
+    /// run does not include drawing the chip): the transfer planes of `general`
+    /// registers and `NEWS`, the load's and the capture's.
     pub fn prepare(&self, general: usize) {
         let mut regs: Vec<Reg> = (0..general.min(256)).map(|i| Reg::Gen(i as u8)).collect();
         regs.push(Reg::News);
-        for kind in BusKind::ALL {
-            for &reg in &regs {
-                self.scaled.transfer(kind, reg);
-            }
+        for &reg in &regs {
+            self.chip.transfer(reg);
         }
         if !self.load.is_identity() {
-            self.scaled.load();
+            self.chip.load();
         }
         if !self.capture.is_identity() {
-            self.scaled.capture();
+            self.chip.capture();
         }
         if let Some(u) = &self.uncorrected {
             self.uncorrected_pattern(u);
@@ -135,35 +126,29 @@ impl NoiseModel {
     fn uncorrected_pattern<'a>(&'a self, u: &'a Uncorrected) -> &'a [f32] {
         u.pattern.get_or_init(|| {
             let mut p = self
-                .scaled
-                .chip()
+                .chip
                 .uncorrected_pattern(&self.profile.load_uncorrected);
             p.iter_mut().for_each(|v| *v = -*v);
             p
         })
     }
 
-    /// The uncorrected load's term on one write: its systematic offset and this load's
-    /// common deviate, negated like the pattern (one deviate per instruction, so every
-    /// row of the write shares it).
-    fn uncorrected_term(&self, u: &Uncorrected, seq: u64) -> Term {
+    /// The uncorrected load's systematic offset and this load's common deviate, negated
+    /// like the pattern (one deviate per instruction, so every row of the write shares
+    /// it).
+    fn uncorrected_offset(&self, u: &Uncorrected, seq: u64) -> f32 {
         let key = rng::row_key(self.run_seed, stream::UNCORRECTED_COMMON, seq, 0, 0);
         let z = rng::normal(rng::lane_hash(key, 0));
-        Term {
-            gain1: 1.0,
-            offset: -(u.offset + u.common * z),
-            pattern_offset: 1.0,
-            ..Term::default()
-        }
+        -(u.offset + u.common * z)
     }
 
-    /// Term `term` on row `row` of a write, with that row of its gain and offset factor
-    /// planes, its temporal noise from stream `noise`.
+    /// Term `term` on row `row` of a write, with that row of its packed gain and offset
+    /// deviates, its temporal noise from stream `noise`.
     #[inline(always)]
     fn row_term<'a>(
         &self,
         term: &Term,
-        (gain, offset): (&'a [f32], &'a [f32]),
+        pattern: &'a [u32],
         noise: u64,
         ctx: &WriteCtx,
         row: usize,
@@ -174,8 +159,8 @@ impl NoiseModel {
             rng::temporal_row(key)
         });
         RowTerm {
-            gain: one_row(gain),
-            offset: one_row(offset),
+            pattern: one_row(&pattern[row * N..(row + 1) * N]),
+            factors: Factors::of(term),
             noise,
             sd: term.noise2.sqrt(),
             noise2: term.noise2,
@@ -202,7 +187,7 @@ impl NoiseModel {
         };
         Some(FusedWrite {
             model: self,
-            planes: self.scaled.transfer(ctx.kind(), reg),
+            pattern: self.chip.transfer(reg),
             term: *term,
             ctx: *ctx,
             limits,
@@ -251,14 +236,8 @@ impl NoiseModel {
         let load = ctx.reads_in && !self.load.is_identity();
         let uncorrected = self.uncorrected.as_ref().filter(|_| ctx.in_uncorrected);
         let capture = ctx.reads_pix && !self.capture.is_identity();
-        let planes = self.scaled.transfer(kind, reg);
-        let first = self.row_term(
-            transfer,
-            row_of(planes, w.row),
-            stream::TEMPORAL,
-            ctx,
-            w.row,
-        );
+        let pattern = self.chip.transfer(reg);
+        let first = self.row_term(transfer, pattern, stream::TEMPORAL, ctx, w.row);
         let plain = !load && uncorrected.is_none() && !capture;
         if let (true, Some((lo, hi))) = (plain, self.saturation) {
             // The common case in one pass: the transfer's term and clipping.
@@ -266,30 +245,21 @@ impl NoiseModel {
         }
         first.apply(src, out);
         if load {
-            let planes = self.scaled.load();
-            let planes = row_of(planes, w.row);
-            let t = self.row_term(&self.load, planes, stream::TEMPORAL_LOAD, ctx, w.row);
+            let pattern = self.chip.load();
+            let t = self.row_term(&self.load, pattern, stream::TEMPORAL_LOAD, ctx, w.row);
             t.apply(&out.clone(), out);
         }
         if let Some(u) = uncorrected {
-            // The term changes from load to load: its factor rows are made here, rounded
-            // as the planes of the other terms are.
-            let term = self.uncorrected_term(u, ctx.seq);
-            let (g, o) = row_of(
-                (self.scaled.chip().gain(), self.uncorrected_pattern(u)),
-                w.row,
-            );
-            let gain: [f32; N] = std::array::from_fn(|c| term.gain1 + term.pattern_gain * g[c]);
-            let offset: [f32; N] =
-                std::array::from_fn(|c| term.offset + term.pattern_offset * o[c]);
-            let planes = (&gain[..], &offset[..]);
-            let t = self.row_term(&term, planes, stream::TEMPORAL_LOAD, ctx, w.row);
-            t.apply(&out.clone(), out);
+            // An offset per load and the structured pattern; no gain, no noise of its own.
+            let offset = self.uncorrected_offset(u, ctx.seq);
+            let pattern = &self.uncorrected_pattern(u)[w.row * N..(w.row + 1) * N];
+            for (o, p) in out.iter_mut().zip(pattern) {
+                *o += offset + p;
+            }
         }
         if capture {
-            let planes = self.scaled.capture();
-            let planes = row_of(planes, w.row);
-            let t = self.row_term(&self.capture, planes, stream::TEMPORAL_CAPTURE, ctx, w.row);
+            let pattern = self.chip.capture();
+            let t = self.row_term(&self.capture, pattern, stream::TEMPORAL_CAPTURE, ctx, w.row);
             t.apply(&out.clone(), out);
         }
         match self.saturation {
@@ -313,8 +283,8 @@ struct Uncorrected {
 /// still in the core's first-level cache, rather than through a call per band.
 pub struct FusedWrite<'a> {
     model: &'a NoiseModel,
-    /// The kind's gain plane and the receiver's offset plane.
-    planes: (&'a [f32], &'a [f32]),
+    /// The gain deviates and the receiver's offset deviates, packed.
+    pattern: &'a [u32],
     term: Term,
     ctx: WriteCtx,
     limits: (f32, f32),
@@ -325,13 +295,9 @@ impl FusedWrite<'_> {
     /// `clipped` which entries were clipped when any was, and returns how many.
     #[inline(always)]
     pub fn row(&self, row: usize, src: &[f32], out: &mut [f32], clipped: &mut [bool]) -> u64 {
-        let t = self.model.row_term(
-            &self.term,
-            row_of(self.planes, row),
-            stream::TEMPORAL,
-            &self.ctx,
-            row,
-        );
+        let t = self
+            .model
+            .row_term(&self.term, self.pattern, stream::TEMPORAL, &self.ctx, row);
         t.apply_clipped(
             one_row(src),
             one_row_mut(out),
@@ -340,32 +306,94 @@ impl FusedWrite<'_> {
             self.limits,
         )
     }
+
+    /// [`FusedWrite::row`] for the only receiver of a transfer, with the bus value
+    /// ([`bus_value`] of one receiver) taken from the source rows `srcs` (at most four)
+    /// in the same pass: the row of bus values is never stored.
+    #[inline(always)]
+    pub fn row_from_sources(
+        &self,
+        row: usize,
+        srcs: &[&[f32]],
+        out: &mut [f32],
+        clipped: &mut [bool],
+    ) -> u64 {
+        let t = self
+            .model
+            .row_term(&self.term, self.pattern, stream::TEMPORAL, &self.ctx, row);
+        let (out, clipped) = (one_row_mut(out), one_row_mut(clipped));
+        let limits = self.limits;
+        match *srcs {
+            [] => t.clipped_by(|_| bus_value::<f32>(&[], 1), out, clipped, limits),
+            [a] => {
+                let a = one_row(a);
+                t.clipped_by(|c| bus_value(&[a[c]], 1), out, clipped, limits)
+            }
+            [a, b] => {
+                let (a, b) = (one_row(a), one_row(b));
+                t.clipped_by(|c| bus_value(&[a[c], b[c]], 1), out, clipped, limits)
+            }
+            [a, b, c3] => {
+                let (a, b, c3) = (one_row(a), one_row(b), one_row(c3));
+                let v = |c: usize| bus_value(&[a[c], b[c], c3[c]], 1);
+                t.clipped_by(v, out, clipped, limits)
+            }
+            [a, b, c3, d] => {
+                let (a, b, c3, d) = (one_row(a), one_row(b), one_row(c3), one_row(d));
+                let v = |c: usize| bus_value(&[a[c], b[c], c3[c], d[c]], 1);
+                t.clipped_by(v, out, clipped, limits)
+            }
+            _ => unreachable!("a bus instruction has at most four sources"),
+        }
+    }
 }
 
 /// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
-/// (s_s v)^2)`, with the per-PE factors `1 + g + pg G` and `o + po O` taken from planes
-/// computed once per chip and profile ([`Scaled`]) and the temporal noise from
-/// [`rng::temporal_row`]. Every transfer, load and capture goes through [`perturbed`],
-/// the one formula of the model.
+/// (s_s v)^2)`, with the unit deviates `G` and `O` of the chip (packed, see
+/// [`chip::pack`]) and the temporal noise from [`rng::temporal_row`]. Every transfer,
+/// load and capture goes through [`perturbed`], the one formula of the model.
 struct RowTerm<'a> {
-    /// The per-PE gain and offset factors of the term.
-    gain: &'a [f32; N],
-    offset: &'a [f32; N],
-    /// The two windows of unit deviates and their signed scale (`None`: no temporal
-    /// noise).
-    noise: Option<(&'static [f32; N], &'static [f32; N], f32)>,
+    /// The row of packed gain and offset deviates the term sees.
+    pattern: &'a [u32; N],
+    factors: Factors,
+    /// The window of unit deviates and its sign (`None`: no temporal noise).
+    noise: Option<(&'static [f32; N], f32)>,
     /// `s_t`, `s_t^2` and `s_s^2`.
     sd: f32,
     noise2: f32,
     signal2: f32,
 }
 
-/// The formula of the model for one PE: `x` through the PE's gain and offset factors `g`
-/// and `o`, plus `sd` times the deviate `z`. No fused multiply-add: every code path
-/// rounds the same way, so results are identical with and without SIMD.
+/// The scalar factors of a term: `1 + g`, `pg`, `o` and `po`.
+#[derive(Clone, Copy)]
+struct Factors {
+    gain1: f32,
+    pattern_gain: f32,
+    offset: f32,
+    pattern_offset: f32,
+}
+
+impl Factors {
+    fn of(t: &Term) -> Factors {
+        Factors {
+            gain1: t.gain1,
+            pattern_gain: t.pattern_gain,
+            offset: t.offset,
+            pattern_offset: t.pattern_offset,
+        }
+    }
+}
+
+/// The formula of the model for one PE: `x` through the PE's gain `1 + g + pg G` and
+/// offset `o + po O` (unit deviates `G` and `O` packed in `p`), plus `sd` times the
+/// deviate `z`: four fused multiply-adds. A fused multiply-add rounds once, the same
+/// on every processor and vector unit (in software where the hardware has none), so
+/// results do not depend on which copy of a loop runs.
 #[inline(always)]
-fn perturbed(x: f32, g: f32, o: f32, sd: f32, z: f32) -> f32 {
-    x * g + o + sd * z
+fn perturbed(x: f32, f: Factors, p: u32, sd: f32, z: f32) -> f32 {
+    let gain = f.pattern_gain.mul_add(chip::gain_of(p), f.gain1);
+    let offset = f.pattern_offset.mul_add(chip::offset_of(p), f.offset);
+    sd.mul_add(z, x.mul_add(gain, offset))
 }
 
 impl RowTerm<'_> {
@@ -374,24 +402,24 @@ impl RowTerm<'_> {
     // Indices into fixed-size rows: the loops compile without bounds checks.
     #[allow(clippy::needless_range_loop)]
     fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
-        let (g, o) = (self.gain, self.offset);
-        let Some((za, zb, scale)) = self.noise else {
+        let (p, f) = (self.pattern, self.factors);
+        let Some((z, sign)) = self.noise else {
             for c in 0..N {
-                out[c] = perturbed(src[c], g[c], o[c], 0.0, 0.0);
+                out[c] = perturbed(src[c], f, p[c], 0.0, 0.0);
             }
             return;
         };
         if self.signal2 == 0.0 {
             // The noise does not depend on the value: no square root per PE.
-            let sd = self.sd * scale;
+            let sd = self.sd * sign;
             for c in 0..N {
-                out[c] = perturbed(src[c], g[c], o[c], sd, za[c] + zb[c]);
+                out[c] = perturbed(src[c], f, p[c], sd, z[c]);
             }
         } else {
             for c in 0..N {
                 let x = src[c];
-                let sd = (self.noise2 + self.signal2 * x * x).sqrt() * scale;
-                out[c] = perturbed(x, g[c], o[c], sd, za[c] + zb[c]);
+                let sd = (self.noise2 + self.signal2 * x * x).sqrt() * sign;
+                out[c] = perturbed(x, f, p[c], sd, z[c]);
             }
         }
     }
@@ -400,7 +428,6 @@ impl RowTerm<'_> {
     /// noise does not depend on the value. Only a count in the hot loop; which PEs were
     /// clipped is worked out again in the rare row that has any.
     #[inline(always)]
-    #[allow(clippy::needless_range_loop)] // As in `apply`.
     fn apply_clipped(
         &self,
         src: &[f32; N],
@@ -413,44 +440,74 @@ impl RowTerm<'_> {
             self.apply(src, out);
             return clip_row(out, mask, clipped, (lo, hi));
         }
-        let (g, o) = (self.gain, self.offset);
-        let (za, zb, scale) = self.noise.unwrap_or((&ZEROS, &ZEROS, 0.0));
-        let sd = self.sd * scale;
-        let at = |c: usize| perturbed(src[c], g[c], o[c], sd, za[c] + zb[c]);
-        let mut n = 0u32;
         match mask {
-            None => {
-                for c in 0..N {
-                    let y = at(c);
-                    let k = clip(y, lo, hi);
-                    out[c] = k;
-                    n += u32::from(k != y);
-                }
-            }
-            Some(m) => {
-                for c in 0..N {
-                    let y = at(c);
-                    let k = clip(y, lo, hi);
-                    out[c] = k;
-                    n += u32::from(m[c] & (k != y));
-                }
-            }
+            None => self.clipped_by(|c| src[c], out, clipped, (lo, hi)),
+            Some(m) => self.masked_clipped(src, out, m, clipped, (lo, hi)),
+        }
+    }
+
+    /// [`RowTerm::apply_clipped`] without a mask, of the values `x(c)`, for a term whose
+    /// noise does not depend on the value.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // As in `apply`.
+    fn clipped_by(
+        &self,
+        x: impl Fn(usize) -> f32,
+        out: &mut [f32; N],
+        clipped: &mut [bool; N],
+        (lo, hi): (f32, f32),
+    ) -> u64 {
+        let (p, f) = (self.pattern, self.factors);
+        let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
+        let sd = self.sd * sign;
+        let at = |c: usize| perturbed(x(c), f, p[c], sd, z[c]);
+        let mut n = 0u32;
+        for c in 0..N {
+            let y = at(c);
+            let k = clip(y, lo, hi);
+            out[c] = k;
+            n += u32::from(k != y);
         }
         if n > 0 {
+            // Only now which PEs: the values are worked out again.
             for c in 0..N {
                 let y = at(c);
-                clipped[c] = mask.is_none_or(|m| m[c]) & (clip(y, lo, hi) != y);
+                clipped[c] = clip(y, lo, hi) != y;
             }
         }
         u64::from(n)
     }
-}
 
-/// Row `row` of a pair of planes.
-#[inline(always)]
-fn row_of<'a>((g, o): (&'a [f32], &'a [f32]), row: usize) -> (&'a [f32], &'a [f32]) {
-    let r = row * N..(row + 1) * N;
-    (&g[r.clone()], &o[r])
+    /// [`RowTerm::apply_clipped`] under a mask.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // As in `apply`.
+    fn masked_clipped(
+        &self,
+        src: &[f32; N],
+        out: &mut [f32; N],
+        m: &[bool; N],
+        clipped: &mut [bool; N],
+        (lo, hi): (f32, f32),
+    ) -> u64 {
+        let (p, f) = (self.pattern, self.factors);
+        let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
+        let sd = self.sd * sign;
+        let at = |c: usize| perturbed(src[c], f, p[c], sd, z[c]);
+        let mut n = 0u32;
+        for c in 0..N {
+            let y = at(c);
+            let k = clip(y, lo, hi);
+            out[c] = k;
+            n += u32::from(m[c] & (k != y));
+        }
+        if n > 0 {
+            for c in 0..N {
+                let y = at(c);
+                clipped[c] = m[c] & (clip(y, lo, hi) != y);
+            }
+        }
+        u64::from(n)
+    }
 }
 
 /// A row of zero deviates (a term without temporal noise).
@@ -575,7 +632,7 @@ impl WriteLayer for NoiseModel {
             vals.iter_mut().zip(&noise).for_each(|(v, n)| *v += s * n);
         }
         if r.pattern_offset > 0.0 {
-            let p = self.scaled.chip().readout();
+            let p = self.chip.readout();
             let s = r.pattern_offset as f32;
             vals.iter_mut()
                 .zip(&p[row * N..(row + 1) * N])

@@ -9,8 +9,8 @@ pub mod chip;
 pub mod layer;
 pub mod profile;
 pub mod rng;
-mod scaled;
 pub mod stats;
+mod term;
 pub mod uncertainty;
 
 pub use bus_kind::BusKind;

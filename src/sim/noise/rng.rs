@@ -12,18 +12,17 @@
 //!   pattern, and the readout noise.
 //! - [`temporal_row`] serves the temporal noise of every bus write, the hot loop of a
 //!   noisy run, where the hash alone would cost several times the write itself. A row
-//!   of deviates is two windows of 256 consecutive entries of two fixed tables of
-//!   normal deviates, at offsets and with signs taken from the row key, summed: two
-//!   loads and an add per PE. Each table is antithetic and scaled so that its entries
-//!   have mean exactly 0 and mean square exactly 1, so over the random offsets every
-//!   deviate has mean 0 and variance 1 exactly; its shape is that of [`normal`]. The
-//!   price is that two rows whose windows overlap in one table share part of their
-//!   noise (shifted): one pair of rows in about 64 overlaps in one table, half of the
-//!   variance of the overlapping columns is then shared, and overlaps in both tables
-//!   are a hundred times rarer still; and the fixed tables carry their own lag
-//!   correlations, at the level of their sampling error (about 0.01). For temporal
-//!   noise, whose spread is a small part of the error budget, exact moments matter and
-//!   such weak correlation does not.
+//!   of deviates is a window of 256 consecutive entries of one fixed table of normal
+//!   deviates, at an offset and with a sign taken from the row key: one load per PE,
+//!   from a table that stays in the core's second-level cache. The table is antithetic
+//!   and scaled so that its entries have mean exactly 0 and mean square exactly 1, so
+//!   over the random offsets and signs every deviate has mean 0 and variance 1 exactly;
+//!   its shape is that of [`normal`]. The price is that two rows whose windows overlap
+//!   share that stretch of their noise (shifted, with a sign): one pair of rows in
+//!   about 128 overlaps, over half a row on average; and the fixed table carries its
+//!   own lag correlations, at the level of its sampling error (about 0.006). For
+//!   temporal noise, whose spread is a small part of the error budget, exact moments
+//!   matter and such weak, rare correlation does not.
 
 /// Stream tags: independent random streams derived from the same seed.
 pub mod stream {
@@ -58,7 +57,7 @@ pub mod stream {
     /// The uncorrected load's per-column deviates (row 0 of the plane), per-row
     /// deviates (row 1) and tilt (row 2, column 0).
     pub const UNCORRECTED_LINES: u64 = 25;
-    /// The fixed tables temporal noise is read from.
+    /// The fixed table temporal noise is read from.
     pub const TEMPORAL_TABLE: u64 = 32;
 }
 
@@ -167,24 +166,24 @@ pub fn fill_normals(key: u64, out: &mut [f32]) {
     }
 }
 
-/// Entries of one temporal-noise table (a power of two, so an offset is a mask of key
-/// bits).
-const TABLE_LEN: usize = 1 << 15;
-/// Row length served from the tables: a window starting at any offset must fit.
+/// Entries of the temporal-noise table (a power of two, so an offset is a mask of key
+/// bits): 256 KiB, which stays in a core's second-level cache beside a band's planes.
+const TABLE_LEN: usize = 1 << 16;
+/// Row length served from the table: a window starting at any offset must fit.
 const ROW: usize = 256;
 
-/// The two tables of temporal noise, each `TABLE_LEN` deviates followed by a copy of
-/// its first `ROW` (so that every window is contiguous).
-fn temporal_tables() -> &'static [Vec<f32>; 2] {
-    static TABLES: std::sync::OnceLock<[Vec<f32>; 2]> = std::sync::OnceLock::new();
-    TABLES.get_or_init(|| [0, 1].map(temporal_table))
+/// The table of temporal noise: `TABLE_LEN` deviates followed by a copy of its first
+/// `ROW` (so that every window is contiguous).
+fn temporal_table() -> &'static [f32] {
+    static TABLE: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(draw_temporal_table)
 }
 
-/// Temporal-noise table `which`: `TABLE_LEN / 2` deviates of [`normal`] and their
-/// negatives (mean exactly 0), scaled to mean square 1.
-fn temporal_table(which: u64) -> Vec<f32> {
+/// The temporal-noise table: `TABLE_LEN / 2` deviates of [`normal`] and their negatives
+/// (mean exactly 0), scaled to mean square 1.
+fn draw_temporal_table() -> Vec<f32> {
     let half = TABLE_LEN / 2;
-    let key = row_key(0x7ab1e, stream::TEMPORAL_TABLE, which, 0, 0);
+    let key = row_key(0x7ab1e, stream::TEMPORAL_TABLE, 0, 0, 0);
     let draws: Vec<f64> = (0..half)
         .map(|i| f64::from(normal(lane_hash(key, i as u32))))
         .collect();
@@ -196,24 +195,17 @@ fn temporal_table(which: u64) -> Vec<f32> {
     t
 }
 
-/// The temporal noise of row key `key`: two windows of 256 table entries and a signed
-/// scale, the deviate of column `c` being `scale * (a[c] + b[c])` (unit variance).
+/// The temporal noise of row key `key`: a window of 256 table entries and a sign, the
+/// deviate of column `c` being `sign * w[c]` (unit variance).
 #[inline]
-pub fn temporal_row(key: u64) -> (&'static [f32; ROW], &'static [f32; ROW], f32) {
-    let [t0, t1] = temporal_tables();
-    let window = |t: &'static Vec<f32>, bits: u64| -> &'static [f32; ROW] {
-        let at = bits as usize & (TABLE_LEN - 1);
-        t[at..at + ROW]
-            .try_into()
-            .expect("the tables extend past every offset")
-    };
-    // Bits of a well-mixed key: 15 for each offset, one for the sign.
-    let scale = if key >> 63 == 0 {
-        std::f32::consts::FRAC_1_SQRT_2
-    } else {
-        -std::f32::consts::FRAC_1_SQRT_2
-    };
-    (window(t0, key), window(t1, key >> 20), scale)
+pub fn temporal_row(key: u64) -> (&'static [f32; ROW], f32) {
+    // Bits of a well-mixed key: 16 for the offset, one for the sign.
+    let at = key as usize & (TABLE_LEN - 1);
+    let window = temporal_table()[at..at + ROW]
+        .try_into()
+        .expect("the table extends past every offset");
+    let sign = if key >> 63 == 0 { 1.0 } else { -1.0 };
+    (window, sign)
 }
 
 /// A whole plane of standard normal deviates for stream `stream`, index `a` of `seed`
@@ -291,24 +283,23 @@ mod tests {
         let key = stream_key(seed, stream::TEMPORAL);
         let mut out = Vec::with_capacity(rows * ROW);
         for r in 0..rows {
-            let (a, b, scale) = temporal_row(temporal_key(key, r as u64 / 256, 3, r % 256));
-            out.extend((0..ROW).map(|c| f64::from(scale * (a[c] + b[c]))));
+            let (w, sign) = temporal_row(temporal_key(key, r as u64 / 256, 3, r % 256));
+            out.extend((0..ROW).map(|c| f64::from(sign * w[c])));
         }
         out
     }
 
     #[test]
-    fn temporal_tables_have_exact_moments() {
-        for t in temporal_tables() {
-            let body = &t[..TABLE_LEN];
-            let n = TABLE_LEN as f64;
-            let mean = body.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-            let square = body.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>() / n;
-            // Exact up to the rounding of each entry to f32.
-            assert!(mean.abs() < 1e-9, "mean {mean}");
-            assert!((square - 1.0).abs() < 1e-6, "mean square {square}");
-            assert_eq!(&t[TABLE_LEN..], &t[..ROW]);
-        }
+    fn the_temporal_table_has_exact_moments() {
+        let t = temporal_table();
+        let body = &t[..TABLE_LEN];
+        let n = TABLE_LEN as f64;
+        let mean = body.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+        let square = body.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>() / n;
+        // Exact up to the rounding of each entry to f32.
+        assert!(mean.abs() < 1e-9, "mean {mean}");
+        assert!((square - 1.0).abs() < 1e-6, "mean square {square}");
+        assert_eq!(&t[TABLE_LEN..], &t[..ROW]);
     }
 
     #[test]
@@ -320,7 +311,8 @@ mod tests {
             let var = z.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
             let kurt = z.iter().map(|v| (v - mean).powi(4)).sum::<f64>() / n / (var * var);
             // 262,144 deviates: standard errors about 0.002 (mean), 0.003 (variance),
-            // 0.01 (kurtosis); the bounds allow for the rare overlap of table windows.
+            // 0.01 (kurtosis); the bounds allow for the rare overlap of table windows
+            // (about 8 of the 1024 rows overlap another one).
             assert!(mean.abs() < 0.01, "mean {mean}");
             assert!((var - 1.0).abs() < 0.015, "variance {var}");
             assert!((kurt - 3.0).abs() < 0.06, "kurtosis {kurt}");
@@ -330,8 +322,8 @@ mod tests {
                 z.iter().zip(&z[lag..]).map(|(a, b)| a * b).sum::<f64>() / (n - lag as f64)
             };
             // Neighbouring columns, neighbouring rows, and rows 16 apart: the fixed
-            // tables' own lag correlations are at the level of their sampling error
-            // (16,384 independent draws each: about 0.008).
+            // table's own lag correlations are at the level of its sampling error
+            // (32,768 independent draws: about 0.006).
             for lag in [1, ROW, 16 * ROW] {
                 assert!(corr(lag).abs() < 0.02, "lag {lag}: {}", corr(lag));
             }
