@@ -1,6 +1,10 @@
 //! Measuring simulator throughput: time per macro on the full array, whole-frame
 //! programs, and a streaming roofline (plain copy and add of planes with the same
-//! threads) measured in the same process, so ratios are meaningful on any machine.
+//! threads) measured in the same process, so ratios are meaningful on any machine. The
+//! profiles of one program are timed in alternation, sample after sample, so that a
+//! machine whose load changes during the run shifts both alike and their ratio stays
+//! fair. numpy's own plane add, when `python3` with numpy is at hand, is timed in the
+//! same run as an outside reference.
 //!
 //! The roofline of a figure is the time the streaming add needs for the same number of
 //! plane passes: every register plane a statement reads before writing it counts once,
@@ -39,6 +43,9 @@ pub struct Figure {
     pub roofline_us: f64,
     /// `us / roofline_us`.
     pub roofline_ratio: f64,
+    /// `us` over the `ideal` profile's `us` for the same program, timed in alternation
+    /// with it (`None` for `ideal` itself).
+    pub ideal_ratio: Option<f64>,
 }
 
 /// The streaming roofline measured in this process.
@@ -68,7 +75,34 @@ impl Roofline {
 /// Median of repeated timings of `f`, each timing covering enough calls to last
 /// about `min_batch`.
 pub fn median_us(mut f: impl FnMut(), samples: usize, min_batch: Duration) -> f64 {
-    // Calibrate how many calls make one batch.
+    medians_us(&mut [&mut f], samples, min_batch)[0]
+}
+
+/// [`median_us`] of each of `fs`, the samples taken in turn (one of the first, one of
+/// the second, ...), so that every function sees the same changes of machine load.
+pub fn medians_us(fs: &mut [&mut dyn FnMut()], samples: usize, min_batch: Duration) -> Vec<f64> {
+    let calls: Vec<u32> = fs.iter_mut().map(|f| batch_calls(f, min_batch)).collect();
+    let mut times = vec![Vec::new(); fs.len()];
+    for _ in 0..samples.max(1) {
+        for ((f, &n), times) in fs.iter_mut().zip(&calls).zip(&mut times) {
+            let t = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            times.push(t.elapsed().as_secs_f64() * 1e6 / f64::from(n));
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
+        })
+        .collect()
+}
+
+/// How many calls of `f` make one timed batch of at least `min_batch`.
+fn batch_calls(f: &mut dyn FnMut(), min_batch: Duration) -> u32 {
     let mut calls = 1u32;
     loop {
         let t = Instant::now();
@@ -76,21 +110,10 @@ pub fn median_us(mut f: impl FnMut(), samples: usize, min_batch: Duration) -> f6
             f();
         }
         if t.elapsed() >= min_batch || calls >= 1 << 20 {
-            break;
+            return calls;
         }
         calls *= 2;
     }
-    let mut times: Vec<f64> = (0..samples.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / f64::from(calls)
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }
 
 /// Streaming roofline: microseconds for one pass that reads two 256x256 f32 planes and
@@ -132,6 +155,84 @@ pub fn roofline_copy_us(samples: usize) -> f64 {
     )
 }
 
+/// numpy's own plane add, timed in a `python3` subprocess in the same run: the outside
+/// reference for the simulator's ideal `add`.
+#[derive(Clone, Debug, Serialize)]
+pub struct NumpyAdd {
+    /// numpy's version.
+    pub version: String,
+    /// `a + b` of two 256x256 float32 arrays (a new array each time, numpy's own way),
+    /// median microseconds.
+    pub add_us: f64,
+    /// `numpy.add(a, b, out=c)` into an existing array, median microseconds.
+    pub add_into_us: f64,
+}
+
+/// The timing script: the same batching and median as [`median_us`], the two adds in
+/// alternation; prints the version and both medians, or `missing` without numpy.
+const NUMPY_SCRIPT: &str = r#"
+import sys, time
+try:
+    import numpy as np
+except Exception:
+    print("missing")
+    sys.exit(0)
+samples = int(sys.argv[1])
+a = np.arange(65536, dtype=np.float32).reshape(256, 256) % 200 - 100
+b = a[::-1].copy()
+c = np.empty_like(a)
+def plain():
+    a + b
+def into():
+    np.add(a, b, out=c)
+def calls(f):
+    n = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(n):
+            f()
+        if time.perf_counter() - t >= 0.03 or n >= 1 << 20:
+            return n
+        n *= 2
+fs = [(plain, calls(plain)), (into, calls(into))]
+times = [[], []]
+for _ in range(samples):
+    for (f, n), ts in zip(fs, times):
+        t = time.perf_counter()
+        for _ in range(n):
+            f()
+        ts.append((time.perf_counter() - t) * 1e6 / n)
+med = [sorted(ts)[len(ts) // 2] for ts in times]
+print(np.__version__, med[0], med[1])
+"#;
+
+/// Times numpy's plane add (median of `samples`), or says why it cannot: no `python3`
+/// on the path, no numpy in it, or output that does not parse.
+pub fn numpy_add(samples: usize) -> Result<NumpyAdd, String> {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(NUMPY_SCRIPT)
+        .arg(samples.max(1).to_string())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("python3 not runnable ({e})"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    match fields[..] {
+        ["missing"] => Err("python3 has no numpy".to_string()),
+        [version, plain, into] => match (plain.parse(), into.parse()) {
+            (Ok(add_us), Ok(add_into_us)) => Ok(NumpyAdd {
+                version: version.to_string(),
+                add_us,
+                add_into_us,
+            }),
+            _ => Err(format!("unexpected output from python3: {}", text.trim())),
+        },
+        _ if !out.status.success() => Err(format!("python3 failed ({})", out.status)),
+        _ => Err(format!("unexpected output from python3: {}", text.trim())),
+    }
+}
+
 /// Register-plane passes of `program` when every statement is one pass over memory:
 /// per statement, each plane read before it is written and each plane written.
 pub fn plane_passes(program: &Program) -> u64 {
@@ -165,12 +266,14 @@ pub fn plane_passes(program: &Program) -> u64 {
     total
 }
 
-/// The noise profiles `scamp bench` times under.
+/// The noise profiles `scamp bench` times under (`ideal` first: the others' ratios are
+/// taken to it).
 pub const PROFILES: &[&str] = &["ideal", "scamp5"];
 
 /// A fresh 6-register array under `profile` (chip and run seed 1, the fixed pattern
 /// drawn up front), its general registers holding a deterministic picture-like pattern
-/// in -100..100 (so no value drifts into subnormals or saturation).
+/// in -60..60 (so no value drifts into subnormals, and sums of two sources stay clear
+/// of saturation, as in a program that respects the register range).
 pub fn bench_array(profile: &str) -> Array {
     let mut array = Array::new(6, EdgeMode::Zero);
     if profile != "ideal" {
@@ -183,42 +286,50 @@ pub fn bench_array(profile: &str) -> Array {
         let plane = array.plane_mut(Reg::Gen(g)).expect("general register");
         for (i, v) in plane.iter_mut().enumerate() {
             let h = super::noise::rng::mix64(i as u64 ^ (u64::from(g) << 32));
-            *v = (h % 200) as f32 - 100.0;
+            *v = (h % 121) as f32 - 60.0;
         }
     }
     array
 }
 
-/// Times `program` on `array` (run over and over), as one figure.
+/// Times `program` under every profile of [`PROFILES`] (each on an array of its own,
+/// run over and over, the profiles in alternation), one figure per profile: the time
+/// of one execution, where one call of the simulator runs it `repeat` times in a row.
 pub fn time_program(
     name: &str,
-    profile: &str,
     program: &Program,
-    array: &mut Array,
+    repeat: u32,
     roof: &Roofline,
     samples: usize,
-) -> Figure {
+) -> Vec<Figure> {
+    let repeat = repeat.max(1);
+    let mut arrays: Vec<Array> = PROFILES.iter().map(|p| bench_array(p)).collect();
+    // Errors cannot occur: the programs are parsed against the same device.
+    let mut runs: Vec<_> = arrays
+        .iter_mut()
+        .map(|a| move || drop(run(a, program, repeat, DEFAULT_CLOCK_HZ)))
+        .collect();
+    let mut fs: Vec<&mut dyn FnMut()> = runs.iter_mut().map(|f| f as &mut dyn FnMut()).collect();
+    let per_call = medians_us(&mut fs, samples, Duration::from_millis(30));
+    let times: Vec<f64> = per_call.iter().map(|t| t / f64::from(repeat)).collect();
     let cycles = program.cycles();
-    let us = median_us(
-        || {
-            // Errors cannot occur: the programs are parsed against the same device.
-            let _ = run(array, program, 1, DEFAULT_CLOCK_HZ);
-        },
-        samples,
-        Duration::from_millis(30),
-    );
     let plane_passes = plane_passes(program);
     let roofline_us = roof.pass_us() * plane_passes as f64;
-    Figure {
-        name: name.to_string(),
-        profile: profile.to_string(),
-        us,
-        cycles,
-        bus_per_second: cycles as f64 / (us * 1e-6),
-        plane_passes,
-        roofline_us,
-        roofline_ratio: us / roofline_us,
-    }
+    PROFILES
+        .iter()
+        .zip(&times)
+        .map(|(profile, &us)| Figure {
+            name: name.to_string(),
+            profile: profile.to_string(),
+            us,
+            cycles,
+            bus_per_second: cycles as f64 / (us * 1e-6),
+            plane_passes,
+            roofline_us,
+            roofline_ratio: us / roofline_us,
+            ideal_ratio: (*profile != "ideal").then(|| us / times[0]),
+        })
+        .collect()
 }
 
 /// The macros `scamp bench` times, with a statement each.
@@ -239,23 +350,44 @@ pub const FRAMES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Programs `scamp bench` times in long runs (name, text, executions per call): the
+/// steady state of a long program, where consecutive instructions share band passes,
+/// as in whole-process runs of long programs.
+pub const LONG: &[(&str, &str, u32)] = &[
+    ("add", "add(A, B, C)", 1000),
+    ("add2x", "add2x(A, B, C, north, east)", 1000),
+    (
+        "gauss3x3",
+        include_str!("../../programs/gauss3x3.scamp"),
+        100,
+    ),
+];
+
 /// Parses one of the benchmark programs.
 pub fn macro_program(text: &str) -> Program {
     parse_program(text, Device::default()).expect("benchmark programs are valid")
 }
 
-/// Every figure of `scamp bench`: each macro, then each frame, under each profile.
+/// Every figure of `scamp bench`: each macro, then each frame, each under every
+/// profile; then the long runs ([`LONG`], named `NAME xK`, time per execution).
 pub fn all_figures(roof: &Roofline, samples: usize) -> Vec<Figure> {
     let mut out = Vec::new();
     for (kind, list) in [("macro", MACROS), ("frame", FRAMES)] {
-        for profile in PROFILES {
-            for (name, text) in list {
-                let p = macro_program(text);
-                let mut array = bench_array(profile);
-                let label = format!("{kind} {name}");
-                out.push(time_program(&label, profile, &p, &mut array, roof, samples));
-            }
+        for (name, text) in list {
+            let p = macro_program(text);
+            out.extend(time_program(
+                &format!("{kind} {name}"),
+                &p,
+                1,
+                roof,
+                samples,
+            ));
         }
+    }
+    for (name, text, repeat) in LONG {
+        let p = macro_program(text);
+        let label = format!("long {name} x{repeat}");
+        out.extend(time_program(&label, &p, *repeat, roof, samples));
     }
     out
 }

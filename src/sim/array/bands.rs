@@ -119,18 +119,18 @@ fn shifted_row(
     s: &mut Scratch,
 ) -> u64 {
     let untouched = rows::shift_into(&s.sum, dc, edge, &mut s.vals);
-    if let Some(c) = untouched {
+    let kept = untouched.map(|c| {
         s.vals[c] = 0.0;
-    }
-    let mut n = w.row(r, &s.vals, &mut s.noisy, &mut s.hit);
-    if let Some(c) = untouched {
-        s.noisy[c] = out[c];
+        out[c]
+    });
+    let mut n = w.row(r, &s.vals, out, &mut s.hit);
+    if let (Some(c), Some(v)) = (untouched, kept) {
+        out[c] = v;
         if n > 0 && s.hit[c] {
             s.hit[c] = false;
             n -= 1;
         }
     }
-    out.copy_from_slice(&s.noisy);
     n
 }
 
@@ -138,6 +138,9 @@ fn shifted_row(
 enum Way<'l> {
     /// Straight into its only receiver's row, exactly (see [`Band::direct_receiver`]).
     Direct(usize),
+    /// Straight into its only receiver's row (as [`Way::Direct`]), through the layer's
+    /// [`FusedWrite`] in the same pass as the bus sum.
+    FusedDirect(usize, FusedWrite<'l>),
     /// Row by row through the layer's [`FusedWrite`] of each receiver (by slot), while
     /// the row of bus values is in the first-level cache (every PE writing); whether
     /// every receiver is the PEs' own register (no view).
@@ -247,7 +250,10 @@ impl Band<'_> {
                         None => return Way::Rows,
                     }
                 }
-                Way::Fused(Box::new(fused), t.dsts().all(|d| d.from == (0, 0)))
+                match (self.direct_receiver(shared, t), fused) {
+                    (Some(_), [Some((slot, w)), None, None]) => Way::FusedDirect(slot, w),
+                    (_, fused) => Way::Fused(Box::new(fused), t.dsts().all(|d| d.from == (0, 0))),
+                }
             }
             None => match self.direct_receiver(shared, t) {
                 Some(d) => Way::Direct(self.slot(d.plane).expect("receivers are written planes")),
@@ -278,14 +284,9 @@ impl Band<'_> {
                 rows::bus_row(&srcs[..k], 1, &mut plane[local * N..(local + 1) * N]);
                 self.planes[*slot] = plane;
             }
-            Way::Fused(fused, true) if self.direct_receiver(shared, t).is_some() => {
-                // One receiver that is not a source: the bus value goes through the layer
-                // in the same pass as the sum, straight into the receiving row. The
-                // receiving plane leaves the band while its row is written, so the
+            Way::FusedDirect(slot, w) => {
+                // The receiving plane leaves the band while its row is written, so the
                 // sources (other planes) can be read at the same time.
-                let Some((slot, w)) = &fused[0] else {
-                    unreachable!("a fused transfer has its receiver in the first slot")
-                };
                 let plane = std::mem::take(&mut self.planes[*slot]);
                 let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
                 let out = &mut plane[local * N..(local + 1) * N];
