@@ -1,7 +1,8 @@
-//! Criterion benchmarks of the array: one macro on the full 256x256 array and whole
-//! frames of the generated programs, each under the `ideal` and `scamp5` profiles, next
+//! Criterion benchmarks of the array: one macro on the full 256x256 array, whole frames
+//! of the generated programs and long runs (a macro or frame repeated in one call, the
+//! steady state of a long program), each under the `ideal` and `scamp5` profiles, next
 //! to the streaming roofline (plane copy and add with the same threads). `scamp bench`
-//! prints the same figures with their roofline ratios.
+//! prints the same figures with their roofline and noisy/ideal ratios.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
@@ -36,27 +37,37 @@ fn roofline(c: &mut Criterion) {
     g.finish();
 }
 
-fn programs(c: &mut Criterion, group: &str, list: &[(&str, &str)]) {
+/// Each program of `list` (name, text, executions per call) under each profile.
+fn programs(c: &mut Criterion, group: &str, list: &[(&str, &str, u32)]) {
     for profile in throughput::PROFILES {
         let mut g = c.benchmark_group(format!("{group}_{profile}"));
-        for (name, text) in list {
+        for (name, text, repeat) in list {
             let p = throughput::macro_program(text);
             let mut array = throughput::bench_array(profile);
             g.bench_function(*name, |b| {
-                b.iter(|| run(&mut array, &p, 1, DEFAULT_CLOCK_HZ).map(|r| r.cycles))
+                b.iter(|| run(&mut array, &p, *repeat, DEFAULT_CLOCK_HZ).map(|r| r.cycles))
             });
         }
         g.finish();
     }
 }
 
+/// A list of programs run once per call.
+fn once<'a>(list: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str, u32)> {
+    list.iter().map(|&(n, t)| (n, t, 1)).collect()
+}
+
 fn macros(c: &mut Criterion) {
-    programs(c, "macro", throughput::MACROS);
+    programs(c, "macro", &once(throughput::MACROS));
 }
 
 fn frames(c: &mut Criterion) {
-    programs(c, "frame", throughput::FRAMES);
+    programs(c, "frame", &once(throughput::FRAMES));
 }
 
-criterion_group!(benches, roofline, macros, frames);
+fn long_runs(c: &mut Criterion) {
+    programs(c, "long", throughput::LONG);
+}
+
+criterion_group!(benches, roofline, macros, frames, long_runs);
 criterion_main!(benches);
