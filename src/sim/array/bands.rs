@@ -134,13 +134,23 @@ fn shifted_row(
     n
 }
 
+/// The row offset of the PEs that compute the value of `t`'s only receiver, when the
+/// receiver can take it straight from the sources (see [`Way::FusedDirect`]): one
+/// receiver, not a source, written by the PE itself or through a vertical view.
+fn fused_direct(t: &Transfer) -> Option<i32> {
+    let mut dsts = t.dsts();
+    let d = dsts.next()?;
+    (dsts.next().is_none() && d.from.1 == 0 && !t.reads(d.plane)).then_some(d.from.0)
+}
+
 /// How one transfer of a segment runs on a band.
 enum Way<'l> {
     /// Straight into its only receiver's row, exactly (see [`Band::direct_receiver`]).
     Direct(usize),
-    /// Straight into its only receiver's row (as [`Way::Direct`]), through the layer's
-    /// [`FusedWrite`] in the same pass as the bus sum.
-    FusedDirect(usize, FusedWrite<'l>),
+    /// Straight into its only receiver's row, through the layer's [`FusedWrite`] in the
+    /// same pass as the bus sum, which the PEs `dr` rows away compute (0: the PEs' own
+    /// register, -1 or 1: a vertical view); the receiver is not a source.
+    FusedDirect(usize, FusedWrite<'l>, i32),
     /// Row by row through the layer's [`FusedWrite`] of each receiver (by slot), while
     /// the row of bus values is in the first-level cache (every PE writing); whether
     /// every receiver is the PEs' own register (no view).
@@ -250,8 +260,8 @@ impl Band<'_> {
                         None => return Way::Rows,
                     }
                 }
-                match (self.direct_receiver(shared, t), fused) {
-                    (Some(_), [Some((slot, w)), None, None]) => Way::FusedDirect(slot, w),
+                match (fused_direct(t), fused) {
+                    (Some(dr), [Some((slot, w)), None, None]) => Way::FusedDirect(slot, w, dr),
                     (_, fused) => Way::Fused(Box::new(fused), t.dsts().all(|d| d.from == (0, 0))),
                 }
             }
@@ -284,11 +294,14 @@ impl Band<'_> {
                 rows::bus_row(&srcs[..k], 1, &mut plane[local * N..(local + 1) * N]);
                 self.planes[*slot] = plane;
             }
-            Way::FusedDirect(slot, w) => {
+            Way::FusedDirect(slot, w, dr) => {
+                let Some(pe_row) = shared.edge.neighbour(r, *dr, N) else {
+                    return; // Nothing writes this row: it keeps its values.
+                };
                 // The receiving plane leaves the band while its row is written, so the
                 // sources (other planes) can be read at the same time.
                 let plane = std::mem::take(&mut self.planes[*slot]);
-                let (srcs, k) = self.source_rows(shared, t, r, &mut s.shifted);
+                let (srcs, k) = self.source_rows(shared, t, pe_row, &mut s.shifted);
                 let out = &mut plane[local * N..(local + 1) * N];
                 let n = w.row_from_sources(r, &srcs[..k], out, &mut s.hit);
                 self.planes[*slot] = plane;
