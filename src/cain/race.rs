@@ -1,6 +1,6 @@
-//! One group's compile: the constructive fallback raced beside the search, every
-//! candidate proven, held to the range and scored by the objective, and the better of
-//! the two chosen.
+//! One group's compile: the constructive fallback made first ([`prepare`]), then the
+//! search for a shorter program ([`search_group`]), every candidate proven, held to the
+//! range and scored by the objective, and the better of the two chosen.
 
 use super::goal::{Bag, Goal};
 use super::reverse::Ctx;
@@ -8,7 +8,7 @@ use super::search::{self, Found, GoalRange, Outcome, SearchOptions};
 use super::setup::Setup;
 use super::{alloc, approx, emit, fallback, report, step, CompileError, Objective, Source, Stats};
 use crate::isa::{Program, Reg};
-use crate::verify::predict::{InputStats, Predicted};
+use crate::verify::predict::{InputStats, PredictError, Predicted};
 use crate::verify::proof::{prove, Target};
 use crate::verify::range::{self, Peak};
 use std::collections::BTreeMap;
@@ -28,7 +28,7 @@ pub struct Candidate {
 
 /// What one group's compile produced.
 pub struct GroupResult {
-    /// The chosen program.
+    /// The chosen program (`at`: from the start of the compile).
     pub best: Found<Candidate>,
     /// Which generator made it.
     pub source: Source,
@@ -95,6 +95,19 @@ impl<'a> Judge<'a> {
             stats_in: InputStats::of_range(setup.spec.input_range),
             outputs_f64,
         }
+    }
+
+    /// The predicted error of each member's output of `program`.
+    fn predict(&self, program: &Program) -> Result<Vec<Predicted>, PredictError> {
+        let s = self.setup;
+        report::predict_outputs(
+            program,
+            s.spec.input,
+            &self.outs,
+            s.general,
+            &s.profile,
+            &self.stats_in,
+        )
     }
 
     /// Proves `program`, holds it to the range and scores it; `None` if it fails any.
@@ -190,16 +203,88 @@ fn run_search(
     o2
 }
 
-/// Compiles the kernels `members` of `setup` into one program within `time` (and the
-/// work budget, if any), racing the constructive fallback beside the search.
-pub fn compile_group(
-    setup: &Setup,
+/// A group ready for its search: its goals and judge, and its constructive program
+/// already made, proven, held to the range and scored.
+pub struct Prepared<'a> {
+    setup: &'a Setup<'a>,
+    depth: u32,
+    finals: Vec<(Goal, Reg)>,
+    judge: Judge<'a>,
+    fallback: Option<Found<Candidate>>,
+    /// What making and judging the constructive program took: a measure, on this
+    /// machine under its present load, of what handling a program of that size costs.
+    /// After the search, the program it found (shorter, or the constructive one is
+    /// kept) is proven again and predicted, and the search may be judging one more
+    /// candidate when its clock runs out: all no more than this.
+    pub reserve: Duration,
+}
+
+/// Makes the constructive program of the kernels `members` (proven, held to the
+/// range, scored and predicted), before any search, so that the search is given only
+/// the time that remains. `start` is when the compile started (the program's `at`).
+pub fn prepare<'a>(
+    setup: &'a Setup<'a>,
     members: &[usize],
+    start: Instant,
+) -> Result<Prepared<'a>, CompileError> {
+    let began = Instant::now();
+    let (depth, finals) = finals(setup, members)?;
+    let judge = Judge::new(setup, members);
+    let fallback = (|| {
+        let instrs = fallback::program(
+            &finals,
+            setup.spec.input,
+            &setup.registers,
+            depth,
+            setup.ops,
+        )?;
+        let (mut value, instructions, cycles, score) =
+            judge.judge(emit::program(&instrs, setup.device).ok()?)?;
+        if value.predicted.is_none() {
+            // The length objective does not score by error: predict now, so that
+            // nothing of this size is left for after the search.
+            value.predicted = Some(judge.predict(&value.program).ok()?);
+        }
+        Some(Found {
+            value,
+            instructions,
+            cycles,
+            score,
+            at: start.elapsed(),
+        })
+    })();
+    let reserve = if fallback.is_some() {
+        began.elapsed()
+    } else {
+        Duration::ZERO
+    };
+    Ok(Prepared {
+        setup,
+        depth,
+        finals,
+        judge,
+        fallback,
+        reserve,
+    })
+}
+
+/// Searches for a program of a prepared group within `time` (and the work budget, if
+/// any) that beats its constructive program, and keeps the better of the two.
+pub fn search_group(
+    prepared: Prepared<'_>,
     time: Duration,
+    start: Instant,
     stats: &Stats,
 ) -> Result<GroupResult, CompileError> {
+    let Prepared {
+        setup,
+        depth,
+        finals,
+        judge,
+        fallback,
+        ..
+    } = prepared;
     let spec = setup.spec;
-    let (depth, finals) = finals(setup, members)?;
     let init = Goal::single(0, 0, 1 << depth);
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
@@ -210,7 +295,6 @@ pub fn compile_group(
         max_atoms: 2 * final_atoms + (2i64 << depth),
         structured: false,
     };
-    let judge = Judge::new(setup, members);
     let problem = alloc::AllocProblem {
         init: (&init, spec.input),
         registers: &setup.registers,
@@ -219,24 +303,6 @@ pub fn compile_group(
     let finish = |steps: &[step::Step]| -> Option<search::Finished<Candidate>> {
         let instrs = alloc::allocate(steps, &problem)?;
         judge.judge(emit::program(&instrs, setup.device).ok()?)
-    };
-    let start = Instant::now();
-    // The constructive program, which the search only has to beat; it is held to the
-    // same range and scored like every searched program.
-    let make_fallback = || {
-        let instrs = fallback::program(&finals, spec.input, &setup.registers, depth, setup.ops)?;
-        let (value, instructions, cycles, score) =
-            judge.judge(emit::program(&instrs, setup.device).ok()?)?;
-        stats
-            .best
-            .fetch_min(instructions, std::sync::atomic::Ordering::Relaxed);
-        Some(Found {
-            value,
-            instructions,
-            cycles,
-            score,
-            at: start.elapsed(),
-        })
     };
     let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
     let range = GoalRange {
@@ -258,34 +324,23 @@ pub fn compile_group(
         }),
         ..setup.search.clone()
     };
-    let search_with =
-        |o: &SearchOptions| run_search(&root, &ctx, o, &range, judge.held_to, stats, &finish);
-    let (fallback, outcome) = if opts.work.is_some() {
-        // Deterministic mode: the bound must be there before the search starts.
-        let f = make_fallback();
-        let rest = SearchOptions {
-            time_limit: opts.time_limit.saturating_sub(start.elapsed()),
-            ..opts.clone()
-        };
-        (f, search_with(&rest))
-    } else {
-        // On a clock budget it is made beside the search (on large kernels its proof
-        // takes a while) and bounds the search from the moment it is there.
-        std::thread::scope(|s| {
-            let made = s.spawn(make_fallback);
-            let outcome = search_with(&opts);
-            (made.join().ok().flatten(), outcome)
-        })
-    };
-    let offset = start.elapsed().as_secs_f64() - outcome.seconds;
+    // The constructive program bounds the search from its start (in the deterministic
+    // mode too: the bound is the same on every run). The bound is this group's own:
+    // another group's shorter program says nothing about this one's.
+    stats.best.store(
+        fallback.as_ref().map_or(usize::MAX, |f| f.instructions),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    let began = start.elapsed();
+    let outcome = run_search(&root, &ctx, &opts, &range, judge.held_to, stats, &finish);
     let searched = outcome.best.clone().map(|b| Found {
-        at: b.at + Duration::from_secs_f64(offset.max(0.0)),
+        at: b.at + began,
         ..b
     });
     let (best, source) =
         choose(searched, fallback).ok_or_else(|| not_found(&outcome, judge.held_to, setup))?;
     // Both candidates were proven when made; proving the search's again keeps the
-    // guarantee local (the fallback's proof is a few lines up, and large).
+    // guarantee local (the constructive program's proof is in `prepare`).
     if source == Source::Search {
         prove(
             &best.value.program,
@@ -298,15 +353,9 @@ pub fn compile_group(
     }
     let predicted = match &best.value.predicted {
         Some(p) => p.clone(),
-        None => report::predict_outputs(
-            &best.value.program,
-            spec.input,
-            &judge.outs,
-            setup.general,
-            &setup.profile,
-            &judge.stats_in,
-        )
-        .map_err(|e| CompileError::Proof(e.to_string()))?,
+        None => judge
+            .predict(&best.value.program)
+            .map_err(|e| CompileError::Proof(e.to_string()))?,
     };
     Ok(GroupResult {
         best,

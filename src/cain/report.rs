@@ -55,13 +55,13 @@ pub(crate) fn predicted_score(
     let model = predict::analyse(program, input, general, profile).ok()?;
     let predicted: Vec<Predicted> = outs.iter().map(|&r| model.predict(r, stats)).collect();
     let mse: f64 = predicted.iter().map(|p| p.rmse.powi(2)).sum();
-    let same = |a: &BTreeMap<(i32, i32), f64>, b: &BTreeMap<(i32, i32), f64>, sign: f64| {
+    let same = |a: &[((i32, i32), f64)], b: &BTreeMap<(i32, i32), f64>, sign: f64| {
         a.len() == b.len()
             && a.iter()
                 .all(|(o, c)| b.get(o).is_some_and(|d| (c - sign * d).abs() < 1e-9))
     };
     let unavoidable =
-        |v: &BTreeMap<(i32, i32), f64>| outputs.iter().any(|o| same(v, o, 1.0) || same(v, o, -1.0));
+        |v: &[((i32, i32), f64)]| outputs.iter().any(|o| same(v, o, 1.0) || same(v, o, -1.0));
     Some((
         mse + model.smooth_clipping(range, limit, &unavoidable),
         predicted,

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod compare;
 pub mod convolution;
+pub mod dyadic;
 pub mod groups;
 pub mod heatmap;
 pub mod metrics;

@@ -34,40 +34,91 @@ use std::rc::Rc;
 /// `constant + sum coef * x(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Affine {
-    /// Coefficients by pixel offset.
-    pub terms: BTreeMap<Offset, f64>,
+    /// Coefficients by pixel offset, sorted by offset, each offset once (an offset
+    /// whose terms cancelled keeps its 0). A sorted list rather than a map: programs of
+    /// thousands of instructions add values of hundreds of terms at every step, and a
+    /// merge of two lists is several times faster than inserting into a tree.
+    pub terms: Vec<(Offset, f64)>,
     /// Constant part.
     pub constant: f64,
 }
 
 impl Affine {
+    /// `self += k o`, offset by offset.
     fn add(&mut self, o: &Affine, k: f64) {
-        for (off, c) in &o.terms {
-            *self.terms.entry(*off).or_insert(0.0) += k * c;
+        // A term new to `self` starts at 0.0 (`0.0 + k c`: only the sign of a zero
+        // differs from `k c`).
+        if self.terms.is_empty() {
+            self.terms = o.terms.iter().map(|&(off, c)| (off, 0.0 + k * c)).collect();
+        } else if !o.terms.is_empty() {
+            let mut out = Vec::with_capacity(self.terms.len() + o.terms.len());
+            let (mut a, mut b) = (self.terms.iter().peekable(), o.terms.iter().peekable());
+            loop {
+                match (a.peek(), b.peek()) {
+                    (Some(&&(oa, x)), Some(&&(ob, y))) => {
+                        if oa < ob {
+                            a.next();
+                            out.push((oa, x));
+                        } else if ob < oa {
+                            b.next();
+                            out.push((ob, 0.0 + k * y));
+                        } else {
+                            a.next();
+                            b.next();
+                            out.push((oa, x + k * y));
+                        }
+                    }
+                    (Some(&&t), None) => {
+                        a.next();
+                        out.push(t);
+                    }
+                    (None, Some(&&(ob, y))) => {
+                        b.next();
+                        out.push((ob, 0.0 + k * y));
+                    }
+                    (None, None) => break,
+                }
+            }
+            self.terms = out;
         }
         self.constant += k * o.constant;
     }
 
     fn scale(&mut self, k: f64) {
-        self.terms.values_mut().for_each(|c| *c *= k);
+        self.terms.iter_mut().for_each(|(_, c)| *c *= k);
         self.constant *= k;
     }
 
     fn shifted(&self, dr: i32, dc: i32) -> Affine {
+        // A translation keeps the offsets' order.
         Affine {
             terms: self
                 .terms
                 .iter()
-                .map(|(&(r, c), v)| ((r + dr, c + dc), *v))
+                .map(|&((r, c), v)| ((r + dr, c + dc), v))
                 .collect(),
             constant: self.constant,
         }
     }
 
+    /// The coefficient at `off`, if the offset is listed.
+    fn get(&self, off: Offset) -> Option<f64> {
+        self.terms
+            .binary_search_by(|(o, _)| o.cmp(&off))
+            .ok()
+            .and_then(|i| self.terms.get(i))
+            .map(|&(_, c)| c)
+    }
+
+    /// The sum of the coefficients.
+    fn sum(&self) -> f64 {
+        self.terms.iter().map(|&(_, c)| c).sum()
+    }
+
     fn radius(&self) -> i32 {
         self.terms
-            .keys()
-            .map(|&(r, c)| r.abs().max(c.abs()))
+            .iter()
+            .map(|&((r, c), _)| r.abs().max(c.abs()))
             .max()
             .unwrap_or(0)
     }
@@ -151,27 +202,27 @@ impl InputStats {
 
     /// `E[a(x)]`.
     pub fn expect(&self, a: &Affine) -> f64 {
-        a.constant + self.mean * a.terms.values().sum::<f64>()
+        a.constant + self.mean * a.sum()
     }
 
     /// `E[a(x)^2]`.
     pub fn expect_square(&self, a: &Affine) -> f64 {
-        let sum: f64 = a.terms.values().sum();
+        let sum = a.sum();
         let mut s = a.constant * a.constant + 2.0 * a.constant * self.mean * sum;
         if self.lags.len() < a.terms.len() {
             // Every pair at `square`, corrected at the measured lags: linear in the
             // terms for few lags (none in the smooth-image model).
             s += self.square * sum * sum;
-            for (&(r1, c1), &u) in &a.terms {
+            for &((r1, c1), u) in &a.terms {
                 for (&(dr, dc), &m) in &self.lags {
-                    if let Some(v) = a.terms.get(&(r1 + dr, c1 + dc)) {
+                    if let Some(v) = a.get((r1 + dr, c1 + dc)) {
                         s += u * v * (m - self.square);
                     }
                 }
             }
         } else {
-            for (&(r1, c1), &u) in &a.terms {
-                for (&(r2, c2), &v) in &a.terms {
+            for &((r1, c1), u) in &a.terms {
+                for &((r2, c2), v) in &a.terms {
                     s += u * v * self.second((r2 - r1, c2 - c1));
                 }
             }
@@ -309,7 +360,9 @@ impl Tracked {
             stack.extend(n.parts.iter().map(|p| Rc::clone(&p.node)));
             nodes.insert(n.id, n);
         }
-        let mut weight: HashMap<u64, HashMap<Offset, f64>> = HashMap::new();
+        // Ordered maps per node and for the gains: the float sums must add in the same
+        // order on every run (a hash order would change their last bits).
+        let mut weight: HashMap<u64, BTreeMap<Offset, f64>> = HashMap::new();
         for r in &self.err {
             *weight
                 .entry(r.node.id)
@@ -318,6 +371,8 @@ impl Tracked {
                 .or_insert(0.0) += r.coef;
         }
         let mut out = ErrorSums::default();
+        let mut gains: BTreeMap<(GainPlane, Offset), (BTreeMap<Offset, f64>, f64)> =
+            BTreeMap::new();
         for (id, n) in nodes.iter().rev() {
             let Some(w) = weight.remove(id) else {
                 continue;
@@ -330,17 +385,24 @@ impl Tracked {
             }
             for (&(r, c), &k) in &w {
                 for (plane, g, v) in &n.gains {
-                    let a = out.gains.entry((*plane, (r, c))).or_default();
-                    for (&(vr, vc), x) in &v.terms {
-                        *a.terms.entry((vr + r, vc + c)).or_insert(0.0) += k * g * x;
+                    let a = gains.entry((*plane, (r, c))).or_default();
+                    for &((vr, vc), x) in &v.terms {
+                        *a.0.entry((vr + r, vc + c)).or_insert(0.0) += k * g * x;
                     }
-                    a.constant += k * g * v.constant;
+                    a.1 += k * g * v.constant;
                 }
                 for (src, x) in &n.consts {
                     *out.consts.entry((*src, (r, c))).or_insert(0.0) += k * x;
                 }
             }
         }
+        out.gains = gains
+            .into_iter()
+            .map(|(key, (terms, constant))| {
+                let terms = terms.into_iter().collect();
+                (key, Affine { terms, constant })
+            })
+            .collect();
         out
     }
 }
@@ -426,17 +488,17 @@ impl ErrorPe<'_> {
                 self.news.shifted(dr, dc)
             }
             Reg::In => Tracked::exact(Affine {
-                terms: BTreeMap::new(),
+                terms: Vec::new(),
                 constant: f64::from(self.dac),
             }),
             Reg::Pix => match self.pix_reset {
                 // Half the raw pixel, x / 2 + 64 (as in the symbolic executor).
                 None => Tracked::exact(Affine {
-                    terms: BTreeMap::from([((0, 0), 0.5)]),
+                    terms: vec![((0, 0), 0.5)],
                     constant: 64.0,
                 }),
                 Some(level) => Tracked::exact(Affine {
-                    terms: BTreeMap::new(),
+                    terms: Vec::new(),
                     constant: f64::from(level),
                 }),
             },
@@ -533,7 +595,7 @@ impl Machine for ErrorPe<'_> {
             self.writes.push(Write {
                 value: Rc::clone(&value),
                 shift: (dr, dc),
-                bias_sum: t.bias.terms.values().sum(),
+                bias_sum: t.bias.sum(),
                 bias_constant: t.bias.constant,
             });
             if srcs.contains(&Reg::In) {
@@ -630,7 +692,7 @@ pub fn analyse(
     if let Reg::Gen(i) = input {
         if let Some(g) = pe.general.get_mut(usize::from(i)) {
             *g = Tracked::exact(Affine {
-                terms: BTreeMap::from([((0, 0), 1.0)]),
+                terms: vec![((0, 0), 1.0)],
                 constant: 0.0,
             });
         }
@@ -685,14 +747,14 @@ impl ErrorModel {
         &self,
         range: InputRange,
         limit: f64,
-        skip: &dyn Fn(&BTreeMap<Offset, f64>) -> bool,
+        skip: &dyn Fn(&[(Offset, f64)]) -> bool,
     ) -> f64 {
         const SAMPLES: usize = 32;
         let mut total = 0.0;
         for w in &self.writes {
             let v = &w.value;
-            let (sv, sb) = (v.terms.values().sum::<f64>(), w.bias_sum);
-            let peak = v.terms.values().map(|c| c.abs()).sum::<f64>() * range.bound();
+            let (sv, sb) = (v.sum(), w.bias_sum);
+            let peak = v.terms.iter().map(|(_, c)| c.abs()).sum::<f64>() * range.bound();
             if peak > limit && skip(&v.shifted(w.shift.0, w.shift.1).terms) {
                 continue;
             }
@@ -794,7 +856,7 @@ mod tests {
     fn clipping_counts_systematic_error_that_pushes_beyond_the_limit() {
         // mov(B, A) = two single-source transfers, each with gain g: B = (1 + g)^2 x.
         let range = InputRange::default();
-        let none = |_: &BTreeMap<Offset, f64>| false;
+        let none = |_: &[(Offset, f64)]| false;
         let mut p = Profile::default();
         p.transfer.bus_1.gain = -0.05;
         // Values shrink: nothing reaches the limit.

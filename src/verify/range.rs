@@ -7,9 +7,9 @@
 //! `c < 0`. Registers that are not written keep their interval, so the intervals of the
 //! written values (including the `NEWS` temporaries inside a macro) are all there is.
 
-use super::symbolic::{Coef, LinComb, SymbolicError, SymbolicPe};
-use crate::isa::{BusOp, Pos, Program, Reg};
-use crate::sim::machine::step;
+use super::dyadic::Dyadic;
+use super::symbolic::{execute_as, Coef, LinComb, SymbolicError};
+use crate::isa::{Pos, Program, Reg};
 use num_traits::ToPrimitive;
 
 /// The interval each input pixel lies in (in "in" units, the full-range capture
@@ -81,50 +81,76 @@ impl Peak {
 
 /// The extremes of every value `program` writes (and of the input itself), for inputs
 /// in `range` placed in `input`.
+///
+/// Runs on machine integers ([`Dyadic`]) and, only if a value leaves them, again on
+/// exact rationals: both round each coefficient to f64 the same way, so the answer is
+/// the same either way.
 pub fn peak(
     program: &Program,
     input: Reg,
     general: usize,
     range: InputRange,
 ) -> Result<Peak, SymbolicError> {
-    let mut pe = SymbolicPe::new(general);
-    pe.set(input, LinComb::input());
-    let mut p = Peak {
-        magnitude: range.bound(),
-        pos: None,
-        reg: Some(input),
-        low: range.lo,
-        high: range.hi,
-    };
-    for s in &program.stmts {
-        for op in &s.ops {
-            step(&mut pe, op).map_err(|e| SymbolicError {
-                pos: s.pos,
-                msg: format!("`{s}`: {}", e.0),
-            })?;
-            let BusOp::Transfer { dsts, .. } = op else {
-                continue;
-            };
-            for d in dsts {
-                // A neighbour's NEWS holds the same values as this PE's, moved.
-                let reg = if matches!(d, Reg::X(_)) {
-                    Reg::News
-                } else {
-                    *d
-                };
-                let (lo, hi) = interval(&pe.value(reg), range);
-                p.low = p.low.min(lo);
-                p.high = p.high.max(hi);
-                let m = lo.abs().max(hi.abs());
-                if m > p.magnitude {
-                    p.magnitude = m;
-                    p.pos = Some(s.pos);
-                    p.reg = Some(*d);
-                }
-            }
+    let mut fast = Tracker::new(input, range);
+    let mut exact = true;
+    execute_as::<Dyadic>(program, input, general, |pe, d, pos| {
+        if !exact {
+            return;
+        }
+        match pe.value(value_reg(d)).interval(range) {
+            Some(i) => fast.note(i, d, pos),
+            None => exact = false,
+        }
+    })?;
+    if exact {
+        return Ok(fast.peak);
+    }
+    let mut slow = Tracker::new(input, range);
+    execute_as::<LinComb>(program, input, general, |pe, d, pos| {
+        slow.note(interval(&pe.value(value_reg(d)), range), d, pos);
+    })?;
+    Ok(slow.peak)
+}
+
+/// The register whose value a write to `d` leaves here: a neighbour view wrote a
+/// neighbour's `NEWS`, which holds the same values as this PE's, moved.
+fn value_reg(d: Reg) -> Reg {
+    if matches!(d, Reg::X(_)) {
+        Reg::News
+    } else {
+        d
+    }
+}
+
+/// The peak so far of a program's writes.
+struct Tracker {
+    peak: Peak,
+}
+
+impl Tracker {
+    fn new(input: Reg, range: InputRange) -> Tracker {
+        Tracker {
+            peak: Peak {
+                magnitude: range.bound(),
+                pos: None,
+                reg: Some(input),
+                low: range.lo,
+                high: range.hi,
+            },
         }
     }
-    Ok(p)
+
+    fn note(&mut self, (lo, hi): (f64, f64), d: Reg, pos: Pos) {
+        let p = &mut self.peak;
+        p.low = p.low.min(lo);
+        p.high = p.high.max(hi);
+        let m = lo.abs().max(hi.abs());
+        if m > p.magnitude {
+            p.magnitude = m;
+            p.pos = Some(pos);
+            p.reg = Some(d);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,12 @@
 //! Symbolic execution: one PE whose registers hold exact linear combinations of input
 //! pixels at offsets, run through the simulator's own bus semantics
 //! ([`crate::sim::machine::step`]). The result is the exact kernel each register computes.
+//!
+//! The PE is generic over how a value is held ([`Symbolic`]): [`LinComb`], with
+//! arbitrary-precision rationals, holds anything; [`super::dyadic::Dyadic`] holds the
+//! dyadic fractions of generated programs in machine integers and says when it cannot.
 
-use crate::isa::{DigitalOp, Pos, Program, Reg};
+use crate::isa::{BusOp, DigitalOp, Pos, Program, Reg};
 use crate::sim::machine::{step, Linear, Machine, MachineError};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -99,6 +103,25 @@ impl LinComb {
     }
 }
 
+/// An exact linear combination in some representation, as the symbolic PE holds it.
+pub trait Symbolic: Linear + fmt::Debug {
+    /// `lin` in this representation (one that cannot hold it exactly says so in its
+    /// own way: see [`super::dyadic::Dyadic::is_exact`]).
+    fn of_lin(lin: &LinComb) -> Self;
+    /// The same expression as seen from a PE `(dr, dc)` away.
+    fn shifted(&self, dr: i32, dc: i32) -> Self;
+}
+
+impl Symbolic for LinComb {
+    fn of_lin(lin: &LinComb) -> Self {
+        lin.clone()
+    }
+
+    fn shifted(&self, dr: i32, dc: i32) -> Self {
+        LinComb::shifted(self, dr, dc)
+    }
+}
+
 impl Linear for LinComb {
     fn zero() -> Self {
         LinComb::default()
@@ -143,20 +166,20 @@ impl fmt::Display for LinComb {
 
 /// One symbolic PE (standing for every PE far from the array edge).
 #[derive(Clone, Debug)]
-pub struct SymbolicPe {
-    general: Vec<LinComb>,
-    news: LinComb,
+pub struct SymbolicPe<V = LinComb> {
+    general: Vec<V>,
+    news: V,
     pix_reset: Option<f32>,
     dac: i32,
     flag_known_full: bool,
 }
 
-impl SymbolicPe {
+impl<V: Symbolic> SymbolicPe<V> {
     /// A PE with `general` registers, all zero, FLAG set everywhere.
     pub fn new(general: usize) -> Self {
         SymbolicPe {
-            general: vec![LinComb::default(); general],
-            news: LinComb::default(),
+            general: vec![V::zero(); general],
+            news: V::zero(),
             pix_reset: None,
             dac: 0,
             flag_known_full: true,
@@ -164,7 +187,7 @@ impl SymbolicPe {
     }
 
     /// What `reg` holds (neighbour views are seen from this PE).
-    pub fn value(&self, reg: Reg) -> LinComb {
+    pub fn value(&self, reg: Reg) -> V {
         match reg {
             Reg::Gen(i) => self.general[usize::from(i)].clone(),
             Reg::News => self.news.clone(),
@@ -174,11 +197,11 @@ impl SymbolicPe {
                 None => {
                     let mut v = LinComb::pixel((0, 0), coef(1, 2));
                     v.constant = coef_int(64);
-                    v
+                    V::of_lin(&v)
                 }
-                Some(level) => LinComb::constant(coef_of_f32(level)),
+                Some(level) => V::of_lin(&LinComb::constant(coef_of_f32(level))),
             },
-            Reg::In => LinComb::constant(coef_int(i64::from(self.dac))),
+            Reg::In => V::of_lin(&LinComb::constant(coef_int(i64::from(self.dac)))),
             Reg::X(d) => {
                 let (dr, dc) = d.step();
                 self.news.shifted(dr, dc)
@@ -187,7 +210,7 @@ impl SymbolicPe {
     }
 
     /// Overwrites a general register (e.g. to place the input image).
-    pub fn set(&mut self, reg: Reg, v: LinComb) {
+    pub fn set(&mut self, reg: Reg, v: V) {
         match reg {
             Reg::Gen(i) => self.general[usize::from(i)] = v,
             Reg::News => self.news = v,
@@ -201,7 +224,7 @@ fn coef_of_f32(v: f32) -> Coef {
     Coef::from_float(v).unwrap_or_else(Coef::zero)
 }
 
-impl Machine for SymbolicPe {
+impl<V: Symbolic> Machine for SymbolicPe<V> {
     fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError> {
         if !self.flag_known_full {
             return Err(MachineError(
@@ -210,7 +233,7 @@ impl Machine for SymbolicPe {
                     .into(),
             ));
         }
-        let vals: Vec<LinComb> = srcs.iter().map(|r| self.value(*r)).collect();
+        let vals: Vec<V> = srcs.iter().map(|r| self.value(*r)).collect();
         let v = crate::sim::machine::bus_value(&vals, dsts.len());
         for d in dsts {
             match d {
@@ -278,14 +301,31 @@ pub struct SymbolicError {
 /// Runs `program` symbolically with the input image in `input` and every other register
 /// zero. Returns the final state of the PE.
 pub fn execute(program: &Program, input: Reg, general: usize) -> Result<SymbolicPe, SymbolicError> {
-    let mut pe = SymbolicPe::new(general);
-    pe.set(input, LinComb::input());
+    execute_as(program, input, general, |_, _, _| ())
+}
+
+/// [`execute`] in the representation `V`, calling `written(pe, reg, pos)` after every
+/// transfer for each receiver `reg` it names (a neighbour view `XE`.. wrote a
+/// neighbour's `NEWS`, which holds the values of this PE's `NEWS`, moved).
+pub fn execute_as<V: Symbolic>(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    mut written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
+) -> Result<SymbolicPe<V>, SymbolicError> {
+    let mut pe = SymbolicPe::<V>::new(general);
+    pe.set(input, V::of_lin(&LinComb::input()));
     for s in &program.stmts {
         for op in &s.ops {
             step(&mut pe, op).map_err(|e| SymbolicError {
                 pos: s.pos,
                 msg: format!("`{s}`: {}", e.0),
             })?;
+            if let BusOp::Transfer { dsts, .. } = op {
+                for d in dsts {
+                    written(&pe, *d, s.pos);
+                }
+            }
         }
     }
     Ok(pe)
