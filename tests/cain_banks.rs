@@ -2,6 +2,8 @@
 //! for any kernels within the budget, deterministic work budgets, and banks larger
 //! than the register file split into groups.
 
+mod common;
+
 use scamp::cain::{self, CompileOptions, Source, Stats};
 use scamp::isa::Reg;
 use scamp::verify::proof::prove;
@@ -210,5 +212,114 @@ fn a_bank_of_four_kernels_gets_proven_programs() {
             .expect("a program");
         assert_groups_proven(&c);
         assert!(c.range.peak.magnitude <= c.range.held_to + 1e-9);
+    }
+}
+
+/// A 31x31 kernel, and a bank of two 15x15 kernels in three registers (each a group of
+/// its own), under a small work budget: the constructive programs are made, proven and
+/// scored before the search, so the answer is the same on every run, for either
+/// objective, and every value stays within range.
+#[test]
+fn large_kernels_compile_reproducibly_under_a_work_budget() {
+    let one = format!(
+        "kernels:\n  - out: A\n    scale: 1/8\n    weights:\n{}",
+        dense_kernel(31, 5)
+    );
+    let two = format!(
+        "registers: [A, B, C]\nkernels:\n  - out: A\n    scale: 1/8\n    weights:\n{}  \
+         - out: B\n    scale: 1/8\n    weights:\n{}",
+        dense_kernel(15, 6),
+        dense_kernel(15, 7)
+    );
+    for text in [one, two] {
+        let s = spec(&text);
+        let opts = CompileOptions {
+            time_limit: Some(120.0),
+            workers: Some(1),
+            work: Some(1),
+            ..CompileOptions::default()
+        };
+        let length = CompileOptions {
+            objective: Some(cain::Objective::Length),
+            ..opts.clone()
+        };
+        let a = cain::compile(&s, &opts, &Stats::default()).expect("a program");
+        assert_groups_proven(&a);
+        assert!(a.range.peak.magnitude <= a.range.held_to + 1e-9);
+        assert!(a.search.seconds_to_best <= a.search.seconds);
+        // The length objective predicts the constructive program's error before the
+        // search: a prediction for every kernel, and the same program on every run.
+        let l = cain::compile(&s, &length, &Stats::default()).expect("a program");
+        assert_groups_proven(&l);
+        assert_eq!(l.predicted.len(), s.kernels.len());
+        for p in &l.predicted {
+            assert!(p.rmse.is_finite() && p.rmse > 0.0, "{p:?}");
+        }
+        if s.kernels.len() > 1 {
+            assert!(a.groups.len() > 1, "{} groups", a.groups.len());
+            let b = cain::compile(&s, &length, &Stats::default()).expect("a program");
+            assert_eq!(l.program.to_string(), b.program.to_string());
+        }
+    }
+}
+
+/// With no time for any search, every group still gets its constructive program,
+/// proven: a 15x15 kernel in three registers and a bank of eight.
+#[test]
+fn every_group_gets_its_constructive_program_when_the_clock_is_spent() {
+    let large = format!(
+        "registers: [A, B, C]\nkernels:\n  - out: A\n    scale: 1/8\n    weights:\n{}",
+        dense_kernel(15, 9)
+    );
+    for text in [large, bank(8, 21)] {
+        let c = cain::compile(&spec(&text), &budget(0.001, 2), &Stats::default())
+            .expect("the constructive program");
+        assert_eq!(c.search.source, Source::Fallback);
+        assert!(c.groups.iter().all(|g| g.source == Source::Fallback));
+        assert_groups_proven(&c);
+        assert!(c.range.peak.magnitude <= c.range.held_to + 1e-9);
+    }
+}
+
+/// Kernels beyond the accepted size, and bad weights in a large one, are refused with
+/// the position of the offending value, exit code 2, before any work.
+#[test]
+fn oversized_and_bad_large_kernels_are_refused_with_positions() {
+    let rows = |n: usize, bad: Option<(usize, usize)>| -> String {
+        (0..n)
+            .map(|i| {
+                let row: Vec<String> = (0..n)
+                    .map(|j| {
+                        if bad == Some((i, j)) {
+                            "x".to_string()
+                        } else {
+                            ((i + j) % 5).to_string()
+                        }
+                    })
+                    .collect();
+                format!("      - [{}]\n", row.join(", "))
+            })
+            .collect()
+    };
+    let cases = [
+        (rows(32, None), "rows of weights"),
+        (rows(31, Some((30, 17))), "not a number"),
+    ];
+    for (i, (weights, says)) in cases.iter().enumerate() {
+        let text = format!("kernels:\n  - out: A\n    weights:\n{weights}");
+        let path = common::temp_file("large", &format!("bad{i}.yaml"), &text);
+        let o = common::scamp(&["compile", path.to_str().expect("utf-8 path")]);
+        let err = common::stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        let line = err.lines().next().unwrap_or_default();
+        let at = format!("error: {}:", path.display());
+        assert!(line.starts_with(&at), "{line}");
+        assert!(line.contains(says), "{line}");
+        if i == 1 {
+            // Row 31 of the weights is line 34 (three lines above the first row); the
+            // bad value is the 18th of its row, each before it three columns wide.
+            let col = 10 + 17 * 3;
+            assert!(line.contains(&format!(":34:{}", col)), "{line}");
+        }
     }
 }

@@ -139,7 +139,7 @@ proptest! {
 #[test]
 fn coefficients_beyond_128_bits_stay_exact() {
     // x + 2^k x for k well past any fixed width: never the identity.
-    for k in [62, 63, 64, 127, 128, 129, 200] {
+    for k in [62, 63, 64, 125, 126, 127, 128, 129, 200] {
         let text = format!(
             "mov(B, A);{}add(A, A, B);",
             "mov(C, B); add(B, B, C);".repeat(k)
@@ -157,7 +157,17 @@ fn coefficients_beyond_128_bits_stay_exact() {
             ),
             "k = {k}"
         );
-        // And 2^k halvings undo k doublings exactly.
+        // Past 126 doublings (2^127 x) the machine integers give up, and the rational proof
+        // answers (the refutation above); below, they hold the value themselves.
+        let fast = scamp::verify::symbolic::execute_as::<scamp::verify::dyadic::Dyadic>(
+            &p,
+            Reg::A,
+            6,
+            |_, _, _| (),
+        )
+        .expect("runs");
+        assert_eq!(fast.value(Reg::A).is_exact(), k <= 126, "k = {k}");
+        // And k halvings undo k doublings exactly.
         let text = format!(
             "mov(B, A);{}{}mov(A, B);",
             "mov(C, B); add(B, B, C);".repeat(k),
@@ -170,5 +180,107 @@ fn coefficients_beyond_128_bits_stay_exact() {
             weights: vec![vec![1]],
         };
         assert_eq!(prove(&p, Reg::A, 6, &[id], None), Ok(()), "k = {k}");
+    }
+}
+
+/// Statements that grow coefficients fast (a three-source sum triples them) or leave
+/// dyadic fractions (`bus3` gives thirds), beside the ordinary ones: long programs of
+/// them push the machine-integer executor past `i128` and off powers of two.
+fn growing_statement() -> impl Strategy<Value = String> {
+    let r = || prop::sample::select(REGS.to_vec());
+    prop_oneof![
+        3 => statement(),
+        3 => (r(), r(), r(), r()).prop_map(|(a, b, c, e)| format!("add({a}, {b}, {c}, {e})")),
+        1 => (r(), r(), r(), r()).prop_map(|(a, b, c, e)| format!("bus3({a}, {b}, {c}, {e})")),
+    ]
+}
+
+/// Bit-exact text of a peak (NaN equals NaN here: huge coefficients can make one).
+fn peak_bits(p: &scamp::verify::range::Peak) -> String {
+    format!(
+        "{:x} {:x} {:x} {:?} {:?}",
+        p.magnitude.to_bits(),
+        p.low.to_bits(),
+        p.high.to_bits(),
+        p.pos,
+        p.reg
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 160,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0xd1ad),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_integer_fast_path_agrees_with_the_rational_proof_and_peak(
+        lines in prop::collection::vec(growing_statement(), 1..=160),
+        out in 0usize..6,
+        nudge in -2i64..=2,
+        at in any::<prop::sample::Index>(),
+    ) {
+        use scamp::verify::dyadic::Dyadic;
+        use scamp::verify::proof::prove_rational;
+        use scamp::verify::range::{interval, peak, peak_rational, InputRange};
+        use scamp::verify::symbolic::{execute, execute_as, Symbolic};
+        let (kept, p) = build(&lines);
+        prop_assume!(!kept.is_empty());
+        let out = reg(out);
+        // Every register, both ways: an exact integer value is the rational one.
+        let rational = execute(&p, Reg::A, 6).expect("straight-line programs run");
+        let fast = execute_as::<Dyadic>(&p, Reg::A, 6, |_, _, _| ()).expect("runs");
+        for r in REGS {
+            let r = Reg::parse(r).expect("a register");
+            let (f, l) = (fast.value(r), rational.value(r));
+            if f.is_exact() {
+                prop_assert_eq!(&f, &Dyadic::of_lin(&l), "{} differs in\n{}", r, p);
+            }
+        }
+        // The target: the kernel `out` holds if it is one (weights over 2^16), nudged
+        // at one offset, or else any kernel; proof and peak agree whatever it is.
+        let value = rational.value(out);
+        let depth = 16u32;
+        let mut t = Target { out, depth, weights: vec![vec![0; 41]; 41] };
+        for (&(r, c), v) in &value.terms {
+            let scaled = v * scamp::verify::symbolic::coef_int(1 << depth);
+            if let (true, Some(n)) = (scaled.is_integer(), num_traits::ToPrimitive::to_i64(&scaled.to_integer())) {
+                if r.abs() <= 20 && c.abs() <= 20 {
+                    t.weights[(r + 20) as usize][(c + 20) as usize] = n;
+                }
+            }
+        }
+        let cell = at.index(41 * 41);
+        t.weights[cell / 41][cell % 41] += nudge;
+        let both = (
+            prove(&p, Reg::A, 6, std::slice::from_ref(&t), None),
+            prove_rational(&p, Reg::A, 6, std::slice::from_ref(&t), None),
+        );
+        prop_assert_eq!(&both.0, &both.1, "{}", p);
+        for range in [InputRange::default(), InputRange { lo: 0.0, hi: 127.0 }] {
+            let (a, b) = (peak(&p, Reg::A, 6, range), peak_rational(&p, Reg::A, 6, range));
+            prop_assert_eq!(
+                a.as_ref().map(peak_bits).ok(),
+                b.as_ref().map(peak_bits).ok(),
+                "{}", p
+            );
+            // Each write's interval, bit for bit, wherever the integers held it.
+            let mut fast_iv = Vec::new();
+            execute_as::<Dyadic>(&p, Reg::A, 6, |pe, d, _| {
+                let d = if matches!(d, Reg::X(_)) { Reg::News } else { d };
+                fast_iv.push(pe.value(d).interval(range));
+            }).expect("runs");
+            let mut slow_iv = Vec::new();
+            execute_as::<scamp::verify::symbolic::LinComb>(&p, Reg::A, 6, |pe, d, _| {
+                let d = if matches!(d, Reg::X(_)) { Reg::News } else { d };
+                slow_iv.push(interval(&pe.value(d), range));
+            }).expect("runs");
+            for (f, s) in fast_iv.iter().zip(&slow_iv) {
+                if let Some(f) = f {
+                    prop_assert_eq!((f.0.to_bits(), f.1.to_bits()), (s.0.to_bits(), s.1.to_bits()));
+                }
+            }
+        }
     }
 }

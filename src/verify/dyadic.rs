@@ -302,3 +302,112 @@ impl Linear for Dyadic {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::symbolic::{coef, coef_int};
+
+    fn lin(terms: &[((i32, i32), Coef)], constant: Coef) -> LinComb {
+        LinComb {
+            terms: terms.iter().cloned().collect(),
+            constant,
+        }
+    }
+
+    #[test]
+    fn lowest_terms_make_equal_values_equal() {
+        // 2/4 x(0,0) - 6/8 x(0,1) is 1/2 x(0,0) - 3/4 x(0,1) whichever way it is made.
+        let a = Dyadic::of_weights(&[vec![4, -6]], (0, 0), 3);
+        let b = Dyadic::of_lin(&lin(
+            &[((0, 0), coef(1, 2)), ((0, 1), coef(-3, 4))],
+            Coef::zero(),
+        ));
+        assert_eq!(a, b);
+        assert_eq!(
+            (a.exp, a.terms.clone()),
+            (2, vec![((0, 0), 2), ((0, 1), -3)])
+        );
+        // Halving and adding back to itself gives the value again.
+        let mut h = a.clone();
+        h.negate_split(2);
+        let mut s = Dyadic::zero();
+        s.add_assign(&h);
+        s.add_assign(&h);
+        s.negate_split(1);
+        assert_eq!(s, a);
+        // Cancelling to zero leaves 0 / 1.
+        let mut z = a.clone();
+        let mut m = a.clone();
+        m.negate_split(1);
+        z.add_assign(&m);
+        assert_eq!(z, Dyadic::zero());
+        assert_eq!(z.exp, 0);
+    }
+
+    #[test]
+    fn thirds_and_overflow_lose_exactness_and_equal_nothing() {
+        let x = Dyadic::of_lin(&LinComb::input());
+        let mut third = x.clone();
+        third.negate_split(3);
+        assert!(!third.is_exact());
+        assert_ne!(third, third.clone());
+        assert!(!Dyadic::of_lin(&lin(&[((0, 0), coef(1, 3))], Coef::zero())).is_exact());
+        // 2^126 is held; doubling it once more is not.
+        let big = Dyadic::of_lin(&lin(
+            &[((0, 0), Coef::from_integer(BigInt::from(1) << 126))],
+            Coef::zero(),
+        ));
+        assert!(big.is_exact());
+        let mut twice = big.clone();
+        twice.add_assign(&big);
+        assert!(!twice.is_exact());
+        // Aligning denominators overflows too: 2^100 x + 2^-30 x needs 2^130.
+        let mut far = Dyadic::of_lin(&lin(
+            &[((0, 0), Coef::from_integer(BigInt::from(1) << 100))],
+            Coef::zero(),
+        ));
+        let small = Dyadic::of_lin(&lin(
+            &[((0, 0), Coef::new(BigInt::from(1), BigInt::from(1) << 30))],
+            Coef::zero(),
+        ));
+        far.add_assign(&small);
+        assert!(!far.is_exact());
+        // The most negative numerator cannot be negated.
+        let mut min = Dyadic {
+            terms: vec![((0, 0), i128::MIN)],
+            ..Dyadic::default()
+        };
+        min.negate_split(1);
+        assert!(!min.is_exact());
+        // Loss spreads to every value it touches.
+        let mut y = x.clone();
+        y.add_assign(&third);
+        assert!(!y.is_exact());
+        assert_eq!(y.interval(InputRange::default()), None);
+        assert_eq!(scale_up(1, 127), None);
+        assert_eq!(scale_up(0, 500), Some(0));
+        assert_eq!(scale_up(-3, 125), Some(-3i128 << 125));
+        assert_eq!(scale_up(3, 126), None);
+    }
+
+    #[test]
+    fn intervals_round_like_the_rational_ones() {
+        // Coefficients that f64 cannot hold exactly: both views round them alike.
+        let l = lin(
+            &[
+                ((0, 0), coef((1 << 60) + 1, 1 << 3)),
+                ((1, -2), coef(-7, 1 << 20)),
+                ((2, 2), coef_int(3)),
+            ],
+            coef(5, 2),
+        );
+        let d = Dyadic::of_lin(&l);
+        for range in [InputRange::default(), InputRange { lo: 0.0, hi: 127.0 }] {
+            let want = super::super::range::interval(&l, range);
+            let got = d.interval(range).expect("exact");
+            assert_eq!(got.0.to_bits(), want.0.to_bits());
+            assert_eq!(got.1.to_bits(), want.1.to_bits());
+        }
+    }
+}

@@ -360,9 +360,7 @@ impl Tracked {
             stack.extend(n.parts.iter().map(|p| Rc::clone(&p.node)));
             nodes.insert(n.id, n);
         }
-        // Ordered maps per node and for the gains: the float sums must add in the same
-        // order on every run (a hash order would change their last bits).
-        let mut weight: HashMap<u64, BTreeMap<Offset, f64>> = HashMap::new();
+        let mut weight: HashMap<u64, HashMap<Offset, f64>> = HashMap::new();
         for r in &self.err {
             *weight
                 .entry(r.node.id)

@@ -98,6 +98,10 @@ impl fmt::Display for Mismatches<'_> {
 /// Proves that `program`, with the image in `input` and `general` general registers,
 /// leaves every target's kernel in its register, exactly. If `allowed` is given, the
 /// program must not write any other register.
+///
+/// Runs on machine integers first ([`Dyadic`]: thousands of instructions in
+/// milliseconds); only where that cannot show the kernels exactly does the rational
+/// executor ([`prove_rational`]) run, and its answer is the answer.
 pub fn prove(
     program: &Program,
     input: Reg,
@@ -105,18 +109,23 @@ pub fn prove(
     targets: &[Target],
     allowed: Option<&[Reg]>,
 ) -> Result<(), ProofError> {
-    if let Some(allowed) = allowed {
-        if let Some(r) = program
-            .written_registers()
-            .into_iter()
-            .find(|r| !allowed.contains(r))
-        {
-            return Err(ProofError::Register(r));
-        }
-    }
+    check_registers(program, allowed)?;
     if proven_fast(program, input, general, targets) {
         return Ok(());
     }
+    prove_rational(program, input, general, targets, allowed)
+}
+
+/// [`prove`] on arbitrary-precision rationals alone: the reference the fast path is
+/// held to, and what decides (and explains) every proof the fast path does not pass.
+pub fn prove_rational(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    targets: &[Target],
+    allowed: Option<&[Reg]>,
+) -> Result<(), ProofError> {
+    check_registers(program, allowed)?;
     let pe = execute(program, input, general)?;
     let mut bad = Vec::new();
     for t in targets {
@@ -148,6 +157,20 @@ pub fn prove(
     } else {
         Err(ProofError::Mismatch(bad))
     }
+}
+
+/// Refuses a program that writes a register outside `allowed`.
+fn check_registers(program: &Program, allowed: Option<&[Reg]>) -> Result<(), ProofError> {
+    if let Some(allowed) = allowed {
+        if let Some(r) = program
+            .written_registers()
+            .into_iter()
+            .find(|r| !allowed.contains(r))
+        {
+            return Err(ProofError::Register(r));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the machine-integer executor ([`Dyadic`]) shows every target computed

@@ -105,6 +105,17 @@ pub fn peak(
     if exact {
         return Ok(fast.peak);
     }
+    peak_rational(program, input, general, range)
+}
+
+/// [`peak`] on arbitrary-precision rationals alone (the reference the fast path is
+/// held to).
+pub fn peak_rational(
+    program: &Program,
+    input: Reg,
+    general: usize,
+    range: InputRange,
+) -> Result<Peak, SymbolicError> {
     let mut slow = Tracker::new(input, range);
     execute_as::<LinComb>(program, input, general, |pe, d, pos| {
         slow.note(interval(&pe.value(value_reg(d)), range), d, pos);
