@@ -299,9 +299,10 @@ pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> 
         .collect()
 }
 
-/// Compiles a filter spec: approximation, grouping, search beside the constructive
-/// fallback, allocation, emission and proof. `stats` shows the running search (e.g. to
-/// another thread printing progress).
+/// Compiles a filter spec: approximation, grouping, each group's constructive fallback
+/// (proven and scored first), then the search for shorter programs in the time left,
+/// allocation, emission and proof; the whole within the time limit. `stats` shows the
+/// running search (e.g. to another thread printing progress).
 pub fn compile(
     spec: &Spec,
     opts: &CompileOptions,
