@@ -31,6 +31,9 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+/// Coefficients by pixel offset, sorted by offset.
+pub type Terms = [(Offset, f64)];
+
 /// `constant + sum coef * x(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Affine {
@@ -745,7 +748,7 @@ impl ErrorModel {
         &self,
         range: InputRange,
         limit: f64,
-        skip: &dyn Fn(&[(Offset, f64)]) -> bool,
+        skip: &dyn Fn(&Terms) -> bool,
     ) -> f64 {
         const SAMPLES: usize = 32;
         let mut total = 0.0;
@@ -854,7 +857,7 @@ mod tests {
     fn clipping_counts_systematic_error_that_pushes_beyond_the_limit() {
         // mov(B, A) = two single-source transfers, each with gain g: B = (1 + g)^2 x.
         let range = InputRange::default();
-        let none = |_: &[(Offset, f64)]| false;
+        let none = |_: &Terms| false;
         let mut p = Profile::default();
         p.transfer.bus_1.gain = -0.05;
         // Values shrink: nothing reaches the limit.
