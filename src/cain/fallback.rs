@@ -3,7 +3,9 @@
 //!
 //! Each kernel is built in one accumulator that walks the kernel once per pass (snake
 //! order, returning to where it started) and, at each cell, adds or subtracts the units
-//! of the bits set in that cell's count: with the input worth 2^D atoms, bit b of a
+//! of the bits set in that cell's count (an add rides on the move that follows it,
+//! `addx`, and a subtraction on the move before it, `subx`, where the instruction set
+//! has them): with the input worth 2^D atoms, bit b of a
 //! count is the input times 2^(b - D), made first by halving (or doubling) copies of
 //! the input. A pass takes as many bits as there are registers for their units (all of
 //! them, usually, so one walk does the kernel). The input is never scaled up and the
@@ -22,6 +24,16 @@ use crate::isa::Reg;
 
 /// One cell of a walk: its offset, and the units added there (register, negative).
 type Cell = ((i32, i32), Vec<(Reg, bool)>);
+
+/// How one walk between two cells moves: the shifts allowed, a unit to add before
+/// leaving and one to subtract on arrival, and whether `addx`/`subx` may carry them.
+#[derive(Clone, Copy)]
+struct Moves<'a> {
+    shifts: &'a [Shift],
+    add: Option<Reg>,
+    sub: Option<Reg>,
+    fuse: bool,
+}
 
 /// Registers and the goals they hold while the program is built.
 struct Builder<'a> {
@@ -86,25 +98,56 @@ impl Builder<'_> {
     }
 
     /// Moves the value in `r` by steps of the allowed shifts until `cur` reaches `to`
-    /// (a move by `s` takes `cur` to `cur - s`).
+    /// (a move by `s` takes `cur` to `cur - s`), adding `add` before it leaves and
+    /// subtracting `sub` once it is there. Where the instruction set allows, the add
+    /// rides on the first step (`addx`: the sum, moved) and the subtraction on the
+    /// last (`subx`: moved, then less the unit): every value either way is one the
+    /// separate instructions would hold too, so the range stays the same.
     fn walk(
         &mut self,
         mut r: Reg,
         cur: &mut (i32, i32),
         to: (i32, i32),
-        shifts: &[Shift],
+        moves: Moves<'_>,
     ) -> Option<Reg> {
-        while *cur != to {
-            let (need_r, need_c) = (cur.0 - to.0, cur.1 - to.1);
+        let mut steps = Vec::new();
+        let mut at = *cur;
+        while at != to {
+            let (need_r, need_c) = (at.0 - to.0, at.1 - to.1);
             // The shift leaving the least Chebyshev-then-Manhattan distance.
-            let s = shifts.iter().copied().min_by_key(|s| {
+            let s = moves.shifts.iter().copied().min_by_key(|s| {
                 let (rr, rc) = (need_r - i32::from(s.dr), need_c - i32::from(s.dc));
                 (rr.abs().max(rc.abs()), rr.abs() + rc.abs())
             })?;
-            r = self.op(Kind::Shift(s), &[r], &[true])?;
-            cur.0 -= i32::from(s.dr);
-            cur.1 -= i32::from(s.dc);
+            steps.push(s);
+            at.0 -= i32::from(s.dr);
+            at.1 -= i32::from(s.dc);
         }
+        let (mut add, mut sub) = (moves.add, moves.sub);
+        let last = steps.len().checked_sub(1);
+        for (i, &s) in steps.iter().enumerate() {
+            r = match (add.take(), sub) {
+                (Some(u), _) if i == 0 && moves.fuse => {
+                    self.op(Kind::AddShift(s), &[r, u], &[true, false])?
+                }
+                (Some(u), _) => {
+                    let a = self.op(Kind::Add2, &[r, u], &[true, false])?;
+                    self.op(Kind::Shift(s), &[a], &[true])?
+                }
+                (None, Some(u)) if Some(i) == last && moves.fuse => {
+                    sub = None;
+                    self.op(Kind::SubShift(s), &[r, u], &[true, false])?
+                }
+                (None, _) => self.op(Kind::Shift(s), &[r], &[true])?,
+            };
+        }
+        if let Some(u) = add {
+            r = self.op(Kind::Add2, &[r, u], &[true, false])?;
+        }
+        if let Some(u) = sub {
+            r = self.op(Kind::Sub, &[r, u], &[true, false])?;
+        }
+        *cur = to;
         Some(r)
     }
 
@@ -119,8 +162,19 @@ impl Builder<'_> {
         shifts: &[Shift],
         ops: Ops,
     ) -> Option<Option<Reg>> {
+        let fuse = [Kind::AddShift(SHIFTS[0]), Kind::SubShift(SHIFTS[0])]
+            .iter()
+            .all(|k| k.allowed(ops));
+        let moves = |add, sub| Moves {
+            shifts,
+            add,
+            sub,
+            fuse,
+        };
         let mut cur = (0, 0);
         let mut acc = acc;
+        // A unit to add where the accumulator is, held back to ride on the next move.
+        let mut pending: Option<Reg> = None;
         for (at, taken) in cells {
             for &(unit, negative) in taken {
                 acc = Some(match acc {
@@ -137,15 +191,20 @@ impl Builder<'_> {
                         }
                     }
                     Some(a) => {
-                        let a = self.walk(a, &mut cur, *at, shifts)?;
-                        let kind = if negative { Kind::Sub } else { Kind::Add2 };
-                        self.op(kind, &[a, unit], &[true, false])?
+                        let sub = negative.then_some(unit);
+                        let a = self.walk(a, &mut cur, *at, moves(pending.take(), sub))?;
+                        if !negative {
+                            pending = Some(unit);
+                        }
+                        a
                     }
                 });
             }
         }
         match acc {
-            Some(a) => self.walk(a, &mut cur, (0, 0), shifts).map(Some),
+            Some(a) => self
+                .walk(a, &mut cur, (0, 0), moves(pending.take(), None))
+                .map(Some),
             None => Some(None),
         }
     }
