@@ -24,6 +24,7 @@ pub mod search;
 pub mod setup;
 pub mod spec;
 pub mod step;
+pub mod window;
 pub mod yaml;
 
 pub use approx::{approximate, Approx};

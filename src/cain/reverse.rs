@@ -87,6 +87,8 @@ pub fn registers_needed(step: &Step, before: &Bag, after: &Bag) -> usize {
 struct Gen<'a> {
     bag: &'a Bag,
     ctx: &'a Ctx,
+    /// Goals a step may read besides the bag's and the input (see [`expand_toward`]).
+    sources: &'a [Goal],
     out: &'a mut Vec<Cand>,
     seen: FpSet,
 }
@@ -129,6 +131,11 @@ impl Gen<'_> {
         let mut v: Vec<Goal> = self.bag.0.iter().filter(|h| *h != g).cloned().collect();
         if !self.bag.contains(&self.ctx.init) && self.ctx.init != *g {
             v.push(self.ctx.init.clone());
+        }
+        for h in self.sources {
+            if h != g && !v.contains(h) {
+                v.push(h.clone());
+            }
         }
         v
     }
@@ -645,6 +652,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
     let mut gen = Gen {
         bag,
         ctx,
+        sources: &[],
         out,
         seen: FpSet::default(),
     };
@@ -675,6 +683,41 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
                 }
             }
         }
+    }
+}
+
+/// The children of `bag` on the way back to a known earlier bag `sources` (see
+/// [`super::window`]): only goals not in it are produced (it holds the others
+/// already), its goals are readable as if live, and with `last` only from live goals
+/// (the step before must leave nothing new to make).
+pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut Vec<Cand>) {
+    let mut gen = Gen {
+        bag,
+        ctx,
+        sources: &sources.0,
+        out,
+        seen: FpSet::default(),
+    };
+    let made: Vec<&Goal> = bag
+        .0
+        .iter()
+        .filter(|g| **g != ctx.init && !sources.contains(g))
+        .collect();
+    for g in &made {
+        if g.is_empty() {
+            gen.push(Kind::Res, vec![Goal::empty()], vec![]);
+            continue;
+        }
+        let avail = gen.avail(g);
+        gen.direct(g, &avail);
+    }
+    if last {
+        return;
+    }
+    for g in made.iter().filter(|g| !g.is_empty()) {
+        let avail = gen.avail(g);
+        gen.one_new(g, &avail);
+        gen.splits(g);
     }
 }
 

@@ -12,13 +12,15 @@
 //! seeded perturbation of the ranking. The budget is wall-clock time, an optional node
 //! count and a memory cap; the best plan so far is returned when it runs out.
 
-use super::goal::Bag;
+use super::goal::{Bag, Fx};
 use super::heuristic::{lower_bound, Estimator};
 use super::reverse::{expand, is_initial, Cand, Ctx, PassThrough};
 use super::risk::ClipModel;
 use super::step::Step;
+use super::window::{self, WindowOptions};
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -321,17 +323,7 @@ impl<T> Shared<'_, T> {
     /// the level): no new value beyond it, and no final output that cannot fit read by
     /// another instruction (it would pass on its clipped value).
     fn flat_fits(&self, cand: &Cand) -> bool {
-        let Some(m) = self.opts.clip.as_ref().filter(|_| self.opts.slack > 0.0) else {
-            return true;
-        };
-        cand.step
-            .ins
-            .iter()
-            .all(|g| !self.finals.contains(g) || m.flat_fits(g))
-            && cand.child.0.iter().all(|g| {
-                self.finals.contains(g)
-                    || (m.flat_fits(g) && (!self.strict || m.peak_within(g, STRICT_RANGE)))
-            })
+        flat_fits(self.opts, self.finals, self.strict, cand)
     }
 
     fn best_len(&self) -> usize {
@@ -472,18 +464,21 @@ impl<T> Worker<'_, '_, T> {
     }
 
     fn offer(&self, steps: &[Step]) {
+        self.sh.stats.plans.fetch_add(1, Ordering::Relaxed);
+        self.record(steps);
+    }
+
+    /// Finishes `steps` and keeps the result if it is the best so far (of its length,
+    /// under the error objective).
+    fn record(&self, steps: &[Step]) {
         let sh = self.sh;
-        sh.stats.plans.fetch_add(1, Ordering::Relaxed);
         if steps.len() >= sh.length_limit() {
             return;
         }
         let Some((value, instructions, cycles, score)) = (sh.finish)(steps) else {
             return;
         };
-        let score = match &sh.opts.clip {
-            Some(m) if sh.opts.slack > 0.0 => score + m.plan_risk(steps, sh.finals),
-            _ => score,
-        };
+        let score = score + plan_risk(sh.opts, steps, sh.finals);
         let found = Found {
             value,
             instructions,
@@ -651,10 +646,243 @@ impl<T> Worker<'_, '_, T> {
 }
 
 /// Searches backwards from `root` (the final goals) to the input goal of `ctx`.
-/// Every plan reaching the input is handed to `finish`; the best finished one is kept.
-/// With [`SearchOptions::work`] the workers search apart and the result is
+/// Every plan reaching the input is handed to `finish`; the best finished one is kept,
+/// then improved window by window (see [`super::window`]) in the last part of the
+/// budget. With [`SearchOptions::work`] the workers search apart and the result is
 /// reproducible; otherwise they share what they learn and race on the clock.
 pub fn search<T: Send>(
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+) -> Outcome<T> {
+    let start = Instant::now();
+    // The shortest plans finished, kept to be improved by windows afterwards: a plan a
+    // little longer than the best may polish into a shorter one.
+    let finalists: Mutex<Vec<Finalist>> = Mutex::new(Vec::new());
+    let keep = |steps: &[Step]| {
+        let done = finish(steps)?;
+        if opts.slack <= 0.0 {
+            if let Ok(mut f) = finalists.lock() {
+                admit(&mut f, (done.1, done.2, steps.to_vec()));
+            }
+        }
+        Some(((done.0, steps.to_vec()), done.1, done.2, done.3))
+    };
+    let first = SearchOptions {
+        time_limit: opts.time_limit.mul_f64(1.0 - POLISH_SHARE),
+        ..opts.clone()
+    };
+    let out = search_phases(root, ctx, &first, stats, &keep);
+    let mut finalists = finalists.into_inner().unwrap_or_else(|p| p.into_inner());
+    let best = out.best.map(|b| {
+        // Under the error objective the chosen plan (not the shortest) is polished.
+        if opts.slack > 0.0 || finalists.is_empty() {
+            finalists = vec![(b.instructions, b.cycles, b.value.1.clone())];
+        }
+        let polished = polish_all(&finalists, root, ctx, opts, stats, finish, start, b.score);
+        match polished {
+            Some(p) if (p.instructions, p.cycles) < (b.instructions, b.cycles) => Found {
+                value: p.value.0,
+                instructions: p.instructions,
+                cycles: p.cycles,
+                score: p.score,
+                at: p.at,
+            },
+            _ => Found {
+                value: b.value.0,
+                instructions: b.instructions,
+                cycles: b.cycles,
+                score: b.score,
+                at: b.at,
+            },
+        }
+    });
+    Outcome {
+        best,
+        nodes: out.nodes,
+        plans_found: out.plans_found,
+        seconds: start.elapsed().as_secs_f64(),
+        stop: out.stop,
+    }
+}
+
+/// A finished plan waiting to be polished: instructions, cycles, the plan.
+type Finalist = (usize, u64, Vec<Step>);
+
+/// Plans polished after the search (the shortest distinct ones).
+const FINALISTS: usize = 4;
+/// Share of a clock budget kept for improving the best plans by windows.
+const POLISH_SHARE: f64 = 0.15;
+/// Bags the window re-search may expand per finalist, per node of work (deterministic
+/// mode).
+const POLISH_PER_WORK: u64 = 1;
+
+/// Keeps `f` the [`FINALISTS`] shortest distinct plans (then fewest cycles, then by
+/// content, so that the set does not depend on the order plans arrive in).
+fn admit(f: &mut Vec<Finalist>, plan: Finalist) {
+    if f.len() >= FINALISTS && f.last().is_some_and(|w| (plan.0, plan.1) >= (w.0, w.1)) {
+        return;
+    }
+    if f.iter().any(|x| x.2 == plan.2) {
+        return;
+    }
+    f.push(plan);
+    let key = |x: &Finalist| {
+        let mut h = Fx::default();
+        x.2.hash(&mut h);
+        (x.0, x.1, h.finish())
+    };
+    f.sort_by_key(key);
+    f.truncate(FINALISTS);
+}
+
+/// Polishes every finalist (spread over the workers' threads, each with its share of
+/// the budget) and returns the best result, ties to the earlier finalist.
+#[allow(clippy::too_many_arguments)]
+fn polish_all<T: Send>(
+    finalists: &[Finalist],
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+    start: Instant,
+    score: f64,
+) -> Option<Found<(T, Vec<Step>)>> {
+    let threads = opts
+        .workers
+        .max(1)
+        .min(finalists.len())
+        .min(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let from = start.elapsed();
+    let span = opts.time_limit.saturating_sub(from);
+    let run = |t: usize| -> Vec<(usize, Option<Found<(T, Vec<Step>)>>)> {
+        let mine: Vec<usize> = (t..finalists.len()).step_by(threads).collect();
+        let m = mine.len() as f64;
+        mine.iter()
+            .enumerate()
+            .map(|(r, &k)| {
+                // Each finalist of this thread gets an equal slice of the time left.
+                let until = from + span.mul_f64((r as f64 + 1.0) / m);
+                // Kept while it shortens on its own; whether it beats the best is
+                // decided at the end.
+                let (n, c, plan) = &finalists[k];
+                let own = (*n, *c, score);
+                (
+                    k,
+                    polish(plan, own, root, ctx, opts, stats, finish, start, until),
+                )
+            })
+            .collect()
+    };
+    let mut results: Vec<(usize, Option<Found<(T, Vec<Step>)>>)> = if threads > 1 {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || run(t))).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    } else {
+        run(0)
+    };
+    results.sort_by_key(|r| r.0);
+    results
+        .into_iter()
+        .filter_map(|r| r.1)
+        .min_by_key(|f| (f.instructions, f.cycles))
+}
+
+/// Improves `plan` by window re-search until `until` (from `start`) or its share of
+/// the work; returns its best result better than `own` (its instructions and cycles,
+/// the score not to exceed): shorter (then fewer cycles) without a higher score.
+#[allow(clippy::too_many_arguments)]
+fn polish<T>(
+    plan: &[Step],
+    own: (usize, u64, f64),
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+    start: Instant,
+    until: Duration,
+) -> Option<Found<(T, Vec<Step>)>> {
+    let finals = &root.0;
+    let fits = |c: &Cand| {
+        opts.range.as_ref().is_none_or(|r| r.fits_bag(&c.child))
+            && flat_fits(opts, finals, false, c)
+    };
+    let node_limit = opts
+        .work
+        .map_or(u64::MAX, |w| w.saturating_mul(POLISH_PER_WORK));
+    let in_time = || start.elapsed() < until;
+    let mut best: Option<Found<(T, Vec<Step>)>> = None;
+    let mut accept = |steps: &[Step]| {
+        if !in_time() {
+            return false;
+        }
+        let Some((value, instructions, cycles, score)) = finish(steps) else {
+            return false;
+        };
+        let score = score + plan_risk(opts, steps, finals);
+        let (n, c, s) = best
+            .as_ref()
+            .map_or(own, |b| (b.instructions, b.cycles, b.score));
+        if (instructions, cycles) >= (n, c) || score > s {
+            return false;
+        }
+        best = Some(Found {
+            value: (value, steps.to_vec()),
+            instructions,
+            cycles,
+            score,
+            at: start.elapsed(),
+        });
+        stats.best.fetch_min(instructions, Ordering::Relaxed);
+        true
+    };
+    let window = WindowOptions {
+        // Windows grow until the work runs out: the larger, the rarer and dearer.
+        max_window: plan.len(),
+        node_limit,
+    };
+    window::improve(plan, root, ctx, window, &fits, &in_time, &mut accept);
+    best
+}
+
+/// The saturation risk the error objective adds to a plan's score (0 otherwise).
+fn plan_risk(opts: &SearchOptions, steps: &[Step], finals: &[super::goal::Goal]) -> f64 {
+    match &opts.clip {
+        Some(m) if opts.slack > 0.0 => m.plan_risk(steps, finals),
+        _ => 0.0,
+    }
+}
+
+/// See [`Shared::flat_fits`].
+fn flat_fits(
+    opts: &SearchOptions,
+    finals: &[super::goal::Goal],
+    strict: bool,
+    cand: &Cand,
+) -> bool {
+    let Some(m) = opts.clip.as_ref().filter(|_| opts.slack > 0.0) else {
+        return true;
+    };
+    cand.step
+        .ins
+        .iter()
+        .all(|g| !finals.contains(g) || m.flat_fits(g))
+        && cand.child.0.iter().all(|g| {
+            finals.contains(g) || (m.flat_fits(g) && (!strict || m.peak_within(g, STRICT_RANGE)))
+        })
+}
+
+/// The search proper (see [`search`]), the error objective's two halves included.
+fn search_phases<T: Send>(
     root: &Bag,
     ctx: &Ctx,
     opts: &SearchOptions,

@@ -1,0 +1,422 @@
+//! Plan improvement by window re-search: a peephole superoptimiser over found plans.
+//!
+//! A plan is a chain of goal bags, `B0` (the input) to `Bn` (the final goals), one
+//! instruction between neighbours. The global search finds good chains but rarely
+//! optimal ones on multi-kernel sets: a stretch of `w` instructions between `Bi` and
+//! `Bj` may often be done in fewer. For each window, an exhaustive search of small
+//! depth runs backwards from `Bj` looking for any bag that `Bi` (plus the input)
+//! already covers, with `Bi`'s goals readable as operands; a shorter path is spliced
+//! in, instructions whose results nobody reads any more are dropped, and the caller
+//! decides (registers, range, objective) whether the new plan is better. Windows are
+//! tried until none of size up to the limit improves, or the work runs out.
+
+use super::goal::{Bag, Goal};
+use super::reverse::{expand_toward, Cand, Ctx, PassThrough};
+use super::step::Step;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
+
+/// How hard [`improve`] tries.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowOptions {
+    /// Largest window (instructions replaced at once).
+    pub max_window: usize,
+    /// Bags expanded over the whole improvement.
+    pub node_limit: u64,
+}
+
+/// The bags live before each step of `steps` (program order): `bags[i]` before step `i`,
+/// the last one `root`.
+pub fn bags(steps: &[Step], root: &Bag) -> Vec<Bag> {
+    let mut v = vec![root.clone()];
+    for s in steps.iter().rev() {
+        let before = v
+            .last()
+            .map_or_else(Bag::default, |b| b.replace(&s.outs, &s.ins));
+        v.push(before);
+    }
+    v.reverse();
+    v
+}
+
+/// `steps` without the instructions none of whose results is read later or final.
+pub fn without_dead(steps: &[Step], root: &Bag) -> Vec<Step> {
+    let mut live = root.clone();
+    let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
+    for s in steps.iter().rev() {
+        if s.outs.iter().any(|g| live.contains(g)) {
+            live = live.replace(&s.outs, &s.ins);
+            kept.push(s.clone());
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+/// Instructions at least still needed from `bag` back to a bag within `target`: every
+/// goal outside it needs one, a `div` making a goal and its negation together.
+fn need(bag: &Bag, target: &Bag) -> usize {
+    let missing: Vec<&Goal> = bag.0.iter().filter(|g| !target.contains(g)).collect();
+    let pairs = missing
+        .iter()
+        .filter(|g| g.0.first().is_some_and(|t| t.n < 0) && missing.contains(&&g.neg()))
+        .count();
+    missing.len() - pairs
+}
+
+/// One window's search: a path of at most `depth` instructions from `to` back to a
+/// bag within `target`.
+struct Probe<'a> {
+    ctx: &'a Ctx,
+    target: &'a Bag,
+    fits: &'a dyn Fn(&Cand) -> bool,
+    go_on: &'a dyn Fn() -> bool,
+    /// Bags from which no path within the recorded depth exists.
+    failed: HashMap<u64, usize, BuildHasherDefault<PassThrough>>,
+    nodes: u64,
+    node_limit: u64,
+}
+
+impl Probe<'_> {
+    /// Steps in program order reaching `bag` from within the target in at most `depth`.
+    fn path(&mut self, bag: &Bag, depth: usize) -> Option<Vec<Step>> {
+        if depth == 0 || self.nodes >= self.node_limit || !(self.go_on)() {
+            return None;
+        }
+        let fp = bag.fingerprint();
+        if self.failed.get(&fp).is_some_and(|&d| d >= depth) {
+            return None;
+        }
+        self.nodes += 1;
+        let mut cands = Vec::new();
+        expand_toward(bag, self.ctx, self.target, depth == 1, &mut cands);
+        let mut open: Vec<(usize, u64, Cand)> = Vec::new();
+        for c in cands {
+            if !(self.fits)(&c) {
+                continue;
+            }
+            let n = need(&c.child, self.target);
+            if n == 0 {
+                return Some(vec![c.step]);
+            }
+            if n < depth {
+                open.push((n, c.child.fingerprint(), c));
+            }
+        }
+        open.sort_by_key(|&(n, fp, _)| (n, fp));
+        for (_, _, c) in open {
+            if let Some(mut p) = self.path(&c.child, depth - 1) {
+                p.push(c.step);
+                return Some(p);
+            }
+        }
+        if self.nodes < self.node_limit && (self.go_on)() {
+            self.failed.insert(fp, depth);
+        }
+        None
+    }
+}
+
+/// A path shorter than `len` instructions from `to` back to a bag within `from` (and
+/// the input), in program order; the shortest one the work allows.
+fn shorter(
+    from: &Bag,
+    to: &Bag,
+    len: usize,
+    ctx: &Ctx,
+    fits: &dyn Fn(&Cand) -> bool,
+    go_on: &dyn Fn() -> bool,
+    nodes: &mut u64,
+    node_limit: u64,
+) -> Option<Vec<Step>> {
+    let mut goals = from.0.clone();
+    goals.push(ctx.init.clone());
+    let target = Bag::new(goals);
+    if need(to, &target) >= len {
+        return None;
+    }
+    let mut probe = Probe {
+        ctx,
+        target: &target,
+        fits,
+        go_on,
+        failed: HashMap::default(),
+        nodes: *nodes,
+        node_limit,
+    };
+    let found = (1..len).find_map(|d| probe.path(to, d));
+    *nodes = probe.nodes;
+    found
+}
+
+/// Improves `steps` (a plan from the input to `root`, program order) window by window:
+/// each shorter splice is offered to `accept`, which says whether it is better (and
+/// remembers it); the plan goes on from every accepted one. Returns the last accepted
+/// plan (or `steps` as given) and the bags expanded. `fits` filters the generator's
+/// children (e.g. the register range); the work stops when `go_on` says so.
+pub fn improve(
+    steps: &[Step],
+    root: &Bag,
+    ctx: &Ctx,
+    opts: WindowOptions,
+    fits: &dyn Fn(&Cand) -> bool,
+    go_on: &dyn Fn() -> bool,
+    accept: &mut dyn FnMut(&[Step]) -> bool,
+) -> (Vec<Step>, u64) {
+    let mut plan = steps.to_vec();
+    let mut nodes = 0u64;
+    // Windows (by their end bags and size) searched in full without a shorter path:
+    // after a splice most windows are the same as before and need no second look.
+    let mut failed: HashSet<(u64, u64, usize), BuildHasherDefault<PassThrough>> =
+        HashSet::default();
+    'again: loop {
+        let chain = bags(&plan, root);
+        let fps: Vec<u64> = chain.iter().map(Bag::fingerprint).collect();
+        for w in 2..=opts.max_window.min(plan.len()) {
+            for i in 0..=plan.len() - w {
+                if nodes >= opts.node_limit || !go_on() {
+                    break 'again;
+                }
+                let j = i + w;
+                let key = (fps[i], fps[j], w);
+                if failed.contains(&key) {
+                    continue;
+                }
+                let found = shorter(
+                    &chain[i],
+                    &chain[j],
+                    w,
+                    ctx,
+                    fits,
+                    go_on,
+                    &mut nodes,
+                    opts.node_limit,
+                );
+                let Some(mid) = found else {
+                    if nodes < opts.node_limit && go_on() {
+                        failed.insert(key);
+                    }
+                    continue;
+                };
+                let spliced: Vec<Step> = plan[..i]
+                    .iter()
+                    .chain(&mid)
+                    .chain(&plan[j..])
+                    .cloned()
+                    .collect();
+                let next = without_dead(&spliced, root);
+                if next.len() < plan.len() && accept(&next) {
+                    plan = next;
+                    continue 'again;
+                }
+                // The same window would find the same path again.
+                failed.insert(key);
+            }
+        }
+        break;
+    }
+    (plan, nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cain::goal::fixtures::grid;
+    use crate::cain::goal::SHIFTS;
+    use crate::cain::reverse::is_initial;
+    use crate::cain::spec::Ops;
+    use crate::cain::step::Kind;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            init: Goal::single(0, 0, 1),
+            regs: 6,
+            ops: Ops::All,
+            depth: 0,
+            max_atoms: 1000,
+            structured: false,
+        }
+    }
+
+    /// Runs `plan` forwards from the input: every step reads only live goals, and the
+    /// finals are all live at the end.
+    fn valid(plan: &[Step], root: &Bag, ctx: &Ctx) -> bool {
+        let mut live = vec![ctx.init.clone()];
+        for s in plan {
+            if !s.is_consistent() || !s.ins.iter().all(|g| live.contains(g)) {
+                return false;
+            }
+            live.extend(s.outs.iter().cloned());
+        }
+        root.0.iter().all(|g| live.contains(g))
+    }
+
+    fn step(kind: Kind, ins: Vec<Goal>) -> Step {
+        let outs = Step::eval(kind, &ins).expect("operands fit");
+        Step { kind, outs, ins }
+    }
+
+    #[test]
+    fn bags_run_back_to_the_input_and_dead_steps_go() {
+        let c = ctx();
+        let x = c.init.clone();
+        let east = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
+        let e = east.outs[0].clone();
+        let wasted = step(Kind::Neg, vec![x.clone()]);
+        let sum = step(Kind::Add2, vec![x.clone(), e.clone()]);
+        let root = Bag::new(sum.outs.clone());
+        let plan = vec![east.clone(), wasted, sum.clone()];
+        let clean = without_dead(&plan, &root);
+        assert_eq!(clean, vec![east, sum]);
+        let chain = bags(&clean, &root);
+        assert_eq!(chain.len(), 3);
+        assert!(is_initial(&chain[0], &c));
+        assert_eq!(chain[1], Bag::new(vec![x, e]));
+        assert_eq!(chain[2], root);
+    }
+
+    #[test]
+    fn a_roundabout_plan_is_shortened_and_stays_valid() {
+        // Two kernels sharing a 1 2 1 row, built the long way: each from scratch.
+        let c = ctx();
+        let x = c.init.clone();
+        let a = grid(&[&[1, 2, 1], &[0, 0, 0], &[0, 0, 0]]);
+        let b = grid(&[&[1, 2, 1], &[0, 0, 1], &[0, 0, 0]]);
+        let root = Bag::new(vec![a.clone(), b.clone()]);
+        let mut plan = Vec::new();
+        let build = |plan: &mut Vec<Step>| {
+            // x + east x, then its copy moved west, summed, then moved north.
+            plan.push(step(Kind::Shift(SHIFTS[1]), vec![x.clone()]));
+            let e = plan[plan.len() - 1].outs[0].clone();
+            plan.push(step(Kind::Add2, vec![x.clone(), e]));
+            let p = plan[plan.len() - 1].outs[0].clone();
+            plan.push(step(Kind::Shift(SHIFTS[3]), vec![p.clone()]));
+            let w = plan[plan.len() - 1].outs[0].clone();
+            plan.push(step(Kind::Add2, vec![p, w]));
+            let row = plan[plan.len() - 1].outs[0].clone();
+            plan.push(step(Kind::Shift(SHIFTS[0]), vec![row]));
+        };
+        build(&mut plan);
+        let a_made = plan[plan.len() - 1].outs[0].clone();
+        assert_eq!(a_made, a, "the fixture builds the first kernel");
+        // The second kernel repeats the whole build, then adds its extra atom.
+        build(&mut plan);
+        let se = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
+        let e = se.outs[0].clone();
+        plan.push(se);
+        plan.push(step(Kind::Add2, vec![a.clone(), e]));
+        let plan = without_dead(&plan, &root);
+        assert!(valid(&plan, &root, &c));
+        let before = plan.len();
+        let mut offers = 0;
+        let (better, _) = improve(
+            &plan,
+            &root,
+            &c,
+            WindowOptions {
+                max_window: 4,
+                node_limit: 100_000,
+            },
+            &|_| true,
+            &|| true,
+            &mut |p| {
+                offers += 1;
+                valid(p, &root, &c)
+            },
+        );
+        assert!(offers > 0);
+        assert!(valid(&better, &root, &c));
+        assert!(better.len() < before, "{} -> {}", before, better.len());
+    }
+
+    #[test]
+    fn rejected_plans_are_not_kept() {
+        let c = ctx();
+        let x = c.init.clone();
+        let e1 = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
+        let e = e1.outs[0].clone();
+        let e2 = step(Kind::Shift(SHIFTS[1]), vec![e.clone()]);
+        let ee = e2.outs[0].clone();
+        // x moved two east in two steps where mov2x does it in one.
+        let root = Bag::new(vec![ee]);
+        let plan = vec![e1, e2];
+        let (kept, _) = improve(
+            &plan,
+            &root,
+            &c,
+            WindowOptions {
+                max_window: 4,
+                node_limit: 1000,
+            },
+            &|_| true,
+            &|| true,
+            &mut |_| false,
+        );
+        assert_eq!(kept, plan);
+        let (shorter, _) = improve(
+            &plan,
+            &root,
+            &c,
+            WindowOptions {
+                max_window: 4,
+                node_limit: 1000,
+            },
+            &|_| true,
+            &|| true,
+            &mut |p| valid(p, &root, &c),
+        );
+        assert_eq!(shorter.len(), 1);
+    }
+
+    #[test]
+    fn searched_plans_of_random_pairs_stay_valid_and_never_grow() {
+        use crate::cain::search::{search, SearchOptions, Stats};
+        let c = ctx();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 5) as i32 - 2
+        };
+        for _ in 0..4 {
+            let mut kernel = || {
+                let rows: Vec<Vec<i32>> =
+                    (0..3).map(|_| (0..3).map(|_| next()).collect()).collect();
+                let refs: Vec<&[i32]> = rows.iter().map(Vec::as_slice).collect();
+                grid(&refs)
+            };
+            let root = Bag::new(vec![kernel(), kernel()]);
+            if root.0.iter().any(Goal::is_empty) || root.len() < 2 {
+                continue;
+            }
+            let opts = SearchOptions {
+                work: Some(300),
+                ..SearchOptions::default()
+            };
+            let finish = |p: &[Step]| Some((p.to_vec(), p.len(), 0, 0.0));
+            let Some(found) = search(&root, &c, &opts, &Stats::default(), &finish).best else {
+                continue;
+            };
+            let plan = found.value;
+            assert!(valid(&plan, &root, &c));
+            let (better, _) = improve(
+                &plan,
+                &root,
+                &c,
+                WindowOptions {
+                    max_window: 5,
+                    node_limit: 5000,
+                },
+                &|_| true,
+                &|| true,
+                &mut |p| {
+                    assert!(valid(p, &root, &c), "an invalid splice was offered");
+                    true
+                },
+            );
+            assert!(valid(&better, &root, &c));
+            assert!(better.len() <= plan.len());
+        }
+    }
+}
