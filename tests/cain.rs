@@ -279,8 +279,9 @@ fn unsharp_mask_is_twice_the_input_minus_a_blur() {
     assert!(out
         .iter()
         .any(|c| c.child == Bag::new(vec![two.clone(), blur.clone()])));
-    // One worker under a node limit is deterministic: 27 instructions (80 before the
-    // split existed, 61 before the register range pruned bags whose values clip).
+    // One worker under a node limit is deterministic: 23 instructions (80 before the
+    // split existed, 61 before the register range pruned bags whose values clip, 27
+    // before found plans were shortened by window re-search).
     let opts = CompileOptions {
         time_limit: Some(60.0),
         workers: Some(1),
@@ -289,7 +290,7 @@ fn unsharp_mask_is_twice_the_input_minus_a_blur() {
         ..CompileOptions::default()
     };
     let c = cain::compile(&s, &opts, &Stats::default()).expect("a program");
-    assert_eq!(c.program.instructions(), 27, "{}", c.program);
+    assert_eq!(c.program.instructions(), 23, "{}", c.program);
     assert_proven(&c);
 }
 

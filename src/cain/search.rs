@@ -708,6 +708,9 @@ pub fn search<T: Send>(
     }
 }
 
+/// A result with the plan it was finished from.
+type Polished<T> = Found<(T, Vec<Step>)>;
+
 /// A finished plan waiting to be polished: instructions, cycles, the plan.
 type Finalist = (usize, u64, Vec<Step>);
 
@@ -716,7 +719,7 @@ const FINALISTS: usize = 4;
 /// Share of a clock budget kept for improving the best plans by windows.
 const POLISH_SHARE: f64 = 0.15;
 /// Bags the window re-search may expand per finalist, per node of work (deterministic
-/// mode).
+/// mode) or of the node limit.
 const POLISH_PER_WORK: u64 = 1;
 
 /// Keeps `f` the [`FINALISTS`] shortest distinct plans (then fewest cycles, then by
@@ -750,7 +753,7 @@ fn polish_all<T: Send>(
     finish: &Finisher<'_, T>,
     start: Instant,
     score: f64,
-) -> Option<Found<(T, Vec<Step>)>> {
+) -> Option<Polished<T>> {
     let threads = opts
         .workers
         .max(1)
@@ -759,7 +762,7 @@ fn polish_all<T: Send>(
         .max(1);
     let from = start.elapsed();
     let span = opts.time_limit.saturating_sub(from);
-    let run = |t: usize| -> Vec<(usize, Option<Found<(T, Vec<Step>)>>)> {
+    let run = |t: usize| -> Vec<(usize, Option<Polished<T>>)> {
         let mine: Vec<usize> = (t..finalists.len()).step_by(threads).collect();
         let m = mine.len() as f64;
         mine.iter()
@@ -778,7 +781,7 @@ fn polish_all<T: Send>(
             })
             .collect()
     };
-    let mut results: Vec<(usize, Option<Found<(T, Vec<Step>)>>)> = if threads > 1 {
+    let mut results: Vec<(usize, Option<Polished<T>>)> = if threads > 1 {
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || run(t))).collect();
             handles
@@ -810,7 +813,7 @@ fn polish<T>(
     finish: &Finisher<'_, T>,
     start: Instant,
     until: Duration,
-) -> Option<Found<(T, Vec<Step>)>> {
+) -> Option<Polished<T>> {
     let finals = &root.0;
     let fits = |c: &Cand| {
         opts.range.as_ref().is_none_or(|r| r.fits_bag(&c.child))
@@ -818,9 +821,10 @@ fn polish<T>(
     };
     let node_limit = opts
         .work
+        .or(opts.node_limit)
         .map_or(u64::MAX, |w| w.saturating_mul(POLISH_PER_WORK));
     let in_time = || start.elapsed() < until;
-    let mut best: Option<Found<(T, Vec<Step>)>> = None;
+    let mut best: Option<Polished<T>> = None;
     let mut accept = |steps: &[Step]| {
         if !in_time() {
             return false;

@@ -117,32 +117,33 @@ impl Probe<'_> {
     }
 }
 
-/// A path shorter than `len` instructions from `to` back to a bag within `from` (and
-/// the input), in program order; the shortest one the work allows.
-fn shorter(
-    from: &Bag,
-    to: &Bag,
-    len: usize,
-    ctx: &Ctx,
-    fits: &dyn Fn(&Cand) -> bool,
-    go_on: &dyn Fn() -> bool,
-    nodes: &mut u64,
+/// What every window's search shares: the problem, the filter on children, when to
+/// stop.
+struct Env<'a> {
+    ctx: &'a Ctx,
+    fits: &'a dyn Fn(&Cand) -> bool,
+    go_on: &'a dyn Fn() -> bool,
     node_limit: u64,
-) -> Option<Vec<Step>> {
+}
+
+/// A path shorter than `len` instructions from `to` back to a bag within `from` (and
+/// the input), in program order; the shortest one the work allows. `nodes` counts the
+/// bags expanded.
+fn shorter(from: &Bag, to: &Bag, len: usize, env: &Env, nodes: &mut u64) -> Option<Vec<Step>> {
     let mut goals = from.0.clone();
-    goals.push(ctx.init.clone());
+    goals.push(env.ctx.init.clone());
     let target = Bag::new(goals);
     if need(to, &target) >= len {
         return None;
     }
     let mut probe = Probe {
-        ctx,
+        ctx: env.ctx,
         target: &target,
-        fits,
-        go_on,
+        fits: env.fits,
+        go_on: env.go_on,
         failed: HashMap::default(),
         nodes: *nodes,
-        node_limit,
+        node_limit: env.node_limit,
     };
     let found = (1..len).find_map(|d| probe.path(to, d));
     *nodes = probe.nodes;
@@ -165,6 +166,12 @@ pub fn improve(
 ) -> (Vec<Step>, u64) {
     let mut plan = steps.to_vec();
     let mut nodes = 0u64;
+    let env = Env {
+        ctx,
+        fits,
+        go_on,
+        node_limit: opts.node_limit,
+    };
     // Windows (by their end bags and size) searched in full without a shorter path:
     // after a splice most windows are the same as before and need no second look.
     let mut failed: HashSet<(u64, u64, usize), BuildHasherDefault<PassThrough>> =
@@ -182,16 +189,7 @@ pub fn improve(
                 if failed.contains(&key) {
                     continue;
                 }
-                let found = shorter(
-                    &chain[i],
-                    &chain[j],
-                    w,
-                    ctx,
-                    fits,
-                    go_on,
-                    &mut nodes,
-                    opts.node_limit,
-                );
+                let found = shorter(&chain[i], &chain[j], w, &env, &mut nodes);
                 let Some(mid) = found else {
                     if nodes < opts.node_limit && go_on() {
                         failed.insert(key);
