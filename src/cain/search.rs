@@ -717,7 +717,7 @@ type Finalist = (usize, u64, Vec<Step>);
 /// Plans polished after the search (the shortest distinct ones).
 const FINALISTS: usize = 4;
 /// Share of a clock budget kept for improving the best plans by windows.
-const POLISH_SHARE: f64 = 0.15;
+const POLISH_SHARE: f64 = 0.3;
 /// Bags the window re-search may expand per finalist, per node of work (deterministic
 /// mode) or of the node limit.
 const POLISH_PER_WORK: u64 = 1;
