@@ -18,6 +18,10 @@ use rayon::prelude::*;
 pub const BAND_ROWS: usize = 32;
 /// Bands in the array.
 pub const BANDS: usize = N / BAND_ROWS;
+/// Rows a segment of exact same-row transfers runs at a time (see [`Band::run`]): the
+/// few planes such a segment touches stay in the first-level cache over that many
+/// rows, and the work per call is spread over that many rows.
+const GROUP_ROWS: usize = 4;
 
 /// What every band reads and nobody writes during a segment.
 pub struct Shared<'a> {
@@ -221,6 +225,19 @@ impl Band<'_> {
         let mut clipped = [0; MAX_WRITTEN];
         let ways: Vec<Way> = segment.iter().map(|t| self.way(shared, t)).collect();
         let rows = self.first..self.first + BAND_ROWS;
+        let same_row = |t: &Transfer| t.srcs().iter().all(|s| matches!(s, Src::Plane(_)));
+        if ways.iter().all(|w| matches!(w, Way::Direct(_))) && segment.iter().all(same_row) {
+            // Exact writes that read only their own rows: as row after row below, a few
+            // rows at a time (the same values: rows never meet).
+            for first in rows.step_by(GROUP_ROWS) {
+                for (t, way) in segment.iter().zip(&ways) {
+                    if let Way::Direct(slot) = way {
+                        self.direct_rows(shared, t, *slot, first);
+                    }
+                }
+            }
+            return clipped;
+        }
         if ways.iter().all(|w| !matches!(w, Way::Band)) {
             // Row after row, every transfer of the segment on the row: a row of every
             // plane the segment touches stays in the first-level cache from one transfer
@@ -363,6 +380,29 @@ impl Band<'_> {
                 }
             }
         }
+    }
+
+    /// Rows `first..first + GROUP_ROWS` of `t`'s only receiver (in `slot`), exactly,
+    /// when every source of `t` is a plane read in the same rows.
+    #[inline(always)]
+    fn direct_rows(&mut self, shared: &Shared, t: &Transfer, slot: usize, first: usize) {
+        const SPAN: usize = GROUP_ROWS * N;
+        let local = (first - self.first) * N;
+        // The receiving plane leaves the band while its rows are written, so the
+        // sources (other planes) can be read at the same time.
+        let plane = std::mem::take(&mut self.planes[slot]);
+        let mut srcs: [&[f32]; 4] = [&[]; 4];
+        for (out, src) in srcs.iter_mut().zip(t.srcs()) {
+            if let Src::Plane(p) = *src {
+                *out = match self.slot(p) {
+                    Some(i) => &self.planes[i][local..local + SPAN],
+                    None => &shared.planes[p][first * N..first * N + SPAN],
+                };
+            }
+        }
+        let k = t.srcs().len();
+        rows::bus_span::<SPAN>(&srcs[..k], 1, &mut plane[local..local + SPAN]);
+        self.planes[slot] = plane;
     }
 
     /// The receiver of `t` when its values can go straight into the receiving row: the

@@ -43,11 +43,15 @@ pub fn gather<T: Copy>(src: &[T], dc: i32, edge: EdgeMode, out: &mut [T], absent
     }
 }
 
-/// `out[c] = f(the K values of column c)`, for K rows of one source each.
+/// `out[c] = f(the K values of column c)`, for K spans of `L` values of one source each.
 #[inline(always)]
-fn map_rows<const K: usize>(rows: [&[f32]; K], out: &mut [f32], f: impl Fn([f32; K]) -> f32) {
-    let rows = rows.map(|r| &r[..N]);
-    for (c, o) in out[..N].iter_mut().enumerate() {
+fn map_rows<const K: usize, const L: usize>(
+    rows: [&[f32]; K],
+    out: &mut [f32],
+    f: impl Fn([f32; K]) -> f32,
+) {
+    let rows = rows.map(|r| &r[..L]);
+    for (c, o) in out[..L].iter_mut().enumerate() {
         *o = f(std::array::from_fn(|k| rows[k][c]));
     }
 }
@@ -55,13 +59,13 @@ fn map_rows<const K: usize>(rows: [&[f32]; K], out: &mut [f32], f: impl Fn([f32;
 /// One copy of [`map_rows`] per source count (0 to 4), so the column loop is straight
 /// SIMD code whatever the instruction.
 #[inline(always)]
-fn by_count(rows: &[&[f32]], out: &mut [f32], f: impl Fn(&[f32]) -> f32) {
+fn by_count<const L: usize>(rows: &[&[f32]], out: &mut [f32], f: impl Fn(&[f32]) -> f32) {
     match *rows {
-        [] => map_rows([], out, |v: [f32; 0]| f(&v)),
-        [a] => map_rows([a], out, |v| f(&v)),
-        [a, b] => map_rows([a, b], out, |v| f(&v)),
-        [a, b, c] => map_rows([a, b, c], out, |v| f(&v)),
-        [a, b, c, d] => map_rows([a, b, c, d], out, |v| f(&v)),
+        [] => map_rows::<0, L>([], out, |v: [f32; 0]| f(&v)),
+        [a] => map_rows::<1, L>([a], out, |v| f(&v)),
+        [a, b] => map_rows::<2, L>([a, b], out, |v| f(&v)),
+        [a, b, c] => map_rows::<3, L>([a, b, c], out, |v| f(&v)),
+        [a, b, c, d] => map_rows::<4, L>([a, b, c, d], out, |v| f(&v)),
         _ => unreachable!("a bus instruction has at most four sources"),
     }
 }
@@ -70,12 +74,18 @@ fn by_count(rows: &[&[f32]], out: &mut [f32], f: impl Fn(&[f32]) -> f32) {
 /// ([`bus_value`], the one definition of the bus arithmetic).
 #[inline(always)]
 pub fn bus_row(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
+    bus_span::<N>(rows, receivers, out);
+}
+
+/// [`bus_row`] over spans of `L` values (several whole rows at once).
+#[inline(always)]
+pub fn bus_span<const L: usize>(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
     // A constant receiver count lets the division by 1 or 2 become exact cheap steps.
     match receivers {
-        1 => by_count(rows, out, |v| bus_value(v, 1)),
-        2 => by_count(rows, out, |v| bus_value(v, 2)),
-        3 => by_count(rows, out, |v| bus_value(v, 3)),
-        r => by_count(rows, out, |v| bus_value(v, r)),
+        1 => by_count::<L>(rows, out, |v| bus_value(v, 1)),
+        2 => by_count::<L>(rows, out, |v| bus_value(v, 2)),
+        3 => by_count::<L>(rows, out, |v| bus_value(v, 3)),
+        r => by_count::<L>(rows, out, |v| bus_value(v, r)),
     }
 }
 
@@ -83,7 +93,7 @@ pub fn bus_row(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
 /// (what `where` compares with 0).
 #[inline(always)]
 pub fn sum_row(rows: &[&[f32]], out: &mut [f32]) {
-    by_count(rows, out, |v| {
+    by_count::<N>(rows, out, |v| {
         let mut acc = f32::zero();
         v.iter().for_each(|x| acc.add_assign(x));
         acc
