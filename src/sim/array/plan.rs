@@ -135,9 +135,10 @@ impl Transfer {
     }
 }
 
-/// Most transfers in one segment (a few statements' worth: a band's planes stay in the
-/// core's cache for the whole segment).
-pub const MAX_FUSED: usize = 16;
+/// Most transfers in one segment (a few dozen statements' worth: the cost of starting a
+/// segment, its plan and its band tasks, is shared by that many transfers, while the
+/// planes it writes stay at most [`MAX_WRITTEN`]).
+pub const MAX_FUSED: usize = 64;
 /// Most planes one segment writes (the band views are fixed-size arrays): the six
 /// general registers of SCAMP-5 and `NEWS`, plus one spare.
 pub const MAX_WRITTEN: usize = 8;
