@@ -681,7 +681,15 @@ pub fn search<T: Send>(
         if opts.slack > 0.0 || finalists.is_empty() {
             finalists = vec![(b.instructions, b.cycles, b.value.1.clone())];
         }
-        let polished = polish_all(&finalists, root, ctx, opts, stats, finish, start, b.score);
+        let polish = Polish {
+            root,
+            ctx,
+            opts,
+            stats,
+            finish,
+            start,
+        };
+        let polished = polish.all(&finalists, b.score);
         match polished {
             Some(p) if (p.instructions, p.cycles) < (b.instructions, b.cycles) => Found {
                 value: p.value.0,
@@ -741,121 +749,121 @@ fn admit(f: &mut Vec<Finalist>, plan: Finalist) {
     f.truncate(FINALISTS);
 }
 
-/// Polishes every finalist (spread over the workers' threads, each with its share of
-/// the budget) and returns the best result, ties to the earlier finalist.
-#[allow(clippy::too_many_arguments)]
-fn polish_all<T: Send>(
-    finalists: &[Finalist],
-    root: &Bag,
-    ctx: &Ctx,
-    opts: &SearchOptions,
-    stats: &Stats,
-    finish: &Finisher<'_, T>,
+/// What polishing the finalists reads: the problem, the budget and how plans are
+/// finished and scored.
+struct Polish<'a, 'f, T> {
+    root: &'a Bag,
+    ctx: &'a Ctx,
+    opts: &'a SearchOptions,
+    stats: &'a Stats,
+    finish: &'a Finisher<'f, T>,
+    /// When the search started (the budget counts from it).
     start: Instant,
-    score: f64,
-) -> Option<Polished<T>> {
-    let threads = opts
-        .workers
-        .max(1)
-        .min(finalists.len())
-        .min(std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let from = start.elapsed();
-    let span = opts.time_limit.saturating_sub(from);
-    let run = |t: usize| -> Vec<(usize, Option<Polished<T>>)> {
-        let mine: Vec<usize> = (t..finalists.len()).step_by(threads).collect();
-        let m = mine.len() as f64;
-        mine.iter()
-            .enumerate()
-            .map(|(r, &k)| {
-                // Each finalist of this thread gets an equal slice of the time left.
-                let until = from + span.mul_f64((r as f64 + 1.0) / m);
-                // Kept while it shortens on its own; whether it beats the best is
-                // decided at the end.
-                let (n, c, plan) = &finalists[k];
-                let own = (*n, *c, score);
-                (
-                    k,
-                    polish(plan, own, root, ctx, opts, stats, finish, start, until),
-                )
-            })
-            .collect()
-    };
-    let mut results: Vec<(usize, Option<Polished<T>>)> = if threads > 1 {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || run(t))).collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        })
-    } else {
-        run(0)
-    };
-    results.sort_by_key(|r| r.0);
-    results
-        .into_iter()
-        .filter_map(|r| r.1)
-        .min_by_key(|f| (f.instructions, f.cycles))
 }
 
-/// Improves `plan` by window re-search until `until` (from `start`) or its share of
-/// the work; returns its best result better than `own` (its instructions and cycles,
-/// the score not to exceed): shorter (then fewer cycles) without a higher score.
-#[allow(clippy::too_many_arguments)]
-fn polish<T>(
-    plan: &[Step],
-    own: (usize, u64, f64),
-    root: &Bag,
-    ctx: &Ctx,
-    opts: &SearchOptions,
-    stats: &Stats,
-    finish: &Finisher<'_, T>,
-    start: Instant,
-    until: Duration,
-) -> Option<Polished<T>> {
-    let finals = &root.0;
-    let fits = |c: &Cand| {
-        opts.range.as_ref().is_none_or(|r| r.fits_bag(&c.child))
-            && flat_fits(opts, finals, false, c)
-    };
-    let node_limit = opts
-        .work
-        .or(opts.node_limit)
-        .map_or(u64::MAX, |w| w.saturating_mul(POLISH_PER_WORK));
-    let in_time = || start.elapsed() < until;
-    let mut best: Option<Polished<T>> = None;
-    let mut accept = |steps: &[Step]| {
-        if !in_time() {
-            return false;
-        }
-        let Some((value, instructions, cycles, score)) = finish(steps) else {
-            return false;
+impl<T: Send> Polish<'_, '_, T> {
+    /// Polishes every finalist (spread over the workers' threads, each with its share
+    /// of the budget) and returns the best result, ties to the earlier finalist.
+    fn all(&self, finalists: &[Finalist], score: f64) -> Option<Polished<T>> {
+        let (opts, start) = (self.opts, self.start);
+        let threads = opts
+            .workers
+            .max(1)
+            .min(finalists.len())
+            .min(std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        let from = start.elapsed();
+        let span = opts.time_limit.saturating_sub(from);
+        let run = |t: usize| -> Vec<(usize, Option<Polished<T>>)> {
+            let mine: Vec<usize> = (t..finalists.len()).step_by(threads).collect();
+            let m = mine.len() as f64;
+            mine.iter()
+                .enumerate()
+                .map(|(r, &k)| {
+                    // Each finalist of this thread gets an equal slice of the time left.
+                    let until = from + span.mul_f64((r as f64 + 1.0) / m);
+                    // Kept while it shortens on its own; whether it beats the best is
+                    // decided at the end.
+                    let (n, c, plan) = &finalists[k];
+                    let own = (*n, *c, score);
+                    (k, self.one(plan, own, until))
+                })
+                .collect()
         };
-        let score = score + plan_risk(opts, steps, finals);
-        let (n, c, s) = best
-            .as_ref()
-            .map_or(own, |b| (b.instructions, b.cycles, b.score));
-        if (instructions, cycles) >= (n, c) || score > s {
-            return false;
-        }
-        best = Some(Found {
-            value: (value, steps.to_vec()),
-            instructions,
-            cycles,
-            score,
-            at: start.elapsed(),
-        });
-        stats.best.fetch_min(instructions, Ordering::Relaxed);
-        true
-    };
-    let window = WindowOptions {
-        // Windows grow until the work runs out: the larger, the rarer and dearer.
-        max_window: plan.len(),
-        node_limit,
-    };
-    window::improve(plan, root, ctx, window, &fits, &in_time, &mut accept);
-    best
+        let mut results: Vec<(usize, Option<Polished<T>>)> = if threads > 1 {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || run(t))).collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        } else {
+            run(0)
+        };
+        results.sort_by_key(|r| r.0);
+        results
+            .into_iter()
+            .filter_map(|r| r.1)
+            .min_by_key(|f| (f.instructions, f.cycles))
+    }
+
+    /// Improves `plan` by window re-search until `until` (from the start) or its share
+    /// of the work; returns its best result better than `own` (its instructions and
+    /// cycles, the score not to exceed): shorter (then fewer cycles) without a higher
+    /// score.
+    fn one(&self, plan: &[Step], own: (usize, u64, f64), until: Duration) -> Option<Polished<T>> {
+        let Polish {
+            root,
+            ctx,
+            opts,
+            stats,
+            finish,
+            start,
+        } = *self;
+        let finals = &root.0;
+        let fits = |c: &Cand| {
+            opts.range.as_ref().is_none_or(|r| r.fits_bag(&c.child))
+                && flat_fits(opts, finals, false, c)
+        };
+        let node_limit = opts
+            .work
+            .or(opts.node_limit)
+            .map_or(u64::MAX, |w| w.saturating_mul(POLISH_PER_WORK));
+        let in_time = || start.elapsed() < until;
+        let mut best: Option<Polished<T>> = None;
+        let mut accept = |steps: &[Step]| {
+            if !in_time() {
+                return false;
+            }
+            let Some((value, instructions, cycles, score)) = finish(steps) else {
+                return false;
+            };
+            let score = score + plan_risk(opts, steps, finals);
+            let (n, c, s) = best
+                .as_ref()
+                .map_or(own, |b| (b.instructions, b.cycles, b.score));
+            if (instructions, cycles) >= (n, c) || score > s {
+                return false;
+            }
+            best = Some(Found {
+                value: (value, steps.to_vec()),
+                instructions,
+                cycles,
+                score,
+                at: start.elapsed(),
+            });
+            stats.best.fetch_min(instructions, Ordering::Relaxed);
+            true
+        };
+        let window = WindowOptions {
+            // Windows grow until the work runs out: the larger, the rarer and dearer.
+            max_window: plan.len(),
+            node_limit,
+        };
+        window::improve(plan, root, ctx, window, &fits, &in_time, &mut accept);
+        best
+    }
 }
 
 /// The saturation risk the error objective adds to a plan's score (0 otherwise).
