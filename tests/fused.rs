@@ -69,7 +69,7 @@ fn random_program(rng: &mut StdRng, extra: usize) -> Program {
 }
 
 /// A random array state: values in -100..100 (some -0.0 and +0.0, which a sum started
-/// from +0.0 tells apart), random digital registers, FLAG partial or full, an exposure.
+/// from the wrong identity tells apart), random digital registers, FLAG partial or full, an exposure.
 fn random_array(rng: &mut StdRng, edge: EdgeMode, partial_flag: bool) -> Array {
     let mut a = Array::new(GENERAL, edge);
     let mut regs: Vec<Reg> = (0..GENERAL as u8).map(Reg::Gen).collect();

@@ -16,9 +16,12 @@ pub trait Linear: Clone {
 }
 
 impl Linear for f32 {
+    /// `-0.0`, the float sum's true identity (`-0.0 + x` is `x` for every `x`, while
+    /// `+0.0 + -0.0` is `+0.0`): a sum started from it costs no add, and a source that
+    /// is not there (a view beyond the edge) can stand as `-0.0` without changing a bit.
     #[inline(always)]
     fn zero() -> Self {
-        0.0
+        -0.0
     }
     #[inline(always)]
     fn add_assign(&mut self, other: &Self) {

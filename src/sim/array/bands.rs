@@ -18,9 +18,10 @@ use rayon::prelude::*;
 pub const BAND_ROWS: usize = 32;
 /// Bands in the array.
 pub const BANDS: usize = N / BAND_ROWS;
-/// Rows a segment of exact same-row transfers runs at a time (see [`Band::run`]): the
-/// few planes such a segment touches stay in the first-level cache over that many
-/// rows, and the work per call is spread over that many rows.
+/// Rows a segment of same-row transfers written straight into their receivers runs at
+/// a time (see [`Band::run`]): the few planes such a segment touches stay in the
+/// first-level cache over that many rows, and the work per call (finding the rows,
+/// resolving the sources) is spread over that many rows.
 const GROUP_ROWS: usize = 4;
 
 /// What every band reads and nobody writes during a segment.
@@ -226,13 +227,19 @@ impl Band<'_> {
         let ways: Vec<Way> = segment.iter().map(|t| self.way(shared, t)).collect();
         let rows = self.first..self.first + BAND_ROWS;
         let same_row = |t: &Transfer| t.srcs().iter().all(|s| matches!(s, Src::Plane(_)));
-        if ways.iter().all(|w| matches!(w, Way::Direct(_))) && segment.iter().all(same_row) {
-            // Exact writes that read only their own rows: as row after row below, a few
-            // rows at a time (the same values: rows never meet).
+        let in_place = |w: &Way| matches!(w, Way::Direct(_) | Way::FusedDirect(_, _, 0));
+        if ways.iter().all(in_place) && segment.iter().all(same_row) {
+            // Writes straight into their receivers that read only their own rows: as
+            // row after row below, a few rows at a time (the same values: rows never
+            // meet).
             for first in rows.step_by(GROUP_ROWS) {
                 for (t, way) in segment.iter().zip(&ways) {
-                    if let Way::Direct(slot) = way {
-                        self.direct_rows(shared, t, *slot, first);
+                    match way {
+                        Way::Direct(slot) => self.direct_rows(shared, t, *slot, first),
+                        Way::FusedDirect(slot, w, _) => {
+                            clipped[*slot] += self.fused_rows(shared, t, *slot, w, first, &mut s);
+                        }
+                        _ => unreachable!("only writes straight into their receivers"),
                     }
                 }
             }
@@ -405,6 +412,46 @@ impl Band<'_> {
         self.planes[slot] = plane;
     }
 
+    /// [`Band::direct_rows`] through the layer's [`FusedWrite`] `w` (the receiver is not
+    /// a source); returns the clipped writes.
+    #[inline(always)]
+    fn fused_rows(
+        &mut self,
+        shared: &Shared,
+        t: &Transfer,
+        slot: usize,
+        w: &FusedWrite,
+        first: usize,
+        s: &mut Scratch,
+    ) -> u64 {
+        const SPAN: usize = GROUP_ROWS * N;
+        let local = (first - self.first) * N;
+        let plane = std::mem::take(&mut self.planes[slot]);
+        let mut spans: [&[f32]; 4] = [&[]; 4];
+        for (out, src) in spans.iter_mut().zip(t.srcs()) {
+            if let Src::Plane(p) = *src {
+                *out = match self.slot(p) {
+                    Some(i) => &self.planes[i][local..local + SPAN],
+                    None => &shared.planes[p][first * N..first * N + SPAN],
+                };
+            }
+        }
+        let k = t.srcs().len();
+        let mut n = 0;
+        for i in 0..GROUP_ROWS {
+            let row = i * N..(i + 1) * N;
+            let srcs: [&[f32]; 4] = spans.map(|span| span.get(row.clone()).unwrap_or_default());
+            let out = &mut plane[local + row.start..local + row.end];
+            let m = w.row_from_sources(first + i, &srcs[..k], out, &mut s.hit);
+            if m > 0 {
+                rows::mark_clipped(&mut self.clip_maps[slot][local + row.start..], &s.hit);
+                n += m;
+            }
+        }
+        self.planes[slot] = plane;
+        n
+    }
+
     /// The receiver of `t` when its values can go straight into the receiving row: the
     /// only receiver, the PE's own register, every PE writing, and not a source.
     fn direct_receiver<'t>(&self, shared: &Shared, t: &'t Transfer) -> Option<&'t Dst> {
@@ -479,8 +526,9 @@ impl Band<'_> {
                     None => present[i] = false,
                     Some(r) if dc == 0 => direct[i] = Some(self.row(shared, plane, r)),
                     Some(r) => {
+                        // A column beyond the edge reads the sum's identity, -0.0.
                         let row = self.row(shared, plane, r);
-                        rows::gather(row, dc, shared.edge, &mut shifted[i], 0.0);
+                        rows::gather(row, dc, shared.edge, &mut shifted[i], -0.0);
                     }
                 },
             }

@@ -144,8 +144,9 @@ mod tests {
                 assert_eq!(out[c].to_bits(), want.to_bits());
             }
         }
-        // No source: every receiver gets -0.0, as `bus_value` of nothing.
+        // No source: every receiver gets +0.0, as `bus_value` of nothing (the negated
+        // identity -0.0).
         bus_row(&[], 1, &mut out);
-        assert!(out.iter().all(|v| v.to_bits() == (-0.0f32).to_bits()));
+        assert!(out.iter().all(|v| v.to_bits() == 0.0f32.to_bits()));
     }
 }

@@ -180,16 +180,13 @@ impl NoiseModel {
         if load || uncorrected || capture || term.signal2 != 0.0 {
             return None;
         }
-        let reg = if matches!(ctx.reg, Reg::X(_)) {
-            Reg::News
-        } else {
-            ctx.reg
-        };
+        let noisy = term.noise2 > 0.0;
+        let stream_key = self.temporal_keys[stream::TEMPORAL as usize];
         Some(FusedWrite {
-            model: self,
-            pattern: self.chip.transfer(reg),
-            term: *term,
-            ctx: *ctx,
+            pattern: self.chip.transfer(ctx.reg),
+            factors: Factors::of(term),
+            noise: noisy.then(|| rng::write_key(stream_key, ctx.seq, ctx.plane)),
+            sd: term.noise2.sqrt(),
             limits,
         })
     }
@@ -224,19 +221,13 @@ impl NoiseModel {
     /// transfer reads `IN` or `PIX`, then clipping.
     #[inline(always)]
     fn perturb_row(&self, ctx: &WriteCtx, w: RowWrite) -> u64 {
-        let kind = ctx.kind();
-        let reg = if matches!(ctx.reg, Reg::X(_)) {
-            Reg::News
-        } else {
-            ctx.reg
-        };
         let (src, out, clipped) = (one_row(w.src), one_row_mut(w.out), one_row_mut(w.clipped));
         let mask = w.mask.map(one_row);
-        let transfer = &self.kinds[kind.index()];
+        let transfer = &self.kinds[ctx.kind().index()];
         let load = ctx.reads_in && !self.load.is_identity();
         let uncorrected = self.uncorrected.as_ref().filter(|_| ctx.in_uncorrected);
         let capture = ctx.reads_pix && !self.capture.is_identity();
-        let pattern = self.chip.transfer(reg);
+        let pattern = self.chip.transfer(ctx.reg);
         let first = self.row_term(transfer, pattern, stream::TEMPORAL, ctx, w.row);
         let plain = !load && uncorrected.is_none() && !capture;
         if let (true, Some((lo, hi))) = (plain, self.saturation) {
@@ -245,8 +236,13 @@ impl NoiseModel {
         }
         first.apply(src, out);
         if load {
-            let pattern = self.chip.load();
-            let t = self.row_term(&self.load, pattern, stream::TEMPORAL_LOAD, ctx, w.row);
+            let t = self.row_term(
+                &self.load,
+                self.chip.load(),
+                stream::TEMPORAL_LOAD,
+                ctx,
+                w.row,
+            );
             t.apply(&out.clone(), out);
         }
         if let Some(u) = uncorrected {
@@ -258,8 +254,13 @@ impl NoiseModel {
             }
         }
         if capture {
-            let pattern = self.chip.capture();
-            let t = self.row_term(&self.capture, pattern, stream::TEMPORAL_CAPTURE, ctx, w.row);
+            let t = self.row_term(
+                &self.capture,
+                self.chip.capture(),
+                stream::TEMPORAL_CAPTURE,
+                ctx,
+                w.row,
+            );
             t.apply(&out.clone(), out);
         }
         match self.saturation {
@@ -282,22 +283,38 @@ struct Uncorrected {
 /// bus pass can apply it row by row inside its own loop, while the row of bus values is
 /// still in the core's first-level cache, rather than through a call per band.
 pub struct FusedWrite<'a> {
-    model: &'a NoiseModel,
     /// The gain deviates and the receiver's offset deviates, packed.
     pattern: &'a [u32],
-    term: Term,
-    ctx: WriteCtx,
+    factors: Factors,
+    /// The write's part of the temporal-noise row keys (see [`rng::write_key`]), when
+    /// the term has temporal noise.
+    noise: Option<u64>,
+    /// `s_t`.
+    sd: f32,
     limits: (f32, f32),
 }
 
 impl FusedWrite<'_> {
+    /// The term on row `row`.
+    #[inline(always)]
+    fn row_term(&self, row: usize) -> RowTerm<'_> {
+        RowTerm {
+            pattern: one_row(&self.pattern[row * N..(row + 1) * N]),
+            factors: self.factors,
+            noise: self
+                .noise
+                .map(|w| rng::temporal_row(rng::row_of_write(w, row))),
+            sd: self.sd,
+            noise2: self.sd * self.sd,
+            signal2: 0.0,
+        }
+    }
+
     /// `out :=` row `row` of bus values `src` through the model, clipped; marks in
     /// `clipped` which entries were clipped when any was, and returns how many.
     #[inline(always)]
     pub fn row(&self, row: usize, src: &[f32], out: &mut [f32], clipped: &mut [bool]) -> u64 {
-        let t = self
-            .model
-            .row_term(&self.term, self.pattern, stream::TEMPORAL, &self.ctx, row);
+        let t = self.row_term(row);
         t.apply_clipped(
             one_row(src),
             one_row_mut(out),
@@ -318,9 +335,7 @@ impl FusedWrite<'_> {
         out: &mut [f32],
         clipped: &mut [bool],
     ) -> u64 {
-        let t = self
-            .model
-            .row_term(&self.term, self.pattern, stream::TEMPORAL, &self.ctx, row);
+        let t = self.row_term(row);
         let (out, clipped) = (one_row_mut(out), one_row_mut(clipped));
         let limits = self.limits;
         match *srcs {
@@ -396,6 +411,9 @@ fn perturbed(x: f32, f: Factors, p: u32, sd: f32, z: f32) -> f32 {
     sd.mul_add(z, x.mul_add(gain, offset))
 }
 
+/// The bits of an f32 but its sign: ordered as the magnitudes are, as integers.
+const MAGNITUDE: u32 = 0x7fff_ffff;
+
 impl RowTerm<'_> {
     /// `out[c] :=` the term applied to `src[c]`.
     #[inline(always)]
@@ -425,8 +443,7 @@ impl RowTerm<'_> {
     }
 
     /// [`RowTerm::apply`] and [`clip_row`] in one pass over the row, for a term whose
-    /// noise does not depend on the value. Only a count in the hot loop; which PEs were
-    /// clipped is worked out again in the rare row that has any.
+    /// noise does not depend on the value.
     #[inline(always)]
     fn apply_clipped(
         &self,
@@ -447,7 +464,12 @@ impl RowTerm<'_> {
     }
 
     /// [`RowTerm::apply_clipped`] without a mask, of the values `x(c)`, for a term whose
-    /// noise does not depend on the value.
+    /// noise does not depend on the value. The hot loop stores the values as they come
+    /// and keeps only the row's largest magnitude (as bits: an integer maximum); the
+    /// rare row that reaches past the nearer limit is then clipped and counted by
+    /// [`clip_row`], which gives the same values, clips and count as clipping every
+    /// value on the way (a value within the limits is its own clip; a NaN's bits exceed
+    /// every finite magnitude's, so it is counted as before).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // As in `apply`.
     fn clipped_by(
@@ -460,22 +482,18 @@ impl RowTerm<'_> {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
-        let at = |c: usize| perturbed(x(c), f, p[c], sd, z[c]);
-        let mut n = 0u32;
+        let mut largest = 0u32;
         for c in 0..N {
-            let y = at(c);
-            let k = clip(y, lo, hi);
-            out[c] = k;
-            n += u32::from(k != y);
+            let y = perturbed(x(c), f, p[c], sd, z[c]);
+            out[c] = y;
+            largest = largest.max(y.to_bits() & MAGNITUDE);
         }
-        if n > 0 {
-            // Only now which PEs: the values are worked out again.
-            for c in 0..N {
-                let y = at(c);
-                clipped[c] = clip(y, lo, hi) != y;
-            }
+        // Every magnitude up to the nearer limit is inside both (when zero is).
+        let inside = (-lo).min(hi);
+        if inside >= 0.0 && largest <= inside.to_bits() {
+            return 0;
         }
-        u64::from(n)
+        clip_row(out, None, clipped, (lo, hi))
     }
 
     /// [`RowTerm::apply_clipped`] under a mask.
@@ -492,21 +510,10 @@ impl RowTerm<'_> {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
-        let at = |c: usize| perturbed(src[c], f, p[c], sd, z[c]);
-        let mut n = 0u32;
         for c in 0..N {
-            let y = at(c);
-            let k = clip(y, lo, hi);
-            out[c] = k;
-            n += u32::from(m[c] & (k != y));
+            out[c] = perturbed(src[c], f, p[c], sd, z[c]);
         }
-        if n > 0 {
-            for c in 0..N {
-                let y = at(c);
-                clipped[c] = m[c] & (clip(y, lo, hi) != y);
-            }
-        }
-        u64::from(n)
+        clip_row(out, Some(m), clipped, (lo, hi))
     }
 }
 

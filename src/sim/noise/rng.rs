@@ -94,7 +94,19 @@ pub fn stream_key(seed: u64, stream: u64) -> u64 {
 /// mix rather than [`row_key`]'s five: this runs for every row of every noisy write.
 #[inline(always)]
 pub fn temporal_key(stream_key: u64, seq: u64, plane: usize, row: usize) -> u64 {
-    mix64(stream_key ^ (seq << 20 | (plane as u64 & 0xfff) << 8 | (row as u64 & 0xff)))
+    row_of_write(write_key(stream_key, seq, plane), row)
+}
+
+/// The part of [`temporal_key`] one write fixes (its rows differ in the low 8 bits).
+#[inline(always)]
+pub fn write_key(stream_key: u64, seq: u64, plane: usize) -> u64 {
+    stream_key ^ (seq << 20 | (plane as u64 & 0xfff) << 8)
+}
+
+/// [`temporal_key`] of row `row` of the write whose [`write_key`] is `write`.
+#[inline(always)]
+pub fn row_of_write(write: u64, row: usize) -> u64 {
+    mix64(write ^ (row as u64 & 0xff))
 }
 
 /// `col * 0x9e3779b9` for the 256 columns of a row, so that row loops load the column
