@@ -398,8 +398,26 @@ impl Band<'_> {
         // The receiving plane leaves the band while its rows are written, so the
         // sources (other planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
-        let mut srcs: [&[f32]; 4] = [&[]; 4];
-        for (out, src) in srcs.iter_mut().zip(t.srcs()) {
+        let srcs = self.source_spans(shared, t, first);
+        let k = t.srcs().len();
+        rows::bus_span::<SPAN>(&srcs[..k], 1, &mut plane[local..local + SPAN]);
+        self.planes[slot] = plane;
+    }
+
+    /// Rows `first..first + GROUP_ROWS` of the sources of `t`, every one a plane read
+    /// in the same rows (a plane the segment writes from the band's own slice; the
+    /// receiver, not a source, may be out of the band).
+    #[inline(always)]
+    fn source_spans<'s>(
+        &'s self,
+        shared: &'s Shared,
+        t: &Transfer,
+        first: usize,
+    ) -> [&'s [f32]; 4] {
+        const SPAN: usize = GROUP_ROWS * N;
+        let local = (first - self.first) * N;
+        let mut spans: [&[f32]; 4] = [&[]; 4];
+        for (out, src) in spans.iter_mut().zip(t.srcs()) {
             if let Src::Plane(p) = *src {
                 *out = match self.slot(p) {
                     Some(i) => &self.planes[i][local..local + SPAN],
@@ -407,9 +425,7 @@ impl Band<'_> {
                 };
             }
         }
-        let k = t.srcs().len();
-        rows::bus_span::<SPAN>(&srcs[..k], 1, &mut plane[local..local + SPAN]);
-        self.planes[slot] = plane;
+        spans
     }
 
     /// [`Band::direct_rows`] through the layer's [`FusedWrite`] `w` (the receiver is not
@@ -424,18 +440,12 @@ impl Band<'_> {
         first: usize,
         s: &mut Scratch,
     ) -> u64 {
-        const SPAN: usize = GROUP_ROWS * N;
         let local = (first - self.first) * N;
+        // The receiving plane and its clip map leave the band while its rows are
+        // written, so the sources (other planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
-        let mut spans: [&[f32]; 4] = [&[]; 4];
-        for (out, src) in spans.iter_mut().zip(t.srcs()) {
-            if let Src::Plane(p) = *src {
-                *out = match self.slot(p) {
-                    Some(i) => &self.planes[i][local..local + SPAN],
-                    None => &shared.planes[p][first * N..first * N + SPAN],
-                };
-            }
-        }
+        let map = std::mem::take(&mut self.clip_maps[slot]);
+        let spans = self.source_spans(shared, t, first);
         let k = t.srcs().len();
         let mut n = 0;
         for i in 0..GROUP_ROWS {
@@ -444,11 +454,12 @@ impl Band<'_> {
             let out = &mut plane[local + row.start..local + row.end];
             let m = w.row_from_sources(first + i, &srcs[..k], out, &mut s.hit);
             if m > 0 {
-                rows::mark_clipped(&mut self.clip_maps[slot][local + row.start..], &s.hit);
+                rows::mark_clipped(&mut map[local + row.start..], &s.hit);
                 n += m;
             }
         }
         self.planes[slot] = plane;
+        self.clip_maps[slot] = map;
         n
     }
 
