@@ -23,6 +23,10 @@ pub const BANDS: usize = N / BAND_ROWS;
 /// first-level cache over that many rows, and the work per call (finding the rows,
 /// resolving the sources) is spread over that many rows.
 const GROUP_ROWS: usize = 4;
+/// [`GROUP_ROWS`] for segments written through the noise layer: each of their rows
+/// also streams its own window of the temporal-noise table through the first-level
+/// cache, so fewer rows at a time keep the segment's rows there.
+const FUSED_GROUP_ROWS: usize = 1;
 
 /// What every band reads and nobody writes during a segment.
 pub struct Shared<'a> {
@@ -232,16 +236,18 @@ impl Band<'_> {
             // Writes straight into their receivers that read only their own rows: as
             // row after row below, a few rows at a time (the same values: rows never
             // meet).
-            for first in rows.step_by(GROUP_ROWS) {
-                for (t, way) in segment.iter().zip(&ways) {
-                    match way {
-                        Way::Direct(slot) => self.direct_rows(shared, t, *slot, first),
-                        Way::FusedDirect(slot, w, _) => {
-                            clipped[*slot] += self.fused_rows(shared, t, *slot, w, first, &mut s);
-                        }
-                        _ => unreachable!("only writes straight into their receivers"),
-                    }
-                }
+            if ways.iter().any(|w| matches!(w, Way::FusedDirect(..))) {
+                const SPAN: usize = FUSED_GROUP_ROWS * N;
+                self.grouped::<FUSED_GROUP_ROWS, SPAN>(
+                    shared,
+                    segment,
+                    &ways,
+                    &mut s,
+                    &mut clipped,
+                );
+            } else {
+                const SPAN: usize = GROUP_ROWS * N;
+                self.grouped::<GROUP_ROWS, SPAN>(shared, segment, &ways, &mut s, &mut clipped);
             }
             return clipped;
         }
@@ -389,39 +395,70 @@ impl Band<'_> {
         }
     }
 
-    /// Rows `first..first + GROUP_ROWS` of `t`'s only receiver (in `slot`), exactly,
+    /// Every transfer of `segment` (written straight into its receiver, reading its own
+    /// rows only, by `ways`) on `R` rows of the band after `R` rows (`SPAN` values,
+    /// `R * N`); adds the clipped writes to `clipped`.
+    #[inline(always)]
+    fn grouped<const R: usize, const SPAN: usize>(
+        &mut self,
+        shared: &Shared,
+        segment: &[Transfer],
+        ways: &[Way],
+        s: &mut Scratch,
+        clipped: &mut [u64; MAX_WRITTEN],
+    ) {
+        const { assert!(SPAN == R * N) };
+        for first in (self.first..self.first + BAND_ROWS).step_by(R) {
+            for (t, way) in segment.iter().zip(ways) {
+                match way {
+                    Way::Direct(slot) => self.direct_rows::<R, SPAN>(shared, t, *slot, first),
+                    Way::FusedDirect(slot, w, _) => {
+                        clipped[*slot] += self.fused_rows::<R>(shared, t, *slot, w, first, s);
+                    }
+                    _ => unreachable!("only writes straight into their receivers"),
+                }
+            }
+        }
+    }
+
+    /// Rows `first..first + R` of `t`'s only receiver (in `slot`), exactly,
     /// when every source of `t` is a plane read in the same rows.
     #[inline(always)]
-    fn direct_rows(&mut self, shared: &Shared, t: &Transfer, slot: usize, first: usize) {
-        const SPAN: usize = GROUP_ROWS * N;
+    fn direct_rows<const R: usize, const SPAN: usize>(
+        &mut self,
+        shared: &Shared,
+        t: &Transfer,
+        slot: usize,
+        first: usize,
+    ) {
         let local = (first - self.first) * N;
         // The receiving plane leaves the band while its rows are written, so the
         // sources (other planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
-        let srcs = self.source_spans(shared, t, first);
+        let srcs = self.source_spans::<R>(shared, t, first);
         let k = t.srcs().len();
         rows::bus_span::<SPAN>(&srcs[..k], 1, &mut plane[local..local + SPAN]);
         self.planes[slot] = plane;
     }
 
-    /// Rows `first..first + GROUP_ROWS` of the sources of `t`, every one a plane read
+    /// Rows `first..first + R` of the sources of `t`, every one a plane read
     /// in the same rows (a plane the segment writes from the band's own slice; the
     /// receiver, not a source, may be out of the band).
     #[inline(always)]
-    fn source_spans<'s>(
+    fn source_spans<'s, const R: usize>(
         &'s self,
         shared: &'s Shared,
         t: &Transfer,
         first: usize,
     ) -> [&'s [f32]; 4] {
-        const SPAN: usize = GROUP_ROWS * N;
+        let span = R * N;
         let local = (first - self.first) * N;
         let mut spans: [&[f32]; 4] = [&[]; 4];
         for (out, src) in spans.iter_mut().zip(t.srcs()) {
             if let Src::Plane(p) = *src {
                 *out = match self.slot(p) {
-                    Some(i) => &self.planes[i][local..local + SPAN],
-                    None => &shared.planes[p][first * N..first * N + SPAN],
+                    Some(i) => &self.planes[i][local..local + span],
+                    None => &shared.planes[p][first * N..first * N + span],
                 };
             }
         }
@@ -431,7 +468,7 @@ impl Band<'_> {
     /// [`Band::direct_rows`] through the layer's [`FusedWrite`] `w` (the receiver is not
     /// a source); returns the clipped writes.
     #[inline(always)]
-    fn fused_rows(
+    fn fused_rows<const R: usize>(
         &mut self,
         shared: &Shared,
         t: &Transfer,
@@ -445,10 +482,10 @@ impl Band<'_> {
         // written, so the sources (other planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
         let map = std::mem::take(&mut self.clip_maps[slot]);
-        let spans = self.source_spans(shared, t, first);
+        let spans = self.source_spans::<R>(shared, t, first);
         let k = t.srcs().len();
         let mut n = 0;
-        for i in 0..GROUP_ROWS {
+        for i in 0..R {
             let row = i * N..(i + 1) * N;
             let srcs: [&[f32]; 4] = spans.map(|span| span.get(row.clone()).unwrap_or_default());
             let out = &mut plane[local + row.start..local + row.end];

@@ -5,9 +5,10 @@
 //! rather than once per run.
 //!
 //! The gain and offset deviates a write reads are packed two to a 32-bit word (see
-//! [`pack`]): one load per PE brings both, so a noisy write moves one plane of fixed
-//! pattern rather than two.
+//! [`bf16`], gain in the upper half): one load per PE brings both, so a noisy write
+//! moves one plane of fixed pattern rather than two.
 
+use super::bf16;
 use super::profile::UncorrectedLoad;
 use super::rng::{self, stream};
 use crate::isa::Reg;
@@ -147,36 +148,12 @@ impl Chip {
     }
 }
 
-/// A gain deviate and an offset deviate in one word: each rounded to the nearest
-/// bfloat16 (the upper half of its f32, 8 significant bits; ties to even), the gain's in
-/// the upper half of the word, the offset's in the lower. Unpacking is one mask or one
-/// shift per deviate ([`gain_of`], [`offset_of`]). The rounding moves a unit deviate by
-/// at most 2^-9 of itself, without bias: far below anything the device data resolve.
-pub fn pack(gain: f32, offset: f32) -> u32 {
-    (bf16_bits(gain) << 16) | bf16_bits(offset)
-}
-
-/// The upper 16 bits of `x` rounded to nearest, ties to even (`x` finite).
-fn bf16_bits(x: f32) -> u32 {
-    let b = x.to_bits();
-    (b + 0x7fff + ((b >> 16) & 1)) >> 16
-}
-
-/// The gain deviate of a packed word.
-#[inline(always)]
-pub fn gain_of(w: u32) -> f32 {
-    f32::from_bits(w & 0xffff_0000)
-}
-
-/// The offset deviate of a packed word.
-#[inline(always)]
-pub fn offset_of(w: u32) -> f32 {
-    f32::from_bits(w << 16)
-}
-
 /// Two planes packed PE by PE.
 fn pack_planes(gain: &[f32], offset: &[f32]) -> Vec<u32> {
-    gain.iter().zip(offset).map(|(&g, &o)| pack(g, o)).collect()
+    gain.iter()
+        .zip(offset)
+        .map(|(&g, &o)| bf16::pack(g, o))
+        .collect()
 }
 
 /// The shapes across the columns, each of mean 0 and root mean square 1 over the
@@ -212,34 +189,8 @@ mod tests {
         assert_ne!(a.gain(), Chip::shared(12).gain());
         // Every register shares the gain deviates; each has its own offsets.
         let (p2, p3) = (a.transfer(Reg::Gen(2)), a.transfer(Reg::Gen(3)));
-        assert!(p2.iter().zip(p3).all(|(&x, &y)| gain_of(x) == gain_of(y)));
-        assert!(p2
-            .iter()
-            .zip(p3)
-            .any(|(&x, &y)| offset_of(x) != offset_of(y)));
-    }
-
-    #[test]
-    fn packing_rounds_each_deviate_to_eight_significant_bits() {
-        for (g, o) in [
-            (1.0f32, -2.5f32),
-            (0.1234, -3.9),
-            (-0.000_123, 4.4),
-            (0.0, -0.0),
-        ] {
-            let w = pack(g, o);
-            for (x, y) in [(g, gain_of(w)), (o, offset_of(w))] {
-                assert!((x - y).abs() <= x.abs() / 512.0, "{x} -> {y}");
-                assert_eq!(y.to_bits() & 0xffff, 0);
-            }
-        }
-        // Exactly representable values pass through; ties go to even.
-        assert_eq!(gain_of(pack(-1.5, 0.0)), -1.5);
-        assert_eq!(offset_of(pack(0.0, f32::from_bits(0x3f80_8000))), 1.0);
-        assert_eq!(
-            offset_of(pack(0.0, f32::from_bits(0x3f81_8000))),
-            f32::from_bits(0x3f82_0000)
-        );
+        assert!(p2.iter().zip(p3).all(|(&x, &y)| bf16::hi(x) == bf16::hi(y)));
+        assert!(p2.iter().zip(p3).any(|(&x, &y)| bf16::lo(x) != bf16::lo(y)));
     }
 
     #[test]

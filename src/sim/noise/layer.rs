@@ -10,8 +10,9 @@
 //! run is reproducible bit for bit from (profile, chip seed, run seed) whatever the
 //! number of threads.
 
+use super::bf16;
 use super::bus_kind::BusKind;
-use super::chip::{self, Chip};
+use super::chip::Chip;
 use super::profile::Profile;
 use super::rng::{self, stream};
 use super::term::Term;
@@ -365,14 +366,14 @@ impl FusedWrite<'_> {
 
 /// One error term on one row of a write: `v (1 + g + pg G) + o + po O + N(0, s_t^2 +
 /// (s_s v)^2)`, with the unit deviates `G` and `O` of the chip (packed, see
-/// [`chip::pack`]) and the temporal noise from [`rng::temporal_row`]. Every transfer,
+/// [`bf16`]) and the temporal noise from [`rng::temporal_row`]. Every transfer,
 /// load and capture goes through [`perturbed`], the one formula of the model.
 struct RowTerm<'a> {
     /// The row of packed gain and offset deviates the term sees.
     pattern: &'a [u32; N],
     factors: Factors,
     /// The window of unit deviates and its sign (`None`: no temporal noise).
-    noise: Option<(&'static [f32; N], f32)>,
+    noise: Option<(&'static rng::Window, f32)>,
     /// `s_t`, `s_t^2` and `s_s^2`.
     sd: f32,
     noise2: f32,
@@ -406,8 +407,8 @@ impl Factors {
 /// results do not depend on which copy of a loop runs.
 #[inline(always)]
 fn perturbed(x: f32, f: Factors, p: u32, sd: f32, z: f32) -> f32 {
-    let gain = f.pattern_gain.mul_add(chip::gain_of(p), f.gain1);
-    let offset = f.pattern_offset.mul_add(chip::offset_of(p), f.offset);
+    let gain = f.pattern_gain.mul_add(bf16::hi(p), f.gain1);
+    let offset = f.pattern_offset.mul_add(bf16::lo(p), f.offset);
     sd.mul_add(z, x.mul_add(gain, offset))
 }
 
@@ -430,15 +431,13 @@ impl RowTerm<'_> {
         if self.signal2 == 0.0 {
             // The noise does not depend on the value: no square root per PE.
             let sd = self.sd * sign;
-            for c in 0..N {
-                out[c] = perturbed(src[c], f, p[c], sd, z[c]);
-            }
+            rng::each_deviate(z, |c, z| out[c] = perturbed(src[c], f, p[c], sd, z));
         } else {
-            for c in 0..N {
+            rng::each_deviate(z, |c, z| {
                 let x = src[c];
                 let sd = (self.noise2 + self.signal2 * x * x).sqrt() * sign;
-                out[c] = perturbed(x, f, p[c], sd, z[c]);
-            }
+                out[c] = perturbed(x, f, p[c], sd, z);
+            });
         }
     }
 
@@ -483,11 +482,11 @@ impl RowTerm<'_> {
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
         let mut largest = 0u32;
-        for c in 0..N {
-            let y = perturbed(x(c), f, p[c], sd, z[c]);
+        rng::each_deviate(z, |c, z| {
+            let y = perturbed(x(c), f, p[c], sd, z);
             out[c] = y;
             largest = largest.max(y.to_bits() & MAGNITUDE);
-        }
+        });
         // Every magnitude up to the nearer limit is inside both (when zero is).
         let inside = (-lo).min(hi);
         if inside >= 0.0 && largest <= inside.to_bits() {
@@ -510,15 +509,13 @@ impl RowTerm<'_> {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
-        for c in 0..N {
-            out[c] = perturbed(src[c], f, p[c], sd, z[c]);
-        }
+        rng::each_deviate(z, |c, z| out[c] = perturbed(src[c], f, p[c], sd, z));
         clip_row(out, Some(m), clipped, (lo, hi))
     }
 }
 
 /// A row of zero deviates (a term without temporal noise).
-static ZEROS: [f32; N] = [0.0; N];
+static ZEROS: rng::Window = [0; N / 2];
 
 /// Clips a row to `lo..=hi` in place; marks in `clipped` which entries the mask stores
 /// were clipped and returns how many.

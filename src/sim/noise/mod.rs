@@ -3,6 +3,7 @@
 //! repeated runs and the calibration against hardware measurements.
 
 pub mod background;
+pub mod bf16;
 pub mod bus_kind;
 pub mod calibrate;
 pub mod chip;

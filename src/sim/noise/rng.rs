@@ -12,17 +12,20 @@
 //!   pattern, and the readout noise.
 //! - [`temporal_row`] serves the temporal noise of every bus write, the hot loop of a
 //!   noisy run, where the hash alone would cost several times the write itself. A row
-//!   of deviates is a window of 256 consecutive entries of one fixed table of normal
-//!   deviates, at an offset and with a sign taken from the row key: one load per PE,
-//!   from a table that stays in the core's second-level cache. The table is antithetic
-//!   and scaled so that its entries have mean exactly 0 and mean square exactly 1, so
-//!   over the random offsets and signs every deviate has mean 0 and variance 1 exactly;
-//!   its shape is that of [`normal`]. The price is that two rows whose windows overlap
+//!   of deviates is a window of 128 consecutive words (256 deviates, two to a word as
+//!   bfloat16) of one fixed table of normal deviates, at an offset and with a sign taken
+//!   from the row key: one load per two PEs, from a table that stays in the core's
+//!   second-level cache. The table is antithetic and scaled so that its entries have
+//!   mean exactly 0 and mean square 1 (to a few parts in 10^8), so over the random
+//!   offsets and signs every deviate has mean 0 and variance 1; its shape is that of
+//!   [`normal`], to 8 significant bits. The price is that two rows whose windows overlap
 //!   share that stretch of their noise (shifted, with a sign): one pair of rows in
 //!   about 128 overlaps, over half a row on average; and the fixed table carries its
 //!   own lag correlations, at the level of its sampling error (about 0.006). For
 //!   temporal noise, whose spread is a small part of the error budget, exact moments
 //!   matter and such weak, rare correlation does not.
+
+use super::bf16;
 
 /// Stream tags: independent random streams derived from the same seed.
 pub mod stream {
@@ -178,22 +181,35 @@ pub fn fill_normals(key: u64, out: &mut [f32]) {
     }
 }
 
-/// Entries of the temporal-noise table (a power of two, so an offset is a mask of key
-/// bits): 256 KiB, which stays in a core's second-level cache beside a band's planes.
+/// Deviates in the temporal-noise table (a power of two, so an offset is a mask of key
+/// bits).
 const TABLE_LEN: usize = 1 << 16;
-/// Row length served from the table: a window starting at any offset must fit.
+/// Words of the table: two deviates to a word, as bfloat16 (see [`bf16`]), 128 KiB,
+/// which stays in a core's second-level cache beside a band's planes.
+const TABLE_WORDS: usize = TABLE_LEN / 2;
+/// Row length served from the table.
 const ROW: usize = 256;
+/// Words of a row's window: column `c < HALF` takes the upper half of word `c`, column
+/// `HALF + c` its lower half, so that a vector of columns unpacks from one vector of
+/// words with one mask or one shift.
+const HALF: usize = ROW / 2;
 
-/// The table of temporal noise: `TABLE_LEN` deviates followed by a copy of its first
-/// `ROW` (so that every window is contiguous).
-fn temporal_table() -> &'static [f32] {
-    static TABLE: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+/// The words one row of temporal noise reads: 256 deviates, two to a word.
+pub type Window = [u32; HALF];
+
+/// The table of temporal noise: `TABLE_WORDS` words followed by a copy of its first
+/// window (so that every window is contiguous).
+fn temporal_table() -> &'static [u32] {
+    static TABLE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     TABLE.get_or_init(draw_temporal_table)
 }
 
 /// The temporal-noise table: `TABLE_LEN / 2` deviates of [`normal`] and their negatives
-/// (mean exactly 0), scaled to mean square 1.
-fn draw_temporal_table() -> Vec<f32> {
+/// (mean exactly 0, as rounding to bfloat16 commutes with negation), scaled so that the
+/// rounded entries have mean square 1. Scaling alone cannot hit 1 closer than about
+/// 10^-4 ([`normal`] has about a thousand levels, which round together), so
+/// [`settle_square`] then moves a few entries by one bfloat16 step.
+fn draw_temporal_table() -> Vec<u32> {
     let half = TABLE_LEN / 2;
     let key = row_key(0x7ab1e, stream::TEMPORAL_TABLE, 0, 0, 0);
     let draws: Vec<f64> = (0..half)
@@ -201,23 +217,74 @@ fn draw_temporal_table() -> Vec<f32> {
         .collect();
     let mean_square = draws.iter().map(|d| d * d).sum::<f64>() / half as f64;
     let scale = 1.0 / mean_square.sqrt();
-    let mut t: Vec<f32> = draws.iter().map(|d| (d * scale) as f32).collect();
-    t.extend(draws.iter().map(|d| (-d * scale) as f32));
-    t.extend_from_within(..ROW);
-    t
+    let mut t: Vec<f32> = draws
+        .iter()
+        .map(|d| bf16::round((d * scale) as f32))
+        .collect();
+    settle_square(&mut t, half as f64);
+    t.extend(t.clone().iter().map(|v| -v));
+    let mut words: Vec<u32> = t.chunks(2).map(|p| bf16::pack(p[0], p[1])).collect();
+    words.extend_from_within(..HALF);
+    words
 }
 
-/// The temporal noise of row key `key`: a window of 256 table entries and a sign, the
-/// deviate of column `c` being `sign * w[c]` (unit variance).
+/// Moves entries of `q` (bfloat16 values) one bfloat16 step away from or towards zero,
+/// first to last, each when that brings the sum of squares nearer `target`: the first
+/// moves are coarse, the later ones (on ever more entries that are small) fine, so the
+/// sum ends within a small entry's step of `target`.
+fn settle_square(q: &mut [f32], target: f64) {
+    const STEP: u32 = 1 << 16;
+    let mut sum: f64 = q.iter().map(|&v| f64::from(v).powi(2)).sum();
+    for v in q.iter_mut() {
+        let gap = target - sum;
+        let bits = v.to_bits();
+        let moved = if gap > 0.0 {
+            f32::from_bits(bits + STEP)
+        } else if bits & 0x7fff_ffff >= STEP {
+            f32::from_bits(bits - STEP)
+        } else {
+            continue;
+        };
+        let delta = f64::from(moved).powi(2) - f64::from(*v).powi(2);
+        if (gap - delta).abs() < gap.abs() {
+            sum += delta;
+            *v = moved;
+        }
+    }
+}
+
+/// The temporal noise of row key `key`: a window of table words and a sign, the
+/// deviate of column `c` being `sign * deviate(w, c)` (unit variance; [`each_deviate`]
+/// serves a whole row).
 #[inline]
-pub fn temporal_row(key: u64) -> (&'static [f32; ROW], f32) {
-    // Bits of a well-mixed key: 16 for the offset, one for the sign.
-    let at = key as usize & (TABLE_LEN - 1);
-    let window = temporal_table()[at..at + ROW]
+pub fn temporal_row(key: u64) -> (&'static Window, f32) {
+    // Bits of a well-mixed key: 15 for the offset, one for the sign.
+    let at = key as usize & (TABLE_WORDS - 1);
+    let window = temporal_table()[at..at + HALF]
         .try_into()
         .expect("the table extends past every offset");
     let sign = if key >> 63 == 0 { 1.0 } else { -1.0 };
     (window, sign)
+}
+
+/// The deviate of column `c` in `window` (without the row's sign).
+pub fn deviate(window: &Window, c: usize) -> f32 {
+    if c < HALF {
+        bf16::hi(window[c])
+    } else {
+        bf16::lo(window[c - HALF])
+    }
+}
+
+/// Calls `f(c, z)` for every column `c` of a row with its deviate `z` in `window`
+/// (without the row's sign): the loop the row kernels run, which vectorises as one
+/// load and two unpackings per two vectors of columns (`c` and `c + 128` together).
+#[inline(always)]
+pub fn each_deviate(window: &Window, mut f: impl FnMut(usize, f32)) {
+    for (c, &w) in window.iter().enumerate() {
+        f(c, bf16::hi(w));
+        f(c + HALF, bf16::lo(w));
+    }
 }
 
 /// A whole plane of standard normal deviates for stream `stream`, index `a` of `seed`
@@ -296,7 +363,7 @@ mod tests {
         let mut out = Vec::with_capacity(rows * ROW);
         for r in 0..rows {
             let (w, sign) = temporal_row(temporal_key(key, r as u64 / 256, 3, r % 256));
-            out.extend((0..ROW).map(|c| f64::from(sign * w[c])));
+            out.extend((0..ROW).map(|c| f64::from(sign * deviate(w, c))));
         }
         out
     }
@@ -304,14 +371,40 @@ mod tests {
     #[test]
     fn the_temporal_table_has_exact_moments() {
         let t = temporal_table();
-        let body = &t[..TABLE_LEN];
+        let body: Vec<f64> = t[..TABLE_WORDS]
+            .iter()
+            .flat_map(|&w| [bf16::hi(w), bf16::lo(w)])
+            .map(f64::from)
+            .collect();
         let n = TABLE_LEN as f64;
-        let mean = body.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-        let square = body.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>() / n;
-        // Exact up to the rounding of each entry to f32.
-        assert!(mean.abs() < 1e-9, "mean {mean}");
-        assert!((square - 1.0).abs() < 1e-6, "mean square {square}");
-        assert_eq!(&t[TABLE_LEN..], &t[..ROW]);
+        let mean = body.iter().sum::<f64>() / n;
+        let square = body.iter().map(|v| v * v).sum::<f64>() / n;
+        assert_eq!(mean, 0.0);
+        assert!((square - 1.0).abs() < 1e-9, "mean square {square}");
+        assert_eq!(&t[TABLE_WORDS..], &t[..HALF]);
+    }
+
+    #[test]
+    fn each_deviate_visits_every_column_once_with_its_deviate() {
+        let (w, _) = temporal_row(12345);
+        let mut seen = [None; ROW];
+        each_deviate(w, |c, z| {
+            assert!(seen[c].is_none(), "column {c} twice");
+            seen[c] = Some(z);
+        });
+        for (c, z) in seen.iter().enumerate() {
+            assert_eq!(*z, Some(deviate(w, c)));
+        }
+        // Every deviate of the window is served once.
+        let mut served: Vec<u32> = seen.iter().flatten().map(|z| z.to_bits()).collect();
+        let mut stored: Vec<u32> = w
+            .iter()
+            .flat_map(|&x| [bf16::hi(x), bf16::lo(x)])
+            .map(f32::to_bits)
+            .collect();
+        served.sort_unstable();
+        stored.sort_unstable();
+        assert_eq!(served, stored);
     }
 
     #[test]
