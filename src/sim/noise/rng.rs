@@ -16,7 +16,7 @@
 //!   bfloat16) of one fixed table of normal deviates, at an offset and with a sign taken
 //!   from the row key: one load per two PEs, from a table that stays in the core's
 //!   second-level cache. The table is antithetic and scaled so that its entries have
-//!   mean exactly 0 and mean square 1 (to a few parts in 10^8), so over the random
+//!   mean exactly 0 and mean square 1 (to within 10^-9), so over the random
 //!   offsets and signs every deviate has mean 0 and variance 1; its shape is that of
 //!   [`normal`], to 8 significant bits. The price is that two rows whose windows overlap
 //!   share that stretch of their noise (shifted, with a sign): one pair of rows in
