@@ -238,16 +238,10 @@ impl Band<'_> {
             // meet).
             if ways.iter().any(|w| matches!(w, Way::FusedDirect(..))) {
                 const SPAN: usize = FUSED_GROUP_ROWS * N;
-                self.grouped::<FUSED_GROUP_ROWS, SPAN>(
-                    shared,
-                    segment,
-                    &ways,
-                    &mut s,
-                    &mut clipped,
-                );
+                self.grouped::<SPAN>(shared, segment, &ways, &mut s, &mut clipped);
             } else {
                 const SPAN: usize = GROUP_ROWS * N;
-                self.grouped::<GROUP_ROWS, SPAN>(shared, segment, &ways, &mut s, &mut clipped);
+                self.grouped::<SPAN>(shared, segment, &ways, &mut s, &mut clipped);
             }
             return clipped;
         }
@@ -396,10 +390,10 @@ impl Band<'_> {
     }
 
     /// Every transfer of `segment` (written straight into its receiver, reading its own
-    /// rows only, by `ways`) on `R` rows of the band after `R` rows (`SPAN` values,
-    /// `R * N`); adds the clipped writes to `clipped`.
+    /// rows only, by `ways`) on `SPAN / N` rows of the band after `SPAN / N` rows; adds
+    /// the clipped writes to `clipped`.
     #[inline(always)]
-    fn grouped<const R: usize, const SPAN: usize>(
+    fn grouped<const SPAN: usize>(
         &mut self,
         shared: &Shared,
         segment: &[Transfer],
@@ -407,13 +401,12 @@ impl Band<'_> {
         s: &mut Scratch,
         clipped: &mut [u64; MAX_WRITTEN],
     ) {
-        const { assert!(SPAN == R * N) };
-        for first in (self.first..self.first + BAND_ROWS).step_by(R) {
+        for first in (self.first..self.first + BAND_ROWS).step_by(SPAN / N) {
             for (t, way) in segment.iter().zip(ways) {
                 match way {
-                    Way::Direct(slot) => self.direct_rows::<R, SPAN>(shared, t, *slot, first),
+                    Way::Direct(slot) => self.direct_rows::<SPAN>(shared, t, *slot, first),
                     Way::FusedDirect(slot, w, _) => {
-                        clipped[*slot] += self.fused_rows::<R>(shared, t, *slot, w, first, s);
+                        clipped[*slot] += self.fused_rows::<SPAN>(shared, t, *slot, w, first, s);
                     }
                     _ => unreachable!("only writes straight into their receivers"),
                 }
@@ -421,10 +414,10 @@ impl Band<'_> {
         }
     }
 
-    /// Rows `first..first + R` of `t`'s only receiver (in `slot`), exactly,
-    /// when every source of `t` is a plane read in the same rows.
+    /// The `SPAN` values from row `first` on of `t`'s only receiver (in `slot`),
+    /// exactly, when every source of `t` is a plane read in the same rows.
     #[inline(always)]
-    fn direct_rows<const R: usize, const SPAN: usize>(
+    fn direct_rows<const SPAN: usize>(
         &mut self,
         shared: &Shared,
         t: &Transfer,
@@ -435,30 +428,29 @@ impl Band<'_> {
         // The receiving plane leaves the band while its rows are written, so the
         // sources (other planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
-        let srcs = self.source_spans::<R>(shared, t, first);
+        let srcs = self.source_spans::<SPAN>(shared, t, first);
         let k = t.srcs().len();
         rows::bus_span::<SPAN>(&srcs[..k], 1, &mut plane[local..local + SPAN]);
         self.planes[slot] = plane;
     }
 
-    /// Rows `first..first + R` of the sources of `t`, every one a plane read
+    /// The `SPAN` values from row `first` on of the sources of `t`, every one a plane read
     /// in the same rows (a plane the segment writes from the band's own slice; the
     /// receiver, not a source, may be out of the band).
     #[inline(always)]
-    fn source_spans<'s, const R: usize>(
+    fn source_spans<'s, const SPAN: usize>(
         &'s self,
         shared: &'s Shared,
         t: &Transfer,
         first: usize,
     ) -> [&'s [f32]; 4] {
-        let span = R * N;
         let local = (first - self.first) * N;
         let mut spans: [&[f32]; 4] = [&[]; 4];
         for (out, src) in spans.iter_mut().zip(t.srcs()) {
             if let Src::Plane(p) = *src {
                 *out = match self.slot(p) {
-                    Some(i) => &self.planes[i][local..local + span],
-                    None => &shared.planes[p][first * N..first * N + span],
+                    Some(i) => &self.planes[i][local..local + SPAN],
+                    None => &shared.planes[p][first * N..first * N + SPAN],
                 };
             }
         }
@@ -468,7 +460,7 @@ impl Band<'_> {
     /// [`Band::direct_rows`] through the layer's [`FusedWrite`] `w` (the receiver is not
     /// a source); returns the clipped writes.
     #[inline(always)]
-    fn fused_rows<const R: usize>(
+    fn fused_rows<const SPAN: usize>(
         &mut self,
         shared: &Shared,
         t: &Transfer,
@@ -482,10 +474,10 @@ impl Band<'_> {
         // written, so the sources (other planes) can be read at the same time.
         let plane = std::mem::take(&mut self.planes[slot]);
         let map = std::mem::take(&mut self.clip_maps[slot]);
-        let spans = self.source_spans::<R>(shared, t, first);
+        let spans = self.source_spans::<SPAN>(shared, t, first);
         let k = t.srcs().len();
         let mut n = 0;
-        for i in 0..R {
+        for i in 0..SPAN / N {
             let row = i * N..(i + 1) * N;
             let srcs: [&[f32]; 4] = spans.map(|span| span.get(row.clone()).unwrap_or_default());
             let out = &mut plane[local + row.start..local + row.end];

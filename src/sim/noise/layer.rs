@@ -470,7 +470,6 @@ impl RowTerm<'_> {
     /// value on the way (a value within the limits is its own clip; a NaN's bits exceed
     /// every finite magnitude's, so it is counted as before).
     #[inline(always)]
-    #[allow(clippy::needless_range_loop)] // As in `apply`.
     fn clipped_by(
         &self,
         x: impl Fn(usize) -> f32,
@@ -497,7 +496,6 @@ impl RowTerm<'_> {
 
     /// [`RowTerm::apply_clipped`] under a mask.
     #[inline(always)]
-    #[allow(clippy::needless_range_loop)] // As in `apply`.
     fn masked_clipped(
         &self,
         src: &[f32; N],

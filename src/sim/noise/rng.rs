@@ -222,7 +222,8 @@ fn draw_temporal_table() -> Vec<u32> {
         .map(|d| bf16::round((d * scale) as f32))
         .collect();
     settle_square(&mut t, half as f64);
-    t.extend(t.clone().iter().map(|v| -v));
+    t.extend_from_within(..);
+    t[half..].iter_mut().for_each(|v| *v = -*v);
     let mut words: Vec<u32> = t.chunks(2).map(|p| bf16::pack(p[0], p[1])).collect();
     words.extend_from_within(..HALF);
     words
@@ -254,8 +255,7 @@ fn settle_square(q: &mut [f32], target: f64) {
 }
 
 /// The temporal noise of row key `key`: a window of table words and a sign, the
-/// deviate of column `c` being `sign * deviate(w, c)` (unit variance; [`each_deviate`]
-/// serves a whole row).
+/// deviates of a row being `sign` times those [`each_deviate`] serves (unit variance).
 #[inline]
 pub fn temporal_row(key: u64) -> (&'static Window, f32) {
     // Bits of a well-mixed key: 15 for the offset, one for the sign.
@@ -265,15 +265,6 @@ pub fn temporal_row(key: u64) -> (&'static Window, f32) {
         .expect("the table extends past every offset");
     let sign = if key >> 63 == 0 { 1.0 } else { -1.0 };
     (window, sign)
-}
-
-/// The deviate of column `c` in `window` (without the row's sign).
-pub fn deviate(window: &Window, c: usize) -> f32 {
-    if c < HALF {
-        bf16::hi(window[c])
-    } else {
-        bf16::lo(window[c - HALF])
-    }
 }
 
 /// Calls `f(c, z)` for every column `c` of a row with its deviate `z` in `window`
@@ -355,6 +346,16 @@ mod tests {
             assert_eq!(*v, normal(lane_hash(99, c as u32)));
         }
         assert_eq!(a, normal_plane(1, stream::TEMPORAL, 0, 64, 256));
+    }
+
+    /// The deviate of column `c` in `window` (without the row's sign), by the layout
+    /// [`HALF`] describes.
+    fn deviate(window: &Window, c: usize) -> f32 {
+        if c < HALF {
+            bf16::hi(window[c])
+        } else {
+            bf16::lo(window[c - HALF])
+        }
     }
 
     /// Deviates of `rows` rows of temporal noise, as the layer draws them.
