@@ -3,6 +3,7 @@
 //! focal-plane sensor-processor.
 
 pub mod cain;
+pub mod calibrate;
 pub mod cli;
 pub mod isa;
 pub mod report;

@@ -5,10 +5,10 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position (the approach of the filter specs, see [`crate::isa::yaml`]).
 
-use super::bus_kind::BusKind;
 use crate::isa::source::{self, SourceError};
 use crate::isa::yaml::YamlError;
 use crate::isa::Pos;
+use crate::sim::layer::BusKind;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
 
