@@ -8,7 +8,7 @@
 //! formula ([`RowTerm`]), so the two give the same values bit for bit.
 
 use super::{bf16, rng};
-use crate::sim::array::N;
+use crate::sim::dims::N;
 use crate::sim::machine::bus_value;
 
 /// One write through a layer resolved once (see [`super::WriteLayer::fused`]), so that

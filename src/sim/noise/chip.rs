@@ -10,7 +10,7 @@
 
 use super::profile::UncorrectedLoad;
 use crate::isa::Reg;
-use crate::sim::array::N;
+use crate::sim::dims::N;
 use crate::sim::layer::bf16;
 use crate::sim::layer::rng::{self, stream};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
