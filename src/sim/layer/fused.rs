@@ -5,7 +5,7 @@
 //! with the unit gain and offset deviates `G` and `O` packed two to a word ([`bf16`])
 //! and the temporal deviates `z` from [`rng::temporal_row`]. The bus pass applies a
 //! [`FusedWrite`] inline, row by row; the noise model builds its rows of the same
-//! formula ([`RowTerm`]), so the two give the same values bit for bit.
+//! formula (`RowTerm`), so the two give the same values bit for bit.
 
 use super::{bf16, rng};
 use crate::sim::dims::N;
