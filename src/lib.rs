@@ -121,6 +121,7 @@
 
 pub mod bank;
 pub mod cain;
+pub mod calibrate;
 pub mod cli;
 pub mod isa;
 pub mod report;
