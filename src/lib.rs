@@ -4,6 +4,7 @@
 
 pub mod cain;
 pub mod cli;
+pub mod eval;
 pub mod isa;
 pub mod report;
 pub mod sim;
