@@ -249,7 +249,13 @@ pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
         ));
     }
     let t = raw.head.train;
-    if t.epochs == 0 || t.batch == 0 || t.learning_rate.is_nan() || t.learning_rate <= 0.0 || t.l2.is_nan() || t.l2 < 0.0 {
+    if t.epochs == 0
+        || t.batch == 0
+        || t.learning_rate.is_nan()
+        || t.learning_rate <= 0.0
+        || t.l2.is_nan()
+        || t.l2 < 0.0
+    {
         return Err(at(
             &[Step::Key("head"), Step::Key("train")],
             "train needs epochs >= 1, batch >= 1, learning_rate > 0 and l2 >= 0".into(),
