@@ -300,7 +300,8 @@ fn a_tiny_synthetic_dataset_is_classified_exactly_under_ideal() {
     assert_eq!(r["images"], 40);
     assert_eq!(f(&r, &["accuracy", "ideal"]), 1.0);
     assert_eq!(f(&r, &["accuracy", "lost"]), 0.0);
-    assert_eq!(r["images_per_frame"], 49);
+    assert_eq!(r["images_per_frame"], 64);
+    assert_eq!(r["gap"], 1);
 }
 
 #[test]

@@ -46,10 +46,11 @@ pub fn run_frame(
     let count = tiling.per_frame().min(split.len().saturating_sub(first));
     Ok((0..count)
         .map(|slot| {
-            chip.maps
-                .iter()
-                .flat_map(|m| tiling.extract(array.bits(m.bit), slot))
-                .collect()
+            let mut bits = Vec::with_capacity(chip.maps.len() * tiling.rows * tiling.cols);
+            for m in &chip.maps {
+                tiling.extract_into(array.bits(m.bit), slot, &mut bits);
+            }
+            bits
         })
         .collect())
 }
@@ -88,9 +89,9 @@ impl Pooling {
         let plane = self.rows * self.cols;
         for (m, map) in bits.chunks_exact(plane).enumerate() {
             for (r, row) in map.chunks_exact(self.cols).enumerate() {
-                for (c, &b) in row.iter().enumerate() {
-                    let at = m * down * across + (r / self.pool) * across + c / self.pool;
-                    out[at] += u32::from(b != 0);
+                let at = m * down * across + (r / self.pool) * across;
+                for (slot, block) in out[at..at + across].iter_mut().zip(row.chunks(self.pool)) {
+                    *slot += block.iter().map(|&b| u32::from(b != 0)).sum::<u32>();
                 }
             }
         }

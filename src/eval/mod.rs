@@ -18,6 +18,7 @@ pub mod head;
 pub mod html;
 pub mod idx;
 pub mod network;
+pub mod reach;
 pub mod report;
 pub mod shard;
 pub mod stage;

@@ -33,6 +33,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "deep_stage2.yaml",
         include_str!("../../programs/deep_stage2.yaml"),
     ),
+    (
+        "deep_stage2.scamp",
+        include_str!("../../programs/deep_stage2.scamp"),
+    ),
 ];
 
 /// Name of the bundled default network.

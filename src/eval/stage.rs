@@ -159,15 +159,8 @@ fn stage_program(
             c.program
         }
     };
-    let reach_of = program.edge_reach(general);
-    let reach = kernels
-        .iter()
-        .filter_map(|k| match k.out {
-            Reg::Gen(i) => reach_of.get(usize::from(i)).copied(),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
+    let outputs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
+    let reach = super::reach::reach(&program, general, &outputs);
     Ok(ChipStage {
         depth: kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0),
         program,

@@ -84,13 +84,18 @@ impl Tiling {
 
     /// The tile `slot` of a full-array plane, row-major.
     pub fn extract<T: Copy>(&self, plane: &[T], slot: usize) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.rows * self.cols);
+        self.extract_into(plane, slot, &mut out);
+        out
+    }
+
+    /// Appends the tile `slot` of a full-array plane to `out`, row-major.
+    pub fn extract_into<T: Copy>(&self, plane: &[T], slot: usize, out: &mut Vec<T>) {
         let (r0, c0) = self.origin(slot);
-        (0..self.rows)
-            .flat_map(|r| {
-                let at = (r0 + r) * N + c0;
-                plane[at..at + self.cols].iter().copied()
-            })
-            .collect()
+        for r in 0..self.rows {
+            let at = (r0 + r) * N + c0;
+            out.extend_from_slice(&plane[at..at + self.cols]);
+        }
     }
 }
 
