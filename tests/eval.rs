@@ -221,6 +221,8 @@ fn the_two_stage_network_runs_and_reports_each_depth() {
     let r = json(&o);
     assert_eq!(r["stages"], 2);
     assert_eq!(r["maps"], 5);
+    assert_eq!(r["gap"], 2);
+    assert_eq!(r["images_per_frame"], 64);
     let depths: Vec<u64> = r["depths"]
         .as_array()
         .unwrap()
