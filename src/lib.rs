@@ -123,6 +123,7 @@ pub mod bank;
 pub mod cain;
 pub mod calibrate;
 pub mod cli;
+pub mod eval;
 pub mod isa;
 pub mod report;
 pub mod sim;

@@ -139,6 +139,8 @@ enum Command {
     /// Generate the shortest program computing the kernels of a filter spec.
     #[command(after_help = args::LIMITS)]
     Compile(compile::CompileArgs),
+    /// A network's accuracy on a dataset, ideal against a noise profile.
+    Eval(eval::EvalArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -158,6 +160,7 @@ pub fn main() -> u8 {
         Command::Bench(a) => bench::run(a),
         Command::Check(a) => check::run(a),
         Command::Compile(a) => compile::run(a),
+        Command::Eval(a) => eval::run(a),
     };
     match outcome {
         Ok(code) => code,
@@ -173,6 +176,7 @@ pub mod bench;
 pub mod check;
 pub mod common;
 pub mod compile;
+pub mod eval;
 pub mod files;
 pub mod noise;
 pub mod run;

@@ -1,0 +1,226 @@
+//! `scamp eval [NET.yaml]`: a network's accuracy on a dataset, ideal against a noise
+//! profile (docs/eval.md).
+
+use super::{args, CliError, Outcome};
+use crate::cain::CompileOptions;
+use crate::eval::network::{self, Source, DEFAULT_NETWORK};
+use crate::eval::report::Mergeable;
+use crate::eval::shard::{self, Shard};
+use crate::eval::{self, dataset, html, Report};
+use crate::sim::noise::{Profile, DEFAULT_PROFILE};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Arguments of `scamp eval`.
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    /// Network file (docs/eval.md). Default: the bundled AnalogNet2 network
+    /// (programs/analognet2_net.yaml).
+    pub network: Option<PathBuf>,
+    /// Folder of MNIST-style IDX files (train-images-idx3-ubyte[.gz], ...).
+    #[arg(long, value_name = "DIR", default_value = dataset::DEFAULT_DIR)]
+    dataset: PathBuf,
+    /// Noise profile of the noisy runs: `ideal`, `scamp5` or a profile YAML.
+    #[arg(long, default_value = DEFAULT_PROFILE, value_name = "PROFILE")]
+    noise: String,
+    /// Chips (fixed-pattern seeds 1..=N) the noisy runs are repeated on.
+    #[arg(long = "chip-seeds", default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    chip_seeds: u32,
+    /// Train the head on features under this profile (noise-aware training, over N
+    /// training chips) instead of `ideal`.
+    #[arg(long = "train-noise", value_name = "PROFILE")]
+    train_noise: Option<String>,
+    /// Use only the first N training images.
+    #[arg(long = "train-images", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    train_images: Option<u64>,
+    /// Use only the first N test images.
+    #[arg(long = "test-images", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    test_images: Option<u64>,
+    /// Approximation depths to report besides the network's own (default: all from 0).
+    #[arg(long, value_delimiter = ',', value_name = "D,...")]
+    depths: Option<Vec<u32>>,
+    /// Deterministic search budget (nodes per worker) for stages the generator compiles
+    /// (default: each spec's `work`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    work: Option<u64>,
+    /// Evaluate the K-th of N shares of the test frames and print mergeable JSON.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse, conflicts_with = "merge")]
+    shard: Option<Shard>,
+    /// Merge the JSON of shards (from --shard --json) into the whole run's report.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    merge: Vec<PathBuf>,
+    /// Write a self-contained HTML report.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    #[command(flatten)]
+    json: args::JsonArg,
+}
+
+fn profile(name: &str) -> Result<(String, Profile), CliError> {
+    let p = Profile::load(name)?;
+    let shown = if p.name.is_empty() {
+        name.to_string()
+    } else {
+        p.name.clone()
+    };
+    Ok((shown, p))
+}
+
+/// The progress bar: on stderr, only when it is a terminal and no JSON is asked for.
+fn progress_bar(json: bool) -> Option<ProgressBar> {
+    if json || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(0);
+    let style = ProgressStyle::with_template("{msg:28} {bar:40} {pos}/{len} frames {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
+}
+
+fn load_network(a: &EvalArgs) -> Result<network::Network, CliError> {
+    let net = match &a.network {
+        None => network::load(&Source::Bundled, DEFAULT_NETWORK),
+        Some(p) => {
+            let dir = p.parent().unwrap_or(Path::new("."));
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            network::load(&Source::Dir(dir), &name)
+        }
+    };
+    net.map_err(CliError::msg)
+}
+
+fn read_merge(files: &[PathBuf]) -> Result<Mergeable, CliError> {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| CliError::msg(format!("{}: cannot read: {e}", f.display())))?;
+        let r: Report = serde_json::from_str(&text).map_err(|e| {
+            CliError::msg(format!(
+                "{}:{}:{}: not a `scamp eval --json` report: {e}",
+                f.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        parts.push((f.display().to_string(), r.merge));
+    }
+    shard::merge(&parts).map_err(CliError::msg)
+}
+
+/// Runs `scamp eval`.
+pub fn run(a: &EvalArgs) -> Outcome {
+    let (report, examples, size) = if a.merge.is_empty() {
+        let net = load_network(a)?;
+        let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
+        let bar = progress_bar(a.json.json);
+        let bar_lock = Mutex::new(bar);
+        let progress = |what: &str, done: u64, total: u64| {
+            if let Ok(guard) = bar_lock.lock() {
+                if let Some(b) = guard.as_ref() {
+                    b.set_message(what.to_string());
+                    b.set_length(total);
+                    b.set_position(done);
+                }
+            }
+        };
+        let opts = eval::Options {
+            noise: profile(&a.noise)?,
+            chip_seeds: a.chip_seeds,
+            train_noise: a.train_noise.as_deref().map(profile).transpose()?,
+            train_images: a.train_images.map(|n| n as usize),
+            test_images: a.test_images.map(|n| n as usize),
+            shard: a.shard,
+            depths: a.depths.clone(),
+            compile: CompileOptions {
+                work: a.work,
+                ..CompileOptions::default()
+            },
+            examples: if a.html.is_some() { 12 } else { 0 },
+            progress: Some(&progress),
+        };
+        let e = eval::evaluate(&net, data, &opts).map_err(CliError::msg)?;
+        if let Ok(Some(b)) = bar_lock.lock().map(|g| g.clone()) {
+            b.finish_and_clear();
+        }
+        (eval::report(&e.merge), e.examples, (e.rows, e.cols))
+    } else {
+        let m = read_merge(&a.merge)?;
+        (eval::report(&m), Vec::new(), (0, 0))
+    };
+    if let Some(file) = &a.html {
+        let page = html::page_of(&report, &examples, size.0, size.1).map_err(CliError::msg)?;
+        std::fs::write(file, page)
+            .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
+    }
+    if a.json.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_text(&report);
+    }
+    Ok(0)
+}
+
+fn print_text(r: &Report) {
+    let pct = |x: f64| format!("{:6.2} %", 100.0 * x);
+    println!(
+        "network       {} ({} stage(s), {} binary map(s), {} features)",
+        r.network, r.stages, r.maps, r.features
+    );
+    println!("dataset       {} ({} test images)", r.dataset, r.images);
+    println!(
+        "noise         {} on chip seeds {:?}; head trained under {}",
+        r.noise, r.chip_seeds, r.train_noise
+    );
+    println!(
+        "chip          {} instructions, {} cycles, {:.1} us per frame of {} images (gap {}): {:.0} frames/s, {:.0} images/s",
+        r.instructions, r.cycles, r.time_us, r.images_per_frame, r.gap, r.frames_per_second, r.chip_images_per_second
+    );
+    println!(
+        "accuracy      ideal {}  noisy {} +- {:.2} (min {}, max {})  lost {}",
+        pct(r.accuracy.ideal),
+        pct(r.accuracy.noisy.mean),
+        100.0 * r.accuracy.noisy.std,
+        pct(r.accuracy.noisy.min),
+        pct(r.accuracy.noisy.max),
+        pct(r.accuracy.lost)
+    );
+    println!(
+        "flipped       {} of the binary-map bits; class changed for {} of (image, chip) pairs",
+        pct(r.flipped),
+        pct(r.changed)
+    );
+    println!(
+        "simulated     {:.0} noisy test images/s",
+        r.images_per_second
+    );
+    println!(
+        "\n{:>5} {:>12} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "depth", "instructions", "cycles", "ideal", "noisy", "lost", "flipped"
+    );
+    for d in &r.depths {
+        println!(
+            "{:>5} {:>12} {:>7} {:>10} {:>10} {:>10} {:>10}",
+            d.depth,
+            d.instructions,
+            d.cycles,
+            pct(d.accuracy.ideal),
+            pct(d.accuracy.noisy.mean),
+            pct(d.accuracy.lost),
+            pct(d.flipped)
+        );
+    }
+    println!(
+        "\nconfusion under {} (rows: true class, columns: predicted; summed over chips)",
+        r.noise
+    );
+    for row in &r.confusion {
+        let cells: Vec<String> = row.iter().map(|v| format!("{v:>6}")).collect();
+        println!("{}", cells.join(""));
+    }
+}

@@ -1,0 +1,177 @@
+//! What an evaluation counts, image by image: integers only, so that the counts of
+//! shards add up to exactly the counts of the whole run ([`Counts::add`]).
+
+use super::dataset::CLASSES;
+use serde::{Deserialize, Serialize};
+
+/// The counts of one evaluation (one approximation depth) over some test images.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Test images.
+    pub images: u64,
+    /// Images classified correctly under `ideal`.
+    pub ideal_correct: u64,
+    /// Per chip seed, images classified correctly under the noise profile.
+    pub noisy_correct: Vec<u64>,
+    /// CLASSES x CLASSES: true class (row) against the class predicted under `ideal`.
+    pub confusion_ideal: Vec<Vec<u64>>,
+    /// The same under the noise profile, summed over the chip seeds.
+    pub confusion: Vec<Vec<u64>>,
+    /// Binary-map bits that differ between the ideal and the noisy run, over all seeds.
+    pub flipped_bits: u64,
+    /// Binary-map bits compared, over all seeds.
+    pub bits: u64,
+    /// (image, chip seed) pairs whose predicted class the noise changed.
+    pub changed: u64,
+}
+
+impl Counts {
+    /// Zero counts for `seeds` chip seeds.
+    pub fn new(seeds: usize) -> Counts {
+        Counts {
+            images: 0,
+            ideal_correct: 0,
+            noisy_correct: vec![0; seeds],
+            confusion_ideal: vec![vec![0; CLASSES]; CLASSES],
+            confusion: vec![vec![0; CLASSES]; CLASSES],
+            flipped_bits: 0,
+            bits: 0,
+            changed: 0,
+        }
+    }
+
+    /// Counts one image with its label and ideal prediction.
+    pub fn add_ideal(&mut self, label: u8, predicted: u8) {
+        self.images += 1;
+        self.ideal_correct += u64::from(label == predicted);
+        bump(&mut self.confusion_ideal, label, predicted);
+    }
+
+    /// Counts one image's noisy run on chip seed number `seed`.
+    pub fn add_noisy(
+        &mut self,
+        seed: usize,
+        label: u8,
+        ideal: u8,
+        noisy: u8,
+        flipped: u64,
+        bits: u64,
+    ) {
+        if let Some(c) = self.noisy_correct.get_mut(seed) {
+            *c += u64::from(label == noisy);
+        }
+        bump(&mut self.confusion, label, noisy);
+        self.flipped_bits += flipped;
+        self.bits += bits;
+        self.changed += u64::from(ideal != noisy);
+    }
+
+    /// Adds the counts of other images (same seeds).
+    pub fn add(&mut self, o: &Counts) {
+        self.images += o.images;
+        self.ideal_correct += o.ideal_correct;
+        for (a, b) in self.noisy_correct.iter_mut().zip(&o.noisy_correct) {
+            *a += b;
+        }
+        for (m, n) in [
+            (&mut self.confusion_ideal, &o.confusion_ideal),
+            (&mut self.confusion, &o.confusion),
+        ] {
+            for (ra, rb) in m.iter_mut().zip(n) {
+                for (a, b) in ra.iter_mut().zip(rb) {
+                    *a += b;
+                }
+            }
+        }
+        self.flipped_bits += o.flipped_bits;
+        self.bits += o.bits;
+        self.changed += o.changed;
+    }
+
+    /// Whether the shapes are those of a CLASSES-class count over `seeds` seeds (for
+    /// counts read back from a file).
+    pub fn well_formed(&self, seeds: usize) -> bool {
+        let square = |m: &Vec<Vec<u64>>| m.len() == CLASSES && m.iter().all(|r| r.len() == CLASSES);
+        self.noisy_correct.len() == seeds
+            && square(&self.confusion)
+            && square(&self.confusion_ideal)
+    }
+}
+
+fn bump(m: &mut [Vec<u64>], row: u8, col: u8) {
+    if let Some(c) = m
+        .get_mut(usize::from(row))
+        .and_then(|r| r.get_mut(usize::from(col)))
+    {
+        *c += 1;
+    }
+}
+
+/// Accuracy figures derived from [`Counts`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Accuracy {
+    /// Accuracy under `ideal`.
+    pub ideal: f64,
+    /// Accuracy under the noise profile over the chip seeds.
+    pub noisy: Spread,
+    /// `ideal - noisy.mean`.
+    pub lost: f64,
+}
+
+/// Mean, sample standard deviation, extremes and the values per chip seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Mean over the chip seeds.
+    pub mean: f64,
+    /// Sample standard deviation over the chip seeds (0 for one seed).
+    pub std: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+    /// One value per chip seed, in seed order.
+    pub per_seed: Vec<f64>,
+}
+
+impl Spread {
+    /// The spread of `v`.
+    pub fn of(v: Vec<f64>) -> Spread {
+        let n = v.len().max(1) as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = if v.len() > 1 {
+            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Spread {
+            mean,
+            std: var.sqrt(),
+            min: v.iter().copied().fold(f64::INFINITY, f64::min).min(mean),
+            max: v
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max)
+                .max(mean),
+            per_seed: v,
+        }
+    }
+}
+
+impl Accuracy {
+    /// The accuracy figures of `c`.
+    pub fn of(c: &Counts) -> Accuracy {
+        let n = c.images.max(1) as f64;
+        let ideal = c.ideal_correct as f64 / n;
+        let noisy = Spread::of(c.noisy_correct.iter().map(|&k| k as f64 / n).collect());
+        Accuracy {
+            ideal,
+            lost: ideal - noisy.mean,
+            noisy,
+        }
+    }
+}
+
+/// The fraction of binary-map bits the noise flipped.
+pub fn flip_rate(c: &Counts) -> f64 {
+    c.flipped_bits as f64 / c.bits.max(1) as f64
+}

@@ -1,0 +1,238 @@
+//! A classification dataset in IDX files: the training and test splits of MNIST-style
+//! datasets (`train-images-idx3-ubyte`, `train-labels-idx1-ubyte`, `t10k-...`, each
+//! optionally `.gz`), 8-bit grey images and labels 0..9.
+
+use super::idx::{self, IdxError};
+use std::path::{Path, PathBuf};
+
+/// Where Debian's `dataset-fashion-mnist` package installs its files.
+pub const DEFAULT_DIR: &str = "/usr/share/datasets/fashion-mnist";
+
+/// Number of classes (MNIST and Fashion-MNIST have ten).
+pub const CLASSES: usize = 10;
+
+/// Fashion-MNIST's class names, for reports.
+pub const FASHION_NAMES: [&str; CLASSES] = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+];
+
+/// One split: images of `rows` x `cols` pixels and their labels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// Image height.
+    pub rows: usize,
+    /// Image width.
+    pub cols: usize,
+    /// The pixels, image after image, row-major.
+    pub pixels: Vec<u8>,
+    /// One label per image, each below [`CLASSES`].
+    pub labels: Vec<u8>,
+}
+
+impl Split {
+    /// Number of images.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Whether there are no images.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// The pixels of image `i` (empty when out of range).
+    pub fn image(&self, i: usize) -> &[u8] {
+        let n = self.rows * self.cols;
+        self.pixels.get(i * n..(i + 1) * n).unwrap_or(&[])
+    }
+
+    /// The first `n` images only.
+    pub fn truncated(mut self, n: usize) -> Split {
+        let n = n.min(self.len());
+        self.labels.truncate(n);
+        self.pixels.truncate(n * self.rows * self.cols);
+        self
+    }
+}
+
+/// Both splits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset {
+    /// The folder read.
+    pub dir: PathBuf,
+    /// Training split (the head learns from it).
+    pub train: Split,
+    /// Test split (the accuracy is measured on it).
+    pub test: Split,
+}
+
+/// Why a dataset could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DatasetError {
+    /// A file of the dataset is not in the folder.
+    #[error("{}: no {what} file ({stem} or {stem}.gz){}", dir.display(), install_hint(dir))]
+    Missing {
+        /// The folder searched.
+        dir: PathBuf,
+        /// Which file.
+        what: &'static str,
+        /// Its name without `.gz`.
+        stem: String,
+    },
+    /// The dataset folder is not there.
+    #[error("{}: no such folder{}", dir.display(), install_hint(dir))]
+    NoFolder {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// A file that is there but cannot be used.
+    #[error("{}: {source}", file.display())]
+    Idx {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong.
+        source: IdxError,
+    },
+    /// A file whose content does not fit the dataset.
+    #[error("{}: {msg}", file.display())]
+    Content {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong.
+        msg: String,
+    },
+}
+
+fn install_hint(dir: &Path) -> &'static str {
+    if dir == Path::new(DEFAULT_DIR) {
+        "; install Fashion-MNIST with `apt-get install dataset-fashion-mnist`, or give \
+         --dataset DIR with MNIST-style IDX files"
+    } else {
+        "; --dataset needs a folder of MNIST-style IDX files"
+    }
+}
+
+/// The file `{prefix}-{kind}-{idxN}-ubyte` (or the `.idxN-` spelling of some mirrors),
+/// gzip'd or not.
+fn find(
+    dir: &Path,
+    prefix: &str,
+    kind: &str,
+    idx: &str,
+    what: &'static str,
+) -> Result<PathBuf, DatasetError> {
+    let stems = [
+        format!("{prefix}-{kind}-{idx}-ubyte"),
+        format!("{prefix}-{kind}.{idx}-ubyte"),
+    ];
+    for stem in &stems {
+        for name in [format!("{stem}.gz"), stem.clone()] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    Err(DatasetError::Missing {
+        dir: dir.to_path_buf(),
+        what,
+        stem: stems[0].clone(),
+    })
+}
+
+/// Reads one split (`train` or `t10k`) from `dir`.
+pub fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
+    let images_path = find(dir, prefix, "images", "idx3", "images")?;
+    let labels_path = find(dir, prefix, "labels", "idx1", "labels")?;
+    let load = |p: &Path| {
+        idx::read(p).map_err(|source| DatasetError::Idx {
+            file: p.to_path_buf(),
+            source,
+        })
+    };
+    let content = |p: &Path, msg: String| DatasetError::Content {
+        file: p.to_path_buf(),
+        msg,
+    };
+    let images = load(&images_path)?;
+    let labels = load(&labels_path)?;
+    let (count, rows, cols) = match images.dims[..] {
+        [n, r, c] if r > 0 && c > 0 => (n, r, c),
+        _ => {
+            return Err(content(
+                &images_path,
+                format!(
+                    "images need 3 dimensions (count, rows, columns), found {:?}",
+                    images.dims
+                ),
+            ))
+        }
+    };
+    if labels.dims.len() != 1 {
+        return Err(content(
+            &labels_path,
+            format!("labels need 1 dimension, found {:?}", labels.dims),
+        ));
+    }
+    if labels.dims[0] != count {
+        return Err(content(
+            &labels_path,
+            format!(
+                "{} labels for {count} images in {}",
+                labels.dims[0],
+                images_path.display()
+            ),
+        ));
+    }
+    if let Some((i, &l)) = labels
+        .data
+        .iter()
+        .enumerate()
+        .find(|(_, &l)| usize::from(l) >= CLASSES)
+    {
+        return Err(content(
+            &labels_path,
+            format!("label {l} of item {i} is out of range 0..{}", CLASSES - 1),
+        ));
+    }
+    Ok(Split {
+        rows,
+        cols,
+        pixels: images.data,
+        labels: labels.data,
+    })
+}
+
+/// Reads the training and test splits from `dir`; both must have the same image size.
+pub fn read(dir: &Path) -> Result<Dataset, DatasetError> {
+    if !dir.is_dir() {
+        return Err(DatasetError::NoFolder {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let train = read_split(dir, "train")?;
+    let test = read_split(dir, "t10k")?;
+    if (train.rows, train.cols) != (test.rows, test.cols) {
+        return Err(DatasetError::Content {
+            file: dir.to_path_buf(),
+            msg: format!(
+                "training images are {}x{}, test images {}x{}",
+                train.rows, train.cols, test.rows, test.cols
+            ),
+        });
+    }
+    Ok(Dataset {
+        dir: dir.to_path_buf(),
+        train,
+        test,
+    })
+}

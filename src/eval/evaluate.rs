@@ -1,0 +1,383 @@
+//! The evaluation: for each approximation depth, build the chip part, compute the
+//! training features and fit (or load) the head, then run the test frames under
+//! `ideal` and under the noise profile on every chip seed, and count.
+
+use super::counts::Counts;
+use super::dataset::{Dataset, Split};
+use super::frames::{run_frame, run_seed, FrameNoise, Pooling};
+use super::head::Head;
+use super::network::{HeadDef, Network};
+use super::report::{DepthCounts, Mergeable, Meta};
+use super::shard::Shard;
+use super::stage::{self, BuildOptions, Chip};
+use super::tiling::Tiling;
+use super::EvalError;
+use crate::cain::CompileOptions;
+use crate::sim::batch;
+use crate::sim::noise::Profile;
+use std::time::Instant;
+
+/// Chip seeds of noise-aware training start here (away from the test chips 1..).
+pub const TRAIN_CHIP_BASE: u64 = 1001;
+
+/// Frames run side by side before the counts are taken (bounds the memory held).
+const CHUNK: usize = 32;
+
+/// Called as frames finish: (what, done, total).
+pub type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
+
+/// What to evaluate and how.
+pub struct Options<'a> {
+    /// The noise profile of the noisy runs, with the name to report.
+    pub noise: (String, Profile),
+    /// Chip seeds 1..=N.
+    pub chip_seeds: u32,
+    /// Train the head on features under this profile (over `chip_seeds` training chips)
+    /// instead of `ideal`.
+    pub train_noise: Option<(String, Profile)>,
+    /// Use only the first N training images.
+    pub train_images: Option<usize>,
+    /// Use only the first N test images.
+    pub test_images: Option<usize>,
+    /// Evaluate one shard of the test frames.
+    pub shard: Option<Shard>,
+    /// Depths besides the network's own (all from 0 when `None`).
+    pub depths: Option<Vec<u32>>,
+    /// Search options for the stages the generator compiles.
+    pub compile: CompileOptions,
+    /// Keep up to this many images whose class the noise changed (for `--html`).
+    pub examples: usize,
+    /// Called as frames finish: (what, done, total).
+    pub progress: Option<Progress<'a>>,
+}
+
+/// An image whose class the noise changed, with its binary maps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    /// Index in the test split.
+    pub index: usize,
+    /// Its pixels.
+    pub pixels: Vec<u8>,
+    /// True class.
+    pub label: u8,
+    /// Class under `ideal`.
+    pub ideal: u8,
+    /// Class under the noise.
+    pub noisy: u8,
+    /// The chip seed of the noisy run.
+    pub chip_seed: u64,
+    /// The binary maps under `ideal` (maps one after another).
+    pub ideal_bits: Vec<u8>,
+    /// The binary maps under the noise.
+    pub noisy_bits: Vec<u8>,
+}
+
+/// The result of an evaluation.
+pub struct Evaluation {
+    /// The counts of every depth.
+    pub merge: Mergeable,
+    /// Examples of the network's own depth.
+    pub examples: Vec<Example>,
+    /// Image size.
+    pub rows: usize,
+    /// Image size.
+    pub cols: usize,
+}
+
+/// FNV-1a: a stable 64-bit hash for fingerprints (the same on every build).
+pub fn fnv(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Features of every image of `split` under `profile` (training chips spread over the
+/// frames when noisy).
+fn features(
+    chip: &Chip,
+    tiling: &Tiling,
+    pooling: &Pooling,
+    split: &Split,
+    profile: &Profile,
+    seeds: u32,
+    progress: Option<Progress>,
+) -> Result<Vec<f32>, EvalError> {
+    let frames = tiling.frames(split.len());
+    let mut out = Vec::with_capacity(split.len() * pooling.features());
+    for start in (0..frames).step_by(CHUNK) {
+        let n = CHUNK.min(frames - start);
+        let done = batch::frames(n, |i| {
+            let f = start + i;
+            let chip_seed = TRAIN_CHIP_BASE + (f as u64 % u64::from(seeds.max(1)));
+            let noise = FrameNoise {
+                profile,
+                chip_seed,
+                run_seed: run_seed(chip_seed, f),
+            };
+            run_frame(chip, tiling, split, f, noise)
+        })?;
+        for bits in done.iter().flatten() {
+            out.extend(pooling.features_of(bits));
+        }
+        if let Some(p) = progress {
+            p("training features", (start + n) as u64, frames as u64);
+        }
+    }
+    Ok(out)
+}
+
+/// One depth: the chip part, the head, and the counts over the test frames.
+struct Depth<'a> {
+    net: &'a Network,
+    data: &'a Dataset,
+    opts: &'a Options<'a>,
+    ideal: &'a Profile,
+}
+
+impl Depth<'_> {
+    fn head(&self, chip: &Chip, tiling: &Tiling, pooling: &Pooling) -> Result<Head, EvalError> {
+        match &self.net.head {
+            HeadDef::Weights(file) => Ok(Head::load(file, pooling.features())?),
+            HeadDef::Train(params) => {
+                let profile = self
+                    .opts
+                    .train_noise
+                    .as_ref()
+                    .map_or(self.ideal, |(_, p)| p);
+                let x = features(
+                    chip,
+                    tiling,
+                    pooling,
+                    &self.data.train,
+                    profile,
+                    self.opts.chip_seeds,
+                    self.opts.progress,
+                )?;
+                Ok(Head::train(
+                    &x,
+                    &self.data.train.labels,
+                    pooling.features(),
+                    params,
+                ))
+            }
+        }
+    }
+
+    fn run(&self, depth: u32, examples: usize) -> Result<(DepthCounts, Vec<Example>), EvalError> {
+        let build = BuildOptions {
+            depth: Some(depth),
+            compile: self.opts.compile.clone(),
+        };
+        let chip = stage::build(self.net, &build)?;
+        let test = &self.data.test;
+        let tiling = Tiling::new(test.rows, test.cols, chip.reach).ok_or_else(|| {
+            EvalError::Msg(format!(
+                "{}x{} images with a gap of {} PEs do not fit the 256x256 array",
+                test.rows, test.cols, chip.reach
+            ))
+        })?;
+        let pooling = Pooling {
+            rows: test.rows,
+            cols: test.cols,
+            maps: chip.maps.len(),
+            pool: self.net.pool,
+        };
+        let head = self.head(&chip, &tiling, &pooling)?;
+        let frames = tiling.frames(test.len());
+        let range = self.opts.shard.map_or(0..frames, |s| s.frames(frames));
+        let seeds = self.opts.chip_seeds as usize;
+        let mut counts = Counts::new(seeds);
+        let mut kept = Vec::new();
+        let mut noisy_seconds = 0.0;
+        let frame_list: Vec<usize> = range.clone().collect();
+        for chunk in frame_list.chunks(CHUNK) {
+            let ideal = batch::frames(chunk.len(), |i| {
+                let noise = FrameNoise {
+                    profile: self.ideal,
+                    chip_seed: 0,
+                    run_seed: 0,
+                };
+                run_frame(&chip, &tiling, test, chunk[i], noise)
+            })?;
+            let started = Instant::now();
+            let noisy = batch::frames(chunk.len() * seeds, |j| {
+                let chip_seed = (j % seeds) as u64 + 1;
+                let f = chunk[j / seeds];
+                let noise = FrameNoise {
+                    profile: &self.opts.noise.1,
+                    chip_seed,
+                    run_seed: run_seed(chip_seed, f),
+                };
+                run_frame(&chip, &tiling, test, f, noise)
+            })?;
+            noisy_seconds += started.elapsed().as_secs_f64();
+            for (i, &f) in chunk.iter().enumerate() {
+                for (slot, ib) in ideal[i].iter().enumerate() {
+                    let index = f * tiling.per_frame() + slot;
+                    let label = test.labels[index];
+                    let pi = head.predict(&pooling.features_of(ib));
+                    counts.add_ideal(label, pi);
+                    for s in 0..seeds {
+                        let nb = &noisy[i * seeds + s][slot];
+                        let pn = head.predict(&pooling.features_of(nb));
+                        let flipped = ib.iter().zip(nb).filter(|(a, b)| a != b).count() as u64;
+                        counts.add_noisy(s, label, pi, pn, flipped, ib.len() as u64);
+                        if pn != pi && kept.len() < examples {
+                            kept.push(Example {
+                                index,
+                                pixels: test.image(index).to_vec(),
+                                label,
+                                ideal: pi,
+                                noisy: pn,
+                                chip_seed: s as u64 + 1,
+                                ideal_bits: ib.clone(),
+                                noisy_bits: nb.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+            if let Some(p) = self.opts.progress {
+                let done = chunk.last().map_or(0, |&f| f + 1 - range.start);
+                p(
+                    &format!("depth {depth} test frames"),
+                    done as u64,
+                    range.len() as u64,
+                );
+            }
+        }
+        let row = DepthCounts {
+            depth,
+            instructions: chip.program.instructions() as u64,
+            cycles: chip.program.cycles(),
+            images_per_frame: tiling.per_frame(),
+            gap: tiling.gap,
+            program: fnv(chip.program.to_string().as_bytes()),
+            counts,
+            noisy_seconds,
+        };
+        Ok((row, kept))
+    }
+}
+
+/// The network's own depth (the largest of its stages' approximation depths) and the
+/// number of maps and features it reads out.
+fn own_shape(net: &Network, rows: usize, cols: usize) -> Result<(u32, usize, usize), EvalError> {
+    let mut depth = 0;
+    let mut maps = 0;
+    for s in &net.stages {
+        let k = crate::cain::approximate_spec(&s.spec).map_err(|source| {
+            stage::StageError::Compile {
+                file: s.spec_file.clone(),
+                source,
+            }
+        })?;
+        depth = depth.max(k.iter().map(|k| k.approx.depth).max().unwrap_or(0));
+        if s.decision != super::network::Decision::None {
+            maps += k.len();
+        }
+    }
+    let pooling = Pooling {
+        rows,
+        cols,
+        maps,
+        pool: net.pool,
+    };
+    Ok((depth, maps, pooling.features()))
+}
+
+/// Evaluates `net` on `data`.
+pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluation, EvalError> {
+    let mut data = data;
+    if let Some(n) = opts.train_images {
+        data.train = data.train.truncated(n);
+    }
+    if let Some(n) = opts.test_images {
+        data.test = data.test.truncated(n);
+    }
+    if data.train.is_empty() && matches!(net.head, HeadDef::Train(_)) {
+        return Err(EvalError::Msg(
+            "no training images to train the head on".into(),
+        ));
+    }
+    if data.test.is_empty() {
+        return Err(EvalError::Msg("no test images".into()));
+    }
+    let ideal =
+        Profile::builtin("ideal").ok_or_else(|| EvalError::Msg("no ideal profile".into()))?;
+    let (main_depth, maps, features) = own_shape(net, data.test.rows, data.test.cols)?;
+    let mut depths: Vec<u32> = opts
+        .depths
+        .clone()
+        .unwrap_or_else(|| (0..=main_depth).collect());
+    depths.retain(|&d| d <= main_depth);
+    depths.push(main_depth);
+    depths.sort_unstable();
+    depths.dedup();
+    let seeds: Vec<u64> = (1..=u64::from(opts.chip_seeds)).collect();
+    let train_noise = opts
+        .train_noise
+        .as_ref()
+        .map_or_else(|| "ideal".to_string(), |(n, _)| n.clone());
+    let fingerprint = fnv(&format!(
+        "{}|{:?}|{}|{:?}|{:?}|{:?}|{}x{}|{}|{}|{}|{:?}|{:?}",
+        net.sources,
+        opts.noise.1,
+        opts.chip_seeds,
+        opts.train_noise.as_ref().map(|t| &t.1),
+        depths,
+        (opts.compile.work, opts.compile.time_limit),
+        data.test.rows,
+        data.test.cols,
+        data.train.len(),
+        data.test.len(),
+        fnv(&data.test.labels),
+        fnv(&data.test.pixels),
+        fnv(&data.train.labels),
+    )
+    .into_bytes());
+    let runner = Depth {
+        net,
+        data: &data,
+        opts,
+        ideal: &ideal,
+    };
+    let mut rows = Vec::new();
+    let mut examples = Vec::new();
+    for &d in &depths {
+        let keep = if d == main_depth { opts.examples } else { 0 };
+        let (row, kept) = runner.run(d, keep)?;
+        if d == main_depth {
+            examples = kept;
+        }
+        rows.push(row);
+    }
+    let meta = Meta {
+        network: net.name.clone(),
+        dataset: data.dir.display().to_string(),
+        noise: opts.noise.0.clone(),
+        train_noise,
+        chip_seeds: seeds,
+        train_images: data.train.len() as u64,
+        test_images: data.test.len() as u64,
+        stages: net.stages.len(),
+        maps,
+        features,
+        clock_hz: crate::sim::DEFAULT_CLOCK_HZ,
+    };
+    Ok(Evaluation {
+        merge: Mergeable {
+            fingerprint,
+            shard: opts.shard.map(|s| [s.index, s.count]),
+            main_depth,
+            rows,
+            meta,
+        },
+        examples,
+        rows: data.test.rows,
+        cols: data.test.cols,
+    })
+}

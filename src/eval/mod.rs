@@ -1,0 +1,51 @@
+//! `scamp eval`: what the analogue error does to a small CNN's accuracy on a real
+//! dataset (docs/eval.md).
+//!
+//! A network ([`network`]) is one or more on-sensor stages (kernel specs compiled by
+//! the embedded generator, or programs proven to compute them), a decision after each
+//! (sign or threshold into digital registers), a readout (block pooling of the binary
+//! maps) and a host-side dense head. Dataset images ([`dataset`], [`idx`]) are tiled
+//! many to a frame ([`tiling`]), run through the chip part ([`stage`], [`frames`])
+//! under `ideal` and under a noise profile on several chips, and classified by the head
+//! ([`head`]); the counts ([`counts`]) make the report ([`report`]), add up over shards
+//! ([`shard`]) and feed the HTML page ([`html`]).
+
+pub mod counts;
+pub mod dataset;
+pub mod evaluate;
+pub mod frames;
+pub mod head;
+pub mod html;
+pub mod idx;
+pub mod network;
+pub mod reach;
+pub mod report;
+pub mod shard;
+pub mod stage;
+pub mod tiling;
+
+pub use evaluate::{evaluate, Evaluation, Example, Options};
+pub use report::{report, Report};
+
+/// Why an evaluation could not run. Every variant is bad input (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The dataset.
+    #[error(transparent)]
+    Dataset(#[from] dataset::DatasetError),
+    /// The network file or a file it names.
+    #[error(transparent)]
+    Network(#[from] network::NetworkError),
+    /// A stage's program or spec.
+    #[error(transparent)]
+    Stage(#[from] stage::StageError),
+    /// The head's weights.
+    #[error(transparent)]
+    Head(#[from] head::HeadError),
+    /// A frame program stopped (an internal error: the programs are proven).
+    #[error("a frame stopped: {0}")]
+    Run(#[from] crate::sim::run::RunError),
+    /// Anything else, as a message.
+    #[error("{0}")]
+    Msg(String),
+}

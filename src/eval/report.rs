@@ -1,0 +1,202 @@
+//! The report of `scamp eval`: figures derived from the counts of each approximation
+//! depth, and the counts themselves (the part `--merge` adds up).
+
+use super::counts::{flip_rate, Accuracy, Counts};
+use serde::{Deserialize, Serialize};
+
+/// One approximation depth as counted (the mergeable part of a row).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DepthCounts {
+    /// The approximation depth the stage specs were compiled at.
+    pub depth: u32,
+    /// Macro instructions of the frame program (capture, stages, decisions).
+    pub instructions: u64,
+    /// Its bus instructions (cycles).
+    pub cycles: u64,
+    /// Images per frame (the tiling of this depth's programs).
+    pub images_per_frame: usize,
+    /// Empty PEs between tiles.
+    pub gap: usize,
+    /// Fingerprint of the frame program (shards must run the same programs).
+    pub program: String,
+    /// The counts.
+    pub counts: Counts,
+    /// Wall seconds spent on the noisy test frames.
+    pub noisy_seconds: f64,
+}
+
+/// What identifies an evaluation, and the counts of each depth: enough to merge shards.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mergeable {
+    /// Hash of everything that determines the figures (network files, dataset, noise
+    /// profiles, seeds, image limits, depths).
+    pub fingerprint: String,
+    /// `[K, N]` for shard K of N; absent for a whole run.
+    pub shard: Option<[u32; 2]>,
+    /// The depth of the network as written (its row is the headline).
+    pub main_depth: u32,
+    /// Every depth evaluated, in increasing depth.
+    pub rows: Vec<DepthCounts>,
+    /// Descriptive figures, the same for every shard.
+    pub meta: Meta,
+}
+
+/// Descriptive figures of an evaluation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    /// Network name.
+    pub network: String,
+    /// Dataset folder.
+    pub dataset: String,
+    /// Noise profile name.
+    pub noise: String,
+    /// The profile the head was trained under (`ideal` unless `--train-noise`).
+    pub train_noise: String,
+    /// Chip (fixed-pattern) seeds of the noisy runs.
+    pub chip_seeds: Vec<u64>,
+    /// Training images used.
+    pub train_images: u64,
+    /// Test images of the whole run (all shards).
+    pub test_images: u64,
+    /// On-sensor stages.
+    pub stages: usize,
+    /// Binary maps read out per image.
+    pub maps: usize,
+    /// Features per image (pooled counts).
+    pub features: usize,
+    /// Array clock in Hz, for the time per frame.
+    pub clock_hz: f64,
+}
+
+/// One depth's figures in the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DepthRow {
+    /// Approximation depth.
+    pub depth: u32,
+    /// Macro instructions per frame.
+    pub instructions: u64,
+    /// Cycles per frame.
+    pub cycles: u64,
+    /// Images per frame.
+    pub images_per_frame: usize,
+    /// Accuracy ideal and noisy.
+    pub accuracy: Accuracy,
+    /// Fraction of binary-map bits flipped by the noise.
+    pub flipped: f64,
+}
+
+/// The report `scamp eval --json` prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Network name.
+    pub network: String,
+    /// Dataset folder.
+    pub dataset: String,
+    /// Noise profile.
+    pub noise: String,
+    /// Training profile of the head.
+    pub train_noise: String,
+    /// Chip seeds.
+    pub chip_seeds: Vec<u64>,
+    /// Test images counted.
+    pub images: u64,
+    /// On-sensor stages.
+    pub stages: usize,
+    /// Binary maps per image.
+    pub maps: usize,
+    /// Features per image.
+    pub features: usize,
+    /// Depth of the network as written.
+    pub depth: u32,
+    /// Macro instructions per frame.
+    pub instructions: u64,
+    /// Cycles per frame.
+    pub cycles: u64,
+    /// Microseconds per frame at the clock.
+    pub time_us: f64,
+    /// Frames per second the chip would run at (program time only).
+    pub frames_per_second: f64,
+    /// Images per frame.
+    pub images_per_frame: usize,
+    /// Empty PEs between tiles.
+    pub gap: usize,
+    /// Images per second on the chip (frames per second times images per frame).
+    pub chip_images_per_second: f64,
+    /// Accuracy figures.
+    pub accuracy: Accuracy,
+    /// Flip rate of the binary features under the noise.
+    pub flipped: f64,
+    /// Fraction of (image, chip seed) pairs whose class the noise changed.
+    pub changed: f64,
+    /// CLASSES x CLASSES counts under the noise profile, summed over chip seeds (rows:
+    /// true class, columns: predicted).
+    pub confusion: Vec<Vec<u64>>,
+    /// The same under `ideal`.
+    pub confusion_ideal: Vec<Vec<u64>>,
+    /// Every depth.
+    pub depths: Vec<DepthRow>,
+    /// Simulated noisy test images per wall second (image x chip seed evaluations).
+    pub images_per_second: f64,
+    /// The counts, for `--merge`.
+    pub merge: Mergeable,
+}
+
+/// The report of `m` (a whole run, a shard or merged shards).
+pub fn report(m: &Mergeable) -> Report {
+    let rows: Vec<DepthRow> = m
+        .rows
+        .iter()
+        .map(|r| DepthRow {
+            depth: r.depth,
+            instructions: r.instructions,
+            cycles: r.cycles,
+            images_per_frame: r.images_per_frame,
+            accuracy: Accuracy::of(&r.counts),
+            flipped: flip_rate(&r.counts),
+        })
+        .collect();
+    let main = m
+        .rows
+        .iter()
+        .find(|r| r.depth == m.main_depth)
+        .or(m.rows.last());
+    let empty = Counts::new(m.meta.chip_seeds.len());
+    let c = main.map_or(&empty, |r| &r.counts);
+    let cycles = main.map_or(0, |r| r.cycles);
+    let per_frame = main.map_or(0, |r| r.images_per_frame);
+    let time_us = cycles as f64 * 1e6 / m.meta.clock_hz;
+    let fps = if time_us > 0.0 { 1e6 / time_us } else { 0.0 };
+    let noisy_seconds = main.map_or(0.0, |r| r.noisy_seconds);
+    let evaluations = c.images as f64 * m.meta.chip_seeds.len() as f64;
+    Report {
+        network: m.meta.network.clone(),
+        dataset: m.meta.dataset.clone(),
+        noise: m.meta.noise.clone(),
+        train_noise: m.meta.train_noise.clone(),
+        chip_seeds: m.meta.chip_seeds.clone(),
+        images: c.images,
+        stages: m.meta.stages,
+        maps: m.meta.maps,
+        features: m.meta.features,
+        depth: m.main_depth,
+        instructions: main.map_or(0, |r| r.instructions),
+        cycles,
+        time_us,
+        frames_per_second: fps,
+        images_per_frame: per_frame,
+        gap: main.map_or(0, |r| r.gap),
+        chip_images_per_second: fps * per_frame as f64,
+        accuracy: Accuracy::of(c),
+        flipped: flip_rate(c),
+        changed: c.changed as f64 / evaluations.max(1.0),
+        confusion: c.confusion.clone(),
+        confusion_ideal: c.confusion_ideal.clone(),
+        depths: rows,
+        images_per_second: if noisy_seconds > 0.0 {
+            evaluations / noisy_seconds
+        } else {
+            0.0
+        },
+        merge: m.clone(),
+    }
+}

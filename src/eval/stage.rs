@@ -1,0 +1,288 @@
+//! The chip side of a network: each stage's program (compiled by the embedded generator
+//! or given and proven), the decisions into digital registers, and the whole frame
+//! program: capture, stages and decisions one after another.
+
+use super::network::{Decision, Network, StageDef};
+use crate::cain::{self, CompileOptions, KernelReport, Stats};
+use crate::isa::{parse_program, DReg, Device, Program, Reg};
+use crate::verify::proof;
+use std::path::PathBuf;
+
+/// First digital register holding a binary map (R0 is left to the macros that
+/// overwrite it, such as `MUX` and `CLR_IF`).
+pub const FIRST_MAP: u8 = 1;
+
+/// Digital registers available for binary maps (R1..R12).
+pub const MAX_MAPS: usize = DReg::COUNT - FIRST_MAP as usize;
+
+/// One stage ready to run.
+#[derive(Clone, Debug)]
+pub struct ChipStage {
+    /// The stage's program.
+    pub program: Program,
+    /// Its kernels (output register and approximation).
+    pub kernels: Vec<KernelReport>,
+    /// The largest approximation depth of its kernels.
+    pub depth: u32,
+    /// How far (in PE steps) its outputs read.
+    pub reach: usize,
+}
+
+/// One binary map the chip reads out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapInfo {
+    /// The stage that made it (0-based).
+    pub stage: usize,
+    /// The analogue register that was decided.
+    pub from: Reg,
+    /// The digital register holding it.
+    pub bit: DReg,
+}
+
+/// The whole on-sensor part of a network at one approximation depth.
+#[derive(Clone, Debug)]
+pub struct Chip {
+    /// Capture, every stage and every decision.
+    pub program: Program,
+    /// The stages.
+    pub stages: Vec<ChipStage>,
+    /// The binary maps, in stage and kernel order.
+    pub maps: Vec<MapInfo>,
+    /// The summed reach of the stages: the gap tiles need.
+    pub reach: usize,
+    /// General registers of the array.
+    pub general: usize,
+}
+
+/// Why the chip part could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// A program could not be parsed (positioned in its file).
+    #[error("{}:{msg}", file.display())]
+    Program {
+        /// The program file.
+        file: PathBuf,
+        /// Position and message.
+        msg: String,
+    },
+    /// A given program does not compute its spec's kernels.
+    #[error("{}: stage {stage} does not compute the kernels of {}: {msg}", file.display(), spec.display())]
+    Proof {
+        /// The program file.
+        file: PathBuf,
+        /// The spec.
+        spec: PathBuf,
+        /// 1-based stage number.
+        stage: usize,
+        /// The proof's complaint.
+        msg: String,
+    },
+    /// The generator could not compile a stage's spec.
+    #[error("{}: {source}", file.display())]
+    Compile {
+        /// The spec file.
+        file: PathBuf,
+        /// Why.
+        source: cain::CompileError,
+    },
+    /// Anything else about the network's structure.
+    #[error("{}: {msg}", file.display())]
+    Structure {
+        /// The file concerned.
+        file: PathBuf,
+        /// What is wrong.
+        msg: String,
+    },
+}
+
+/// Options for building the chip part.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// Approximation depth to compile the specs at (capped per spec at its own
+    /// `max_depth`); `None` for each spec's own settings.
+    pub depth: Option<u32>,
+    /// Search options of the generator (work budget, workers, time limit).
+    pub compile: CompileOptions,
+}
+
+/// The program of one stage at the requested depth.
+fn stage_program(
+    def: &StageDef,
+    index: usize,
+    opts: &BuildOptions,
+) -> Result<ChipStage, StageError> {
+    let mut spec = def.spec.clone();
+    if let Some(d) = opts.depth {
+        spec.approximation.max_depth = spec.approximation.max_depth.min(d);
+    }
+    let compile_err = |source| StageError::Compile {
+        file: def.spec_file.clone(),
+        source,
+    };
+    let kernels = cain::approximate_spec(&spec).map_err(compile_err)?;
+    let own = cain::approximate_spec(&def.spec).map_err(compile_err)?;
+    let general = spec.general_count();
+    let program = match &def.program {
+        Some((file, text)) if kernels == own => {
+            let program =
+                parse_program(text, Device { general }).map_err(|e| StageError::Program {
+                    file: file.clone(),
+                    msg: e.to_string(),
+                })?;
+            let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
+            proof::prove(
+                &program,
+                spec.input,
+                general,
+                &targets,
+                Some(&spec.registers),
+            )
+            .map_err(|e| StageError::Proof {
+                file: file.clone(),
+                spec: def.spec_file.clone(),
+                stage: index + 1,
+                msg: e.to_string(),
+            })?;
+            program
+        }
+        _ => {
+            let c = cain::compile(&spec, &opts.compile, &Stats::default()).map_err(compile_err)?;
+            if c.groups.len() > 1 {
+                return Err(StageError::Structure {
+                    file: def.spec_file.clone(),
+                    msg: format!(
+                        "the kernels need {} separate programs (a bank); a stage must be one program: split it into stages or use fewer kernels",
+                        c.groups.len()
+                    ),
+                });
+            }
+            c.program
+        }
+    };
+    let outputs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
+    let reach = super::reach::reach(&program, general, &outputs);
+    Ok(ChipStage {
+        depth: kernels.iter().map(|k| k.approx.depth).max().unwrap_or(0),
+        program,
+        kernels,
+        reach,
+    })
+}
+
+/// The decision statements for `out` into `bit` (`scratch` holds the threshold).
+fn decision_text(decision: Decision, out: Reg, bit: DReg, scratch: Reg) -> String {
+    match decision {
+        Decision::Sign => format!("where({out});\nMOV({bit}, FLAG);\nall();\n"),
+        Decision::Threshold(t) => {
+            format!(
+                "in({scratch}, {});\nwhere({out}, {scratch});\nMOV({bit}, FLAG);\nall();\n",
+                -t
+            )
+        }
+        Decision::None => String::new(),
+    }
+}
+
+/// Builds the chip part of `net`: every stage at the requested depth, the decisions and
+/// the frame program.
+pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
+    let first = &net.stages[0];
+    let general = net
+        .stages
+        .iter()
+        .map(|s| s.spec.general_count())
+        .max()
+        .unwrap_or(0);
+    let structure = |file: &PathBuf, msg: String| StageError::Structure {
+        file: file.clone(),
+        msg,
+    };
+    let capture_scratch = first
+        .spec
+        .registers
+        .iter()
+        .copied()
+        .find(|&r| r != first.spec.input && r.is_general())
+        .ok_or_else(|| {
+            structure(
+                &first.spec_file,
+                "the first stage needs a register besides its input (the capture's scratch)".into(),
+            )
+        })?;
+    let mut text = format!("get_image({}, {capture_scratch});\n", first.spec.input);
+    let mut stages = Vec::new();
+    let mut maps = Vec::new();
+    let mut prev_outputs: Vec<Reg> = Vec::new();
+    for (i, def) in net.stages.iter().enumerate() {
+        if i > 0 && !prev_outputs.contains(&def.spec.input) {
+            return Err(structure(
+                &def.spec_file,
+                format!(
+                    "stage {}'s input {} is not an output of stage {i}",
+                    i + 1,
+                    def.spec.input
+                ),
+            ));
+        }
+        let stage = stage_program(def, i, opts)?;
+        text.push_str(&stage.program.to_string());
+        let outputs: Vec<Reg> = stage.kernels.iter().map(|k| k.out).collect();
+        let scratch = def
+            .spec
+            .registers
+            .iter()
+            .copied()
+            .find(|r| !outputs.contains(r));
+        for &out in &outputs {
+            if def.decision == Decision::None {
+                continue;
+            }
+            let bit = DReg::R(FIRST_MAP + maps.len() as u8);
+            if maps.len() >= MAX_MAPS {
+                return Err(structure(
+                    &def.spec_file,
+                    format!("more than {MAX_MAPS} binary maps (one per decided kernel output)"),
+                ));
+            }
+            let scratch = match (def.decision, scratch) {
+                (Decision::Threshold(_), None) => {
+                    return Err(structure(&def.spec_file, "a threshold decision needs a register that is not an output, to hold the threshold".into()))
+                }
+                (_, s) => s.unwrap_or(out),
+            };
+            text.push_str(&decision_text(def.decision, out, bit, scratch));
+            maps.push(MapInfo {
+                stage: i,
+                from: out,
+                bit,
+            });
+        }
+        if stage
+            .program
+            .written_digital_registers()
+            .iter()
+            .any(|d| maps.iter().any(|m| m.bit == *d))
+        {
+            return Err(structure(
+                &def.spec_file,
+                format!(
+                    "stage {}'s program writes a digital register that holds a binary map",
+                    i + 1
+                ),
+            ));
+        }
+        prev_outputs = outputs;
+        stages.push(stage);
+    }
+    let program = parse_program(&text, Device { general }).map_err(|e| StageError::Structure {
+        file: first.spec_file.clone(),
+        msg: format!("internal error: the frame program does not parse: {e}"),
+    })?;
+    Ok(Chip {
+        program,
+        reach: stages.iter().map(|s| s.reach).sum(),
+        stages,
+        maps,
+        general,
+    })
+}

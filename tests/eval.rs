@@ -1,0 +1,462 @@
+//! `scamp eval`: accuracy on Fashion-MNIST (when Debian's `dataset-fashion-mnist` is
+//! installed; otherwise those tests say SKIPPED and pass, except under `CI=true`), and
+//! every bad input on tiny synthetic IDX datasets written into temporary folders.
+
+mod common;
+
+use common::{json, scamp, stderr, temp_dir};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FASHION: &str = "/usr/share/datasets/fashion-mnist";
+
+/// Whether Fashion-MNIST is installed (after saying so, or failing under CI).
+fn fashion() -> bool {
+    if Path::new(FASHION)
+        .join("t10k-images-idx3-ubyte.gz")
+        .is_file()
+    {
+        return true;
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    assert!(
+        !ci,
+        "CI=true but {FASHION} is missing: the eval tests cannot run"
+    );
+    let _ = std::io::stderr().write_all(
+        b"\n**********************************************************************\n\
+          SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist.\n\
+          Install it (apt-get install -y dataset-fashion-mnist) to run the eval tests.\n\
+          **********************************************************************\n",
+    );
+    false
+}
+
+/// The subset the accuracy tests use: enough to train a head well above chance, small
+/// enough for seconds of CI time.
+const SUBSET: [&str; 6] = [
+    "--train-images",
+    "6000",
+    "--test-images",
+    "600",
+    "--depths",
+    "2",
+];
+
+fn eval(extra: &[&str]) -> Output {
+    let mut args = vec!["eval", "--json"];
+    args.extend(SUBSET);
+    args.extend(extra);
+    scamp(&args)
+}
+
+/// The report without its wall-clock figures (which differ from run to run).
+fn figures(mut v: Value) -> Value {
+    let o = v.as_object_mut().expect("an object");
+    o.remove("images_per_second");
+    if let Some(rows) = o
+        .get_mut("merge")
+        .and_then(|m| m.get_mut("rows"))
+        .and_then(Value::as_array_mut)
+    {
+        for r in rows {
+            r.as_object_mut().expect("a row").remove("noisy_seconds");
+        }
+    }
+    v
+}
+
+fn f(v: &Value, path: &[&str]) -> f64 {
+    path.iter()
+        .fold(v, |v, k| &v[*k])
+        .as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?} in {v}"))
+}
+
+#[test]
+fn default_network_beats_chance_and_runs_agree_on_any_thread_count() {
+    if !fashion() {
+        return;
+    }
+    let run = |threads: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_scamp"))
+            .args(["eval", "--json"])
+            .args(SUBSET)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .expect("runs");
+        json(&o)
+    };
+    let one = run("1");
+    let two = run("2");
+    assert_eq!(figures(one.clone()), figures(two.clone()));
+    let ideal = f(&one, &["accuracy", "ideal"]);
+    assert!(ideal >= 0.70, "ideal accuracy {ideal}");
+    let noisy = f(&one, &["accuracy", "noisy", "mean"]);
+    assert!((0.0..=1.0).contains(&noisy));
+    assert!((f(&one, &["accuracy", "lost"]) - (ideal - noisy)).abs() < 1e-12);
+    assert_eq!(one["stages"], 1);
+    assert_eq!(one["images"], 600);
+    assert_eq!(one["chip_seeds"].as_array().map(Vec::len), Some(3));
+    let confusion: u64 = one["confusion"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()))
+        .sum();
+    assert_eq!(confusion, 600 * 3);
+    let flipped = f(&one, &["flipped"]);
+    assert!(flipped > 0.0 && flipped < 0.05, "scamp5 flips {flipped}");
+    assert_eq!(one["depths"][0]["depth"], 2);
+    assert_eq!(one["depths"][0]["instructions"], one["instructions"]);
+    assert!(f(&one, &["images_per_second"]) > 0.0);
+}
+
+#[test]
+fn ideal_noise_loses_nothing_and_a_loud_profile_loses_clearly_more() {
+    if !fashion() {
+        return;
+    }
+    let ideal = json(&eval(&["--noise", "ideal", "--chip-seeds", "2"]));
+    assert_eq!(f(&ideal, &["accuracy", "lost"]), 0.0);
+    assert_eq!(f(&ideal, &["flipped"]), 0.0);
+    assert_eq!(f(&ideal, &["changed"]), 0.0);
+    assert_eq!(ideal["confusion"], {
+        // Summed over 2 chips: twice the ideal counts.
+        let m: Vec<Vec<u64>> = serde_json::from_value(ideal["confusion_ideal"].clone()).unwrap();
+        serde_json::to_value(
+            m.iter()
+                .map(|r| r.iter().map(|v| 2 * v).collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
+    });
+    let scamp5 = json(&eval(&[]));
+    let loud = temp_dir("eval-loud").join("loud.yaml");
+    std::fs::write(&loud, LOUD).unwrap();
+    let loud = json(&eval(&["--noise", loud.to_str().unwrap()]));
+    assert_eq!(
+        f(&loud, &["accuracy", "ideal"]),
+        f(&scamp5, &["accuracy", "ideal"])
+    );
+    let (l5, ll) = (
+        f(&scamp5, &["accuracy", "lost"]),
+        f(&loud, &["accuracy", "lost"]),
+    );
+    assert!(ll > l5 + 0.05, "loud loses {ll}, scamp5 {l5}");
+    assert!(f(&loud, &["flipped"]) > 2.0 * f(&scamp5, &["flipped"]));
+}
+
+/// A profile much noisier than scamp5: temporal noise 3 per transfer, fixed-pattern
+/// offsets of 2.
+const LOUD: &str = r"name: loud
+description: loud
+transfer:
+  bus_0: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 1}
+  bus_1: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 1}
+  bus_2: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 1}
+  bus_3: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 1}
+  bus_4: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 1}
+  bus2: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 2}
+  bus3: {gain: 0.0, offset: 0.0, noise: 10.0, pattern: 3}
+fixed_pattern: {gain: 0.01, offset: 6.0}
+";
+
+#[test]
+fn shards_merge_into_the_unsharded_figures() {
+    if !fashion() {
+        return;
+    }
+    let dir = temp_dir("eval-shards");
+    let whole = json(&eval(&["--chip-seeds", "2"]));
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let o = eval(&["--chip-seeds", "2", "--shard", &format!("{k}/3")]);
+        let part = json(&o);
+        assert_eq!(part["merge"]["shard"], serde_json::json!([k, 3]));
+        let p = dir.join(format!("s{k}.json"));
+        std::fs::write(&p, &o.stdout).unwrap();
+        files.push(p.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["eval", "--json", "--merge"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = json(&scamp(&args));
+    let strip = |v: Value| {
+        let mut v = figures(v);
+        v["merge"]["shard"] = Value::Null;
+        v
+    };
+    assert_eq!(strip(merged), strip(whole.clone()));
+    // A shard of another evaluation (other chip seeds) is refused.
+    let other = eval(&["--chip-seeds", "3", "--shard", "3/3"]);
+    let p = dir.join("other.json");
+    std::fs::write(&p, &other.stdout).unwrap();
+    let bad = scamp(&["eval", "--merge", &files[0], &files[1], p.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    let msg = stderr(&bad);
+    assert!(msg.contains("not the same evaluation"), "{msg}");
+    assert_eq!(msg.trim().lines().count(), 1, "{msg}");
+}
+
+#[test]
+fn the_two_stage_network_runs_and_reports_each_depth() {
+    if !fashion() {
+        return;
+    }
+    let o = scamp(&[
+        "eval",
+        "programs/deep_net.yaml",
+        "--json",
+        "--train-images",
+        "3000",
+        "--test-images",
+        "300",
+        "--chip-seeds",
+        "2",
+        "--work",
+        "2000",
+    ]);
+    let r = json(&o);
+    assert_eq!(r["stages"], 2);
+    assert_eq!(r["maps"], 5);
+    assert_eq!(r["gap"], 2);
+    assert_eq!(r["images_per_frame"], 64);
+    let depths: Vec<u64> = r["depths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["depth"].as_u64().unwrap())
+        .collect();
+    assert_eq!(depths, vec![0, 1, 2]);
+    assert!(f(&r, &["accuracy", "ideal"]) > 0.5);
+}
+
+// ---- bad input, on synthetic datasets ----
+
+/// Writes an IDX file of unsigned bytes.
+fn idx(path: &Path, dims: &[u32], data: &[u8]) {
+    let mut b = vec![0, 0, 8, dims.len() as u8];
+    for d in dims {
+        b.extend_from_slice(&d.to_be_bytes());
+    }
+    b.extend_from_slice(data);
+    std::fs::write(path, b).unwrap();
+}
+
+/// A tiny dataset: `n` 28x28 images per split (bright squares at a place that depends on
+/// the class), labels 0..9 in turn.
+fn tiny(purpose: &str, n: u32) -> PathBuf {
+    let dir = temp_dir(purpose);
+    for split in ["train", "t10k"] {
+        let mut pixels = vec![0u8; n as usize * 784];
+        let labels: Vec<u8> = (0..n).map(|i| (i % 10) as u8).collect();
+        for (i, &l) in labels.iter().enumerate() {
+            let (r0, c0) = (2 + 2 * usize::from(l), 4 + usize::from(l));
+            for r in r0..r0 + 6 {
+                for c in c0..c0 + 8 {
+                    pixels[i * 784 + r * 28 + c] = 200;
+                }
+            }
+        }
+        idx(
+            &dir.join(format!("{split}-images-idx3-ubyte")),
+            &[n, 28, 28],
+            &pixels,
+        );
+        idx(
+            &dir.join(format!("{split}-labels-idx1-ubyte")),
+            &[n],
+            &labels,
+        );
+    }
+    dir
+}
+
+/// Runs `scamp eval` and expects exit 2 with one line on stderr containing `want`.
+fn refused(args: &[&str], want: &str) {
+    let mut all = vec!["eval"];
+    all.extend(args);
+    let o = scamp(&all);
+    let msg = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {msg}");
+    assert!(msg.contains(want), "{args:?}: expected `{want}` in {msg}");
+    assert_eq!(msg.trim().lines().count(), 1, "{msg}");
+    assert!(msg.starts_with("error: "), "{msg}");
+}
+
+#[test]
+fn a_tiny_synthetic_dataset_is_classified_exactly_under_ideal() {
+    let dir = tiny("eval-tiny", 40);
+    let r = json(&scamp(&[
+        "eval",
+        "--json",
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--noise",
+        "ideal",
+        "--depths",
+        "2",
+    ]));
+    assert_eq!(r["images"], 40);
+    assert_eq!(f(&r, &["accuracy", "ideal"]), 1.0);
+    assert_eq!(f(&r, &["accuracy", "lost"]), 0.0);
+    assert_eq!(r["images_per_frame"], 64);
+    assert_eq!(r["gap"], 1);
+}
+
+#[test]
+fn a_missing_dataset_says_how_to_get_one() {
+    refused(&["--dataset", "/nonexistent/fashion"], "no such folder");
+    let empty = temp_dir("eval-empty");
+    refused(&["--dataset", empty.to_str().unwrap()], "no images file");
+}
+
+#[test]
+fn broken_idx_files_are_refused() {
+    let dir = tiny("eval-magic", 10);
+    let f = dir.join("t10k-images-idx3-ubyte");
+    let mut b = std::fs::read(&f).unwrap();
+    b[2] = 0x0d;
+    std::fs::write(&f, &b).unwrap();
+    refused(&["--dataset", dir.to_str().unwrap()], "not an IDX file");
+    b[2] = 8;
+    b.truncate(b.len() - 5);
+    std::fs::write(&f, &b).unwrap();
+    refused(&["--dataset", dir.to_str().unwrap()], "truncated");
+    let dir = tiny("eval-labels", 10);
+    idx(
+        &dir.join("train-labels-idx1-ubyte"),
+        &[10],
+        &[0, 1, 2, 3, 4, 5, 6, 7, 8, 12],
+    );
+    refused(
+        &["--dataset", dir.to_str().unwrap()],
+        "label 12 of item 9 is out of range 0..9",
+    );
+    let dir = tiny("eval-count", 10);
+    idx(&dir.join("train-labels-idx1-ubyte"), &[9], &[0; 9]);
+    refused(
+        &["--dataset", dir.to_str().unwrap()],
+        "9 labels for 10 images",
+    );
+}
+
+/// A network folder holding the AnalogNet2 spec and program and `net` as net.yaml.
+fn network(purpose: &str, net: &str) -> PathBuf {
+    let dir = temp_dir(purpose);
+    for f in [
+        "analognet2.yaml",
+        "analognet2.scamp",
+        "gauss3x3.yaml",
+        "gauss3x3_wrong.scamp",
+    ] {
+        std::fs::copy(Path::new("programs").join(f), dir.join(f)).unwrap();
+    }
+    let p = dir.join("net.yaml");
+    std::fs::write(&p, net).unwrap();
+    p
+}
+
+#[test]
+fn bad_networks_are_refused_with_their_position() {
+    let data = tiny("eval-netdata", 10);
+    let d = data.to_str().unwrap();
+    let p = network(
+        "eval-unknown",
+        "name: x\nstages:\n  - spec: analognet2.yaml\n    colour: red\n",
+    );
+    refused(
+        &[p.to_str().unwrap(), "--dataset", d],
+        "net.yaml:4:5: stages[0]: unknown field `colour`",
+    );
+    let p = network(
+        "eval-decision",
+        "name: x\nstages:\n  - spec: analognet2.yaml\n    decision: maybe\n",
+    );
+    refused(
+        &[p.to_str().unwrap(), "--dataset", d],
+        "net.yaml:4:15: unknown decision `maybe`",
+    );
+    let p = network(
+        "eval-wrong",
+        "name: x\nstages:\n  - spec: gauss3x3.yaml\n    program: gauss3x3_wrong.scamp\n",
+    );
+    refused(
+        &[p.to_str().unwrap(), "--dataset", d],
+        "stage 1 does not compute the kernels of",
+    );
+}
+
+#[test]
+fn head_weights_of_the_wrong_shape_are_refused() {
+    let data = tiny("eval-headdata", 10);
+    let p = network(
+        "eval-head",
+        "name: x\nstages:\n  - spec: analognet2.yaml\n    program: analognet2.scamp\nhead:\n  weights: w.npy\n",
+    );
+    let w = ndarray::Array2::<f32>::zeros((10, 5));
+    ndarray_npy::write_npy(p.parent().unwrap().join("w.npy"), &w).unwrap();
+    refused(
+        &[
+            p.to_str().unwrap(),
+            "--dataset",
+            data.to_str().unwrap(),
+            "--depths",
+            "2",
+        ],
+        "head weights are 10x5; this network has 147 features, so they must be 10x148",
+    );
+    // The right shape runs: all-zero weights predict class 0 for every image.
+    let w = ndarray::Array2::<f32>::zeros((10, 148));
+    ndarray_npy::write_npy(p.parent().unwrap().join("w.npy"), &w).unwrap();
+    let r = json(&scamp(&[
+        "eval",
+        p.to_str().unwrap(),
+        "--json",
+        "--dataset",
+        data.to_str().unwrap(),
+        "--depths",
+        "2",
+    ]));
+    assert_eq!(f(&r, &["accuracy", "ideal"]), 0.1);
+}
+
+#[test]
+fn bad_shards_and_merges_are_refused() {
+    let o = scamp(&["eval", "--shard", "0/3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected K/N with 1 <= K <= N"));
+    let o = scamp(&["eval", "--shard", "4/3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected K/N with 1 <= K <= N"));
+    let data = tiny("eval-mergedata", 20);
+    let d = data.to_str().unwrap();
+    let dir = temp_dir("eval-merge");
+    let shard = |name: &str, extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--json",
+            "--dataset",
+            d,
+            "--depths",
+            "2",
+            "--noise",
+            "ideal",
+        ];
+        args.extend(extra);
+        let o = scamp(&args);
+        json(&o);
+        let p = dir.join(name);
+        std::fs::write(&p, &o.stdout).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let a = shard("a.json", &["--shard", "1/2"]);
+    let b = shard("b.json", &["--shard", "2/2", "--chip-seeds", "2"]);
+    refused(&["--merge", &a, &b], "not the same evaluation");
+    refused(&["--merge", &a, &a], "is given twice");
+    refused(&["--merge", &a], "are missing");
+    let whole = shard("w.json", &[]);
+    refused(&["--merge", &whole], "a whole run, not a shard");
+}

@@ -1,0 +1,76 @@
+//! The tiling claim of docs/eval.md: with the gap the stages' reach asks for, an image
+//! gives the same binary maps whatever its neighbours on the frame hold, under noise
+//! too (same chip, same run seed, same slot), for the one- and the two-stage network.
+
+use scamp::eval::dataset::Split;
+use scamp::eval::frames::{run_frame, FrameNoise};
+use scamp::eval::network::{self, Source};
+use scamp::eval::stage::{self, BuildOptions};
+use scamp::eval::tiling::Tiling;
+use scamp::sim::noise::Profile;
+
+/// 64 pseudo-random 28x28 images (bright, busy content right up to the tile edges).
+fn busy(n: usize) -> Split {
+    let mut x: u64 = 7;
+    let pixels = (0..n * 784)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 56) as u8
+        })
+        .collect();
+    Split {
+        rows: 28,
+        cols: 28,
+        pixels,
+        labels: vec![0; n],
+    }
+}
+
+#[test]
+fn an_image_reads_out_the_same_whatever_its_neighbours() {
+    let profile = Profile::builtin("scamp5").unwrap();
+    for net in ["analognet2_net.yaml", "deep_net.yaml"] {
+        let net = network::load(&Source::Bundled, net).unwrap();
+        let opts = BuildOptions {
+            depth: None,
+            compile: scamp::cain::CompileOptions {
+                work: Some(2000),
+                ..Default::default()
+            },
+        };
+        let chip = stage::build(&net, &opts).unwrap();
+        let tiling = Tiling::new(28, 28, chip.reach).unwrap();
+        assert_eq!(tiling.per_frame(), 64);
+        let full = busy(64);
+        let noise = FrameNoise {
+            profile: &profile,
+            chip_seed: 3,
+            run_seed: 11,
+        };
+        let together = run_frame(&chip, &tiling, &full, 0, noise).unwrap();
+        for slot in [0, 9, 27, 63] {
+            // The same image alone at the same slot: every other tile black.
+            let mut alone = full.clone();
+            for (i, px) in alone.pixels.chunks_mut(784).enumerate() {
+                if i != slot {
+                    px.fill(0);
+                }
+            }
+            let single = run_frame(&chip, &tiling, &alone, 0, noise).unwrap();
+            assert_eq!(single[slot], together[slot], "slot {slot}");
+        }
+        // With the tiles pushed together (no gap), neighbours do change the maps.
+        let tight = Tiling { gap: 0, ..tiling };
+        let together = run_frame(&chip, &tight, &full, 0, noise).unwrap();
+        let mut alone = full.clone();
+        for (i, px) in alone.pixels.chunks_mut(784).enumerate() {
+            if i != 9 {
+                px.fill(0);
+            }
+        }
+        let single = run_frame(&chip, &tight, &alone, 0, noise).unwrap();
+        assert_ne!(single[9], together[9]);
+    }
+}
