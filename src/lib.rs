@@ -6,5 +6,6 @@ pub mod cain;
 pub mod cli;
 pub mod isa;
 pub mod report;
+pub mod serve;
 pub mod sim;
 pub mod verify;

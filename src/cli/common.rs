@@ -4,8 +4,9 @@
 use super::args::EdgeArg;
 use super::files;
 use super::CliError;
-use crate::isa::{parse_program, source, DReg, Device, Program, Reg};
-use crate::sim::{capture, noise, Array, PES};
+use crate::isa::{parse_program, source, Device, Program, Reg};
+use crate::sim::preload::Preload;
+use crate::sim::{capture, noise, Array};
 use crate::verify::check::ProfileTestbed;
 use std::path::{Path, PathBuf};
 
@@ -34,7 +35,8 @@ pub struct SetupArgs {
     /// Default: the built-in images/camera.png.
     #[arg(long, value_name = "PATH")]
     pub image: Option<PathBuf>,
-    /// Preload a register everywhere: `A=100`, `A=values.npy` (256x256), `R3=1`.
+    /// Preload a register everywhere: `A=100`, `A=col` or `A=row` (each PE's column or
+    /// row number), `A=values.npy` (256x256), `R3=1`.
     #[arg(long = "set", value_name = "REG=VALUE")]
     pub set: Vec<String>,
     /// Array edge: what neighbour views see beyond the border.
@@ -80,46 +82,26 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
     let (name, value) = spec.split_once('=').ok_or_else(|| {
         CliError::msg(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy"))
     })?;
-    if let Some(d) = DReg::parse(name) {
-        let bit: u8 = match value {
-            "0" => 0,
-            "1" => 1,
-            _ => {
-                return Err(CliError::msg(format!(
-                    "--set {spec}: a digital register takes 0 or 1"
-                )))
-            }
-        };
-        array.bits_mut(d).fill(bit);
-        array.refresh_flag();
+    let general = array.general();
+    if value.ends_with(".npy") {
+        let reg = Reg::parse(name)
+            .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
+            .ok_or_else(|| {
+                CliError::msg(format!(
+                    "--set {spec}: a .npy file fills an analogue register (A..{} or NEWS)",
+                    Reg::general_name(general - 1)
+                ))
+            })?;
+        let values = files::load_values(Path::new(value))?;
+        if let Some(plane) = array.plane_mut(reg) {
+            plane.copy_from_slice(&values);
+        }
         return Ok(());
     }
-    let general = array.general();
-    let reg = Reg::parse(name)
-        .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
-        .ok_or_else(|| {
-            CliError::msg(format!(
-                "--set {spec}: unknown register `{name}` (expected A..{}, NEWS, R0..R12 or FLAG)",
-                Reg::general_name(general - 1)
-            ))
-        })?;
-    let values = if value.ends_with(".npy") {
-        files::load_values(Path::new(value))?
-    } else {
-        let v: f32 = value
-            .parse()
-            .map_err(|_| CliError::msg(format!("--set {spec}: `{value}` is not a number")))?;
-        if !files::in_register_range(v) {
-            return Err(CliError::msg(format!(
-                "--set {spec}: {v} is outside the register range -{m}..{m}",
-                m = files::MAX_SET_VALUE
-            )));
-        }
-        vec![v; PES]
-    };
-    if let Some(plane) = array.plane_mut(reg) {
-        plane.copy_from_slice(&values);
-    }
+    // Numbers and the `col`/`row` ramps: the library's preload, as the playground uses.
+    Preload::parse(name, value, general)
+        .map_err(|e| CliError::msg(format!("--set {spec}: {e}")))?
+        .apply(array);
     Ok(())
 }
 

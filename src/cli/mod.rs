@@ -139,6 +139,8 @@ enum Command {
     /// Generate the shortest program computing the kernels of a filter spec.
     #[command(after_help = args::LIMITS)]
     Compile(compile::CompileArgs),
+    /// The playground: edit, run and step programs and grade exercises in a browser.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -158,6 +160,7 @@ pub fn main() -> u8 {
         Command::Bench(a) => bench::run(a),
         Command::Check(a) => check::run(a),
         Command::Compile(a) => compile::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match outcome {
         Ok(code) => code,
@@ -176,4 +179,5 @@ pub mod compile;
 pub mod files;
 pub mod noise;
 pub mod run;
+pub mod serve;
 pub mod trace;

@@ -8,6 +8,7 @@ pub mod edge;
 pub mod layer;
 pub mod machine;
 pub mod noise;
+pub mod preload;
 pub mod readout;
 pub mod run;
 pub mod throughput;
