@@ -389,7 +389,18 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     let shown =
         b.eval("[...document.querySelectorAll('#grade-result td.rmse')].map(t => t.textContent)");
     assert_eq!(shown[2], json!(format!("{total:.3}")), "{shown}");
+    let visible = b.eval(
+        "(() => { const r = document.getElementById('grade-result').getBoundingClientRect(); \
+         const t = document.getElementById('regs').getBoundingClientRect(); \
+         return r.bottom <= 800 && t.top >= 44; })()",
+    );
+    assert_eq!(
+        visible,
+        json!(true),
+        "the grade and the planes fit in the window"
+    );
     b.screenshot(&dir.join("4-graded.png"));
+    b.assert_layout();
 
     // A shared link with a misspelt macro opens with the error at its line.
     let typo = "// given: A = col\nmovx(B, A, east);\nmvox(C, A, west);\n";
@@ -401,6 +412,7 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
         "3"
     );
     assert!(b.text("#error-bubble").contains("mvox"));
+    assert_eq!(b.text("#status"), "error at line 3, column 1");
     b.screenshot(&dir.join("5-shared-typo.png"));
 
     // A shared correct program opens run, its planes drawn.

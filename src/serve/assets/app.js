@@ -150,7 +150,11 @@ async function checkSyntax() {
     if (seq !== st.parseSeq) return;
     st.errors = r.errors;
     if (r.errors.length) setStatus(`error at line ${r.errors[0].line}, column ${r.errors[0].col}`, true);
-    else setStatus(`${r.instructions} macros, ${r.cycles} bus instructions`, false);
+    else {
+      setStatus(`${r.instructions} macros, ${r.cycles} bus instructions`, false);
+      // Keep the planes in step with the text: rerun what was shown, at the same step.
+      if (st.reply) runTo(Math.min(st.step, r.instructions));
+    }
   } catch (e) {
     if (seq === st.parseSeq) setStatus(String(e.message), true);
   }
@@ -203,6 +207,19 @@ function showRun() {
   for (const w of r.warnings) notes.push("warning: " + w);
   $("notes").innerHTML = notes.map((n) => `<p>${esc(n)}</p>`).join("");
   showRegs();
+  if (!r.runs.length) {
+    // Nothing ran (the program has an error): no planes, no PE.
+    for (const k of [0, 1]) {
+      const fig = $(`view-${k}`);
+      fig.querySelector("figcaption").textContent = "";
+      fig.querySelector("canvas").getContext("2d").clearRect(0, 0, 256, 256);
+      fig.querySelector("svg").innerHTML = "";
+    }
+    $("pe-table").innerHTML = "";
+    $("legend").textContent = "";
+    $("pe-name").textContent = "";
+    return;
+  }
   showPlanes();
   showPe();
 }
@@ -352,7 +369,6 @@ async function grade() {
       h += "</table>";
     }
     $("grade-result").innerHTML = h;
-    $("grade-panel").scrollIntoView({ block: "nearest" });
   } catch (e) {
     $("grade-result").innerHTML = `<p class="verdict fail">${esc(e.message)}</p>`;
   }
