@@ -429,7 +429,8 @@ struct Generated {
     end: usize,
 }
 
-/// Markers of generated text in docs/tutorial/**: `<!-- scamp: ARGS -->` (stdout of
+/// Markers of generated text in docs/tutorial/**, each at the start of a line:
+/// `<!-- scamp: ARGS -->` (stdout of
 /// `scamp ARGS` in a text block; `scamp stderr: ARGS` for stderr) or `<!-- scamp-table`
 /// (columns, then one `label: ARGS --json` line per row) `-->`, each closed by
 /// `<!-- /scamp -->` or `<!-- /scamp-table -->`.
@@ -438,6 +439,11 @@ fn generated_regions(file: &Path, doc: &str) -> Vec<Generated> {
     let mut from = 0;
     while let Some(i) = doc[from..].find("<!-- scamp") {
         let open = from + i;
+        // A marker starts a line; one quoted in prose is not a marker.
+        if open > 0 && !doc[..open].ends_with('\n') {
+            from = open + 1;
+            continue;
+        }
         let close = doc[open..].find("-->").expect("a closed marker") + open;
         let spec = doc[open + 4..close].trim().to_string();
         let table = spec.starts_with("scamp-table");

@@ -226,6 +226,19 @@ mod tests {
         assert!(!r.grids.is_empty(), "{:?}", r.notes);
         assert!(r.kernels.is_empty());
         let e = grade(&GradeRequest {
+            exercise: name.into(),
+            program: "diva(A, E, F)\n".repeat(5000),
+        })
+        .unwrap_err();
+        assert_eq!(e.status, 400);
+        assert!(e.msg.contains("grading runs at most"), "{}", e.msg);
+        let r = grade(&GradeRequest {
+            exercise: name.into(),
+            program: "movx(B, A, wst)".into(),
+        })
+        .unwrap();
+        assert_eq!((r.errors[0].line, r.errors[0].col), (1, 12));
+        let e = grade(&GradeRequest {
             exercise: "99-none".into(),
             program: String::new(),
         })

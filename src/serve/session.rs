@@ -319,11 +319,9 @@ pub fn run(req: &RunRequest) -> Result<RunReply, Refusal> {
             saturated: noisy.saturated(),
         },
     ];
-    let mut all_steps = steps(&s.program);
-    all_steps.truncate(last);
     Ok(RunReply {
         errors,
-        steps: all_steps,
+        steps: steps(&s.program.stmts[..last]),
         step,
         instructions: s.program.stmts.len(),
         cycles: s.program.cycles(),

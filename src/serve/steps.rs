@@ -2,7 +2,7 @@
 //! instructions read and write, and the neighbour transfers among them.
 
 use super::api::{Arrow, Step};
-use crate::isa::{BusOp, DigitalOp, Program, Reg};
+use crate::isa::{BusOp, DigitalOp, Reg, Stmt};
 use crate::report::trace::written;
 
 /// The name of the plane a register is shown in: a neighbour view is that neighbour's
@@ -63,11 +63,10 @@ fn arrows(op: &BusOp) -> Vec<Arrow> {
     out
 }
 
-/// One step per macro of `program`, with the bus instructions done after each.
-pub fn steps(program: &Program) -> Vec<Step> {
+/// One step per macro of `stmts`, with the bus instructions done after each.
+pub fn steps(stmts: &[Stmt]) -> Vec<Step> {
     let mut cycles = 0;
-    program
-        .stmts
+    stmts
         .iter()
         .map(|s| {
             cycles += s.cycles();
@@ -105,7 +104,7 @@ mod tests {
     #[test]
     fn a_neighbour_move_reads_writes_and_points_east() {
         let p = parse_program("movx(B, A, east);\nwhere(B);", Device::default()).unwrap();
-        let s = steps(&p);
+        let s = steps(&p.stmts);
         assert_eq!(s.len(), 2);
         // bus(XW, A); bus(B, NEWS): pushes A west, so B receives from the east.
         assert_eq!(s[0].reads, vec!["A", "NEWS"]);
