@@ -126,6 +126,7 @@ pub mod cli;
 pub mod eval;
 pub mod isa;
 pub mod report;
+pub mod serve;
 pub mod sim;
 pub mod verify;
 

@@ -8,6 +8,7 @@
 
 use scamp::isa::table::{table, Def, Slot};
 use scamp::isa::{parse_program, DReg, Device, Reg};
+use scamp::sim::preload::Preload;
 use scamp::sim::{self, capture, Array, EdgeMode, N};
 use std::path::{Path, PathBuf};
 
@@ -144,19 +145,6 @@ fn blocks() -> Vec<Block> {
     out
 }
 
-/// A value a `// given:` line preloads: a number, or `row` / `col` (each PE's own
-/// coordinate, handy for watching values move between neighbours).
-fn given_plane(v: &str) -> Result<Vec<f32>, String> {
-    match v {
-        "row" => Ok((0..N * N).map(|i| (i / N) as f32).collect()),
-        "col" => Ok((0..N * N).map(|i| (i % N) as f32).collect()),
-        _ => v
-            .parse::<f32>()
-            .map(|x| vec![x; N * N])
-            .map_err(|_| format!("bad value `{v}`")),
-    }
-}
-
 /// `REG = VALUE, REG = VALUE` pairs.
 fn pairs(s: &str) -> Vec<(String, String)> {
     s.split(',')
@@ -211,18 +199,11 @@ fn run_block(text: &str) -> Result<(Array, Conventions), String> {
     let conv = conventions(text);
     let mut array = Array::new(Device::default().general, EdgeMode::Zero);
     array.expose(&capture::default_image().pixels);
+    // The preloads `scamp run --set` and the playground apply.
     for (reg, value) in &conv.given {
-        if let Some(d) = DReg::parse(reg) {
-            array.bits_mut(d).fill(u8::from(value == "1"));
-            array.refresh_flag();
-        } else {
-            let r = Reg::parse(reg).ok_or_else(|| format!("unknown register {reg}"))?;
-            let plane = given_plane(value)?;
-            array
-                .plane_mut(r)
-                .ok_or_else(|| format!("{reg} cannot be preloaded"))?
-                .copy_from_slice(&plane);
-        }
+        Preload::parse(reg, value, Device::default().general)
+            .map_err(|e| format!("given {reg} = {value}: {e}"))?
+            .apply(&mut array);
     }
     sim::run(&mut array, &program, 1, sim::DEFAULT_CLOCK_HZ).map_err(|e| e.to_string())?;
     Ok((array, conv))
@@ -389,4 +370,298 @@ fn every_yaml_block_is_a_valid_spec_or_noise_profile() {
                 .unwrap_or_else(|e| panic!("{at}: {e}"));
         }
     }
+}
+
+/// The tutorial's `// given: A = col` works on the command line too: `--set A=col`
+/// (and `row`) fills each PE with its own column (row) number; anything else is refused
+/// with the accepted forms.
+#[test]
+fn the_cli_accepts_the_given_ramps() {
+    let program =
+        std::env::temp_dir().join(format!("scamp-docs-ramps-{}.scamp", std::process::id()));
+    std::fs::write(&program, "movx(B, A, east);\nadd(C, B, D);\n").unwrap();
+    let scamp = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_scamp"))
+            .args(args)
+            .output()
+            .expect("scamp runs")
+    };
+    let p = program.to_str().unwrap();
+    let o = scamp(&[
+        "trace", p, "--pe", "7,20", "--set", "A=col", "--set", "D=row",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let last = out
+        .lines()
+        .rfind(|l| l.contains("bus(C, NEWS)"))
+        .expect("the last bus instruction's row");
+    let cells: Vec<&str> = last.split_whitespace().collect();
+    // The row ends with A..F, NEWS, XN..XW and FLAG: twelve values.
+    let at = |reg: usize| cells[cells.len() - 12 + reg];
+    assert_eq!(
+        (at(0), at(1), at(2), at(3)),
+        ("20", "21", "28", "7"),
+        "{last}"
+    );
+    let o = scamp(&["run", p, "--set", "A=column"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--set A=column: `column` is not a number, `col` or `row`"),
+        "{err}"
+    );
+}
+
+/// A region of a tutorial page that a command generates: the marker's command (or, for
+/// a table, its columns and rows), where the generated text starts and ends.
+struct Generated {
+    file: PathBuf,
+    line: usize,
+    spec: String,
+    table: bool,
+    start: usize,
+    end: usize,
+}
+
+/// Markers of generated text in docs/tutorial/**, each at the start of a line:
+/// `<!-- scamp: ARGS -->` (stdout of
+/// `scamp ARGS` in a text block; `scamp stderr: ARGS` for stderr) or `<!-- scamp-table`
+/// (columns, then one `label: ARGS --json` line per row) `-->`, each closed by
+/// `<!-- /scamp -->` or `<!-- /scamp-table -->`.
+fn generated_regions(file: &Path, doc: &str) -> Vec<Generated> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = doc[from..].find("<!-- scamp") {
+        let open = from + i;
+        // A marker starts a line; one quoted in prose is not a marker.
+        if open > 0 && !doc[..open].ends_with('\n') {
+            from = open + 1;
+            continue;
+        }
+        let close = doc[open..].find("-->").expect("a closed marker") + open;
+        let spec = doc[open + 4..close].trim().to_string();
+        let table = spec.starts_with("scamp-table");
+        let end_marker = if table {
+            "<!-- /scamp-table -->"
+        } else {
+            "<!-- /scamp -->"
+        };
+        let start = close + 3 + usize::from(doc[close + 3..].starts_with('\n'));
+        let end = doc[start..]
+            .find(end_marker)
+            .unwrap_or_else(|| panic!("{}: `{spec}` has no {end_marker}", file.display()))
+            + start;
+        out.push(Generated {
+            file: file.to_path_buf(),
+            line: doc[..open].lines().count() + 1,
+            spec,
+            table,
+            start,
+            end,
+        });
+        from = end + end_marker.len();
+    }
+    out
+}
+
+fn run_scamp(args: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .args(args.split_whitespace())
+        .current_dir(ROOT)
+        .output()
+        .expect("scamp runs")
+}
+
+/// The text a `scamp:` marker stands for: the command's output in a text block, and
+/// its exit status when it is not 0.
+fn generate_text(spec: &str) -> String {
+    let (stream, args) = spec
+        .split_once(':')
+        .expect("`scamp: ARGS` or `scamp stderr: ARGS`");
+    let o = run_scamp(args);
+    let text = if stream.trim() == "scamp stderr" {
+        &o.stderr
+    } else {
+        &o.stdout
+    };
+    let mut out = format!("```text\n{}", String::from_utf8_lossy(text));
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    match o.status.code() {
+        Some(0) => {}
+        Some(c) => out.push_str(&format!("[exit status {c}]\n")),
+        None => panic!("`scamp {args}` was killed"),
+    }
+    out.push_str("```\n");
+    out
+}
+
+/// `kernels.0.total.rmse` in a JSON value.
+fn lookup<'a>(v: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
+    path.split('.').fold(v, |v, k| match k.parse::<usize>() {
+        Ok(i) => &v[i],
+        Err(_) => &v[k],
+    })
+}
+
+/// A figure as the table shows it: `:N` decimals, `:+N` with its sign.
+fn format_figure(v: &serde_json::Value, fmt: Option<&str>) -> String {
+    match (fmt, v.as_f64()) {
+        (Some(f), Some(x)) => {
+            let decimals: usize = f.trim_start_matches('+').parse().expect("decimals");
+            if f.starts_with('+') {
+                format!("{x:+.decimals$}")
+            } else {
+                format!("{x:.decimals$}")
+            }
+        }
+        (None, _) if v.is_u64() || v.is_i64() => v.to_string(),
+        _ => panic!("figure {v} needs a format (`:N` decimals)"),
+    }
+}
+
+/// The Markdown table a `scamp-table` marker stands for.
+fn generate_table(spec: &str) -> String {
+    let mut lines = spec
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
+    let columns: Vec<&str> = lines
+        .next()
+        .expect("a columns line")
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    let (label, figures) = columns.split_first().expect("a label column");
+    let figures: Vec<(&str, &str, Option<&str>)> = figures
+        .iter()
+        .map(|c| {
+            let (head, path) = c.split_once('=').expect("HEADER=json.path[:fmt]");
+            let (path, fmt) = match path.split_once(':') {
+                Some((p, f)) => (p, Some(f)),
+                None => (path, None),
+            };
+            (head, path, fmt)
+        })
+        .collect();
+    let mut out = format!(
+        "| {label} | {} |\n|{}\n",
+        figures.iter().map(|f| f.0).collect::<Vec<_>>().join(" | "),
+        " --- |".repeat(figures.len() + 1)
+    );
+    for row in lines {
+        let (name, args) = row.split_once(": ").expect("`label: ARGS` rows");
+        let o = run_scamp(args);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+            panic!(
+                "`scamp {args}`: no JSON ({e}): {}",
+                String::from_utf8_lossy(&o.stderr)
+            )
+        });
+        let cells: Vec<String> = figures
+            .iter()
+            .map(|(_, path, fmt)| format_figure(lookup(&v, path), *fmt))
+            .collect();
+        out.push_str(&format!("| {name} | {} |\n", cells.join(" | ")));
+    }
+    out
+}
+
+/// Every figure the tutorial quotes from the tool sits in a generated region, and each
+/// region is what its command prints today. After a change to the generator or the
+/// model, `SCAMP_BLESS=1 cargo test --release --test docs generated` rewrites them.
+#[test]
+fn generated_tutorial_figures_match_the_tool() {
+    let bless = std::env::var("SCAMP_BLESS").is_ok_and(|v| v == "1");
+    let mut files: Vec<PathBuf> = markdown_files()
+        .into_iter()
+        .filter(|f| f.starts_with(Path::new(ROOT).join("docs/tutorial")))
+        .collect();
+    files.sort();
+    let mut stale = Vec::new();
+    let mut regions = 0;
+    for file in files {
+        let doc = std::fs::read_to_string(&file).unwrap();
+        let mut updated = doc.clone();
+        // From the end, so earlier offsets stay valid while rewriting.
+        for g in generated_regions(&file, &doc).into_iter().rev() {
+            regions += 1;
+            let want = if g.table {
+                generate_table(&g.spec)
+            } else {
+                generate_text(&g.spec)
+            };
+            if doc[g.start..g.end] != want {
+                stale.push(format!(
+                    "{}:{}: `{}` now gives\n{want}",
+                    g.file.display(),
+                    g.line,
+                    g.spec.lines().next().unwrap_or_default()
+                ));
+                updated.replace_range(g.start..g.end, &want);
+            }
+        }
+        if bless && updated != doc {
+            std::fs::write(&file, updated).expect("writable docs");
+        }
+    }
+    assert!(regions >= 6, "only {regions} generated regions");
+    assert!(
+        bless || stale.is_empty(),
+        "stale figures (rerun with SCAMP_BLESS=1 to regenerate):\n{}",
+        stale.join("\n")
+    );
+}
+
+/// Chapter 6's sharing claim: its program for Sobel x and y (the one the chapter shows)
+/// is proven and shorter than two single-kernel programs.
+#[test]
+fn the_shared_sobel_program_is_shorter_than_two_apart() {
+    let check = |args: &str| -> serde_json::Value {
+        let o = run_scamp(args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "`scamp {args}`: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        serde_json::from_slice(&o.stdout).expect("JSON")
+    };
+    let pair = check("check docs/tutorial/examples/sobel_xy_short.scamp --kernel programs/sobel_xy.yaml --noise ideal --json");
+    let single =
+        check("check programs/sobel_x.scamp --kernel programs/sobel_x.yaml --noise ideal --json");
+    assert_eq!(
+        (pair["verified"].as_bool(), single["verified"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let (p, s) = (
+        pair["instructions"].as_u64().unwrap(),
+        single["instructions"].as_u64().unwrap(),
+    );
+    assert!(p < 2 * s, "{p} macros for both, {s} for one");
+    let code = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.split("//").next().unwrap_or("").trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    let example = std::fs::read_to_string(
+        Path::new(ROOT).join("docs/tutorial/examples/sobel_xy_short.scamp"),
+    )
+    .unwrap();
+    let chapter = blocks()
+        .into_iter()
+        .filter(|b| b.file.ends_with("06-code-generator.md") && b.lang == "scamp")
+        .find(|b| b.text.contains("sub2x"))
+        .expect("chapter 6 shows the program");
+    assert_eq!(code(&chapter.text), code(&example));
 }

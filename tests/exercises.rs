@@ -84,3 +84,34 @@ fn every_starter_runs_but_fails_its_proof() {
         assert!(!verified, "{}: the starter already passes", e.display());
     }
 }
+
+/// A starter's comments may not quote a figure the tool measures (an RMSE, a count of
+/// macros): those drift when the generator or the error model changes. They name the
+/// command that gives it instead; tutorial pages keep such figures in generated blocks.
+#[test]
+fn no_starter_quotes_a_measured_figure() {
+    for e in exercises() {
+        let text = std::fs::read_to_string(e.join("starter.scamp")).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for (k, w) in words.iter().enumerate() {
+                let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '.');
+                let decimal = w.contains('.')
+                    && w.split('.')
+                        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+                let count = w.chars().all(|c| c.is_ascii_digit())
+                    && !w.is_empty()
+                    && words.get(k + 1).is_some_and(|n| {
+                        ["macros", "instructions", "cycles"]
+                            .contains(&n.trim_matches(|c: char| !c.is_ascii_alphabetic()))
+                    });
+                assert!(
+                    !decimal && !count,
+                    "{}:{}: `{line}` quotes a figure",
+                    e.join("starter.scamp").display(),
+                    i + 1
+                );
+            }
+        }
+    }
+}

@@ -11,7 +11,7 @@ use ndarray::ArrayView2;
 
 /// Largest magnitude a preloaded analogue value may have: the level range of a profile
 /// (values beyond it are no register value any program could hold).
-pub const MAX_SET_VALUE: f32 = 1024.0;
+pub use crate::sim::preload::MAX_VALUE as MAX_SET_VALUE;
 
 /// Values preloaded into one register on every PE.
 #[derive(Clone, Debug, PartialEq)]
@@ -197,6 +197,22 @@ impl Preload {
             (_, v) => v,
         };
         Ok(Preload { register, values })
+    }
+}
+
+impl From<crate::sim::preload::Preload> for Preload {
+    /// A preload written as text (`A=col`, `B=-3.5`, `R5=1`) as a plane.
+    fn from(p: crate::sim::preload::Preload) -> Preload {
+        match p {
+            crate::sim::preload::Preload::Analogue(reg, fill) => Preload {
+                register: Watched::Analogue(reg),
+                values: PlaneValues::Analogue(fill.plane()),
+            },
+            crate::sim::preload::Preload::Digital(d, bit) => Preload {
+                register: Watched::Digital(d),
+                values: PlaneValues::Bits(vec![bit; PES]),
+            },
+        }
     }
 }
 

@@ -5,8 +5,8 @@ use super::args::EdgeArg;
 use super::files;
 use super::CliError;
 use crate::bank::{PlaneValues, Preload, RunOptions, Setup};
-use crate::isa::{parse_program, source, DReg, Device, Program, Reg};
-use crate::sim::{capture, noise, Array, PES};
+use crate::isa::{parse_program, source, Device, Program, Reg};
+use crate::sim::{capture, noise, preload, Array};
 use crate::verify::check::ProfileTestbed;
 use crate::verify::compare::Watched;
 use std::path::{Path, PathBuf};
@@ -36,7 +36,8 @@ pub struct SetupArgs {
     /// Default: the built-in images/camera.png.
     #[arg(long, value_name = "PATH")]
     pub image: Option<PathBuf>,
-    /// Preload a register everywhere: `A=100`, `A=values.npy` (256x256), `R3=1`.
+    /// Preload a register everywhere: `A=100`, `A=col` or `A=row` (each PE's column or
+    /// row number), `A=values.npy` (256x256), `R3=1`.
     #[arg(long = "set", value_name = "REG=VALUE")]
     pub set: Vec<String>,
     /// Array edge: what neighbour views see beyond the border.
@@ -95,47 +96,24 @@ fn preload(spec: &str, general: usize) -> Result<Preload, CliError> {
     let (name, value) = spec.split_once('=').ok_or_else(|| {
         CliError::msg(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy"))
     })?;
-    if let Some(d) = DReg::parse(name) {
-        let bit: u8 = match value {
-            "0" => 0,
-            "1" => 1,
-            _ => {
-                return Err(CliError::msg(format!(
-                    "--set {spec}: a digital register takes 0 or 1"
-                )))
-            }
-        };
+    if value.ends_with(".npy") {
+        let reg = Reg::parse(name)
+            .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
+            .ok_or_else(|| {
+                CliError::msg(format!(
+                    "--set {spec}: a .npy file fills an analogue register (A..{} or NEWS)",
+                    Reg::general_name(general - 1)
+                ))
+            })?;
         return Ok(Preload {
-            register: Watched::Digital(d),
-            values: PlaneValues::Bits(vec![bit; PES]),
+            register: Watched::Analogue(reg),
+            values: PlaneValues::Analogue(files::load_values(Path::new(value))?),
         });
     }
-    let reg = Reg::parse(name)
-        .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
-        .ok_or_else(|| {
-            CliError::msg(format!(
-                "--set {spec}: unknown register `{name}` (expected A..{}, NEWS, R0..R12 or FLAG)",
-                Reg::general_name(general - 1)
-            ))
-        })?;
-    let values = if value.ends_with(".npy") {
-        files::load_values(Path::new(value))?
-    } else {
-        let v: f32 = value
-            .parse()
-            .map_err(|_| CliError::msg(format!("--set {spec}: `{value}` is not a number")))?;
-        if !files::in_register_range(v) {
-            return Err(CliError::msg(format!(
-                "--set {spec}: {v} is outside the register range -{m}..{m}",
-                m = files::MAX_SET_VALUE
-            )));
-        }
-        vec![v; PES]
-    };
-    Ok(Preload {
-        register: Watched::Analogue(reg),
-        values: PlaneValues::Analogue(values),
-    })
+    // Numbers and the `col`/`row` ramps: the library's text form, as the playground uses.
+    preload::Preload::parse(name, value, general)
+        .map(Preload::from)
+        .map_err(|e| CliError::msg(format!("--set {spec}: {e}")))
 }
 
 /// The analogue error model to run under.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// Largest magnitude a preloaded register value may have. Register values are analogue
 /// levels; no profile describes levels beyond ±1024 (its `level` range).
-pub const MAX_SET_VALUE: f32 = 1024.0;
+pub use crate::bank::MAX_SET_VALUE;
 
 /// Whether `v` may be preloaded into a register (finite, within ±[`MAX_SET_VALUE`]).
 pub fn in_register_range(v: f32) -> bool {

@@ -141,6 +141,8 @@ enum Command {
     Compile(compile::CompileArgs),
     /// A network's accuracy on a dataset, ideal against a noise profile.
     Eval(eval::EvalArgs),
+    /// The playground: edit, run and step programs and grade exercises in a browser.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -161,6 +163,7 @@ pub fn main() -> u8 {
         Command::Check(a) => check::run(a),
         Command::Compile(a) => compile::run(a),
         Command::Eval(a) => eval::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match outcome {
         Ok(code) => code,
@@ -180,4 +183,5 @@ pub mod eval;
 pub mod files;
 pub mod noise;
 pub mod run;
+pub mod serve;
 pub mod trace;

@@ -393,10 +393,10 @@ pub fn check_page(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
         );
     } else {
         body.push_str(&format!(
-            "<p>The program does <b>not</b> compute the kernels. Expected against computed, \
-             with the offsets that differ:</p>\n<pre class=\"mismatch\">{}</pre>\n\
+            "<p>The program does <b>not</b> compute the kernels. Expected against computed \
+             (north up, the PE itself outlined), the offsets that differ marked:</p>\n{}\n\
              <p>The kernels the program should compute:</p>\n",
-            escape(&p.mismatch.join("\n"))
+            mismatch_html(p.mismatch)
         ));
     }
     body.push_str("<div class=\"kernels\">");
@@ -427,9 +427,181 @@ pub fn check_page(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
     Ok(page(&format!("scamp check: {}", p.name), &body, ""))
 }
 
+/// A failed proof of one register: the expected and the computed kernel over the same
+/// offsets, exact coefficients as text, and which offsets differ.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ProofGrid {
+    /// The output register.
+    pub register: String,
+    /// First and last row offset (north to south).
+    pub rows: (i32, i32),
+    /// First and last column offset (west to east).
+    pub cols: (i32, i32),
+    /// Expected coefficients, row by row.
+    pub expected: Vec<Vec<String>>,
+    /// Computed coefficients, row by row.
+    pub computed: Vec<Vec<String>>,
+    /// Lines of the explanation that are not grid rows (offset list, constant term).
+    pub notes: Vec<String>,
+}
+
+impl ProofGrid {
+    /// Whether the cell at (`i`, `j`) of the grids differs.
+    pub fn differs(&self, i: usize, j: usize) -> bool {
+        self.expected.get(i).and_then(|r| r.get(j)) != self.computed.get(i).and_then(|r| r.get(j))
+    }
+}
+
+/// `-1..2` as (-1, 2).
+fn range_of(s: &str) -> Option<(i32, i32)> {
+    let (a, b) = s.trim().split_once("..")?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
+/// The cells of a `[ a  b  c ]` grid row.
+fn cells(s: &str) -> Vec<String> {
+    s.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// Reads the explanation of a failed proof (the lines of
+/// [`crate::verify::report::explain_mismatch`]) back into grids; lines that belong to no
+/// register (a symbolic execution that stopped) are returned apart.
+pub fn proof_grids(lines: &[String]) -> (Vec<ProofGrid>, Vec<String>) {
+    let mut grids: Vec<ProofGrid> = Vec::new();
+    let mut other = Vec::new();
+    for line in lines {
+        if let Some(rest) = line.strip_prefix("register ") {
+            let parsed = rest.split_once(": kernel rows ").and_then(|(reg, tail)| {
+                let (rows, tail) = tail.split_once(" (north to south), columns ")?;
+                let cols = tail.split_once(' ').map_or(tail, |(c, _)| c);
+                Some((reg.to_string(), range_of(rows)?, range_of(cols)?))
+            });
+            match parsed {
+                Some((register, rows, cols)) => grids.push(ProofGrid {
+                    register,
+                    rows,
+                    cols,
+                    expected: Vec::new(),
+                    computed: Vec::new(),
+                    notes: Vec::new(),
+                }),
+                None => other.push(line.clone()),
+            }
+            continue;
+        }
+        let Some(g) = grids.last_mut() else {
+            other.push(line.clone());
+            continue;
+        };
+        let t = line.trim();
+        if t.starts_with('[') {
+            if let Some((a, b)) = t.split_once("]") {
+                g.expected.push(cells(a));
+                g.computed.push(cells(b));
+                continue;
+            }
+        }
+        if !(t.starts_with("expected") && t.ends_with("computed")) {
+            g.notes.push(t.to_string());
+        }
+    }
+    (grids, other)
+}
+
+/// One grid as a table: the PE's own cell outlined, differing cells marked.
+fn grid_table(g: &ProofGrid, computed: bool) -> String {
+    let rows = if computed { &g.computed } else { &g.expected };
+    let mut s = format!(
+        "<table class=\"kernel-grid proof\"><caption>{} {}</caption>",
+        escape(&g.register),
+        if computed { "computed" } else { "expected" }
+    );
+    for (i, row) in rows.iter().enumerate() {
+        s.push_str("<tr>");
+        for (j, v) in row.iter().enumerate() {
+            let mut cls = Vec::new();
+            if (g.rows.0 + i as i32, g.cols.0 + j as i32) == (0, 0) {
+                cls.push("centre");
+            }
+            if g.differs(i, j) {
+                cls.push("diff");
+            }
+            s.push_str(&format!(
+                "<td class=\"{}\" title=\"offset (row {:+}, col {:+})\">{}</td>",
+                cls.join(" "),
+                g.rows.0 + i as i32,
+                g.cols.0 + j as i32,
+                escape(v)
+            ));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// A failed proof drawn as expected and computed kernel grids per register.
+fn mismatch_html(lines: &[String]) -> String {
+    let (grids, other) = proof_grids(lines);
+    let mut s = String::new();
+    for g in &grids {
+        s.push_str(&format!(
+            "<div class=\"kernels proof-grids\"><figure>{}</figure><figure>{}</figure></div>\n",
+            grid_table(g, false),
+            grid_table(g, true)
+        ));
+        if !g.notes.is_empty() {
+            s.push_str(&format!(
+                "<pre class=\"mismatch\">{}</pre>\n",
+                escape(&g.notes.join("\n"))
+            ));
+        }
+    }
+    if !other.is_empty() {
+        s.push_str(&format!(
+            "<pre class=\"mismatch\">{}</pre>\n",
+            escape(&other.join("\n"))
+        ));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {
+        use crate::isa::{parse_program, Device};
+        use crate::verify::proof::Target as ProofTarget;
+        // Computes in(r, c-1) where the kernel wants (in(r, c+1) + in(r, c)) / 2.
+        let p = parse_program("movx(B, A, west)", Device::default()).unwrap();
+        let t = ProofTarget {
+            out: Reg::B,
+            depth: 1,
+            weights: vec![vec![0, 1, 1]],
+        };
+        let lines = crate::verify::report::explain_mismatch(&p, Reg::A, 6, &[t]);
+        let (grids, other) = proof_grids(&lines);
+        assert!(other.is_empty(), "{other:?}");
+        assert_eq!(grids.len(), 1);
+        let g = &grids[0];
+        assert_eq!(
+            (g.register.as_str(), g.rows, g.cols),
+            ("B", (0, 0), (-1, 1))
+        );
+        assert_eq!(g.expected, vec![vec!["0", "1/2", "1/2"]]);
+        assert_eq!(g.computed, vec![vec!["1", "0", "0"]]);
+        assert!(g.differs(0, 0) && g.differs(0, 1) && g.differs(0, 2));
+        let html = mismatch_html(&lines);
+        assert_eq!(html.matches("class=\"centre diff\"").count(), 2, "{html}");
+        assert!(html.contains("B expected") && html.contains("B computed"));
+    }
 
     #[test]
     fn percentile_picks_the_ranked_value() {

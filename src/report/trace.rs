@@ -44,7 +44,7 @@ struct StepInfo {
 
 /// The planes a bus instruction writes, by the names the page shows (a write through a
 /// neighbour view lands in `NEWS`).
-fn written(op: &BusOp) -> Vec<String> {
+pub(crate) fn written(op: &BusOp) -> Vec<String> {
     match op {
         BusOp::Transfer { dsts, .. } => dsts
             .iter()
@@ -87,13 +87,13 @@ impl Recorder {
     }
 }
 
-fn analogue_regs(array: &Array) -> Vec<Reg> {
+pub(crate) fn analogue_regs(array: &Array) -> Vec<Reg> {
     let mut regs: Vec<Reg> = (0..array.general()).map(|i| Reg::Gen(i as u8)).collect();
     regs.push(Reg::News);
     regs
 }
 
-fn digital_regs() -> Vec<DReg> {
+pub(crate) fn digital_regs() -> Vec<DReg> {
     let mut regs: Vec<DReg> = (0..13).map(DReg::R).collect();
     regs.push(DReg::Flag);
     regs

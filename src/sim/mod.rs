@@ -10,6 +10,7 @@ pub mod edge;
 pub mod layer;
 pub mod machine;
 pub mod noise;
+pub mod preload;
 pub mod readout;
 pub mod run;
 pub mod vector_unit;

@@ -1,0 +1,248 @@
+//! The tutorial's exercises, built into the server, and their grading: the proof and
+//! the error figures of `scamp check PROGRAM --kernel SPEC` with its defaults (the
+//! scamp5 profile, chip and run seed 1, one run, every image of images/).
+
+use super::api::{Diagnostic, ExerciseInfo, GradeReply, GradeRequest, KernelGrade};
+use super::session::MAX_STEP_CYCLES;
+use super::{images, Refusal};
+use crate::cain::{self, KernelReport};
+use crate::isa::{parse_program, Device};
+use crate::report::check::proof_grids;
+use crate::sim::noise::{Profile, DEFAULT_PROFILE};
+use crate::verify::check::ProfileTestbed;
+use crate::verify::groups::{self, EvaluateError, Request};
+use crate::verify::proof;
+
+/// Folder name, starter program and spec of every exercise in docs/tutorial/exercises/.
+pub const EXERCISES: [(&str, &str, &str); 7] = [
+    (
+        "01-fetch-east",
+        include_str!("../../docs/tutorial/exercises/01-fetch-east/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/01-fetch-east/spec.yaml"),
+    ),
+    (
+        "02-gradient",
+        include_str!("../../docs/tutorial/exercises/02-gradient/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/02-gradient/spec.yaml"),
+    ),
+    (
+        "03-vertical-mean",
+        include_str!("../../docs/tutorial/exercises/03-vertical-mean/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/03-vertical-mean/spec.yaml"),
+    ),
+    (
+        "04-neighbour-mean",
+        include_str!("../../docs/tutorial/exercises/04-neighbour-mean/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/04-neighbour-mean/spec.yaml"),
+    ),
+    (
+        "05-gauss3x3",
+        include_str!("../../docs/tutorial/exercises/05-gauss3x3/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/05-gauss3x3/spec.yaml"),
+    ),
+    (
+        "06-sobel-x",
+        include_str!("../../docs/tutorial/exercises/06-sobel-x/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/06-sobel-x/spec.yaml"),
+    ),
+    (
+        "07-two-blurs",
+        include_str!("../../docs/tutorial/exercises/07-two-blurs/starter.scamp"),
+        include_str!("../../docs/tutorial/exercises/07-two-blurs/spec.yaml"),
+    ),
+];
+
+/// The exercises as the page lists them.
+pub fn list() -> Vec<ExerciseInfo> {
+    EXERCISES
+        .iter()
+        .map(|(name, starter, spec)| ExerciseInfo {
+            name: name.to_string(),
+            starter: starter.to_string(),
+            spec: spec.to_string(),
+        })
+        .collect()
+}
+
+/// A reply that graded nothing because the program has problems.
+fn not_graded(exercise: &str, errors: Vec<Diagnostic>) -> GradeReply {
+    GradeReply {
+        exercise: exercise.to_string(),
+        errors,
+        verified: false,
+        grids: Vec::new(),
+        notes: Vec::new(),
+        kernels: Vec::new(),
+        instructions: 0,
+        cycles: 0,
+        noise: DEFAULT_PROFILE.to_string(),
+        images: 0,
+        border: 0,
+    }
+}
+
+/// Answers `/api/grade`.
+pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
+    let Some((name, _, spec_text)) = EXERCISES.iter().find(|(n, _, _)| *n == req.exercise) else {
+        return Err(Refusal {
+            status: 404,
+            msg: format!("no exercise `{}`", req.exercise),
+        });
+    };
+    // A bundled spec that does not load is the server's fault, not the request's.
+    let internal = |e: String| Refusal {
+        status: 500,
+        msg: e,
+    };
+    let spec = cain::parse_spec(spec_text).map_err(|e| internal(e.to_string()))?;
+    super::session::check_size(&req.program)?;
+    let device = Device {
+        general: spec.general_count(),
+    };
+    let program = match parse_program(&req.program, device) {
+        Ok(p) => p,
+        Err(e) => {
+            let d = Diagnostic {
+                line: e.pos.line,
+                col: e.pos.col,
+                msg: e.msg,
+            };
+            return Ok(not_graded(name, vec![d]));
+        }
+    };
+    if program.cycles() > MAX_STEP_CYCLES {
+        return Err(Refusal::bad(format!(
+            "the program has {} bus instructions; grading runs at most {MAX_STEP_CYCLES} \
+             (`scamp check` grades it)",
+            program.cycles()
+        )));
+    }
+    let kernels = cain::approximate_spec(&spec).map_err(|e| internal(e.to_string()))?;
+    let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
+    let ends = groups::kernel_block_ends(&req.program);
+    let groups = if ends.len() > 1 {
+        groups::assign_blocks(
+            groups::split_blocks(&program, &ends),
+            spec.input,
+            spec.general_count(),
+            &proofs,
+        )
+    } else {
+        groups::single(program.clone(), kernels.len())
+    };
+    let targets = cain::check_targets(&spec, &kernels);
+    let grey: Vec<_> = images::all().into_iter().map(|(_, g)| g).collect();
+    let testbed = ProfileTestbed {
+        profile: Profile::load(DEFAULT_PROFILE).map_err(|e| internal(e.to_string()))?,
+        chip_seed: 1,
+        seed: 1,
+    };
+    let evaluated = groups::evaluate(&Request {
+        groups: &groups,
+        input: spec.input,
+        general: spec.general_count(),
+        proofs: &proofs,
+        targets: &targets,
+        input_range: spec.input_range,
+        images: &grey,
+        testbed: &testbed,
+        runs: 1,
+        uncertainty: false,
+    });
+    let e = match evaluated {
+        Ok(e) => e,
+        Err(EvaluateError::Run(r)) => {
+            let d = Diagnostic {
+                line: r.pos.line,
+                col: r.pos.col,
+                msg: r.msg,
+            };
+            return Ok(not_graded(name, vec![d]));
+        }
+        Err(other) => return Err(internal(other.to_string())),
+    };
+    let (grids, notes) = proof_grids(&e.mismatch);
+    let m = e.measurement.as_ref();
+    Ok(GradeReply {
+        exercise: name.to_string(),
+        errors: Vec::new(),
+        verified: e.verified,
+        grids,
+        notes,
+        kernels: m.map_or_else(Vec::new, |m| {
+            kernels
+                .iter()
+                .zip(&m.kernels)
+                .map(|(k, f)| KernelGrade {
+                    out: k.out.to_string(),
+                    depth: k.approx.depth,
+                    approx: f.approx,
+                    analogue: f.analogue,
+                    total: f.total,
+                })
+                .collect()
+        }),
+        instructions: groups.iter().map(|(p, _)| p.instructions()).sum(),
+        cycles: groups.iter().map(|(p, _)| p.cycles()).sum(),
+        noise: DEFAULT_PROFILE.to_string(),
+        images: grey.len(),
+        border: m.map_or(0, |m| m.border),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_bundle_is_the_exercise_folder() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tutorial/exercises");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let bundled: Vec<&str> = EXERCISES.iter().map(|e| e.0).collect();
+        assert_eq!(names, bundled);
+        for (name, starter, spec) in EXERCISES {
+            let on_disk = |f: &str| std::fs::read_to_string(dir.join(name).join(f)).unwrap();
+            assert_eq!(starter, on_disk("starter.scamp"));
+            assert_eq!(spec, on_disk("spec.yaml"));
+        }
+    }
+
+    #[test]
+    fn a_starter_fails_with_grids_and_unknown_exercises_are_404() {
+        let (name, starter, _) = EXERCISES[1];
+        let r = grade(&GradeRequest {
+            exercise: name.into(),
+            program: starter.into(),
+        })
+        .unwrap();
+        assert!(!r.verified);
+        assert!(!r.grids.is_empty(), "{:?}", r.notes);
+        assert!(r.kernels.is_empty());
+        let e = grade(&GradeRequest {
+            exercise: name.into(),
+            program: "diva(A, E, F)\n".repeat(5000),
+        })
+        .unwrap_err();
+        assert_eq!(e.status, 400);
+        assert!(e.msg.contains("grading runs at most"), "{}", e.msg);
+        let r = grade(&GradeRequest {
+            exercise: name.into(),
+            program: "movx(B, A, wst)".into(),
+        })
+        .unwrap();
+        assert_eq!((r.errors[0].line, r.errors[0].col), (1, 12));
+        let e = grade(&GradeRequest {
+            exercise: "99-none".into(),
+            program: String::new(),
+        })
+        .unwrap_err();
+        assert_eq!(e.status, 404);
+    }
+}
