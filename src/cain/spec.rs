@@ -45,6 +45,9 @@ pub struct ApproxParams {
     /// Largest summed absolute error accepted per kernel.
     #[serde(deserialize_with = "yaml::max_error")]
     pub max_error: f64,
+    /// Accepts an approximation that misses `max_error` at `max_depth` (otherwise
+    /// refused: the program would compute another kernel than the one asked for).
+    pub accept: bool,
 }
 
 impl Default for ApproxParams {
@@ -52,6 +55,7 @@ impl Default for ApproxParams {
         ApproxParams {
             max_depth: 8,
             max_error: 0.0,
+            accept: false,
         }
     }
 }

@@ -237,9 +237,9 @@ fn general_registers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D
     integer(d, "general_registers", 1, most).map(|n| Some(n as usize))
 }
 
-/// `approximation.max_depth`: 0..20.
+/// `approximation.max_depth`: 0..=[`super::approx::DEEPEST`].
 pub(super) fn max_depth<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    integer(d, "max_depth", 0, 20).map(|n| n as u32)
+    integer(d, "max_depth", 0, u64::from(super::approx::DEEPEST)).map(|n| n as u32)
 }
 
 /// `approximation.max_error`: not negative.

@@ -4,7 +4,7 @@
 use super::args::EdgeArg;
 use super::files;
 use super::CliError;
-use crate::isa::{parse_program, source, DReg, Device, Program, Reg};
+use crate::isa::{parse_program, source, AnyReg, DReg, Device, Program, Reg};
 use crate::sim::{capture, noise, Array, PES};
 use crate::verify::check::ProfileTestbed;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,19 @@ pub struct SetupArgs {
 }
 
 impl SetupArgs {
+    /// The registers `--set` loads before the program runs (they count as written).
+    pub fn preset(&self) -> Vec<AnyReg> {
+        self.set
+            .iter()
+            .filter_map(|s| s.split_once('='))
+            .filter_map(|(name, _)| {
+                DReg::parse(name)
+                    .map(AnyReg::Digital)
+                    .or_else(|| Reg::parse(name).map(AnyReg::Analogue))
+            })
+            .collect()
+    }
+
     /// A fresh array with the scene exposed and the preloads applied.
     pub fn build(&self, device: Device) -> Result<Array, CliError> {
         self.build_on(device, &self.scene()?)

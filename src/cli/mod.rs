@@ -73,9 +73,10 @@ impl CliError {
             CliError::CompileSpec {
                 source: CompileError::NotFound(_)
                     | CompileError::Proof(_)
-                    | CompileError::NoRangeSafe(_),
+                    | CompileError::NoRangeSafe(_)
+                    | CompileError::ApproxMiss { .. },
                 ..
-            }
+            } | CliError::Compile(CompileError::ApproxMiss { .. })
         );
         if not_found {
             1

@@ -192,6 +192,12 @@ pub fn run(a: &RunArgs) -> Outcome {
     let profile = a.noise.profile()?;
     let saved = parse_save(&a.save, device.general)?;
     let input = input_register(a.input.as_deref(), device)?;
+    // Registers read before any write hold leftovers on the chip (issue 29).
+    let mut preset = a.setup.preset();
+    preset.extend(input.map(crate::isa::AnyReg::Analogue));
+    for u in crate::isa::unwritten_reads(&program, &preset) {
+        eprintln!("warning: {}:{u}", a.program.display());
+    }
     let scenes = scenes(a)?;
     let prepare = |img: &GreyImage| -> Result<Array, CliError> {
         let mut array = a.setup.build_on(device, img)?;
