@@ -144,10 +144,10 @@ pub struct NoiseArgs {
     #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
     /// Temporal-noise (run) seed; run r of `--runs` uses seed + r.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::args::seed)]
     pub seed: u64,
     /// Fixed-pattern (chip) seed: the same seed is the same chip.
-    #[arg(long = "chip-seed", default_value_t = 1)]
+    #[arg(long = "chip-seed", default_value_t = 1, value_parser = super::args::seed)]
     pub chip_seed: u64,
 }
 

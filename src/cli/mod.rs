@@ -144,7 +144,7 @@ enum Command {
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
 pub fn main() -> u8 {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(args::join_negative_values(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
