@@ -91,7 +91,7 @@ fn trivial_kernels_need_moves_or_resets() {
     // The identity wanted in another register, and a kernel that rounds to zero.
     let text = "input: A\nregisters: [A, B, C]\nkernels:\n\
         - { out: B, weights: [[1]] }\n- { out: C, weights: [[0.01]] }\n\
-        approximation: { max_depth: 2 }\n";
+        approximation: { max_depth: 2, accept: true }\n";
     let c = compile(&spec(text), 0.5, 1);
     assert_eq!(c.kernels[1].approx.weights, vec![vec![0]]);
     assert!(c.program.instructions() <= 2, "{}", c.program);

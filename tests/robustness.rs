@@ -332,3 +332,65 @@ fn kernel_delimiters_must_pair_up() {
     let prog = tmp("end.scamp", "mov(B, A);\nscamp5_kernel_end();\n");
     refused(&scamp(&["trace", &prog, "--pe", "1,1"]), &["end.scamp:2:1"]);
 }
+
+#[test]
+fn every_numeric_flag_answers_a_negative_number_with_its_range() {
+    let spec = tmp("n_id.yaml", ID_SPEC);
+    let prog = tmp("n_id.scamp", "mov(B, A);\n");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["check", &spec, "--runs", "-1"],
+        vec!["check", &spec, "--work", "-1"],
+        vec!["check", &spec, "--workers", "-1"],
+        vec!["check", &spec, "--seed", "-1"],
+        vec!["check", &spec, "--chip-seed", "-3"],
+        vec!["compile", &spec, "--node-limit", "-1"],
+        vec!["compile", &spec, "--memory-limit", "-1"],
+        vec!["compile", &spec, "--seed", "-1"],
+        vec!["run", &prog, "--repeat", "-1"],
+        vec!["run", &prog, "--runs", "-2"],
+        vec!["bench", "--samples", "-1"],
+    ];
+    for args in cases {
+        let o = scamp(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains("must be between"), "{args:?}: {e}");
+        assert!(!e.contains("unexpected argument"), "{args:?}: {e}");
+    }
+    // Floats: the range in the message too.
+    for args in [
+        vec!["check", &spec, "--time-limit", "-1"],
+        vec!["check", &spec, "--max-total-rmse", "-1"],
+        vec!["check", &spec, "--max-total-rmse", "nan"],
+        vec!["check", &spec, "--max-total-rmse", "inf"],
+        vec!["compile", &spec, "--slack", "-0.5"],
+    ] {
+        let o = scamp(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains("must be"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn the_command_line_and_the_spec_share_one_rule_per_key() {
+    let spec = tmp("k_id.yaml", ID_SPEC);
+    for (flag, key) in [("--node-limit", "node_limit"), ("--memory-limit", "memory_limit")] {
+        let o = scamp(&["compile", &spec, flag, "0"]);
+        let cli = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{cli}");
+        let in_spec = tmp(
+            &format!("k_{key}.yaml"),
+            format!("{ID_SPEC}search: {{{key}: 0}}\n"),
+        );
+        let o = scamp(&["compile", &in_spec]);
+        let yaml = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{yaml}");
+        // The same sentence in both.
+        let sentence = cli.split(": ").last().unwrap_or_default().trim().to_string();
+        assert!(sentence.contains("must be between 1 and"), "{cli}");
+        assert!(yaml.contains(&sentence), "{yaml} vs {cli}");
+    }
+    let o = scamp(&["bench", "--samples", "99999999999"]);
+    refused(&o, &["--samples must be between 1 and 1000"]);
+}

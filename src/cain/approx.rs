@@ -68,6 +68,60 @@ pub fn approximate(
     at_depth(weights, scale, max_depth)
 }
 
+/// Deepest approximation a spec may ask for (`approximation.max_depth`).
+pub const DEEPEST: u32 = 20;
+
+/// An approximation that misses `max_error` at `max_depth`: the program would compute
+/// another kernel than the one asked for, so nothing passes without an explicit accept.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "the approximation at max_depth {max_depth} has error {} (sum of |weight \
+     differences|), more than max_error {}; {}; or accept it with \
+     `approximation: {{accept: true}}` in the spec",
+    crate::isa::text::number(*reached),
+    crate::isa::text::number(*max_error),
+    needed.map_or_else(
+        || format!("no depth up to {DEEPEST} meets it: raise approximation.max_error"),
+        |d| format!("depth {d} meets it: raise approximation.max_depth to {d}")
+    )
+)]
+pub struct ApproxMiss {
+    /// The depth the spec allows.
+    pub max_depth: u32,
+    /// The error reached there.
+    pub reached: f64,
+    /// The error the spec allows.
+    pub max_error: f64,
+    /// The smallest depth (up to [`DEEPEST`]) whose error is within `max_error`.
+    pub needed: Option<u32>,
+}
+
+/// The figures are finite (weights and `max_error` are checked when the spec is read),
+/// so equality is reflexive.
+impl Eq for ApproxMiss {}
+
+/// `Err` when `a`, the approximation at `max_depth`, misses `max_error`, with the
+/// smallest depth that would meet it.
+pub fn check_miss(
+    weights: &[Vec<f64>],
+    scale: f64,
+    a: &Approx,
+    max_depth: u32,
+    max_error: f64,
+) -> Result<(), ApproxMiss> {
+    if a.error <= max_error + 1e-12 {
+        return Ok(());
+    }
+    let needed = (max_depth + 1..=DEEPEST)
+        .find(|&d| at_depth(weights, scale, d).is_ok_and(|b| b.error <= max_error + 1e-12));
+    Err(ApproxMiss {
+        max_depth,
+        reached: a.error,
+        max_error,
+        needed,
+    })
+}
+
 /// Largest atom count per offset the search works with (sums stay far from overflow).
 pub const MAX_COUNT: i64 = 1 << 24;
 
@@ -127,5 +181,23 @@ mod tests {
         let b = approximate(&w, 1.0 / 9.0, 8, 0.2).unwrap();
         assert_eq!(b.depth, 3); // 8/9 -> 1, error 9 * (1/8 - 1/9) = 0.125
         assert!(approximate(&[vec![1e30]], 1.0, 4, 0.0).is_err());
+    }
+
+    #[test]
+    fn a_miss_names_the_error_and_the_depth_that_meets_it() {
+        // 31x31 box at depth 8: every weight rounds to 0, error 1.
+        let w = vec![vec![1.0; 31]; 31];
+        let a = approximate(&w, 1.0 / 961.0, 8, 0.0).unwrap();
+        let m = check_miss(&w, 1.0 / 961.0, &a, 8, 0.0).unwrap_err();
+        ::approx::assert_abs_diff_eq!(m.reached, 1.0, epsilon = 1e-9);
+        assert_eq!(m.needed, None);
+        // 1/9 box within 0.2: depth 3 meets it (error 0.125), depth 2 does not.
+        let w = vec![vec![1.0; 3]; 3];
+        let a = approximate(&w, 1.0 / 9.0, 2, 0.2).unwrap();
+        let m = check_miss(&w, 1.0 / 9.0, &a, 2, 0.2).unwrap_err();
+        assert_eq!(m.needed, Some(3));
+        assert!(m.to_string().contains("depth 3 meets it"), "{m}");
+        let a = approximate(&w, 1.0 / 9.0, 3, 0.2).unwrap();
+        assert_eq!(check_miss(&w, 1.0 / 9.0, &a, 3, 0.2), Ok(()));
     }
 }

@@ -246,6 +246,17 @@ pub enum CompileError {
         /// What went wrong.
         msg: String,
     },
+    /// A kernel's approximation misses `max_error` at `max_depth` (exit 1: the program
+    /// would not compute the kernel asked for).
+    #[error("kernel {index} (out {out}): {miss}")]
+    ApproxMiss {
+        /// 1-based kernel number.
+        index: usize,
+        /// Its output register.
+        out: Reg,
+        /// The error reached and the depth that would meet the bound.
+        miss: approx::ApproxMiss,
+    },
     /// The budget ended before any program was found.
     #[error("no program found within the budget ({0})")]
     NotFound(String),
@@ -278,7 +289,8 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
         .collect()
 }
 
-/// Approximates every kernel of `spec`.
+/// Approximates every kernel of `spec`; an approximation that misses `max_error` at
+/// `max_depth` is refused unless the spec accepts it (`approximation.accept`).
 pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
     spec.kernels
         .iter()
@@ -290,11 +302,22 @@ pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> 
                 spec.approximation.max_depth,
                 spec.approximation.max_error,
             )
-            .map(|approx| KernelReport { out: k.out, approx })
             .map_err(|e| CompileError::Approx {
                 index: i + 1,
                 out: k.out,
                 msg: e.to_string(),
+            })
+            .and_then(|approx| {
+                let p = &spec.approximation;
+                if !p.accept {
+                    approx::check_miss(&k.weights, k.scale, &approx, p.max_depth, p.max_error)
+                        .map_err(|miss| CompileError::ApproxMiss {
+                            index: i + 1,
+                            out: k.out,
+                            miss,
+                        })?;
+                }
+                Ok(KernelReport { out: k.out, approx })
             })
         })
         .collect()

@@ -45,6 +45,9 @@ pub struct ApproxParams {
     /// Largest summed absolute error accepted per kernel.
     #[serde(deserialize_with = "yaml::max_error")]
     pub max_error: f64,
+    /// Accepts an approximation that misses `max_error` at `max_depth` (otherwise
+    /// refused: the program would compute another kernel than the one asked for).
+    pub accept: bool,
 }
 
 impl Default for ApproxParams {
@@ -52,6 +55,7 @@ impl Default for ApproxParams {
         ApproxParams {
             max_depth: 8,
             max_error: 0.0,
+            accept: false,
         }
     }
 }
@@ -118,6 +122,95 @@ pub const MAX_TIME_LIMIT: f64 = 86_400.0;
 
 /// Largest number of search workers (workers beyond the cores take turns on them).
 pub const MAX_WORKERS: usize = 1024;
+
+/// The whole numbers a key accepts, shared by the spec and the command line: both refuse
+/// the same values with the same message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Whole {
+    /// The key's name in the spec.
+    pub what: &'static str,
+    /// Smallest value accepted.
+    pub lo: u64,
+    /// Largest value accepted.
+    pub hi: u64,
+}
+
+impl Whole {
+    /// The message for `v` outside the range.
+    pub fn out_of_range(&self, v: impl std::fmt::Display) -> String {
+        format!(
+            "{} must be between {} and {}, got {v}",
+            self.what, self.lo, self.hi
+        )
+    }
+
+    /// `v` if in range.
+    pub fn check(&self, v: i128) -> Result<u64, String> {
+        u64::try_from(v)
+            .ok()
+            .filter(|u| (self.lo..=self.hi).contains(u))
+            .ok_or_else(|| self.out_of_range(v))
+    }
+
+    /// Parses a command-line value: a whole number in range (a negative number or one
+    /// too large for any range gets the range in its message).
+    pub fn parse(&self, s: &str) -> Result<u64, String> {
+        let t = s.trim();
+        match t.parse::<i128>() {
+            Ok(v) => self.check(v),
+            Err(_)
+                if !t.is_empty()
+                    && t.trim_start_matches(['-', '+'])
+                        .bytes()
+                        .all(|b| b.is_ascii_digit()) =>
+            {
+                Err(self.out_of_range(crate::isa::text::quote(t)))
+            }
+            Err(_) => Err(format!(
+                "`{}` is not a whole number ({} takes {}..={})",
+                crate::isa::text::quote(t),
+                self.what,
+                self.lo,
+                self.hi
+            )),
+        }
+    }
+}
+
+/// `search.node_limit` / `--node-limit`.
+pub const NODE_LIMIT: Whole = Whole {
+    what: "node_limit",
+    lo: 1,
+    hi: u64::MAX,
+};
+
+/// `search.memory_limit` / `--memory-limit`, in MiB.
+pub const MEMORY_LIMIT_MB: Whole = Whole {
+    what: "memory_limit (MiB)",
+    lo: 1,
+    hi: 1 << 40,
+};
+
+/// `search.work` / `--work`.
+pub const WORK: Whole = Whole {
+    what: "work",
+    lo: 1,
+    hi: u64::MAX,
+};
+
+/// `search.seed` / `--seed`.
+pub const SEED: Whole = Whole {
+    what: "seed",
+    lo: 0,
+    hi: u64::MAX,
+};
+
+/// `search.workers` / `--workers`.
+pub const WORKERS: Whole = Whole {
+    what: "workers",
+    lo: 1,
+    hi: MAX_WORKERS as u64,
+};
 
 /// General registers of SCAMP-5 (`A..F`): what a spec may name unless it declares a
 /// larger register file with `general_registers`.

@@ -155,10 +155,14 @@ struct Integer {
 
 impl Integer {
     fn out_of_range<E: de::Error>(&self, v: impl fmt::Display) -> E {
-        E::custom(format!(
-            "{} must be between {} and {}, got {v}",
-            self.what, self.lo, self.hi
-        ))
+        E::custom(
+            super::spec::Whole {
+                what: self.what,
+                lo: self.lo,
+                hi: self.hi,
+            }
+            .out_of_range(v),
+        )
     }
 }
 
@@ -183,6 +187,11 @@ impl Visitor<'_> for Integer {
             Err(_) => Err(self.out_of_range(v)),
         }
     }
+}
+
+/// A key whose range the command line shares.
+fn whole<'de, D: Deserializer<'de>>(d: D, w: super::spec::Whole) -> Result<u64, D::Error> {
+    integer(d, w.what, w.lo, w.hi)
 }
 
 fn integer<'de, D: Deserializer<'de>>(
@@ -237,9 +246,9 @@ fn general_registers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D
     integer(d, "general_registers", 1, most).map(|n| Some(n as usize))
 }
 
-/// `approximation.max_depth`: 0..20.
+/// `approximation.max_depth`: 0..=[`super::approx::DEEPEST`].
 pub(super) fn max_depth<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    integer(d, "max_depth", 0, 20).map(|n| n as u32)
+    integer(d, "max_depth", 0, u64::from(super::approx::DEEPEST)).map(|n| n as u32)
 }
 
 /// `approximation.max_error`: not negative.
@@ -270,28 +279,27 @@ pub(super) fn time_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>,
 
 /// `search.workers`.
 pub(super) fn workers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
-    let most = super::spec::MAX_WORKERS as u64;
-    integer(d, "workers", 1, most).map(|n| Some(n as usize))
+    whole(d, super::spec::WORKERS).map(|n| Some(n as usize))
 }
 
 /// `search.node_limit`.
 pub(super) fn node_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    integer(d, "node_limit", 1, u64::MAX).map(Some)
+    whole(d, super::spec::NODE_LIMIT).map(Some)
 }
 
 /// `search.seed`.
 pub(super) fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    integer(d, "seed", 0, u64::MAX).map(Some)
+    whole(d, super::spec::SEED).map(Some)
 }
 
 /// `search.memory_limit`, in MiB.
 pub(super) fn memory_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    integer(d, "memory_limit (MiB)", 1, 1 << 40).map(Some)
+    whole(d, super::spec::MEMORY_LIMIT_MB).map(Some)
 }
 
 /// `search.work`, a positive work budget.
 pub(super) fn work<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    integer(d, "work", 1, u64::MAX).map(Some)
+    whole(d, super::spec::WORK).map(Some)
 }
 
 /// `search.ops`.

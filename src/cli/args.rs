@@ -4,7 +4,9 @@
 use crate::isa::Reg;
 use crate::sim::{EdgeMode, N};
 
+use crate::cain::spec;
 pub use crate::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
+use crate::isa::text::quote;
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
 pub const MAX_CLOCK_MHZ: f64 = 1000.0;
@@ -21,7 +23,15 @@ Limits (input beyond them is refused before any work):
   kernel           at most 31x31 weights: larger searches do not finish
   registers        A..F, as on SCAMP-5, unless a spec declares `general_registers`
   --set, .npy      finite values within -1024..1024, the level range of a profile
-  --workers        1..=1024; --time-limit more than 0 and at most 86400 s (a day)";
+  --workers        1..=1024; --time-limit more than 0 and at most 86400 s (a day)
+  --runs           1..=100000 (each run simulates every image once)
+  --samples        1..=1000 (bench: every figure is timed once a sample)
+  --repeat         1..=100000 (run: each repeats the whole program)
+  symbolic values  at most 61x61 offsets wide (twice the largest kernel less one):
+                   wider ones are in no kernel, and following them has no bound
+  trace --html     at most 2000 steps shown (evenly sampled beyond): the page holds
+                   every register of every shown step
+  numbers          a negative or non-finite value to a flag is refused with its range";
 
 /// `--json`: one JSON object on stdout instead of the text report.
 #[derive(clap::Args, Debug, Clone, Copy, Default)]
@@ -45,6 +55,94 @@ pub fn time_limit(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// `--node-limit`: the spec's `search.node_limit` range.
+pub fn node_limit(s: &str) -> Result<u64, String> {
+    spec::NODE_LIMIT.parse(s)
+}
+
+/// `--memory-limit` in MiB: the spec's `search.memory_limit` range.
+pub fn memory_limit(s: &str) -> Result<u64, String> {
+    spec::MEMORY_LIMIT_MB.parse(s)
+}
+
+/// `--work`: the spec's `search.work` range.
+pub fn work(s: &str) -> Result<u64, String> {
+    spec::WORK.parse(s)
+}
+
+/// `--seed`, `--chip-seed`: any whole number from 0.
+pub fn seed(s: &str) -> Result<u64, String> {
+    spec::SEED.parse(s)
+}
+
+/// A whole number in `lo..=hi` for the flag `what`.
+pub fn whole(s: &str, what: &'static str, lo: u64, hi: u64) -> Result<u64, String> {
+    spec::Whole { what, lo, hi }.parse(s)
+}
+
+/// Most timed samples of `bench` per figure (each sample runs every figure once; a
+/// thousand take minutes already).
+pub const MAX_SAMPLES: u64 = 1000;
+
+/// `bench --samples`: 1..=[`MAX_SAMPLES`].
+pub fn samples(s: &str) -> Result<usize, String> {
+    whole(s, "--samples", 1, MAX_SAMPLES).map(|n| n as usize)
+}
+
+/// Most repetitions of `run --repeat` (each repeats the whole program).
+pub const MAX_REPEAT: u64 = 100_000;
+
+/// `run --repeat`: 1..=[`MAX_REPEAT`].
+pub fn repeat(s: &str) -> Result<u32, String> {
+    whole(s, "--repeat", 1, MAX_REPEAT).map(|n| n as u32)
+}
+
+/// `--border`: 0..=127 pixels (half the array).
+pub fn border(s: &str) -> Result<usize, String> {
+    whole(s, "--border", 0, (N / 2 - 1) as u64).map(|n| n as usize)
+}
+
+/// A float that must be finite and more than 0 (`--max-total-rmse`).
+pub fn positive(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not a number", quote(s)))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number more than 0, got {v}"))
+    }
+}
+
+/// Joins a negative number to the long flag before it (`--runs -1` becomes
+/// `--runs=-1`), so the flag's own check answers with its range instead of clap taking
+/// `-1` for an unknown flag.
+pub fn join_negative_values(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out: Vec<std::ffi::OsString> = Vec::with_capacity(args.len());
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        let flag = a
+            .to_str()
+            .filter(|s| s.starts_with("--") && s.len() > 2 && !s.contains('='))
+            .map(str::to_string);
+        let negative = it
+            .peek()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('-') && n.len() > 1 && n.trim().parse::<f64>().is_ok());
+        match (flag, negative) {
+            (Some(f), true) => {
+                let v = it.next().unwrap_or_default();
+                let mut joined = std::ffi::OsString::from(format!("{f}="));
+                joined.push(v);
+                out.push(joined);
+            }
+            _ => out.push(a),
+        }
+    }
+    out
+}
+
 /// `--slack`: a finite fraction in [0, 10].
 pub fn slack(s: &str) -> Result<f64, String> {
     let v: f64 = s
@@ -57,16 +155,9 @@ pub fn slack(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// `--workers`: 1..=[`MAX_WORKERS`].
+/// `--workers`: 1..=[`MAX_WORKERS`], the spec's `search.workers` range.
 pub fn workers(s: &str) -> Result<usize, String> {
-    let v: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a whole number"))?;
-    if !(1..=MAX_WORKERS).contains(&v) {
-        return Err(format!("must be in 1..={MAX_WORKERS}, got {v}"));
-    }
-    Ok(v)
+    spec::WORKERS.parse(s).map(|n| n as usize)
 }
 
 /// `--clock`: MHz in (0, [`MAX_CLOCK_MHZ`]].
@@ -95,14 +186,7 @@ pub fn tolerance(s: &str) -> Result<f64, String> {
 
 /// `--runs`: 1..=[`MAX_RUNS`].
 pub fn runs(s: &str) -> Result<u32, String> {
-    let v: u32 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a whole number"))?;
-    if !(1..=MAX_RUNS).contains(&v) {
-        return Err(format!("must be in 1..={MAX_RUNS}, got {v}"));
-    }
-    Ok(v)
+    whole(s, "--runs", 1, u64::from(MAX_RUNS)).map(|n| n as u32)
 }
 
 /// `--pe ROW,COL` with both in `0..N`.

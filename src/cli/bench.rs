@@ -9,7 +9,7 @@ use serde::Serialize;
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Timed samples per figure (the median is reported).
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = super::args::samples)]
     samples: usize,
     #[command(flatten)]
     json: super::args::JsonArg,

@@ -43,11 +43,11 @@ pub struct CheckArgs {
     workers: Option<usize>,
     /// Deterministic search of N nodes per worker when a spec is compiled (default: the
     /// spec's `work`; see `scamp compile --help`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = args::work)]
     work: Option<u64>,
     /// Try depths from small to large and pick the shortest program whose total RMSE
     /// meets this budget.
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", value_parser = args::positive)]
     max_total_rmse: Option<f64>,
     /// Error bars: rerun under every profile of the noise profile's uncertainty
     /// ensemble that still matches the measurements, and report the range of the total

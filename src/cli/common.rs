@@ -5,7 +5,7 @@ use super::args::EdgeArg;
 use super::files;
 use super::CliError;
 use crate::bank::{PlaneValues, Preload, RunOptions, Setup};
-use crate::isa::{parse_program, source, Device, Program, Reg};
+use crate::isa::{parse_program, source, AnyReg, DReg, Device, Program, Reg};
 use crate::sim::{capture, noise, preload, Array};
 use crate::verify::check::ProfileTestbed;
 use crate::verify::compare::Watched;
@@ -46,6 +46,19 @@ pub struct SetupArgs {
 }
 
 impl SetupArgs {
+    /// The registers `--set` loads before the program runs (they count as written).
+    pub fn preset(&self) -> Vec<AnyReg> {
+        self.set
+            .iter()
+            .filter_map(|s| s.split_once('='))
+            .filter_map(|(name, _)| {
+                DReg::parse(name)
+                    .map(AnyReg::Digital)
+                    .or_else(|| Reg::parse(name).map(AnyReg::Analogue))
+            })
+            .collect()
+    }
+
     /// A fresh array with the scene exposed and the preloads applied.
     pub fn build(&self, device: Device) -> Result<Array, CliError> {
         Ok(self.setup(device, self.scene()?, None)?.array())
@@ -124,10 +137,10 @@ pub struct NoiseArgs {
     #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
     /// Temporal-noise (run) seed; run r of `--runs` uses seed + r.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::args::seed)]
     pub seed: u64,
     /// Fixed-pattern (chip) seed: the same seed is the same chip.
-    #[arg(long = "chip-seed", default_value_t = 1)]
+    #[arg(long = "chip-seed", default_value_t = 1, value_parser = super::args::seed)]
     pub chip_seed: u64,
 }
 

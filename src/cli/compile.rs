@@ -32,20 +32,20 @@ pub struct CompileArgs {
     #[arg(long, value_name = "A,B,...", value_parser = args::registers)]
     pub registers: Option<args::RegisterList>,
     /// Seed for search-order ties.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = args::seed)]
     pub seed: Option<u64>,
     /// Deterministic mode: each worker searches on its own for N nodes and the best
     /// program wins (ties to the lower worker number), so the same spec, seed, workers
     /// and work always give the same program (default: the spec's `work`). Without it
     /// the workers share what they find and race on the clock, and the program can
     /// differ from run to run with the machine's load.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = args::work)]
     pub work: Option<u64>,
     /// Stop after this many search nodes.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = args::node_limit)]
     pub node_limit: Option<u64>,
     /// Memory cap of the search in MiB (default 2048).
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB", value_parser = args::memory_limit)]
     pub memory_limit: Option<u64>,
     /// `--json`: one JSON object on stdout.
     #[command(flatten)]

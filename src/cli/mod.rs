@@ -73,9 +73,10 @@ impl CliError {
             CliError::CompileSpec {
                 source: CompileError::NotFound(_)
                     | CompileError::Proof(_)
-                    | CompileError::NoRangeSafe(_),
+                    | CompileError::NoRangeSafe(_)
+                    | CompileError::ApproxMiss { .. },
                 ..
-            }
+            } | CliError::Compile(CompileError::ApproxMiss { .. })
         );
         if not_found {
             1
@@ -147,7 +148,7 @@ enum Command {
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
 pub fn main() -> u8 {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(args::join_negative_values(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

@@ -43,16 +43,16 @@ pub struct CalibrateArgs {
     )]
     inputs: Vec<i32>,
     /// Largest number of kernel applications.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = |s: &str| super::args::whole(s, "--k-max", 1, 1024).map(|n| n as u32))]
     k_max: u32,
     /// Chip (fixed-pattern) seed.
-    #[arg(long = "chip-seed", default_value_t = 1)]
+    #[arg(long = "chip-seed", default_value_t = 1, value_parser = super::args::seed)]
     chip_seed: u64,
     /// Run seed of the first repetition (repetition r uses seed + r).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::args::seed)]
     seed: u64,
     /// Repetitions averaged per point.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = |s: &str| super::args::whole(s, "--reps", 1, 1000).map(|n| n as u32))]
     reps: u32,
     /// Frames of the background experiment (`load_in(A, 0)`, run seeds from `--seed`
     /// on the chip `--chip-seed`), 16..=1024.
@@ -60,7 +60,7 @@ pub struct CalibrateArgs {
     frames: u32,
     /// Refit the free parameters of the profile to the measurements (Nelder-Mead, this
     /// many iterations) and print the fitted profile as YAML before the comparison.
-    #[arg(long, value_name = "ITERATIONS")]
+    #[arg(long, value_name = "ITERATIONS", value_parser = |s: &str| super::args::whole(s, "--fit", 1, 100_000).map(|n| n as u32))]
     fit: Option<u32>,
     #[command(flatten)]
     json: super::args::JsonArg,

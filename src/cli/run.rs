@@ -22,7 +22,7 @@ pub struct RunArgs {
     #[command(flatten)]
     noise: NoiseArgs,
     /// Run the program K times in a row on the same state.
-    #[arg(long, default_value_t = 1, value_name = "K")]
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = args::repeat)]
     repeat: u32,
     /// Repeat the whole run N times from a fresh array with run seeds seed, seed+1, ...
     /// (same chip) and report the mean and spread of each register over the runs.
@@ -74,7 +74,7 @@ pub struct RunArgs {
     images: Option<PathBuf>,
     /// With --compare: leave N PEs on every side out of the figures (as `check` leaves
     /// out the border its output register's values could have crossed).
-    #[arg(long, value_name = "N", requires = "compare")]
+    #[arg(long, value_name = "N", requires = "compare", value_parser = args::border)]
     border: Option<usize>,
     /// Array clock in MHz, at most 1000.
     #[arg(long, default_value_t = 10.0, value_name = "MHZ", value_parser = args::clock)]
@@ -152,6 +152,12 @@ pub fn run(a: &RunArgs) -> Outcome {
     opts.repeat = a.repeat;
     let saved = parse_save(&a.save, device.general)?;
     let input = input_register(a.input.as_deref(), device)?;
+    // Registers read before any write hold leftovers on the chip (issue 29).
+    let mut preset = a.setup.preset();
+    preset.extend(input.map(crate::isa::AnyReg::Analogue));
+    for u in crate::isa::unwritten_reads(&program, &preset) {
+        eprintln!("warning: {}:{u}", a.program.display());
+    }
     let scenes = scenes(a)?;
     let setup = |img: &GreyImage| a.setup.setup(device, img.clone(), input);
     // Validated once here, so that every run below can build its array infallibly.

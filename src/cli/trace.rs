@@ -96,6 +96,9 @@ fn write_html(
         || a.program.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    if let Some(note) = crate::report::trace::Sampling::of(program).note() {
+        eprintln!("note: {note}");
+    }
     let html = trace_page(TraceInput {
         title: &title,
         source: &source,

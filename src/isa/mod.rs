@@ -7,6 +7,8 @@ pub mod program;
 pub mod reg;
 pub mod source;
 pub mod table;
+pub mod text;
+pub mod unwritten;
 pub mod yaml;
 
 pub use op::{BusOp, DigitalOp};
@@ -14,3 +16,4 @@ pub use parse::parse_program;
 pub use program::{Device, IsaError, Pos, Program, Stmt};
 pub use reg::{DReg, Dir, DirSet, Reg};
 pub use table::{Codegen, Def, Family, Id, Operand, Slot};
+pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};

@@ -166,6 +166,47 @@ fn snapshot(
     rec.pe.push(pe_values(array, pe));
 }
 
+/// Most bus instructions a page shows. Past it the page shows evenly spaced ones (and
+/// the last): every shown step holds every register plane, and 10,000 macros shown in
+/// full made a 300 MB page that took 1.4 GB to build.
+pub const MAX_TRACE_STEPS: usize = 2000;
+
+/// How a page samples a program's bus instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampling {
+    /// Bus instructions in the program.
+    pub total: usize,
+    /// One shown every `every` (1: all of them).
+    pub every: usize,
+}
+
+impl Sampling {
+    /// The sampling of `program`'s page.
+    pub fn of(program: &Program) -> Sampling {
+        let total: usize = program.stmts.iter().map(|s| s.ops.len()).sum();
+        Sampling {
+            total,
+            every: total.div_ceil(MAX_TRACE_STEPS).max(1),
+        }
+    }
+
+    /// Whether bus instruction `i` (1-based) is shown.
+    fn shows(&self, i: usize) -> bool {
+        i.is_multiple_of(self.every) || i == self.total
+    }
+
+    /// What the page leaves out, when it leaves anything out.
+    pub fn note(&self) -> Option<String> {
+        (self.every > 1).then(|| {
+            format!(
+                "the program has {} bus instructions, more than the {MAX_TRACE_STEPS} a page \
+                 shows: every {}th is shown (and the last), each with the state after it",
+                self.total, self.every
+            )
+        })
+    }
+}
+
 fn record(
     array: &mut Array,
     program: &Program,
@@ -173,6 +214,8 @@ fn record(
     clock_hz: f64,
     reference: Option<&Means>,
 ) -> Result<Recorded, RunError> {
+    let sampling = Sampling::of(program);
+    let mut done = 0usize;
     let planes = analogue_regs(array).len();
     let mut rec = Recorded {
         analogue: Recorder::new(planes),
@@ -187,6 +230,10 @@ fn record(
     let mut cycles = 0u64;
     let report = sim::run_observed(array, program, 1, clock_hz, |s, i, arr| {
         cycles += s.ops[i].cycles();
+        done += 1;
+        if !sampling.shows(done) {
+            return;
+        }
         rec.steps.push(StepInfo {
             line: s.pos.line,
             stmt: s.to_string(),
@@ -258,6 +305,7 @@ pub fn trace_page(input: TraceInput<'_>) -> Result<String, RunError> {
         .warnings
         .iter()
         .map(|w| format!("line {}: {}", w.pos.line, w.msg))
+        .chain(Sampling::of(program).note())
         .collect();
     let data = json!({
         "title": title,
@@ -332,4 +380,24 @@ a picture for the value of a block; the PE table shows the chosen PE at full pre
         noise = escape(noise),
         side = TRACE_SIDE,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{parse_program, Device};
+
+    #[test]
+    fn long_programs_are_sampled_to_the_page_limit() {
+        let short = parse_program(&"mov(B, A);\n".repeat(10), Device::default()).unwrap();
+        assert_eq!(Sampling::of(&short).every, 1);
+        assert_eq!(Sampling::of(&short).note(), None);
+        let long = parse_program(&"mov(B, A);\n".repeat(10_000), Device::default()).unwrap();
+        let s = Sampling::of(&long);
+        let shown = (1..=s.total).filter(|&i| s.shows(i)).count();
+        assert!(shown <= MAX_TRACE_STEPS, "{shown}");
+        assert!(shown * 2 > MAX_TRACE_STEPS, "{shown}");
+        assert!(s.shows(s.total));
+        assert!(s.note().is_some_and(|n| n.contains(&s.total.to_string())));
+    }
 }

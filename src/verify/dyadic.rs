@@ -10,7 +10,7 @@
 //! fast path can only ever be slower to answer, never wrong.
 
 use super::range::InputRange;
-use super::symbolic::{Coef, LinComb, Offset, Symbolic};
+use super::symbolic::{Coef, LinComb, Offset, Span, Symbolic};
 use crate::sim::machine::Linear;
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
@@ -268,6 +268,10 @@ impl Symbolic for Dyadic {
                 .collect(),
             ..self.clone()
         }
+    }
+
+    fn span(&self) -> Option<Span> {
+        (!self.inexact).then(|| Span::of(self.terms.iter().map(|&(o, _)| o)))
     }
 }
 

@@ -7,6 +7,7 @@ pub mod dyadic;
 pub mod groups;
 pub mod heatmap;
 pub mod metrics;
+pub mod precision;
 pub mod predict;
 pub mod proof;
 pub mod range;

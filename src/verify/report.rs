@@ -83,6 +83,13 @@ pub fn explain_mismatch(
             out.push(format!("  constant term {} (expected 0)", got.constant));
         }
     }
+    if out.is_empty() {
+        // The kernels match with unknowns at 0: the proof failed on what they leave out
+        // (a register read before any write).
+        if let Err(e) = super::proof::prove_rational(program, input, general, targets, None) {
+            out.push(format!("proof failed: {e}"));
+        }
+    }
     out
 }
 

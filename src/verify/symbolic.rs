@@ -110,7 +110,42 @@ pub trait Symbolic: Linear + fmt::Debug {
     fn of_lin(lin: &LinComb) -> Self;
     /// The same expression as seen from a PE `(dr, dc)` away.
     fn shifted(&self, dr: i32, dc: i32) -> Self;
+    /// The rows and columns its offsets span (`None` when the value cannot say: see
+    /// [`super::dyadic::Dyadic::is_exact`]).
+    fn span(&self) -> Option<Span>;
 }
+
+/// How many rows and columns of offsets a value spans (0 x 0 for a constant).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    /// Rows from the northernmost to the southernmost offset.
+    pub rows: u64,
+    /// Columns from the westernmost to the easternmost offset.
+    pub cols: u64,
+}
+
+impl Span {
+    /// The span of `offsets`.
+    pub fn of(offsets: impl Iterator<Item = Offset>) -> Span {
+        let mut b: Option<(i32, i32, i32, i32)> = None;
+        for (r, c) in offsets {
+            b = Some(match b {
+                None => (r, r, c, c),
+                Some((r0, r1, c0, c1)) => (r0.min(r), r1.max(r), c0.min(c), c1.max(c)),
+            });
+        }
+        b.map_or(Span::default(), |(r0, r1, c0, c1)| Span {
+            rows: (i64::from(r1) - i64::from(r0) + 1).unsigned_abs(),
+            cols: (i64::from(c1) - i64::from(c0) + 1).unsigned_abs(),
+        })
+    }
+}
+
+/// Widest span, in rows and in columns, the symbolic executor follows: twice the largest
+/// kernel (31x31) less one, room for a partial sum moved across a whole kernel. A value
+/// wider than that is in no kernel the tools handle, and following it costs time and
+/// memory without bound (e.g. alternating `movx` and `add` grows it by one a macro).
+pub const MAX_SPAN: u64 = 2 * crate::cain::spec::MAX_SIDE as u64 - 1;
 
 impl Symbolic for LinComb {
     fn of_lin(lin: &LinComb) -> Self {
@@ -119,6 +154,10 @@ impl Symbolic for LinComb {
 
     fn shifted(&self, dr: i32, dc: i32) -> Self {
         LinComb::shifted(self, dr, dc)
+    }
+
+    fn span(&self) -> Option<Span> {
+        Some(Span::of(self.terms.keys().copied()))
     }
 }
 
@@ -304,6 +343,22 @@ pub fn execute(program: &Program, input: Reg, general: usize) -> Result<Symbolic
     execute_as(program, input, general, |_, _, _| ())
 }
 
+/// Runs `program` symbolically from the start values `initial` (every other register
+/// zero): e.g. the input image in a register nothing writes, to see what of it reaches
+/// the outputs.
+pub fn execute_from(
+    program: &Program,
+    initial: &[(Reg, LinComb)],
+    general: usize,
+) -> Result<SymbolicPe, SymbolicError> {
+    let mut pe = SymbolicPe::<LinComb>::new(general);
+    for (r, v) in initial {
+        pe.set(*r, v.clone());
+    }
+    run_on(&mut pe, program, |_, _, _| ())?;
+    Ok(pe)
+}
+
 /// [`execute`] in the representation `V`, calling `written(pe, reg, pos)` after every
 /// transfer for each receiver `reg` it names (a neighbour view `XE`.. wrote a
 /// neighbour's `NEWS`, which holds the values of this PE's `NEWS`, moved).
@@ -311,24 +366,63 @@ pub fn execute_as<V: Symbolic>(
     program: &Program,
     input: Reg,
     general: usize,
-    mut written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
+    written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
 ) -> Result<SymbolicPe<V>, SymbolicError> {
     let mut pe = SymbolicPe::<V>::new(general);
     pe.set(input, V::of_lin(&LinComb::input()));
+    run_on(&mut pe, program, written)?;
+    Ok(pe)
+}
+
+/// Runs every statement of `program` on `pe`, stopping where a value grows wider than
+/// [`MAX_SPAN`].
+fn run_on<V: Symbolic>(
+    pe: &mut SymbolicPe<V>,
+    program: &Program,
+    mut written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
+) -> Result<(), SymbolicError> {
     for s in &program.stmts {
         for op in &s.ops {
-            step(&mut pe, op).map_err(|e| SymbolicError {
+            step(pe, op).map_err(|e| SymbolicError {
                 pos: s.pos,
                 msg: format!("`{s}`: {}", e.0),
             })?;
             if let BusOp::Transfer { dsts, .. } = op {
                 for d in dsts {
-                    written(&pe, *d, s.pos);
+                    check_span(pe, *d, s)?;
+                    written(pe, *d, s.pos);
                 }
             }
         }
     }
-    Ok(pe)
+    Ok(())
+}
+
+/// Refuses a value in `reg` wider than [`MAX_SPAN`] after `stmt`.
+fn check_span<V: Symbolic>(
+    pe: &SymbolicPe<V>,
+    reg: Reg,
+    stmt: &crate::isa::Stmt,
+) -> Result<(), SymbolicError> {
+    let held = match reg {
+        Reg::X(_) => Reg::News,
+        other => other,
+    };
+    let Some(span) = pe.value(held).span() else {
+        return Ok(());
+    };
+    if span.rows <= MAX_SPAN && span.cols <= MAX_SPAN {
+        return Ok(());
+    }
+    Err(SymbolicError {
+        pos: stmt.pos,
+        msg: format!(
+            "`{}`: the value in {held} spans {}x{} offsets, more than the {MAX_SPAN}x{MAX_SPAN} \
+             the verifier follows (twice the largest kernel, 31x31, less one); symbolic \
+             execution stops here",
+            stmt, span.rows, span.cols
+        ),
+    })
 }
 
 #[cfg(test)]
