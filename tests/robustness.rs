@@ -375,7 +375,10 @@ fn every_numeric_flag_answers_a_negative_number_with_its_range() {
 #[test]
 fn the_command_line_and_the_spec_share_one_rule_per_key() {
     let spec = tmp("k_id.yaml", ID_SPEC);
-    for (flag, key) in [("--node-limit", "node_limit"), ("--memory-limit", "memory_limit")] {
+    for (flag, key) in [
+        ("--node-limit", "node_limit"),
+        ("--memory-limit", "memory_limit"),
+    ] {
         let o = scamp(&["compile", &spec, flag, "0"]);
         let cli = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{cli}");
@@ -387,7 +390,12 @@ fn the_command_line_and_the_spec_share_one_rule_per_key() {
         let yaml = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{yaml}");
         // The same sentence in both.
-        let sentence = cli.split(": ").last().unwrap_or_default().trim().to_string();
+        let sentence = cli
+            .split(": ")
+            .last()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         assert!(sentence.contains("must be between 1 and"), "{cli}");
         assert!(yaml.contains(&sentence), "{yaml} vs {cli}");
     }

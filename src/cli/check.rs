@@ -112,7 +112,7 @@ fn from_spec(
     let (bank, choice) =
         Bank::compile_within(spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
     if !a.json.json {
-        print_budget(&choice, limit, max_depth);
+        eprint!("{}", html_report::text::budget(&choice, limit, max_depth));
     }
     Ok(bank)
 }
@@ -191,7 +191,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if a.json.json {
         println!("{}", serde_json::to_string(report)?);
     } else if let Some(spec) = bank.spec() {
-        print_report(report, spec, bank.kernels());
+        print!("{}", html_report::text::check(report, spec, bank.kernels()));
     }
     Ok(if report.passed() { 0 } else { 1 })
 }
@@ -245,35 +245,6 @@ fn write_outputs(
         .map_err(CliError::msg)?;
     }
     Ok(())
-}
-
-fn print_budget(b: &BudgetChoice, limit: f64, max_depth: u32) {
-    for (d, e) in &b.skipped {
-        eprintln!("depth {d}: {e}");
-    }
-    eprintln!("depth  instructions  cycles  total RMSE  meets {limit}");
-    for r in &b.rows {
-        eprintln!(
-            "{:>5}  {:>12}  {:>6}  {:>10.4}  {}",
-            r.depth,
-            r.instructions,
-            r.cycles,
-            r.total_rmse,
-            if r.meets { "yes" } else { "no" }
-        );
-    }
-    if !b.met {
-        let worst = b
-            .rows
-            .iter()
-            .map(|r| r.total_rmse)
-            .fold(f64::INFINITY, f64::min);
-        eprintln!(
-            "no depth up to {max_depth} meets --max-total-rmse {limit}; reporting the closest \
-             (total RMSE {worst:.4}, {} instructions)",
-            b.program.instructions()
-        );
-    }
 }
 
 /// What the report page is drawn from.
@@ -343,123 +314,4 @@ fn write_html(file: &Path, p: &Page, m: Option<Measurement>) -> Result<(), CliEr
         eprintln!("wrote {} ({} bytes)", file.display(), html.len());
     }
     Ok(())
-}
-
-fn fig(f: &ErrorFigures) -> String {
-    let psnr = f.psnr.map_or("inf".to_string(), |p| format!("{p:.1}"));
-    format!(
-        "{:>9.4} {:>9.4} {:>7} {:>+9.4}",
-        f.rmse, f.max, psnr, f.bias
-    )
-}
-
-fn print_report(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) {
-    println!("spec          {}", spec.name);
-    println!(
-        "program       {} instructions, {} cycles, {:.1} us at 10 MHz",
-        r.instructions, r.cycles, r.time_us
-    );
-    if !r.verified {
-        println!("proof         FAILED: the program does not compute the kernels");
-        for l in &r.mismatch {
-            println!("{l}");
-        }
-        return;
-    }
-    println!("proof         exact (symbolic execution of every bus instruction)");
-    for k in kernels {
-        println!(
-            "kernel {}      d = {}, approximation error {} (sum of |weight differences|)",
-            k.out, k.approx.depth, k.approx.error
-        );
-    }
-    println!(
-        "measured on   {} image(s), noise `{}`, {} run(s); a border of {} px is excluded \
-         (values there depend on the array edge)",
-        r.images, r.noise, r.runs, r.border
-    );
-    println!();
-    println!(
-        "{:<4} {:<10} {:>9} {:>9} {:>7} {:>9}",
-        "out", "error", "RMSE", "max", "PSNR", "bias"
-    );
-    for k in &r.kernels {
-        println!("{:<4} {:<10} {}", k.out, "approx", fig(&k.approx));
-        println!("{:<4} {:<10} {}", "", "analogue", fig(&k.analogue));
-        println!("{:<4} {:<10} {}", "", "total", fig(&k.total.figures));
-        if let (Some(r), Some(b)) = (k.total.rmse_range, k.total.bias_range) {
-            println!(
-                "{:<4} {:<10} {:>9} RMSE {:.4} .. {:.4}, bias {:+.4} .. {:+.4}",
-                "", "", "range", r[0], r[1], b[0], b[1]
-            );
-        }
-        if r.runs > 1 {
-            println!(
-                "{:<4} {:<10} total RMSE over runs {:.4} +- {:.4}",
-                "", "", k.total_runs.rmse.mean, k.total_runs.rmse.std
-            );
-        }
-    }
-    if r.kernels
-        .iter()
-        .any(|k| k.total.figures.rmse < k.approx.rmse)
-    {
-        println!(
-            "(a total below its approximation error is no mistake: errors are signed, and \
-             the chip's error can cancel part of the approximation's)"
-        );
-    }
-    println!(
-        "\nwhere the total error comes from (run 1; RMSE and bias of each stage; `noise` is \
-         the run without clipping against the approximated kernel, `analogue` above \
-         includes clipping)"
-    );
-    for k in &r.kernels {
-        let s = &k.sources;
-        println!("{:<4} {:<10} {}", k.out, "approx", fig(&s.approximation));
-        println!("{:<4} {:<10} {}", "", "noise", fig(&s.analogue));
-        if let Some(p) = &k.predicted {
-            println!(
-                "{:<4} {:<10} {:>9.4} {:>9} {:>7} {:>+9.4}   (analytic, from the profile)",
-                "", "predicted", p.rmse, "", "", p.bias
-            );
-        }
-        println!("{:<4} {:<10} {}", "", "saturation", fig(&s.saturation));
-        println!("{:<4} {:<10} {}", "", "readout", fig(&s.readout_clipping));
-        if s.clipped_share > 0.0 {
-            println!(
-                "{:<4} note: the exact result leaves the 8-bit readout range on {:.1} % of the \
-                 PEs; that clipping ({:.2} RMSE) is lost on any device: scale the kernel down",
-                "",
-                100.0 * s.clipped_share,
-                s.readout_clipping.rmse
-            );
-        }
-    }
-    if let Some(u) = &r.uncertainty {
-        println!(
-            "\nranges over {} of {} profiles of the uncertainty ensemble that reproduce both \
-             device experiments (docs/noise.md, \"Error bars\")",
-            u.accepted, u.members
-        );
-    }
-    if let Some(k) = r.kernels.first() {
-        println!(
-            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
-             run 1; {:.2} % of PE-images)",
-            r.saturated,
-            100.0 * r.saturated_share
-        );
-        if let Some(p) = k.peak {
-            println!(
-                "peak          |value| up to {p} for inputs {}..{} (static range)",
-                spec.input_range.lo, spec.input_range.hi
-            );
-        }
-    }
-    match r.budget_met {
-        Some(true) => println!("budget        met: the shortest program within the RMSE budget"),
-        Some(false) => println!("budget        NOT met at any depth: the closest program is shown"),
-        None => {}
-    }
 }

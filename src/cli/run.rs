@@ -218,7 +218,14 @@ pub fn run(a: &RunArgs) -> Outcome {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
     }
-    print_text(a, &program, &out);
+    let context = crate::report::text::RunContext {
+        program: a.program.display().to_string(),
+        per_run: program.instructions(),
+        repeat: a.repeat,
+        clock_mhz: a.clock,
+        out: a.out.as_ref().map(|d| d.display().to_string()),
+    };
+    print!("{}", crate::report::text::run(&context, &out));
     Ok(0)
 }
 
@@ -287,145 +294,4 @@ fn warnings(a: &RunArgs, report: &RunReport) -> Vec<String> {
             }
         })
         .collect()
-}
-
-fn print_text(a: &RunArgs, program: &Program, out: &RunSummary) {
-    println!("program       {}", a.program.display());
-    println!(
-        "instructions  {} ({} per run x {})",
-        out.instructions,
-        program.instructions(),
-        a.repeat
-    );
-    println!("cycles        {}", out.cycles);
-    println!("time          {:.1} us at {} MHz", out.time_us, a.clock);
-    println!(
-        "noise         {} (chip seed {}, run seed {}){}",
-        out.noise.profile,
-        out.noise.chip_seed,
-        out.noise.seed,
-        if out.noise.readout {
-            ", values as read out (readout noise, 8-bit ADC)"
-        } else {
-            ""
-        }
-    );
-    let per_reg: Vec<String> = out
-        .saturation
-        .iter()
-        .map(|(r, c)| format!("{r}: {} PEs / {} writes", c.pes, c.writes))
-        .collect();
-    if per_reg.is_empty() {
-        println!("saturated     0");
-    } else {
-        println!("saturated     {} ({})", out.saturated, per_reg.join(", "));
-    }
-    println!();
-    println!(
-        "{:<6} {:>10} {:>10} {:>10} {:>10}",
-        "reg", "mean", "std", "min", "max"
-    );
-    for (name, s) in &out.registers {
-        println!(
-            "{name:<6} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
-            s.mean, s.std, s.min, s.max
-        );
-    }
-    if let (Some(runs), Some(n)) = (&out.runs, out.run_count) {
-        println!(
-            "\nover {n} runs (run seeds {}..{}): mean and spread of each figure",
-            a.noise.seed,
-            a.noise.seed + u64::from(n) - 1
-        );
-        println!(
-            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>10}",
-            "reg", "mean", "+-", "std", "+-", "PE spread"
-        );
-        for (name, r) in runs {
-            println!(
-                "{name:<6} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
-                r.mean_of_mean, r.std_of_mean, r.mean_of_std, r.std_of_std, r.pe_std
-            );
-        }
-        if let Some(s) = &out.saturated_per_run {
-            let max = s.iter().max().copied().unwrap_or(0);
-            let mean = s.iter().sum::<u64>() as f64 / s.len().max(1) as f64;
-            println!("saturated PEs per run: mean {mean:.1}, max {max}");
-        }
-    }
-    if let Some(c) = &out.compare {
-        print_comparison(a, out, c);
-    }
-    if let Some(dir) = &a.out {
-        println!(
-            "\nwrote {} register(s) to {}",
-            out.registers.len(),
-            dir.display()
-        );
-    }
-}
-
-fn print_comparison(a: &RunArgs, out: &RunSummary, c: &Comparison) {
-    println!(
-        "\ncompare       noisy (`{}`) against ideal runs: {} image(s), {} run(s) (run seeds {}..), \
-         border {} PE(s), tolerance {}",
-        out.noise.profile, c.images, c.runs, a.noise.seed, c.border, c.tolerance
-    );
-    println!("              mean over runs, +- the spread over runs");
-    let pm = |s: &crate::verify::metrics::Spread| format!("{:.4} +- {:.4}", s.mean, s.std);
-    let analogue: Vec<_> = c
-        .registers
-        .iter()
-        .filter_map(|(w, d)| match d {
-            Difference::Analogue(x) => Some((w, x)),
-            Difference::Digital(_) => None,
-        })
-        .collect();
-    if !analogue.is_empty() {
-        println!(
-            "\n{:<6} {:>20} {:>20} {:>20} {:>20}",
-            "reg", "RMSE", "bias", "max", "beyond"
-        );
-        for (w, x) in analogue {
-            let f = &x.runs.figures;
-            println!(
-                "{:<6} {:>20} {:>20} {:>20} {:>20}",
-                w.to_string(),
-                pm(&f.rmse),
-                pm(&f.bias),
-                pm(&f.max),
-                pm(&x.runs.beyond)
-            );
-        }
-    }
-    let digital: Vec<_> = c
-        .registers
-        .iter()
-        .filter_map(|(w, d)| match d {
-            Difference::Digital(x) => Some((w, x)),
-            Difference::Analogue(_) => None,
-        })
-        .collect();
-    if !digital.is_empty() {
-        println!("\n{:<6} {:>20}", "reg", "flipped");
-        for (w, x) in digital {
-            println!("{:<6} {:>20}", w.to_string(), pm(&x.runs.flipped));
-        }
-    }
-    let per_reg: Vec<String> = c
-        .saturated
-        .registers
-        .iter()
-        .map(|(r, s)| format!("{r}: {:.1}", s.mean))
-        .collect();
-    println!(
-        "\nsaturated in the noisy runs: {:.1} +- {:.1} PE-register pairs per run over all images{}",
-        c.saturated.pes.mean,
-        c.saturated.pes.std,
-        if per_reg.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", per_reg.join(", "))
-        }
-    );
 }
