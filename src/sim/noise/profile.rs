@@ -5,10 +5,10 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position (the approach of the filter specs, see [`crate::isa::yaml`]).
 
-use super::bus_kind::BusKind;
 use crate::isa::source::{self, SourceError};
 use crate::isa::yaml::YamlError;
 use crate::isa::Pos;
+use crate::sim::layer::BusKind;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
 
@@ -104,8 +104,8 @@ impl Transfers {
     }
 }
 
-/// One bus kind: `v' = v (1 + gain + pattern G[pe]) + offset + pattern O[pe][reg]
-/// + N(0, noise^2 + (noise_signal v)^2)`.
+/// One bus kind: `v' = v (1 + gain + pattern G[pe]) + offset + pattern O[pe][reg] +
+/// N(0, noise^2 + (noise_signal v)^2)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Transfer {
@@ -204,8 +204,8 @@ pub struct Decay {
 }
 
 /// Error added to a value written by a transfer that reads `IN` or `PIX`, on top of the
-/// transfer's own: `v' = v (1 + gain + pattern_gain Gx[pe]) + offset
-/// + pattern_offset Ox[pe] + N(0, noise^2 + (noise_signal v)^2)`.
+/// transfer's own: `v' = v (1 + gain + pattern_gain Gx[pe]) + offset +
+/// pattern_offset Ox[pe] + N(0, noise^2 + (noise_signal v)^2)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Injection {
@@ -577,7 +577,7 @@ mod tests {
         let text = "saturation:\n  low: 5\n  high: 1\nname: x\n";
         let e = Profile::from_yaml(text, "p.yaml").unwrap_err();
         assert_eq!((e.line, e.col), (2, 8), "{e}");
-        let e = Profile::from_yaml("readout:\n  low: 9\n  high: 1\n", "p.yaml").unwrap_err();
+        let e = Profile::from_yaml("readout:\n  low: 5\n  high: 1\n", "p.yaml").unwrap_err();
         assert_eq!((e.line, e.col), (2, 8), "{e}");
         assert!(e.msg.contains("low (5) must be below high (1)"), "{e}");
         let e = Profile::from_yaml("readout: {noise: .nan}\n", "p.yaml").unwrap_err();
