@@ -95,11 +95,11 @@ fn worker_counts_are_bounded_in_every_command() {
     for bad in ["0", "1025", "100000"] {
         refused(
             &scamp(&["compile", "programs/gauss3x3.yaml", "--workers", bad]),
-            &["--workers", "1..=1024"],
+            &["--workers", "between 1 and 1024"],
         );
         refused(
             &scamp(&["check", "programs/gauss3x3.yaml", "--workers", bad]),
-            &["--workers", "1..=1024"],
+            &["--workers", "between 1 and 1024"],
         );
     }
 }
@@ -124,9 +124,9 @@ fn objective_and_slack_are_checked_before_the_search() {
 
 #[test]
 fn many_workers_still_find_the_program() {
-    // More workers than cores take turns: the one that finds the program alone still
-    // runs, and the search ends by its budget. The shortest program is asked for, so
-    // its length is known (5).
+    // More workers than cores take turns on the spec's work budget; the time limit caps
+    // them all (issue 29: it took 8.6 s for 1 s), and a program is there at the end
+    // (the shortest is 5 instructions; the constructive one at most 11).
     let o = scamp(&[
         "compile",
         "programs/sobel_x.yaml",
@@ -135,12 +135,15 @@ fn many_workers_still_find_the_program() {
         "--workers",
         "1024",
         "--time-limit",
-        "1",
+        "2",
         "--json",
     ]);
     let v = common::json(&o);
-    assert_eq!(v["instructions"], 5);
+    let n = v["instructions"].as_u64().unwrap_or(0);
+    assert!((5..=11).contains(&n), "{n}");
     assert_eq!(v["search"]["workers"], 1024);
+    let seconds = v["search"]["seconds"].as_f64().unwrap_or(f64::INFINITY);
+    assert!(seconds <= 2.2, "{seconds} s for a 2 s limit");
 }
 
 fn npy(shape: &str, data: usize) -> Vec<u8> {
@@ -299,16 +302,12 @@ fn output_paths_are_checked_before_the_search() {
         "none2.yaml",
         "registers: [A]\nkernels: [{out: A, weights: [[1, 1]]}]\n",
     );
-    let o = scamp(&[
-        "compile",
-        &spec,
-        "--time-limit",
-        "0.5",
-        "-o",
-        "/nonexistent-dir/x.scamp",
-    ]);
-    refused(&o, &["/nonexistent-dir/x.scamp", "cannot write"]);
+    // Missing folders are created (as for --out and --html); under a plain file they
+    // cannot be.
     let file = tmp("plain-file", "x");
+    let under_file = format!("{file}/dir/x.scamp");
+    let o = scamp(&["compile", &spec, "--time-limit", "0.5", "-o", &under_file]);
+    refused(&o, &[&under_file, "cannot write"]);
     let o = scamp(&[
         "check",
         &spec,
@@ -375,9 +374,17 @@ fn every_numeric_flag_answers_a_negative_number_with_its_range() {
 #[test]
 fn the_command_line_and_the_spec_share_one_rule_per_key() {
     let spec = tmp("k_id.yaml", ID_SPEC);
-    for (flag, key) in [
-        ("--node-limit", "node_limit"),
-        ("--memory-limit", "memory_limit"),
+    for (flag, key, sentence) in [
+        (
+            "--node-limit",
+            "node_limit",
+            "node_limit must be between 1 and 18446744073709551615, got 0",
+        ),
+        (
+            "--memory-limit",
+            "memory_limit",
+            "memory_limit (MiB) must be between 1 and 1099511627776, got 0",
+        ),
     ] {
         let o = scamp(&["compile", &spec, flag, "0"]);
         let cli = stderr(&o);
@@ -390,14 +397,8 @@ fn the_command_line_and_the_spec_share_one_rule_per_key() {
         let yaml = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{yaml}");
         // The same sentence in both.
-        let sentence = cli
-            .split(": ")
-            .last()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        assert!(sentence.contains("must be between 1 and"), "{cli}");
-        assert!(yaml.contains(&sentence), "{yaml} vs {cli}");
+        assert!(cli.contains(sentence), "{cli}");
+        assert!(yaml.contains(sentence), "{yaml}");
     }
     let o = scamp(&["bench", "--samples", "99999999999"]);
     refused(&o, &["--samples must be between 1 and 1000"]);

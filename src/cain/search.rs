@@ -1009,7 +1009,15 @@ fn search_once<T: Send>(
         ..opts.clone()
     };
     let threads = workers.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Workers beyond the threads run after one another: each gets what is left of the
+    // one time limit, so that it caps the whole search in this mode too.
+    let begun = std::time::Instant::now();
     let one = |id: usize| {
+        let own = SearchOptions {
+            time_limit: own.time_limit.saturating_sub(begun.elapsed()),
+            ..own.clone()
+        };
+        let own = &own;
         let s = Stats::default();
         s.best
             .store(stats.best.load(Ordering::Relaxed), Ordering::Relaxed);
@@ -1018,7 +1026,7 @@ fn search_once<T: Send>(
             workers,
             strict,
         };
-        let out = search_ids(root, ctx, &own, &s, finish, crew);
+        let out = search_ids(root, ctx, own, &s, finish, crew);
         stats
             .nodes
             .fetch_add(s.nodes.load(Ordering::Relaxed), Ordering::Relaxed);

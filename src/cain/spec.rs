@@ -113,6 +113,11 @@ impl Spec {
     }
 }
 
+/// Most kernels a spec may list: a bank larger than the register file is split into
+/// groups that share the time limit, and beyond this each group's share is too small to
+/// search.
+pub const MAX_KERNELS: usize = 64;
+
 /// Largest kernel side accepted (the search could not handle more anyway).
 pub const MAX_SIDE: usize = 31;
 
@@ -368,6 +373,16 @@ fn kernel_list(raw: &[RawKernel], registers: &[Reg], general: usize) -> R<Vec<Ke
     if raw.is_empty() {
         return Err(Misplaced::at(&[Key("kernels")], "the kernel list is empty"));
     }
+    if raw.len() > MAX_KERNELS {
+        return Err(Misplaced::at(
+            &[Key("kernels"), Index(MAX_KERNELS)],
+            format!(
+                "{} kernels, more than the {MAX_KERNELS} a spec may list (each group of a \
+                 bank gets its share of the time limit)",
+                raw.len()
+            ),
+        ));
+    }
     let mut kernels: Vec<KernelSpec> = Vec::with_capacity(raw.len());
     for (i, rk) in raw.iter().enumerate() {
         let k = kernel(i, rk, registers, general)?;
@@ -391,7 +406,8 @@ fn check_approximation(i: usize, k: &KernelSpec, params: &ApproxParams) -> R<()>
                 return Err(Misplaced::at(
                     &[Key("kernels"), Index(i), Key("weights"), Index(r), Index(c)],
                     format!(
-                        "weight {w} too large: |weight x scale x 2^{}| must be at most 2^20",
+                        "weight {} too large: |weight x scale x 2^{}| must be at most 2^20",
+                        crate::isa::text::number(*w),
                         e.depth
                     ),
                 ));
@@ -460,9 +476,26 @@ pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
     if text.trim().is_empty() {
         return Err(YamlError::at_start("the document is empty"));
     }
-    let raw: RawSpec =
-        serde_yaml::from_str(text).map_err(|e| YamlError::from(&e).without_path())?;
+    let raw: RawSpec = serde_yaml::from_str(text).map_err(|e| {
+        if !is_mapping(text) {
+            return YamlError::at_start(
+                "a filter spec is a YAML mapping (`kernels:` and the keys of \
+                 docs/spec-format.md), and this is not one: is it a program? `compile` takes \
+                 a spec; `scamp check PROGRAM --kernel SPEC` checks a program",
+            );
+        }
+        YamlError::from(&e).without_path()
+    })?;
     build(raw).map_err(|e| locate(text, e))
+}
+
+/// Whether `text` is a YAML mapping at the top (a program file is plain text or fails
+/// to parse as YAML at all).
+fn is_mapping(text: &str) -> bool {
+    matches!(
+        serde_yaml::from_str::<serde_yaml::Value>(text),
+        Ok(serde_yaml::Value::Mapping(_))
+    )
 }
 
 #[cfg(test)]

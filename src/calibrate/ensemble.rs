@@ -35,6 +35,15 @@ pub enum UncertaintyError {
     Experiment(String),
 }
 
+/// Fails when `p` describes no uncertainty, so that a request for error bars can be
+/// refused before any work (compiling, measuring) is done.
+pub fn described(p: &Profile) -> Result<(), UncertaintyError> {
+    match p.uncertainty {
+        Some(_) => Ok(()),
+        None => Err(UncertaintyError::Undescribed(p.name.clone())),
+    }
+}
+
 /// The ensemble of `p`: the nominal profile first, then each parameter at each end of
 /// its range (the others nominal), then `samples` members with every parameter drawn
 /// uniformly inside its range. Deterministic: a pure function of the profile. Every

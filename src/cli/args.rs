@@ -29,7 +29,7 @@ Limits (input beyond them is refused before any work):
   --repeat         1..=100000 (run: each repeats the whole program)
   symbolic values  at most 61x61 offsets wide (twice the largest kernel less one):
                    wider ones are in no kernel, and following them has no bound
-  trace --html     at most 2000 steps shown (evenly sampled beyond): the page holds
+  trace --html     at most 1000 steps shown (evenly sampled beyond): the page holds
                    every register of every shown step
   numbers          a negative or non-finite value to a flag is refused with its range";
 

@@ -156,9 +156,15 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if let Some(dir) = &a.out {
         super::files::prepare_dir(dir)?;
     }
+    if let Some(file) = &a.html {
+        super::files::check_writable_file(file)?;
+    }
     let images = check::load_images(&a.images).map_err(|e| images_error(a, e))?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
+    if a.uncertainty {
+        crate::calibrate::ensemble::described(&testbed.profile).map_err(CliError::msg)?;
+    }
     let bank = if is_spec(&a.target) {
         from_spec(a, &grey, &testbed)?
     } else {

@@ -161,6 +161,13 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
             opts.memory_limit_mb.or(spec.search.memory_limit_mb).unwrap_or(2048)
         );
     }
+    if compiled.search.work.is_none() {
+        // Issue 29: a newcomer expects the same program from the same spec.
+        eprintln!(
+            "note: the search raced the clock, so another run (or another machine load) can \
+             print another program; `--work N` (spec key `search.work`) makes it reproducible"
+        );
+    }
     if compiled.search.source == cain::Source::Fallback && !a.json.json {
         eprintln!(
             "note: the search found nothing shorter than the constructive program within the budget; that program is printed"

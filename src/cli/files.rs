@@ -36,7 +36,9 @@ pub fn load_values(path: &Path) -> Result<Vec<f32>, CliError> {
 }
 
 /// Fails unless a file can be written at `path` (checked before work whose result would
-/// go there). Leaves an existing file as it is and creates no file.
+/// go there). Missing parent folders are created, as `--out` creates its folder (every
+/// output flag, `-o`, `--out`, `--html`, treats them the same way). Leaves an existing
+/// file as it is and creates no file.
 pub fn check_writable_file(path: &Path) -> Result<(), CliError> {
     let fail = |m: String| CliError::msg(format!("{}: cannot write: {m}", path.display()));
     if path.is_dir() {
@@ -54,7 +56,8 @@ pub fn check_writable_file(path: &Path) -> Result<(), CliError> {
         _ => Path::new("."),
     };
     if !parent.is_dir() {
-        return Err(fail(format!("no directory {}", parent.display())));
+        std::fs::create_dir_all(parent)
+            .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
     }
     std::fs::OpenOptions::new()
         .write(true)

@@ -130,6 +130,7 @@ pub fn run(a: &TraceArgs) -> Outcome {
     };
     let program = load_program(&a.program, device)?;
     if let Some(file) = &a.html {
+        super::files::check_writable_file(file)?;
         return write_html(a, file, &program, device, pe);
     }
     let mut array = prepared(a, device)?;

@@ -5,6 +5,7 @@ use super::program::{Device, IsaError, Pos, Program, Stmt};
 use super::reg::{DReg, Dir, DirSet, Reg};
 use super::source::{strip_bom, MAX_PROGRAM_BYTES};
 use super::table::{Operand, IGNORED};
+use super::text::{closest, quote};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -25,10 +26,12 @@ struct Lexer<'a> {
 impl Lexer<'_> {
     fn bump(&mut self) -> Option<char> {
         let c = self.chars.next()?;
-        if c == '\n' {
+        // `\n`, `\r\n` and a lone `\r` (old Mac files) each end a line.
+        let ends_line = c == '\n' || (c == '\r' && self.chars.peek() != Some(&'\n'));
+        if ends_line {
             self.pos.line += 1;
             self.pos.col = 1;
-        } else {
+        } else if c != '\r' {
             self.pos.col += 1;
         }
         Some(c)
@@ -46,7 +49,7 @@ impl Lexer<'_> {
                     self.bump();
                     match self.bump() {
                         Some('/') => {
-                            while self.chars.peek().is_some_and(|&c| c != '\n') {
+                            while self.chars.peek().is_some_and(|&c| c != '\n' && c != '\r') {
                                 self.bump();
                             }
                         }
@@ -104,7 +107,7 @@ impl Lexer<'_> {
                         }
                     }
                     let v: i64 = s.parse().map_err(|_| {
-                        IsaError::new(start, format!("`{s}` is not a valid integer"))
+                        IsaError::new(start, format!("`{}` is not a valid integer", quote(&s)))
                     })?;
                     out.push((Tok::Int(v), start));
                 }
@@ -123,7 +126,7 @@ impl Lexer<'_> {
 fn describe(t: Option<&(Tok, Pos)>) -> String {
     match t.map(|t| &t.0) {
         None => "end of file".into(),
-        Some(Tok::Ident(s)) => format!("`{s}`"),
+        Some(Tok::Ident(s)) => format!("`{}`", quote(s)),
         Some(Tok::Int(v)) => format!("`{v}`"),
         Some(Tok::Open) => "`(`".into(),
         Some(Tok::Close) => "`)`".into(),
@@ -143,7 +146,29 @@ fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
     if let Some(r) = DReg::parse(name) {
         return Ok(Operand::DReg(r));
     }
-    Err(IsaError::new(pos, format!("unknown operand `{name}`")))
+    let numbered = name
+        .strip_prefix('R')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if numbered {
+        return Err(IsaError::new(
+            pos,
+            format!(
+                "unknown register `{}` (this device has R0..R{} and FLAG)",
+                quote(name),
+                DReg::COUNT - 1
+            ),
+        ));
+    }
+    let known = [
+        "north", "east", "south", "west", "NEWS", "PIX", "IN", "XN", "XE", "XS", "XW", "FLAG",
+    ];
+    let hint = closest(name, known)
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default();
+    Err(IsaError::new(
+        pos,
+        format!("unknown operand `{}`{hint}", quote(name)),
+    ))
 }
 
 /// Parses program text for `device`, checking every statement against the table.
@@ -345,8 +370,13 @@ fn delimiter(call: &Call, open: Option<Pos>) -> Result<Option<Pos>, IsaError> {
 }
 
 fn end_pos(text: &str) -> Pos {
-    let line = text.lines().count().max(1) as u32;
-    let col = text.lines().last().map_or(0, |l| l.chars().count()) as u32 + 1;
+    // Lines end at `\n`, `\r\n` or a lone `\r`, as the lexer counts them.
+    let lines: Vec<&str> = text
+        .split("\r\n")
+        .flat_map(|l| l.split(['\r', '\n']))
+        .collect();
+    let line = lines.len().max(1) as u32;
+    let col = lines.last().map_or(0, |l| l.chars().count()) as u32 + 1;
     Pos { line, col }
 }
 
@@ -419,5 +449,32 @@ mod tests {
         let p = parse("\u{feff}mov(A, B);\nfoo(A)").unwrap_err();
         assert_eq!((p.pos.line, p.pos.col), (2, 1));
         assert_eq!(parse("\u{feff}mov(A, B)").unwrap().instructions(), 1);
+    }
+    #[test]
+    fn messages_read_well_whatever_the_input() {
+        // A lone CR ends a line: the third statement is at 3:1, not 1:23.
+        let e = parse("mov(B, A);\rmov(C, B);\rfoo(A)").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (3, 1));
+        let e = parse("mov(B, A);\r\nfoo(A)").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (2, 1));
+        // A digital register beyond R12 is named as a register, like `G`.
+        let e = parse("SET(R13)").unwrap_err();
+        assert!(
+            e.msg
+                .contains("unknown register `R13` (this device has R0..R12 and FLAG)"),
+            "{}",
+            e.msg
+        );
+        // Slips are answered with the nearest name.
+        let e = parse("movz(A, B, east)").unwrap_err();
+        assert!(e.msg.contains("did you mean `mov"), "{}", e.msg);
+        let e = parse("movx(A, B, esat)").unwrap_err();
+        assert!(e.msg.contains("did you mean `east`?"), "{}", e.msg);
+        // A 1 MB identifier is not echoed whole.
+        let long = "x".repeat(1 << 20);
+        let e = parse(&format!("{long}(A)")).unwrap_err();
+        assert!(e.msg.len() < 200, "{}", e.msg.len());
+        let e = parse(&format!("mov(A, {long})")).unwrap_err();
+        assert!(e.msg.len() < 200, "{}", e.msg.len());
     }
 }

@@ -98,11 +98,13 @@ impl Stmt {
             let hint = table::table()
                 .iter()
                 .find(|d| d.name.eq_ignore_ascii_case(name))
-                .map(|d| format!(" (did you mean `{}`?)", d.name))
+                .map(|d| d.name)
+                .or_else(|| super::text::closest(name, table::table().iter().map(|d| d.name)))
+                .map(|n| format!(" (did you mean `{n}`?)"))
                 .unwrap_or_default();
             return Err(IsaError::new(
                 pos,
-                format!("unknown instruction `{name}`{hint}"),
+                format!("unknown instruction `{}`{hint}", super::text::quote(name)),
             ));
         }
         let Some(def) = defs.iter().copied().find(|d| d.arity() == args.len()) else {

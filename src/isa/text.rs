@@ -45,9 +45,55 @@ pub fn number(x: f64) -> String {
     }
 }
 
+/// Edit distance between `a` and `b` (insertions, deletions, substitutions; case
+/// ignored), or `None` once it exceeds `most`.
+fn distance(a: &str, b: &str, most: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
+    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
+    if a.len().abs_diff(b.len()) > most {
+        return None;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
+            prev = here;
+        }
+    }
+    row.last().copied().filter(|&d| d <= most)
+}
+
+/// The candidate closest to `word` if one is near enough to be a slip of the keyboard
+/// (half the word's letters, at least one): for "did you mean" hints.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if word.len() > 64 {
+        return None;
+    }
+    let most = (word.chars().count() / 2).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != word)
+        .filter_map(|c| distance(word, c, most).map(|d| (d, c)))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn near_names_are_suggested() {
+        let names = ["movx", "mov2x", "add", "divq", "north", "east"];
+        assert_eq!(closest("movz", names), Some("movx"));
+        assert_eq!(closest("ad", names), Some("add"));
+        assert_eq!(closest("nrth", names), Some("north"));
+        assert_eq!(closest("EAST", names), Some("east"));
+        assert_eq!(closest("frobnicate", names), None);
+    }
 
     #[test]
     fn numbers_are_short() {

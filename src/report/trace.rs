@@ -169,7 +169,7 @@ fn snapshot(
 /// Most bus instructions a page shows. Past it the page shows evenly spaced ones (and
 /// the last): every shown step holds every register plane, and 10,000 macros shown in
 /// full made a 300 MB page that took 1.4 GB to build.
-pub const MAX_TRACE_STEPS: usize = 2000;
+pub const MAX_TRACE_STEPS: usize = 1000;
 
 /// How a page samples a program's bus instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -157,6 +157,17 @@ struct SaturationRaw {
     high: f64,
 }
 
+/// Where an empty `low..high` range was written: at its `low` key (serde reports the
+/// end of the section, which can be the next key of the file).
+fn range_key_pos(text: &str, msg: &str) -> Option<Pos> {
+    use crate::isa::yaml::{locate, Misplaced, Step};
+    let section = ["saturation", "readout"]
+        .into_iter()
+        .find(|s| msg.contains(&format!("{s}: low (")))?;
+    let path = [Step::Key(section), Step::Key("low")];
+    Some(locate(text, Misplaced::at(&path, msg)).pos)
+}
+
 /// A `low..high` range must not be empty: clamping to an empty range panics (min
 /// above max), and no value could be represented.
 fn ordered<E: serde::de::Error>(section: &str, low: f64, high: f64) -> Result<(), E> {
@@ -441,8 +452,10 @@ pub struct ProfileError {
 impl Profile {
     /// Parses a profile from YAML text; `file` names it in errors.
     pub fn from_yaml(text: &str, file: &str) -> Result<Profile, ProfileError> {
-        serde_yaml::from_str::<Profile>(source::strip_bom(text)).map_err(|e| {
+        let text = source::strip_bom(text);
+        serde_yaml::from_str::<Profile>(text).map_err(|e| {
             let YamlError { pos, msg } = YamlError::from(&e);
+            let pos = range_key_pos(text, &msg).unwrap_or(pos);
             ProfileError {
                 file: file.to_string(),
                 line: pos.line as usize,
@@ -560,7 +573,12 @@ mod tests {
             "{e}"
         );
         let e = Profile::from_yaml("saturation: {low: 5, high: 1}\n", "p.yaml").unwrap_err();
-        assert_eq!(e.line, 1);
+        assert_eq!((e.line, e.col), (1, 19), "{e}");
+        let text = "saturation:\n  low: 5\n  high: 1\nname: x\n";
+        let e = Profile::from_yaml(text, "p.yaml").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 8), "{e}");
+        let e = Profile::from_yaml("readout:\n  low: 5\n  high: 1\n", "p.yaml").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 8), "{e}");
         assert!(e.msg.contains("low (5) must be below high (1)"), "{e}");
         let e = Profile::from_yaml("readout: {noise: .nan}\n", "p.yaml").unwrap_err();
         assert!(e.msg.contains("standard deviation"), "{e}");
