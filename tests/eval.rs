@@ -460,3 +460,33 @@ fn bad_shards_and_merges_are_refused() {
     let whole = shard("w.json", &[]);
     refused(&["--merge", &whole], "a whole run, not a shard");
 }
+
+#[test]
+fn the_html_report_is_self_contained_and_shows_changed_images() {
+    let data = tiny("eval-html", 40);
+    let dir = temp_dir("eval-html-out");
+    let loud = dir.join("loud.yaml");
+    std::fs::write(&loud, LOUD.replace("noise: 10.0", "noise: 60.0")).unwrap();
+    let page = dir.join("r.html");
+    let o = scamp(&[
+        "eval",
+        "--json",
+        "--dataset",
+        data.to_str().unwrap(),
+        "--depths",
+        "2",
+        "--noise",
+        loud.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let r = json(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<table class=\"confusion\">").count(), 2);
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+    let shown = html.matches("<div class=\"example\">").count();
+    let changed = (f(&r, &["changed"]) * 40.0 * 3.0).round() as usize;
+    assert_eq!(shown, changed.min(12));
+    assert!(shown > 0, "the loud profile changed no class");
+    assert_eq!(html.matches("map 2: ideal | noisy").count(), shown);
+}
