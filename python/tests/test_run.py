@@ -142,3 +142,17 @@ def test_noise_profile_objects_and_paths(repo, tmp_path):
     quiet = p.replace(readout={"enabled": False})
     raw = scamp.run(prog, {"A": a}, noise=quiet, seed=1, chip_seed=1)["A"]
     assert np.array_equal(raw, scamp.run(prog, {"A": a}, seed=1, chip_seed=1, readout=False)["A"])
+
+
+def test_the_gil_is_released_while_a_batch_runs(repo):
+    # While another thread is inside `run`, this thread keeps running Python: with the
+    # GIL held throughout, the loop below could not turn until the batch was done.
+    _, images = scamp.load_images(repo / "images")
+    prog = scamp.load(repo / LAYER)
+    worker = threading.Thread(target=scamp.run, args=(prog, {"PIX": images}))
+    turns = 0
+    worker.start()
+    while worker.is_alive():
+        turns += 1
+        worker.join(timeout=0.001)
+    assert turns > 5
