@@ -10,7 +10,6 @@ pub mod chip;
 pub mod layer;
 pub mod profile;
 pub mod rng;
-pub mod stats;
 mod term;
 pub mod uncertainty;
 
