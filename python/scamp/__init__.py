@@ -19,12 +19,13 @@ docs/python.md in the repository for a worked example.
 from __future__ import annotations
 
 import os
-from typing import Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _scamp
 from ._scamp import (
+    Compiled,
     Profile,
     ProfileError,
     Program,
@@ -38,6 +39,10 @@ from ._scamp import (
 )
 
 __all__ = [
+    "Compiled",
+    "check",
+    "compare",
+    "compile",
     "Profile",
     "ProfileError",
     "Program",
@@ -104,3 +109,121 @@ def run(
         registers=None if registers is None else list(registers),
     )
     return _scamp.run(program, None if inputs is None else dict(inputs), options)
+
+
+SpecLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def compile(
+    spec: SpecLike,
+    *,
+    objective: Optional[str] = None,
+    time_limit: Optional[float] = None,
+    work: Optional[int] = None,
+    workers: Optional[int] = None,
+    seed: Optional[int] = None,
+    noise: Optional[NoiseLike] = None,
+) -> "Compiled":
+    """Runs the code generator on a filter spec, as ``scamp compile`` does.
+
+    ``spec`` is a path to a spec file, the YAML text of one, or a dict of the same
+    structure. ``objective`` is ``"error"`` (the default: the lowest predicted error
+    within 25 % of the shortest length) or ``"length"``; ``time_limit`` (seconds),
+    ``work`` (a deterministic search of that many nodes per worker: the same program on
+    every run and machine), ``workers`` and ``seed`` override the spec's ``search``
+    keys; ``noise`` is the profile the error objective predicts with (default
+    ``"scamp5"``).
+
+    Returns a :class:`Compiled`: ``.program`` is the program text and ``.report`` the
+    dict ``scamp compile --json`` prints. A spec with errors raises :class:`SpecError`
+    with the command line's ``file:line:col: what`` message. The GIL is released while
+    the search runs.
+    """
+    options = dict(
+        objective=objective,
+        time_limit=time_limit,
+        work=work,
+        workers=workers,
+        seed=seed,
+        noise=noise,
+    )
+    return _scamp.compile(spec, options)
+
+
+def check(
+    program_or_compiled: Union[ProgramLike, "Compiled"],
+    *,
+    kernel: Optional[SpecLike] = None,
+    images: Union[str, "os.PathLike[str]", np.ndarray] = "images",
+    noise: NoiseLike = "scamp5",
+    runs: int = 1,
+    uncertainty: bool = False,
+    seed: int = 1,
+    chip_seed: int = 1,
+) -> dict[str, Any]:
+    """Proves a program computes its kernels and measures its error, as ``scamp check``.
+
+    The target is a :class:`Compiled` spec, or a program (a :class:`Program`, text or
+    path) with ``kernel``, the spec of the kernels it is meant to compute. ``images``
+    is a folder of pictures (default ``images``, the bundled ones, relative to the
+    current directory) or uint8 pixels (256, 256) or (N, 256, 256). ``runs`` run seeds
+    per image (``seed``, ``seed + 1``, ... on the chip ``chip_seed``; the defaults are
+    the command line's), and ``uncertainty`` adds the range of the total error over
+    the profile's uncertainty ensemble.
+
+    Returns the dict ``scamp check --json`` prints, with the same numbers;
+    ``result["verified"]`` is False when the proof fails.
+    """
+    options = dict(
+        kernel=kernel,
+        images=images,
+        noise=noise,
+        runs=runs,
+        uncertainty=uncertainty,
+        seed=seed,
+        chip_seed=chip_seed,
+    )
+    return _scamp.check(program_or_compiled, options)
+
+
+def compare(
+    program: ProgramLike,
+    inputs: Optional[Mapping[str, np.ndarray]] = None,
+    *,
+    images: Union[None, str, "os.PathLike[str]", np.ndarray] = None,
+    noise: NoiseLike = "scamp5",
+    seed: int = 1,
+    chip_seed: int = 1,
+    runs: int = 1,
+    tolerance: Optional[float] = None,
+    border: int = 0,
+    edge: str = "zero",
+    readout: bool = True,
+    registers: Optional[Sequence[str]] = None,
+) -> dict[str, Any]:
+    """Measures how far noisy runs drift from ideal ones, as ``scamp run --compare``.
+
+    ``inputs`` are one (256, 256) plane per register, as for :func:`run` (a uint8 plane
+    is the scene); ``images`` (a folder or uint8 (N, 256, 256) pixels) runs the
+    comparison on several scenes instead. ``tolerance`` defaults to one 8-bit step of
+    the profile's readout range; ``border`` leaves that many PEs on every side out of
+    the figures; ``registers`` restricts the comparison (default: every register the
+    program writes).
+
+    Returns the dict ``scamp run --compare --json`` prints (the first run's figures,
+    and under ``"compare"`` the RMSE, bias, max and share beyond the tolerance of each
+    analogue register, the share of flipped bits of each digital one, and saturation).
+    """
+    options = dict(
+        images=images,
+        noise=noise,
+        seed=seed,
+        chip_seed=chip_seed,
+        runs=runs,
+        tolerance=tolerance,
+        border=border,
+        edge=edge,
+        readout=readout,
+        registers=None if registers is None else list(registers),
+    )
+    return _scamp.compare(program, None if inputs is None else dict(inputs), options)

@@ -78,3 +78,52 @@ def run(
     readout: bool = True,
     registers: Optional[Sequence[str]] = None,
 ) -> dict[str, np.ndarray]: ...
+
+SpecLike = Union[str, os.PathLike[str], Mapping[str, Any]]
+
+class Compiled:
+    """A compiled spec: the program the generator found and its report."""
+
+    @property
+    def program(self) -> str: ...
+    @property
+    def report(self) -> dict[str, Any]: ...
+    @property
+    def file(self) -> str: ...
+
+def compile(
+    spec: SpecLike,
+    *,
+    objective: Optional[str] = None,
+    time_limit: Optional[float] = None,
+    work: Optional[int] = None,
+    workers: Optional[int] = None,
+    seed: Optional[int] = None,
+    noise: Optional[NoiseLike] = None,
+) -> Compiled: ...
+def check(
+    program_or_compiled: Union[ProgramLike, Compiled],
+    *,
+    kernel: Optional[SpecLike] = None,
+    images: Union[str, os.PathLike[str], np.ndarray] = "images",
+    noise: NoiseLike = "scamp5",
+    runs: int = 1,
+    uncertainty: bool = False,
+    seed: int = 1,
+    chip_seed: int = 1,
+) -> dict[str, Any]: ...
+def compare(
+    program: ProgramLike,
+    inputs: Optional[Mapping[str, np.ndarray]] = None,
+    *,
+    images: Union[None, str, os.PathLike[str], np.ndarray] = None,
+    noise: NoiseLike = "scamp5",
+    seed: int = 1,
+    chip_seed: int = 1,
+    runs: int = 1,
+    tolerance: Optional[float] = None,
+    border: int = 0,
+    edge: str = "zero",
+    readout: bool = True,
+    registers: Optional[Sequence[str]] = None,
+) -> dict[str, Any]: ...

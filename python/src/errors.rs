@@ -70,6 +70,11 @@ pub fn program_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
     positioned::<ProgramError>(py, at, msg)
 }
 
+/// A spec error at `at`.
+pub fn spec_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
+    positioned::<SpecError>(py, at, msg)
+}
+
 /// A noise-profile error at `at`.
 pub fn profile_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
     positioned::<ProfileError>(py, at, msg)

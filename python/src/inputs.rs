@@ -1,26 +1,25 @@
-//! The `inputs` of `scamp.run`: numpy arrays turned into the planes the library
-//! preloads, one (256, 256) plane or a batch (N, 256, 256), checked on the way in.
-//!
-//! The dtype says what an array is: float32/float64 are register values, uint8 are
-//! pixels (the scene `get_image` captures), bool (or integer 0/1) are digital bits.
-//! The arrays are copied while the GIL is held, so the simulation that follows runs on
-//! memory Python cannot change under it.
+//! The `inputs` of `scamp.run` and `scamp.compare`: numpy arrays turned into the
+//! library's per-frame planes. The dtype says what an array is: float32/float64 are
+//! register values, uint8 pixels (the scene `get_image` captures), bool (or integer
+//! 0/1) digital bits. The library checks the values (`PlaneValues`), frame by frame,
+//! with the frame named in the message. Arrays are copied while the GIL is held, so
+//! the simulation that follows runs on memory Python cannot change under it.
 
 use crate::errors::value_error;
+use numpy::ndarray::{ArrayView2, ArrayViewD, Axis, Ix2};
 use numpy::{PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use scamp::sim::{N, PES};
+use scamp::bank::{InputError, PlaneValues};
+use scamp::sim::N;
 
-/// What the values of an input array are.
+/// What an input array holds, one entry per frame.
 #[derive(Clone, Debug)]
 pub enum Values {
-    /// Register values (float32/float64), one `f32` per PE and frame.
-    Analogue(Vec<f32>),
-    /// Pixels, one byte per PE and frame.
-    Pixels(Vec<u8>),
-    /// Digital bits (0 or 1), one byte per PE and frame.
-    Bits(Vec<u8>),
+    /// Checked register values or bits.
+    Planes(Vec<PlaneValues>),
+    /// Pixels, 65,536 bytes each.
+    Pixels(Vec<Vec<u8>>),
 }
 
 /// One named input: one plane for every frame, or one plane per frame.
@@ -30,45 +29,33 @@ pub struct Input {
     pub name: String,
     /// Frames in the array: `None` for a single (256, 256) plane.
     pub frames: Option<usize>,
-    /// The values, frame after frame.
+    /// The values.
     pub values: Values,
 }
 
 impl Input {
-    /// The plane of frame `i` (the only plane of a single-plane input).
-    pub fn frame(&self, i: usize) -> PlaneRef<'_> {
-        let at = if self.frames.is_some() { i * PES } else { 0 };
-        match &self.values {
-            Values::Analogue(v) => PlaneRef::Analogue(&v[at..at + PES]),
-            Values::Pixels(v) => PlaneRef::Pixels(&v[at..at + PES]),
-            Values::Bits(v) => PlaneRef::Bits(&v[at..at + PES]),
+    /// Index of the plane frame `i` uses.
+    pub fn at(&self, i: usize) -> usize {
+        if self.frames.is_some() {
+            i
+        } else {
+            0
         }
     }
 }
 
-/// One frame's plane of an [`Input`].
-#[derive(Clone, Copy, Debug)]
-pub enum PlaneRef<'a> {
-    /// Register values.
-    Analogue(&'a [f32]),
-    /// Pixels.
-    Pixels(&'a [u8]),
-    /// Digital bits.
-    Bits(&'a [u8]),
-}
-
 /// `(256, 256)` or `(N, 256, 256)`: the number of frames (`None` for one plane).
-fn frames_of(name: &str, shape: &[usize]) -> PyResult<Option<usize>> {
+pub fn frames_of(what: &str, shape: &[usize]) -> PyResult<Option<usize>> {
     match shape {
         [r, c] if (*r, *c) == (N, N) => Ok(None),
         [0, r, c] if (*r, *c) == (N, N) => Err(value_error(format!(
-            "inputs[{name:?}]: an empty batch (shape (0, {N}, {N}))"
+            "{what}: an empty batch (shape (0, {N}, {N}))"
         ))),
         [n, r, c] if (*r, *c) == (N, N) => Ok(Some(*n)),
         _ => {
             let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
             Err(value_error(format!(
-                "inputs[{name:?}]: expected shape ({N}, {N}) or (N, {N}, {N}), got ({}{})",
+                "{what}: expected shape ({N}, {N}) or (N, {N}, {N}), got ({}{})",
                 dims.join(", "),
                 if dims.len() == 1 { "," } else { "" }
             )))
@@ -76,110 +63,107 @@ fn frames_of(name: &str, shape: &[usize]) -> PyResult<Option<usize>> {
     }
 }
 
-/// Where flat index `i` is, for messages: `image 3, row 10, column 5`.
-fn place(i: usize, batch: bool) -> String {
-    let (frame, pe) = (i / PES, i % PES);
-    let rc = format!("row {}, column {}", pe / N, pe % N);
-    if batch {
-        format!("image {frame}, {rc}")
-    } else {
-        rc
+/// The (256, 256) planes of a checked view, each with its name for messages.
+fn split<'a, T>(what: &str, view: ArrayViewD<'a, T>) -> Vec<(String, ArrayView2<'a, T>)> {
+    match view.clone().into_dimensionality::<Ix2>() {
+        Ok(plane) => vec![(what.to_string(), plane)],
+        Err(_) => (0..view.len_of(Axis(0)))
+            .filter_map(|i| {
+                let p = view.clone().index_axis_move(Axis(0), i);
+                let p = p.into_dimensionality::<Ix2>().ok()?;
+                Some((format!("{what}[{i}]"), p))
+            })
+            .collect(),
     }
 }
 
-/// Copies a float array as `f32`, refusing NaN, infinities and values beyond `limit`.
-fn analogue<T: numpy::Element + Copy + Into<f64>>(
-    name: &str,
-    array: &Bound<'_, PyUntypedArray>,
-    batch: bool,
-    limit: f64,
-) -> PyResult<Vec<f32>> {
-    let view: PyReadonlyArrayDyn<'_, T> = array.extract()?;
-    let mut out = Vec::with_capacity(view.len());
-    for (i, &v) in view.as_array().iter().enumerate() {
-        let x: f64 = v.into();
-        if !x.is_finite() {
-            return Err(value_error(format!(
-                "inputs[{name:?}]: value {x} at {} is not finite",
-                place(i, batch)
-            )));
-        }
-        if x.abs() > limit {
-            return Err(value_error(format!(
-                "inputs[{name:?}]: value {x} at {} is outside the register range -{limit}..{limit}",
-                place(i, batch)
-            )));
-        }
-        out.push(x as f32);
-    }
-    Ok(out)
+fn checked(r: Result<PlaneValues, InputError>) -> PyResult<PlaneValues> {
+    r.map_err(value_error)
 }
 
-/// Copies a bool or integer array as bits, refusing values other than 0 and 1.
-fn bits<T: numpy::Element + Copy + Into<i64>>(
-    name: &str,
-    array: &Bound<'_, PyUntypedArray>,
-    batch: bool,
-) -> PyResult<Vec<u8>> {
-    let view: PyReadonlyArrayDyn<'_, T> = array.extract()?;
-    let mut out = Vec::with_capacity(view.len());
-    for (i, &v) in view.as_array().iter().enumerate() {
-        match v.into() {
-            0 => out.push(0),
-            1 => out.push(1),
-            x => {
-                return Err(value_error(format!(
-                    "inputs[{name:?}]: a digital register takes 0 or 1, got {x} at {}",
-                    place(i, batch)
-                )))
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Reads input `name` from `value`; `digital` says whether the register named is a
-/// digital one, `limit` is the register range.
-pub fn read(name: &str, value: &Bound<'_, PyAny>, digital: bool, limit: f64) -> PyResult<Input> {
+/// Reads `what` (e.g. `inputs['A']`) from `value`; `digital` says whether it goes to
+/// a digital register.
+pub fn read(what: &str, name: &str, value: &Bound<'_, PyAny>, digital: bool) -> PyResult<Input> {
     let array = value.cast::<PyUntypedArray>().map_err(|_| {
         PyTypeError::new_err(format!(
-            "inputs[{name:?}]: expected a numpy array, got {}",
+            "{what}: expected a numpy array, got {}",
             value
                 .get_type()
                 .name()
                 .map_or_else(|_| "?".into(), |n| n.to_string())
         ))
     })?;
-    let frames = frames_of(name, array.shape())?;
-    let batch = frames.is_some();
+    let frames = frames_of(what, array.shape())?;
     let dtype = array.dtype();
-    let kind = dtype.str()?.to_string();
     let py = value.py();
     let is = |t: Bound<'_, numpy::PyArrayDescr>| dtype.is_equiv_to(&t);
-    let values = if digital {
-        if is(numpy::dtype::<bool>(py)) {
-            Values::Bits(bits::<bool>(name, array, batch)?)
-        } else if is(numpy::dtype::<u8>(py)) {
-            Values::Bits(bits::<u8>(name, array, batch)?)
-        } else if is(numpy::dtype::<i64>(py)) {
-            Values::Bits(bits::<i64>(name, array, batch)?)
-        } else if is(numpy::dtype::<i32>(py)) {
-            Values::Bits(bits::<i32>(name, array, batch)?)
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "inputs[{name:?}]: a digital register takes a bool (or 0/1 integer) array, got dtype {kind}"
-            )));
-        }
+    let values = if digital && is(numpy::dtype::<bool>(py)) {
+        let a: PyReadonlyArrayDyn<'_, bool> = array.extract()?;
+        let bytes = a.as_array().mapv(u8::from);
+        let planes = split(what, bytes.view());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if digital && is(numpy::dtype::<u8>(py)) {
+        let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
+        let planes = split(what, a.as_array());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if digital && is(numpy::dtype::<i64>(py)) {
+        let a: PyReadonlyArrayDyn<'_, i64> = array.extract()?;
+        // Out-of-range integers become 255, which the library refuses as not a bit.
+        let bytes = a.as_array().mapv(|v| u8::try_from(v).unwrap_or(u8::MAX));
+        let planes = split(what, bytes.view());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if digital {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: a digital register takes a bool (or 0/1 integer) array, got dtype {}",
+            dtype.str()?
+        )));
     } else if is(numpy::dtype::<f32>(py)) {
-        Values::Analogue(analogue::<f32>(name, array, batch, limit)?)
+        let a: PyReadonlyArrayDyn<'_, f32> = array.extract()?;
+        let planes = split(what, a.as_array());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::analogue(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
     } else if is(numpy::dtype::<f64>(py)) {
-        Values::Analogue(analogue::<f64>(name, array, batch, limit)?)
+        let a: PyReadonlyArrayDyn<'_, f64> = array.extract()?;
+        let single = a.as_array().mapv(|v| v as f32);
+        let planes = split(what, single.view());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::analogue(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
     } else if is(numpy::dtype::<u8>(py)) {
-        let view: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
-        Values::Pixels(view.as_array().iter().copied().collect())
+        let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
+        let planes = split(what, a.as_array());
+        Values::Pixels(
+            planes
+                .into_iter()
+                .map(|(_, p)| p.iter().copied().collect())
+                .collect(),
+        )
     } else {
         return Err(PyTypeError::new_err(format!(
-            "inputs[{name:?}]: expected float32/float64 register values or uint8 pixels, got dtype {kind}"
+            "{what}: expected float32/float64 register values or uint8 pixels, got dtype {}",
+            dtype.str()?
         )));
     };
     Ok(Input {

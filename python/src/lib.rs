@@ -5,7 +5,9 @@
 //! the seeding and the checks all live in the library, so that Python and the command
 //! line cannot drift apart.
 
+mod compare;
 mod errors;
+mod evaluate;
 mod images;
 mod inputs;
 mod memory;
@@ -24,6 +26,10 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program::parse, m)?)?;
     m.add_function(wrap_pyfunction!(program::load, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::check, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_class::<evaluate::PyCompiled>()?;
     m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_images, m)?)?;
     Ok(())

@@ -1,7 +1,8 @@
 //! `scamp.run`: a program on one plane or a batch of planes, outputs as numpy arrays.
+//! The arrays are described to the library as `Setup`s and run by `bank::run_batch`.
 
 use crate::errors::{self, value_error, At};
-use crate::inputs::{self, Input, PlaneRef};
+use crate::inputs::{self, Input, Values};
 use crate::memory;
 use crate::profile::PyProfile;
 use crate::program::PyProgram;
@@ -9,14 +10,13 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scamp::isa::{DReg, Device, Program, Reg};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{self, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
+use scamp::bank::{self, Frame, Preload, RunOptions, Setup};
+use scamp::isa::{Device, Program, Reg};
+use scamp::sim::capture::{self, GreyImage};
+use scamp::sim::noise::Profile;
+use scamp::sim::run::RunError;
+use scamp::sim::{EdgeMode, N};
 use scamp::verify::compare::Watched;
-
-/// Largest magnitude a register value given in `inputs` may have (the range a noise
-/// profile describes levels in).
-const REGISTER_LIMIT: f64 = 1024.0;
 
 /// The program argument: a `Program`, a path, or program text.
 pub fn program_of(py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<Py<PyProgram>> {
@@ -52,105 +52,45 @@ pub fn edge_of(edge: &str) -> PyResult<EdgeMode> {
         .map_err(|e| value_error(format!("edge: {e}")))
 }
 
-/// Where an input goes on the array.
-#[derive(Clone, Copy, Debug)]
-enum Target {
-    /// A general register (pixels are also exposed as the scene).
-    General(Reg),
-    /// `PIX`: the scene only.
-    Scene,
-    /// `NEWS`.
-    News,
-    /// A digital register.
-    Digital(DReg),
+/// A run error of `program` as `ProgramError` at the statement that failed.
+pub fn run_error(py: Python<'_>, program: &PyProgram, e: &RunError) -> PyErr {
+    errors::program_error(
+        py,
+        &At {
+            file: &program.file,
+            line: e.pos.line.into(),
+            column: e.pos.col.into(),
+        },
+        &e.msg,
+    )
 }
 
-fn target_of(name: &str, device: Device) -> PyResult<Target> {
-    match Watched::parse(name, device.general) {
-        Some(Watched::Digital(d)) => Ok(Target::Digital(d)),
-        Some(Watched::Analogue(Reg::Pix)) => Ok(Target::Scene),
-        Some(Watched::Analogue(Reg::News)) => Ok(Target::News),
-        Some(Watched::Analogue(r)) => Ok(Target::General(r)),
-        None => Err(value_error(format!(
+/// The named inputs, checked, and the number of frames (`None` when every input is
+/// one plane).
+pub struct Inputs {
+    /// Each input with where it goes.
+    pub inputs: Vec<(Watched, Input)>,
+    /// Frames of the batch inputs.
+    pub frames: Option<usize>,
+}
+
+fn target_of(name: &str, device: Device) -> PyResult<Watched> {
+    Watched::parse(name, device.general).ok_or_else(|| {
+        value_error(format!(
             "inputs: unknown register `{name}` (expected {}, NEWS, PIX, R0..R12 or FLAG)",
             device.general_range()
-        ))),
-    }
+        ))
+    })
 }
 
-/// What every frame of a run shares.
-struct Job<'a> {
-    program: &'a Program,
-    profile: &'a Profile,
-    inputs: &'a [(Target, Input)],
-    watched: &'a [Watched],
-    edge: EdgeMode,
-    seed: u64,
-    chip_seed: u64,
-    raw: bool,
-}
-
-/// One frame: a fresh array with the frame's inputs, the program run with run seed
-/// `seed + i`, the watched registers read off.
-fn frame(job: &Job<'_>, i: usize) -> Result<Vec<Vec<f32>>, scamp::sim::run::RunError> {
-    let device = Device::default();
-    let mut array = Array::new(device.general, job.edge);
-    let scene = job.inputs.iter().find_map(|(_, inp)| match inp.frame(i) {
-        PlaneRef::Pixels(p) => Some(p),
-        _ => None,
-    });
-    match scene {
-        Some(p) => array.expose(p),
-        None => array.expose(&sim::capture::default_image().pixels),
-    }
-    for (target, inp) in job.inputs {
-        match (target, inp.frame(i)) {
-            (Target::General(r), PlaneRef::Pixels(p)) => {
-                if let Some(plane) = array.plane_mut(*r) {
-                    for (d, &s) in plane.iter_mut().zip(p) {
-                        *d = f32::from(s) - 128.0;
-                    }
-                }
-            }
-            (Target::General(r), PlaneRef::Analogue(v)) => {
-                if let Some(plane) = array.plane_mut(*r) {
-                    plane.copy_from_slice(v);
-                }
-            }
-            (Target::News, PlaneRef::Analogue(v)) => {
-                if let Some(plane) = array.plane_mut(Reg::News) {
-                    plane.copy_from_slice(v);
-                }
-            }
-            (Target::Digital(d), PlaneRef::Bits(b)) => {
-                array.bits_mut(*d).copy_from_slice(b);
-                array.refresh_flag();
-            }
-            _ => {}
-        }
-    }
-    let model = NoiseModel::new(job.profile, job.chip_seed, job.seed.wrapping_add(i as u64))
-        .with_clock(DEFAULT_CLOCK_HZ);
-    array.set_layer(Box::new(model));
-    sim::run(&mut array, job.program, 1, DEFAULT_CLOCK_HZ)?;
-    Ok(job
-        .watched
-        .iter()
-        .map(|w| w.values(&array, job.raw).unwrap_or_else(|| vec![0.0; PES]))
-        .collect())
-}
-
-/// Checks that `input` suits `target` (pixels go to a general register or `PIX`).
-fn check_kind(target: Target, input: &Input) -> PyResult<()> {
-    let ok = matches!(
-        (target, &input.values),
-        (
-            Target::General(_),
-            inputs::Values::Analogue(_) | inputs::Values::Pixels(_)
-        ) | (Target::Scene, inputs::Values::Pixels(_))
-            | (Target::News, inputs::Values::Analogue(_))
-            | (Target::Digital(_), inputs::Values::Bits(_))
-    );
+/// Checks that `input` suits `target`: pixels go to a general register or `PIX`.
+fn check_kind(target: Watched, input: &Input) -> PyResult<()> {
+    let pixels = matches!(input.values, Values::Pixels(_));
+    let ok = match target {
+        Watched::Analogue(Reg::Pix) => pixels,
+        Watched::Analogue(Reg::News) | Watched::Digital(_) => !pixels,
+        Watched::Analogue(_) => true,
+    };
     if ok {
         return Ok(());
     }
@@ -159,21 +99,14 @@ fn check_kind(target: Target, input: &Input) -> PyResult<()> {
         input.name,
         input.name,
         match target {
-            Target::Scene => "uint8 pixels",
-            Target::News => "float32/float64 register values",
-            _ => "float32/float64 register values or uint8 pixels",
+            Watched::Analogue(Reg::Pix) => "uint8 pixels",
+            _ => "float32/float64 register values",
         }
     )))
 }
 
-/// The named inputs and where each goes.
-type Inputs = Vec<(Target, Input)>;
-
-/// The inputs, checked; the number of frames (`None` when every input is one plane).
-fn read_inputs(
-    inputs: Option<&Bound<'_, PyDict>>,
-    device: Device,
-) -> PyResult<(Inputs, Option<usize>)> {
+/// Reads and checks every input.
+pub fn read_inputs(inputs: Option<&Bound<'_, PyDict>>, device: Device) -> PyResult<Inputs> {
     let mut out = Vec::new();
     let mut frames: Option<(usize, String)> = None;
     let mut scene: Option<String> = None;
@@ -182,14 +115,10 @@ fn read_inputs(
             .extract()
             .map_err(|_| value_error("inputs: keys are register names (str)"))?;
         let target = target_of(&name, device)?;
-        let input = inputs::read(
-            &name,
-            &value,
-            matches!(target, Target::Digital(_)),
-            REGISTER_LIMIT,
-        )?;
+        let what = format!("inputs[{name:?}]");
+        let input = inputs::read(&what, &name, &value, target.is_digital())?;
         check_kind(target, &input)?;
-        if matches!(input.values, inputs::Values::Pixels(_)) {
+        if matches!(input.values, Values::Pixels(_)) {
             if let Some(other) = scene.replace(name.clone()) {
                 return Err(value_error(format!(
                     "inputs: `{other}` and `{name}` both give uint8 pixels; the array captures one scene"
@@ -208,11 +137,51 @@ fn read_inputs(
         }
         out.push((target, input));
     }
-    Ok((out, frames.map(|(n, _)| n)))
+    Ok(Inputs {
+        inputs: out,
+        frames: frames.map(|(n, _)| n),
+    })
+}
+
+impl Inputs {
+    /// The scene of frame `i`: the pixel input's plane, else the built-in default
+    /// image (as `scamp run` without `--image`).
+    pub fn scene(&self, i: usize) -> Option<GreyImage> {
+        self.inputs.iter().find_map(|(_, inp)| match &inp.values {
+            Values::Pixels(p) => Some(GreyImage {
+                pixels: p[inp.at(i)].clone(),
+                resized_from: None,
+            }),
+            Values::Planes(_) => None,
+        })
+    }
+
+    /// The library's description of frame `i`'s array, capturing `scene`.
+    pub fn setup(&self, i: usize, scene: GreyImage, device: Device, edge: EdgeMode) -> Setup {
+        let mut preloads = Vec::new();
+        let mut input = None;
+        for (target, inp) in &self.inputs {
+            match (&inp.values, target) {
+                (Values::Planes(p), register) => preloads.push(Preload {
+                    register: *register,
+                    values: p[inp.at(i)].clone(),
+                }),
+                (Values::Pixels(_), Watched::Analogue(r)) if *r != Reg::Pix => input = Some(*r),
+                (Values::Pixels(_), _) => {}
+            }
+        }
+        Setup {
+            general: device.general,
+            edge,
+            scene,
+            preloads,
+            input,
+        }
+    }
 }
 
 /// The registers read off: `registers`, or every register the program writes.
-fn watched_of(
+pub fn watched_of(
     registers: Option<Vec<String>>,
     program: &Program,
     device: Device,
@@ -237,7 +206,7 @@ fn watched_of(
 /// `scamp/__init__.py`, which passes them as a dict).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-pub struct RunOptions<'py> {
+pub struct RunArgs<'py> {
     noise: Bound<'py, PyAny>,
     seed: u64,
     chip_seed: u64,
@@ -253,41 +222,33 @@ pub fn run<'py>(
     py: Python<'py>,
     program: &Bound<'py, PyAny>,
     inputs: Option<&Bound<'py, PyDict>>,
-    options: RunOptions<'py>,
+    options: RunArgs<'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let device = Device::default();
     let program = program_of(py, program)?;
     let program = program.get();
-    let profile = profile_of(py, &options.noise)?;
-    let edge = edge_of(&options.edge)?;
-    let watched = watched_of(options.registers, &program.program, device)?;
-    memory::check_batch(inputs, watched.len())?;
-    let (inputs, frames) = read_inputs(inputs, device)?;
-    let job = Job {
-        program: &program.program,
-        profile: &profile,
-        inputs: &inputs,
-        watched: &watched,
-        edge,
+    let opts = RunOptions {
         seed: options.seed,
         chip_seed: options.chip_seed,
         raw: !options.readout,
+        ..RunOptions::new(profile_of(py, &options.noise)?)
     };
-    let count = frames.unwrap_or(1);
-    let planes = py
-        .detach(|| sim::batch::frames(count, |i| frame(&job, i)))
-        .map_err(|e| {
-            errors::program_error(
-                py,
-                &At {
-                    file: &program.file,
-                    line: e.pos.line.into(),
-                    column: e.pos.col.into(),
-                },
-                &e.msg,
-            )
-        })?;
-    outputs(py, &watched, &planes, frames)
+    let edge = edge_of(&options.edge)?;
+    let watched = watched_of(options.registers, &program.program, device)?;
+    memory::check_batch(inputs, watched.len(), device.general)?;
+    let inputs = read_inputs(inputs, device)?;
+    let count = inputs.frames.unwrap_or(1);
+    let default_scene = capture::default_image();
+    let setups: Vec<Setup> = (0..count)
+        .map(|i| {
+            let scene = inputs.scene(i).unwrap_or_else(|| default_scene.clone());
+            inputs.setup(i, scene, device, edge)
+        })
+        .collect();
+    let frames = py
+        .detach(|| bank::run_batch(&program.program, &setups, &opts, &watched))
+        .map_err(|e| run_error(py, program, &e))?;
+    outputs(py, &watched, &frames, inputs.frames)
 }
 
 /// `values` as a (256, 256) array, or (N, 256, 256) for a batch.
@@ -309,20 +270,20 @@ fn to_numpy<'py, T: numpy::Element>(
     })
 }
 
-/// The result dict: one array per watched register.
+/// The result dict: one array per watched register, float32 or bool.
 fn outputs<'py>(
     py: Python<'py>,
     watched: &[Watched],
-    planes: &[Vec<Vec<f32>>],
-    frames: Option<usize>,
+    frames: &[Frame],
+    batch: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (k, w) in watched.iter().enumerate() {
-        let values = planes.iter().flat_map(|f| f[k].iter().copied());
+        let values = frames.iter().flat_map(|f| f.planes[k].1.iter().copied());
         let array = if w.is_digital() {
-            to_numpy(py, values.map(|v| v != 0.0).collect(), frames)?
+            to_numpy(py, values.map(|v| v != 0.0).collect(), batch)?
         } else {
-            to_numpy(py, values.collect(), frames)?
+            to_numpy(py, values.collect(), batch)?
         };
         dict.set_item(w.to_string(), array)?;
     }

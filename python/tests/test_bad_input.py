@@ -36,11 +36,11 @@ def test_nan_inf_and_range_name_the_place(prog):
     for bad, what in [(np.nan, "NaN"), (np.inf, "inf"), (-np.inf, "-inf")]:
         a = PLANE.copy()
         a[10, 5] = bad
-        with pytest.raises(ValueError, match=rf"value {what} at row 10, column 5 is not finite"):
+        with pytest.raises(ValueError, match=rf'^inputs\["A"\]: value {what} at \(10, 5\) is not finite$'):
             scamp.run(prog, {"A": a})
     b = np.zeros((3, 256, 256))
     b[2, 0, 7] = 1500.0
-    with pytest.raises(ValueError, match=r"value 1500 at image 2, row 0, column 7 is outside the register range -1024..1024"):
+    with pytest.raises(ValueError, match=r'^inputs\["A"\]\[2\]: value 1500 at \(0, 7\) is outside the register range -1024..1024$'):
         scamp.run(prog, {"A": b})
 
 
@@ -56,7 +56,7 @@ def test_unknown_registers_and_profiles(prog):
 
 
 def test_digital_and_pixel_inputs_are_checked(prog):
-    with pytest.raises(ValueError, match="a digital register takes 0 or 1, got 2 at row 0, column 0"):
+    with pytest.raises(ValueError, match=r'^inputs\["R3"\]: a digital register takes 0 or 1, got 2 at \(0, 0\)$'):
         scamp.run(prog, {"R3": np.full((256, 256), 2, np.uint8)})
     with pytest.raises(TypeError, match="a digital register takes a bool"):
         scamp.run(prog, {"R3": PLANE})

@@ -37,6 +37,11 @@ def test_worked_example_runs_and_its_figures_hold(repo, tmp_path, monkeypatch):
     for m, (pct, img) in quoted.items():
         assert f"{100 * namespace['flip_rates'][m]:.2f}" == pct, m
         assert f"{m}: {pct} % flipped (most on {img})" in lines
+    table = text.split("<!-- compared flip rates: asserted by python/tests/test_docs.py -->", 1)[1]
+    rows = dict(re.findall(r"^\| (R\d+) \| ([\d.]+) % \|$", table, re.M))
+    assert set(rows) == {"R5", "R6", "R7"}
+    for m, pct in rows.items():
+        assert f"{100 * namespace['compared'][m]:.2f}" == pct, m
     # The edited profile changed only what it names.
     quiet = namespace["quiet"].to_dict()
     assert quiet["readout"]["noise"] == 0.0 and quiet["name"] == "quiet-readout"
