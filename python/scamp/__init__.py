@@ -1,0 +1,229 @@
+"""Python bindings of ``scamp``, the SCAMP-5 simulator, code generator and checker.
+
+Run programs on numpy arrays, compile filter specs and check programs with the same
+figures as the ``scamp`` command line (its ``--json`` output, as dicts)::
+
+    import numpy as np
+    import scamp
+
+    prog = scamp.parse("get_image(A, B)\\n")  # full-range capture: A = p - 128
+    out = scamp.run(prog, {"PIX": np.full((256, 256), 200, np.uint8)}, noise="ideal")
+    out["A"]          # float32 (256, 256): 72.0 everywhere
+
+Every function raises a ``ValueError`` (or ``TypeError`` for a wrong dtype) with a
+clear message on bad input; errors in a source text (``ProgramError``,
+``SpecError``, ``ProfileError``) carry ``.file``, ``.line`` and ``.column``. See
+docs/python.md in the repository for a worked example.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _scamp
+from ._scamp import (
+    Compiled,
+    Profile,
+    ProfileError,
+    Program,
+    ProgramError,
+    SourceError,
+    SpecError,
+    load,
+    load_image,
+    load_images,
+    parse,
+)
+
+__all__ = [
+    "Compiled",
+    "check",
+    "compare",
+    "compile",
+    "Profile",
+    "ProfileError",
+    "Program",
+    "ProgramError",
+    "SourceError",
+    "SpecError",
+    "load",
+    "load_image",
+    "load_images",
+    "parse",
+    "run",
+]
+
+ProgramLike = Union[Program, str, "os.PathLike[str]"]
+NoiseLike = Union[str, "os.PathLike[str]", Profile]
+
+
+def run(
+    program: ProgramLike,
+    inputs: Optional[Mapping[str, np.ndarray]] = None,
+    *,
+    noise: NoiseLike = "scamp5",
+    seed: int = 0,
+    chip_seed: int = 0,
+    edge: str = "zero",
+    readout: bool = True,
+    registers: Optional[Sequence[str]] = None,
+) -> dict[str, np.ndarray]:
+    """Runs a program on the 256x256 array and returns its registers.
+
+    ``program`` is a :class:`Program`, a program text or a path to a program file.
+
+    ``inputs`` maps register names to numpy arrays of shape (256, 256), or (N, 256, 256)
+    for a batch of N images (every batch input must hold the same N; a (256, 256) input
+    is used for every image):
+
+    - float32/float64: register values preloaded into a general register (``"A"``..)
+      or ``"NEWS"``, finite and within -1024..1024;
+    - uint8: pixels, exposed as the scene ``get_image`` captures (as ``scamp run
+      --image`` does); under a general register name they are also preloaded there as
+      ``p - 128`` (as ``scamp run --input REG``), under ``"PIX"`` only exposed. Without
+      pixels the scene is the built-in default image, as on the command line;
+    - bool (or integer 0/1): digital registers ``"R0"``..``"R12"`` and ``"FLAG"``.
+
+    Image ``i`` of a batch runs with run seed ``seed + i`` on the chip ``chip_seed``, as
+    ``scamp run --runs`` steps its seeds; the images run side by side on every core,
+    with the GIL released.
+
+    ``noise`` is ``"ideal"``, ``"scamp5"``, a profile file or a :class:`Profile`;
+    ``edge`` is ``"zero"``, ``"replicate"`` or ``"wrap"``.
+
+    Returns a dict with one array per register the program writes (or per name in
+    ``registers``), shaped like the inputs' leading shape: float32 values as read out
+    (the profile's readout noise and 8-bit ADC; bit for bit what ``scamp run --out``
+    writes for the same seeds), the raw analogue values with ``readout=False``, and bool
+    for digital registers and ``FLAG``.
+    """
+    options = dict(
+        noise=noise,
+        seed=seed,
+        chip_seed=chip_seed,
+        edge=edge,
+        readout=readout,
+        registers=None if registers is None else list(registers),
+    )
+    return _scamp.run(program, None if inputs is None else dict(inputs), options)
+
+
+SpecLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def compile(
+    spec: SpecLike,
+    *,
+    objective: Optional[str] = None,
+    time_limit: Optional[float] = None,
+    work: Optional[int] = None,
+    workers: Optional[int] = None,
+    seed: Optional[int] = None,
+    noise: Optional[NoiseLike] = None,
+) -> "Compiled":
+    """Runs the code generator on a filter spec, as ``scamp compile`` does.
+
+    ``spec`` is a path to a spec file, the YAML text of one, or a dict of the same
+    structure. ``objective`` is ``"error"`` (the default: the lowest predicted error
+    within 25 % of the shortest length) or ``"length"``; ``time_limit`` (seconds),
+    ``work`` (a deterministic search of that many nodes per worker: the same program on
+    every run and machine), ``workers`` and ``seed`` override the spec's ``search``
+    keys; ``noise`` is the profile the error objective predicts with (default
+    ``"scamp5"``).
+
+    Returns a :class:`Compiled`: ``.program`` is the program text and ``.report`` the
+    dict ``scamp compile --json`` prints. A spec with errors raises :class:`SpecError`
+    with the command line's ``file:line:col: what`` message. The GIL is released while
+    the search runs.
+    """
+    options = dict(
+        objective=objective,
+        time_limit=time_limit,
+        work=work,
+        workers=workers,
+        seed=seed,
+        noise=noise,
+    )
+    return _scamp.compile(spec, options)
+
+
+def check(
+    program_or_compiled: Union[ProgramLike, "Compiled"],
+    *,
+    kernel: Optional[SpecLike] = None,
+    images: Union[str, "os.PathLike[str]", np.ndarray] = "images",
+    noise: NoiseLike = "scamp5",
+    runs: int = 1,
+    uncertainty: bool = False,
+    seed: int = 1,
+    chip_seed: int = 1,
+) -> dict[str, Any]:
+    """Proves a program computes its kernels and measures its error, as ``scamp check``.
+
+    The target is a :class:`Compiled` spec, or a program (a :class:`Program`, text or
+    path) with ``kernel``, the spec of the kernels it is meant to compute. ``images``
+    is a folder of pictures (default ``images``, the bundled ones, relative to the
+    current directory) or uint8 pixels (256, 256) or (N, 256, 256). ``runs`` run seeds
+    per image (``seed``, ``seed + 1``, ... on the chip ``chip_seed``; the defaults are
+    the command line's), and ``uncertainty`` adds the range of the total error over
+    the profile's uncertainty ensemble.
+
+    Returns the dict ``scamp check --json`` prints, with the same numbers;
+    ``result["verified"]`` is False when the proof fails.
+    """
+    options = dict(
+        kernel=kernel,
+        images=images,
+        noise=noise,
+        runs=runs,
+        uncertainty=uncertainty,
+        seed=seed,
+        chip_seed=chip_seed,
+    )
+    return _scamp.check(program_or_compiled, options)
+
+
+def compare(
+    program: ProgramLike,
+    inputs: Optional[Mapping[str, np.ndarray]] = None,
+    *,
+    images: Union[None, str, "os.PathLike[str]", np.ndarray] = None,
+    noise: NoiseLike = "scamp5",
+    seed: int = 1,
+    chip_seed: int = 1,
+    runs: int = 1,
+    tolerance: Optional[float] = None,
+    border: int = 0,
+    edge: str = "zero",
+    readout: bool = True,
+    registers: Optional[Sequence[str]] = None,
+) -> dict[str, Any]:
+    """Measures how far noisy runs drift from ideal ones, as ``scamp run --compare``.
+
+    ``inputs`` are one (256, 256) plane per register, as for :func:`run` (a uint8 plane
+    is the scene); ``images`` (a folder or uint8 (N, 256, 256) pixels) runs the
+    comparison on several scenes instead. ``tolerance`` defaults to one 8-bit step of
+    the profile's readout range; ``border`` leaves that many PEs on every side out of
+    the figures; ``registers`` restricts the comparison (default: every register the
+    program writes).
+
+    Returns the dict ``scamp run --compare --json`` prints (the first run's figures,
+    and under ``"compare"`` the RMSE, bias, max and share beyond the tolerance of each
+    analogue register, the share of flipped bits of each digital one, and saturation).
+    """
+    options = dict(
+        images=images,
+        noise=noise,
+        seed=seed,
+        chip_seed=chip_seed,
+        runs=runs,
+        tolerance=tolerance,
+        border=border,
+        edge=edge,
+        readout=readout,
+        registers=None if registers is None else list(registers),
+    )
+    return _scamp.compare(program, None if inputs is None else dict(inputs), options)

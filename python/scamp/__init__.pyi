@@ -1,0 +1,129 @@
+"""Type stub of the ``scamp`` package (the native module ``scamp._scamp`` and its
+Python wrappers)."""
+
+import os
+from typing import Any, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+class SourceError(ValueError):
+    """A source text (program, spec or noise profile) with an error at a position."""
+
+    file: str
+    line: int
+    column: int
+
+class ProgramError(SourceError):
+    """A program that does not parse, or stops while it runs."""
+
+class SpecError(SourceError):
+    """A filter spec with an error."""
+
+class ProfileError(SourceError):
+    """A noise profile that cannot be read."""
+
+class Program:
+    """A parsed SCAMP-5 program."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def instructions(self) -> int: ...
+    @property
+    def cycles(self) -> int: ...
+    @property
+    def written_registers(self) -> list[str]: ...
+    @property
+    def written_digital_registers(self) -> list[str]: ...
+
+class Profile:
+    """A noise profile: the parameters of the analogue error model."""
+
+    @staticmethod
+    def load(name_or_path: Union[str, os.PathLike[str]]) -> Profile: ...
+    @staticmethod
+    def builtin(name: str) -> Profile: ...
+    @staticmethod
+    def from_yaml(text: str, name: str = "<profile>") -> Profile: ...
+    def to_yaml(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def replace(self, **changes: Any) -> Profile: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def is_exact(self) -> bool: ...
+
+ProgramLike = Union[Program, str, os.PathLike[str]]
+NoiseLike = Union[str, os.PathLike[str], Profile]
+
+def parse(text: str, *, name: Optional[str] = None) -> Program: ...
+def load(path: Union[str, os.PathLike[str]]) -> Program: ...
+def load_image(path: Union[str, os.PathLike[str]]) -> npt.NDArray[np.uint8]: ...
+def load_images(
+    folder: Union[str, os.PathLike[str]] = "images",
+) -> tuple[list[str], npt.NDArray[np.uint8]]: ...
+def run(
+    program: ProgramLike,
+    inputs: Optional[Mapping[str, np.ndarray]] = None,
+    *,
+    noise: NoiseLike = "scamp5",
+    seed: int = 0,
+    chip_seed: int = 0,
+    edge: str = "zero",
+    readout: bool = True,
+    registers: Optional[Sequence[str]] = None,
+) -> dict[str, np.ndarray]: ...
+
+SpecLike = Union[str, os.PathLike[str], Mapping[str, Any]]
+
+class Compiled:
+    """A compiled spec: the program the generator found and its report."""
+
+    @property
+    def program(self) -> str: ...
+    @property
+    def report(self) -> dict[str, Any]: ...
+    @property
+    def file(self) -> str: ...
+
+def compile(
+    spec: SpecLike,
+    *,
+    objective: Optional[str] = None,
+    time_limit: Optional[float] = None,
+    work: Optional[int] = None,
+    workers: Optional[int] = None,
+    seed: Optional[int] = None,
+    noise: Optional[NoiseLike] = None,
+) -> Compiled: ...
+def check(
+    program_or_compiled: Union[ProgramLike, Compiled],
+    *,
+    kernel: Optional[SpecLike] = None,
+    images: Union[str, os.PathLike[str], np.ndarray] = "images",
+    noise: NoiseLike = "scamp5",
+    runs: int = 1,
+    uncertainty: bool = False,
+    seed: int = 1,
+    chip_seed: int = 1,
+) -> dict[str, Any]: ...
+def compare(
+    program: ProgramLike,
+    inputs: Optional[Mapping[str, np.ndarray]] = None,
+    *,
+    images: Union[None, str, os.PathLike[str], np.ndarray] = None,
+    noise: NoiseLike = "scamp5",
+    seed: int = 1,
+    chip_seed: int = 1,
+    runs: int = 1,
+    tolerance: Optional[float] = None,
+    border: int = 0,
+    edge: str = "zero",
+    readout: bool = True,
+    registers: Optional[Sequence[str]] = None,
+) -> dict[str, Any]: ...

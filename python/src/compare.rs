@@ -1,0 +1,163 @@
+//! `scamp.compare`: a program's noisy runs against ideal ones, the dict `scamp run
+//! --compare --json` prints.
+
+use crate::errors::value_error;
+use crate::evaluate::to_dict;
+use crate::images::grey_images_named;
+use crate::program::PyProgram;
+use crate::run::{edge_of, profile_of, program_of, read_inputs, run_error, watched_of, Inputs};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use scamp::bank::{self, Bank, NoiseInfo, RunOptions, RunSummary, Setup};
+use scamp::isa::Device;
+use scamp::sim::capture::{self, GreyImage};
+use scamp::sim::run::RunReport;
+use scamp::verify::compare::{adc_step, CompareError, CompareOptions, Watched};
+use std::path::PathBuf;
+
+/// The keyword arguments of `scamp.compare`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct CompareArgs<'py> {
+    images: Option<Bound<'py, PyAny>>,
+    noise: Bound<'py, PyAny>,
+    seed: u64,
+    chip_seed: u64,
+    runs: u32,
+    tolerance: Option<f64>,
+    border: usize,
+    edge: String,
+    readout: bool,
+    registers: Option<Vec<String>>,
+}
+
+/// `scamp.compare(program, inputs, options)`: what `scamp run --compare --json`
+/// prints for the same program, preloads, scenes and seeds.
+#[pyfunction]
+pub fn compare<'py>(
+    py: Python<'py>,
+    program: &Bound<'py, PyAny>,
+    inputs: Option<&Bound<'py, PyDict>>,
+    options: CompareArgs<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let device = Device::default();
+    let program = program_of(py, program)?;
+    let program = program.get();
+    let profile = profile_of(py, &options.noise)?;
+    let noise_name = match options.noise.extract::<PathBuf>() {
+        Ok(p) if profile.name.is_empty() => p.to_string_lossy().into_owned(),
+        _ => profile.name.clone(),
+    };
+    let opts = RunOptions {
+        seed: options.seed,
+        chip_seed: options.chip_seed,
+        raw: !options.readout,
+        ..RunOptions::new(profile)
+    };
+    if options.runs == 0 {
+        return Err(value_error("runs: expected at least 1"));
+    }
+    if options
+        .tolerance
+        .is_some_and(|t| !(t.is_finite() && t >= 0.0))
+    {
+        return Err(value_error("tolerance: expected a finite number >= 0"));
+    }
+    let edge = edge_of(&options.edge)?;
+    let inputs = read_inputs(inputs, device)?;
+    if inputs.frames.is_some() {
+        return Err(value_error(
+            "compare: inputs are one (256, 256) plane each; give several pictures as images=",
+        ));
+    }
+    let scenes = scenes_of(options.images.as_ref(), &inputs)?;
+    let first = inputs.setup(0, scenes[0].1.clone(), device, edge);
+    let analogue: Vec<Watched> = program
+        .program
+        .written_registers()
+        .into_iter()
+        .map(Watched::Analogue)
+        .collect();
+    let saved = options.registers.is_some();
+    let compared = watched_of(options.registers, &program.program, device)?;
+    let watched = if saved { compared.clone() } else { analogue };
+    let compare_opts = CompareOptions {
+        registers: compared,
+        repeat: 1,
+        clock_hz: opts.clock_hz,
+        raw: opts.raw,
+        tolerance: options.tolerance.unwrap_or_else(|| adc_step(&opts.profile)),
+        border: options.border,
+        runs: options.runs,
+        seed: options.seed,
+        chip_seed: options.chip_seed,
+    };
+    let per_scene = |img: &GreyImage| Setup {
+        scene: img.clone(),
+        ..first.clone()
+    };
+    let (runs, comparison) = py
+        .detach(|| {
+            let runs = bank::runs::<CompareError>(
+                &program.program,
+                &|| Ok(first.array()),
+                &opts,
+                &watched,
+                options.runs,
+            )?;
+            let c = Bank::bare(program.program.clone()).compare(
+                &scenes,
+                &per_scene,
+                &opts,
+                &compare_opts,
+                None,
+            )?;
+            Ok((runs, c))
+        })
+        .map_err(|e| match e {
+            CompareError::Run(r) => run_error(py, program, &r),
+            other => value_error(other.to_string()),
+        })?;
+    let warnings = warnings_of(program, &runs.first.report);
+    let noise = NoiseInfo {
+        profile: noise_name,
+        seed: options.seed,
+        chip_seed: options.chip_seed,
+        readout: opts.profile.readout.enabled && !opts.raw,
+    };
+    to_dict(py, &RunSummary::of(runs, noise, warnings, Some(comparison)))
+}
+
+/// The scenes compared: `images`, else the pixel input, else the built-in default
+/// image (as `scamp run --compare` without `--image`).
+fn scenes_of(
+    images: Option<&Bound<'_, PyAny>>,
+    inputs: &Inputs,
+) -> PyResult<Vec<(String, GreyImage)>> {
+    Ok(match (images, inputs.scene(0)) {
+        (Some(_), Some(_)) => {
+            return Err(value_error(
+                "compare: images= and a uint8 scene in inputs both give the pictures; give one",
+            ))
+        }
+        (Some(images), None) => grey_images_named(images)?,
+        (None, Some(scene)) => vec![("image".to_string(), scene)],
+        (None, None) => vec![("camera".to_string(), capture::default_image())],
+    })
+}
+
+/// The run's warnings, each prefixed with the program file and, when known, the
+/// position (as `scamp run` reports them).
+fn warnings_of(program: &PyProgram, report: &RunReport) -> Vec<String> {
+    report
+        .warnings
+        .iter()
+        .map(|w| {
+            if w.pos.line == 0 {
+                format!("{}: {}", program.file, w.msg)
+            } else {
+                format!("{}:{}: {}", program.file, w.pos, w.msg)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,86 @@
+//! The package's exceptions. Each error with a position in a source text is a
+//! `ValueError` carrying `.file`, `.line` and `.column`, and its message reads
+//! `FILE:LINE:COL: what`, as the command line prints it.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    scamp,
+    SourceError,
+    PyValueError,
+    "A source text (program, spec or noise profile) with an error at `.file`, `.line`, `.column`."
+);
+create_exception!(
+    scamp,
+    ProgramError,
+    SourceError,
+    "A program that does not parse or stops while it runs; the message carries `line:col`."
+);
+create_exception!(
+    scamp,
+    SpecError,
+    SourceError,
+    "A filter spec with an error; the message is the command line's `file:line:col: what`."
+);
+create_exception!(
+    scamp,
+    ProfileError,
+    SourceError,
+    "A noise profile that cannot be read; the message carries `file:line:col`."
+);
+
+/// Adds the exception types to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("SourceError", py.get_type::<SourceError>())?;
+    m.add("ProgramError", py.get_type::<ProgramError>())?;
+    m.add("SpecError", py.get_type::<SpecError>())?;
+    m.add("ProfileError", py.get_type::<ProfileError>())?;
+    Ok(())
+}
+
+/// Where a source error is.
+pub struct At<'a> {
+    /// The file (or the name given to a text).
+    pub file: &'a str,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column.
+    pub column: u64,
+}
+
+/// Builds the exception `E` with message `FILE:LINE:COL: msg` and its position
+/// attributes set.
+fn positioned<E: pyo3::PyTypeInfo>(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
+    let text = format!("{}:{}:{}: {msg}", at.file, at.line, at.column);
+    let err = PyErr::from_type(py.get_type::<E>(), text);
+    let value = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; if it
+    // did, the message still carries the position.
+    let _ = value.setattr("file", at.file);
+    let _ = value.setattr("line", at.line);
+    let _ = value.setattr("column", at.column);
+    err
+}
+
+/// A program error at `at`.
+pub fn program_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
+    positioned::<ProgramError>(py, at, msg)
+}
+
+/// A spec error at `at`.
+pub fn spec_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
+    positioned::<SpecError>(py, at, msg)
+}
+
+/// A noise-profile error at `at`.
+pub fn profile_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
+    positioned::<ProfileError>(py, at, msg)
+}
+
+/// A plain `ValueError`.
+pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(msg.to_string())
+}

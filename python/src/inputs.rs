@@ -1,0 +1,174 @@
+//! The `inputs` of `scamp.run` and `scamp.compare`: numpy arrays turned into the
+//! library's per-frame planes. The dtype says what an array is: float32/float64 are
+//! register values, uint8 pixels (the scene `get_image` captures), bool (or integer
+//! 0/1) digital bits. The library checks the values (`PlaneValues`), frame by frame,
+//! with the frame named in the message. Arrays are copied while the GIL is held, so
+//! the simulation that follows runs on memory Python cannot change under it.
+
+use crate::errors::value_error;
+use numpy::ndarray::{ArrayView2, ArrayViewD, Axis, Ix2};
+use numpy::{PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use scamp::bank::{InputError, PlaneValues};
+use scamp::sim::N;
+
+/// What an input array holds, one entry per frame.
+#[derive(Clone, Debug)]
+pub enum Values {
+    /// Checked register values or bits.
+    Planes(Vec<PlaneValues>),
+    /// Pixels, 65,536 bytes each.
+    Pixels(Vec<Vec<u8>>),
+}
+
+/// One named input: one plane for every frame, or one plane per frame.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// The register name as given.
+    pub name: String,
+    /// Frames in the array: `None` for a single (256, 256) plane.
+    pub frames: Option<usize>,
+    /// The values.
+    pub values: Values,
+}
+
+impl Input {
+    /// Index of the plane frame `i` uses.
+    pub fn at(&self, i: usize) -> usize {
+        if self.frames.is_some() {
+            i
+        } else {
+            0
+        }
+    }
+}
+
+/// `(256, 256)` or `(N, 256, 256)`: the number of frames (`None` for one plane).
+pub fn frames_of(what: &str, shape: &[usize]) -> PyResult<Option<usize>> {
+    match shape {
+        [r, c] if (*r, *c) == (N, N) => Ok(None),
+        [0, r, c] if (*r, *c) == (N, N) => Err(value_error(format!(
+            "{what}: an empty batch (shape (0, {N}, {N}))"
+        ))),
+        [n, r, c] if (*r, *c) == (N, N) => Ok(Some(*n)),
+        _ => {
+            let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
+            Err(value_error(format!(
+                "{what}: expected shape ({N}, {N}) or (N, {N}, {N}), got ({}{})",
+                dims.join(", "),
+                if dims.len() == 1 { "," } else { "" }
+            )))
+        }
+    }
+}
+
+/// The (256, 256) planes of a checked view, each with its name for messages.
+fn split<'a, T>(what: &str, view: ArrayViewD<'a, T>) -> Vec<(String, ArrayView2<'a, T>)> {
+    match view.clone().into_dimensionality::<Ix2>() {
+        Ok(plane) => vec![(what.to_string(), plane)],
+        Err(_) => (0..view.len_of(Axis(0)))
+            .filter_map(|i| {
+                let p = view.clone().index_axis_move(Axis(0), i);
+                let p = p.into_dimensionality::<Ix2>().ok()?;
+                Some((format!("{what}[{i}]"), p))
+            })
+            .collect(),
+    }
+}
+
+fn checked(r: Result<PlaneValues, InputError>) -> PyResult<PlaneValues> {
+    r.map_err(value_error)
+}
+
+/// Reads `what` (e.g. `inputs['A']`) from `value`; `digital` says whether it goes to
+/// a digital register.
+pub fn read(what: &str, name: &str, value: &Bound<'_, PyAny>, digital: bool) -> PyResult<Input> {
+    let array = value.cast::<PyUntypedArray>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what}: expected a numpy array, got {}",
+            value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        ))
+    })?;
+    let frames = frames_of(what, array.shape())?;
+    let dtype = array.dtype();
+    let py = value.py();
+    let is = |t: Bound<'_, numpy::PyArrayDescr>| dtype.is_equiv_to(&t);
+    let values = if digital && is(numpy::dtype::<bool>(py)) {
+        let a: PyReadonlyArrayDyn<'_, bool> = array.extract()?;
+        let bytes = a.as_array().mapv(u8::from);
+        let planes = split(what, bytes.view());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if digital && is(numpy::dtype::<u8>(py)) {
+        let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
+        let planes = split(what, a.as_array());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if digital && is(numpy::dtype::<i64>(py)) {
+        let a: PyReadonlyArrayDyn<'_, i64> = array.extract()?;
+        // Out-of-range integers become 255, which the library refuses as not a bit.
+        let bytes = a.as_array().mapv(|v| u8::try_from(v).unwrap_or(u8::MAX));
+        let planes = split(what, bytes.view());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if digital {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: a digital register takes a bool (or 0/1 integer) array, got dtype {}",
+            dtype.str()?
+        )));
+    } else if is(numpy::dtype::<f32>(py)) {
+        let a: PyReadonlyArrayDyn<'_, f32> = array.extract()?;
+        let planes = split(what, a.as_array());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::analogue(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if is(numpy::dtype::<f64>(py)) {
+        let a: PyReadonlyArrayDyn<'_, f64> = array.extract()?;
+        let single = a.as_array().mapv(|v| v as f32);
+        let planes = split(what, single.view());
+        Values::Planes(
+            planes
+                .into_iter()
+                .map(|(n, p)| checked(PlaneValues::analogue(&n, p)))
+                .collect::<PyResult<_>>()?,
+        )
+    } else if is(numpy::dtype::<u8>(py)) {
+        let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
+        let planes = split(what, a.as_array());
+        Values::Pixels(
+            planes
+                .into_iter()
+                .map(|(_, p)| p.iter().copied().collect())
+                .collect(),
+        )
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected float32/float64 register values or uint8 pixels, got dtype {}",
+            dtype.str()?
+        )));
+    };
+    Ok(Input {
+        name: name.to_string(),
+        frames,
+        values,
+    })
+}

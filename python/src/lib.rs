@@ -1,0 +1,36 @@
+//! `scamp._scamp`: the native half of the Python package `scamp`.
+//!
+//! Every function here converts Python values to the library's types, calls the
+//! library (`scamp::bank` and the parsers), and converts the answer back. The figures,
+//! the seeding and the checks all live in the library, so that Python and the command
+//! line cannot drift apart.
+
+mod compare;
+mod errors;
+mod evaluate;
+mod images;
+mod inputs;
+mod memory;
+mod profile;
+mod program;
+mod run;
+
+use pyo3::prelude::*;
+
+/// The native module; `scamp/__init__.py` re-exports what it defines.
+#[pymodule]
+fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<program::PyProgram>()?;
+    m.add_class::<profile::PyProfile>()?;
+    m.add_function(wrap_pyfunction!(program::parse, m)?)?;
+    m.add_function(wrap_pyfunction!(program::load, m)?)?;
+    m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::check, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_class::<evaluate::PyCompiled>()?;
+    m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
+    m.add_function(wrap_pyfunction!(images::load_images, m)?)?;
+    Ok(())
+}
