@@ -61,6 +61,11 @@ pub struct CompileArgs {
     /// `ideal`, `scamp5` or a profile YAML file.
     #[arg(long, default_value = crate::sim::noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
+    /// Rescale each kernel whose output cannot fit the register range by the smallest
+    /// power of two that makes it fit (the spec's `fit: true` does the same); the scale
+    /// used is printed.
+    #[arg(long)]
+    pub fit: bool,
 }
 
 /// Runs `scamp compile`.
@@ -129,6 +134,7 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
         objective: Some(a.objective),
         slack: Some(a.slack),
         profile: Some(profile),
+        fit: a.fit.then_some(true),
     })
 }
 
@@ -136,12 +142,20 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
 /// constructive program emitted.
 fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled) {
     let r = &compiled.range;
-    for ((k, &m), &fit) in spec
+    for (((k, &m), &fit), c) in spec
         .kernels
         .iter()
         .zip(&r.outputs)
         .zip(&r.largest_fitting_scale)
+        .zip(&compiled.kernels)
     {
+        if let Some(f) = c.fitted {
+            eprintln!(
+                "note: kernel {}: rescaled to fit the register range: scale {} (the spec's {} \
+                 / 2^{}), output within +-{}; the largest scale that fits is {fit:.6}",
+                k.out, f.to, f.from, f.halvings, f.output
+            );
+        }
         if m > r.limit + 1e-9 {
             eprintln!(
                 "warning: kernel {}: its exact output reaches +-{m} for inputs {}..{}, beyond the \
@@ -184,6 +198,7 @@ fn json_of(spec: &Spec, compiled: &Compiled) -> serde_json::Value {
                 "output_peak": output_peak,
                 "fits": output_peak <= r.limit + 1e-9,
                 "largest_fitting_scale": if fit.is_finite() { Some(fit) } else { None },
+                "fitted": k.fitted,
             })
         })
         .collect();
