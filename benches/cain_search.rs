@@ -28,6 +28,19 @@ const SETS: &[(&str, u64, usize, usize)] = &[
     ("heldout_r3", 131, 3, 3),
     ("heldout_r4", 141, 4, 3),
     ("heldout_r5x5", 151, 1, 5),
+    ("h27_r1a", 271, 1, 3),
+    ("h27_r1b", 272, 1, 3),
+    ("h27_r1c", 273, 1, 3),
+    ("h27_r1d", 274, 1, 3),
+    ("h27_r2a", 275, 2, 3),
+    ("h27_r2b", 276, 2, 3),
+    ("h27_r2c", 277, 2, 3),
+    ("h27_r2d", 278, 2, 3),
+    ("h27_r3a", 279, 3, 3),
+    ("h27_r4a", 280, 4, 3),
+    ("h27_r5x5a", 281, 1, 5),
+    ("h27_cnn1", 282, 3, 3),
+    ("h27_cnn2", 283, 3, 3),
 ];
 
 /// xorshift64*: the sets must not change when a dependency's generator does.
@@ -50,23 +63,31 @@ impl Rng {
 }
 
 /// A spec of `kernels` random `size`x`size` kernels, weights `k/8` with `k` in -8..=8
-/// (about a third of them zero, as in trained first layers).
+/// (about a third of them zero, as in trained first layers); sets named `*cnn*` are
+/// CNN-like layers instead, integer weights in -4..=4 over 4 (most outputs beyond the
+/// register range, as in trained convolutions).
 fn random_spec(name: &str, seed: u64, kernels: usize, size: usize) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let regs = ["A", "B", "C", "D", "E", "F"];
+    let cnn = name.contains("cnn");
+    let (top, depth, what) = if cnn {
+        (4, 2, "integer weights in -4..4 over 4 (CNN-like)")
+    } else {
+        (8, 3, "weights in eighths")
+    };
     let mut s = format!(
-        "# Random benchmark set (seed {seed}): {kernels} kernel(s) of {size}x{size}, weights in eighths.\n\
+        "# Random benchmark set (seed {seed}): {kernels} kernel(s) of {size}x{size}, {what}.\n\
          name: {name}\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n"
     );
     for out in regs.iter().take(kernels) {
-        s += &format!("  - out: {out}\n    scale: 1/8\n    weights:\n");
+        s += &format!("  - out: {out}\n    scale: 1/{top}\n    weights:\n");
         for _ in 0..size {
             let row: Vec<String> = (0..size)
                 .map(|_| {
                     if rng.range(0, 2) == 0 {
                         0
                     } else {
-                        let v = rng.range(1, 8);
+                        let v = rng.range(1, top);
                         if rng.range(0, 1) == 0 {
                             v
                         } else {
@@ -79,7 +100,7 @@ fn random_spec(name: &str, seed: u64, kernels: usize, size: usize) -> String {
             s += &format!("      - [{}]\n", row.join(", "));
         }
     }
-    s += "approximation: { max_depth: 3, max_error: 0.0 }\n";
+    s += &format!("approximation: {{ max_depth: {depth}, max_error: 0.0 }}\n");
     s += "search: { time_limit: 10, workers: 2, ops: all }\n";
     s
 }

@@ -38,6 +38,8 @@ pub struct CompiledKernel {
     pub depth: u32,
     /// Whether the kernel's exact output fits the register range.
     pub fits: bool,
+    /// The rescale `compile --fit` applied, if any.
+    pub fitted: Option<crate::cain::fit::Fitted>,
     /// The largest scale at which the output fits (`null` for an all-zero kernel).
     pub largest_fitting_scale: Option<f64>,
     /// Output register.
@@ -125,6 +127,7 @@ impl CompileReport {
                 approximated: k.approx.weights.clone(),
                 depth: k.approx.depth,
                 fits: output_peak <= r.limit + 1e-9,
+                fitted: k.fitted,
                 largest_fitting_scale: fit.is_finite().then_some(fit),
                 out: k.out.to_string(),
                 output_peak,

@@ -13,9 +13,11 @@ pub mod approx;
 pub mod budget;
 pub mod emit;
 pub mod fallback;
+pub mod fit;
 pub mod goal;
 pub mod group;
 pub mod heuristic;
+pub mod objective;
 pub mod race;
 pub mod report;
 pub mod reverse;
@@ -37,7 +39,7 @@ use crate::sim::noise::Profile;
 use crate::verify::check;
 use crate::verify::predict::Predicted;
 use crate::verify::proof::Target;
-use crate::verify::range::Peak;
+use crate::verify::range::{InputRange, Peak};
 use setup::Setup;
 use std::time::{Duration, Instant};
 
@@ -66,6 +68,9 @@ pub struct CompileOptions {
     pub slack: Option<f64>,
     /// Noise profile for the range limit and the error prediction (default `scamp5`).
     pub profile: Option<Profile>,
+    /// Rescale kernels whose outputs cannot fit (default: the spec's `fit`; see
+    /// [`fit`]).
+    pub fit: Option<bool>,
 }
 
 /// What the search minimises.
@@ -123,6 +128,9 @@ pub struct KernelReport {
     pub out: Reg,
     /// Depth, integer weights and error.
     pub approx: Approx,
+    /// Where `fit` rescaled the kernel to bring its output within the register range:
+    /// the scale used (the approximation then computes the spec's weights at it).
+    pub fitted: Option<fit::Fitted>,
 }
 
 /// Figures of the search that produced a program.
@@ -279,10 +287,11 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
         .iter()
         .zip(kernels)
         .map(|(k, a)| {
+            let scale = a.fitted.map_or(k.scale, |f| f.to);
             let exact: Vec<Vec<f64>> = k
                 .weights
                 .iter()
-                .map(|row| row.iter().map(|w| w * k.scale).collect())
+                .map(|row| row.iter().map(|w| w * scale).collect())
                 .collect();
             check::Target::new(k.out, &exact, &a.target())
         })
@@ -290,8 +299,36 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
 }
 
 /// Approximates every kernel of `spec`; an approximation that misses `max_error` at
-/// `max_depth` is refused unless the spec accepts it (`approximation.accept`).
+/// `max_depth` is refused unless the spec accepts it (`approximation.accept`); with the
+/// spec's `fit: true`, kernels whose outputs cannot fit the default profile's saturation
+/// limit are rescaled (see [`fit`]).
 pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
+    let mut kernels = approximate_each(spec)?;
+    if spec.fit {
+        let limit = Profile::builtin(crate::sim::noise::DEFAULT_PROFILE)
+            .as_ref()
+            .and_then(saturation_limit)
+            .unwrap_or(f64::INFINITY);
+        let mut outputs = output_magnitudes(&kernels, spec.input_range);
+        let scales: Vec<f64> = spec.kernels.iter().map(|k| k.scale).collect();
+        fit::fit(&mut kernels, &mut outputs, &scales, limit);
+    }
+    Ok(kernels)
+}
+
+/// Per kernel, the largest magnitude its exact output reaches for inputs in `range`.
+pub fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64> {
+    kernels
+        .iter()
+        .map(|k| {
+            let (lo, hi) = crate::verify::range::interval(&k.target().expected(), range);
+            lo.abs().max(hi.abs())
+        })
+        .collect()
+}
+
+/// Approximates every kernel of `spec` as written.
+pub(crate) fn approximate_each(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
     spec.kernels
         .iter()
         .enumerate()
@@ -317,7 +354,11 @@ pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> 
                             miss,
                         })?;
                 }
-                Ok(KernelReport { out: k.out, approx })
+                Ok(KernelReport {
+                    out: k.out,
+                    approx,
+                    fitted: None,
+                })
             })
         })
         .collect()
@@ -462,9 +503,10 @@ fn assemble(
         .kernels
         .iter()
         .zip(&setup.outputs)
-        .map(|(k, &m)| {
+        .zip(&setup.kernels)
+        .map(|((k, &m), r)| {
             if m > 0.0 {
-                k.scale * setup.limit / m
+                r.fitted.map_or(k.scale, |f| f.to) * setup.limit / m
             } else {
                 f64::INFINITY
             }

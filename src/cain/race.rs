@@ -24,6 +24,9 @@ pub struct Candidate {
     /// Per member kernel, the predicted error (from the scoring, under the error
     /// objective).
     pub predicted: Option<Vec<Predicted>>,
+    /// The plan it was made from (empty for the constructive program), for the
+    /// saturation risk of a program found by the length search and scored afterwards.
+    pub steps: Vec<step::Step>,
 }
 
 /// What one group's compile produced.
@@ -60,11 +63,11 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
 }
 
 /// Holds a group's targets and turns programs into scored candidates.
-struct Judge<'a> {
+pub(super) struct Judge<'a> {
     setup: &'a Setup<'a>,
     targets: Vec<Target>,
     outs: Vec<Reg>,
-    held_to: f64,
+    pub(super) held_to: f64,
     stats_in: InputStats,
     /// Each output's exact coefficients (outputs that cannot fit are exempt from the
     /// clipping score).
@@ -110,8 +113,30 @@ impl<'a> Judge<'a> {
         )
     }
 
-    /// Proves `program`, holds it to the range and scores it; `None` if it fails any.
-    fn judge(&self, program: Program) -> Option<search::Finished<Candidate>> {
+    /// The error objective's score of `program` and its outputs' predicted errors.
+    pub(super) fn score(&self, program: &Program) -> Option<(f64, Vec<Predicted>)> {
+        let s = self.setup;
+        report::predicted_score(
+            program,
+            s.spec.input,
+            &self.outs,
+            s.general,
+            &s.profile,
+            &self.stats_in,
+            s.spec.input_range,
+            s.limit,
+            &self.outputs_f64,
+        )
+    }
+
+    /// Proves `program` (made from `steps`), holds it to the range and scores it under
+    /// `objective`; `None` if it fails any.
+    fn judge(
+        &self,
+        program: Program,
+        steps: &[step::Step],
+        objective: Objective,
+    ) -> Option<search::Finished<Candidate>> {
         let s = self.setup;
         prove(
             &program,
@@ -125,20 +150,10 @@ impl<'a> Judge<'a> {
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
-        let (score, predicted) = match s.objective {
+        let (score, predicted) = match objective {
             Objective::Length => (0.0, None),
             Objective::Error => {
-                let (score, p) = report::predicted_score(
-                    &program,
-                    s.spec.input,
-                    &self.outs,
-                    s.general,
-                    &s.profile,
-                    &self.stats_in,
-                    s.spec.input_range,
-                    s.limit,
-                    &self.outputs_f64,
-                )?;
+                let (score, p) = self.score(&program)?;
                 (score, Some(p))
             }
         };
@@ -148,6 +163,7 @@ impl<'a> Judge<'a> {
                 program,
                 peak,
                 predicted,
+                steps: steps.to_vec(),
             },
             n,
             c,
@@ -238,8 +254,11 @@ pub fn prepare<'a>(
             depth,
             setup.ops,
         )?;
-        let (mut value, instructions, cycles, score) =
-            judge.judge(emit::program(&instrs, setup.device).ok()?)?;
+        let (mut value, instructions, cycles, score) = judge.judge(
+            emit::program(&instrs, setup.device).ok()?,
+            &[],
+            setup.objective,
+        )?;
         if value.predicted.is_none() {
             // The length objective does not score by error: predict now, so that
             // nothing of this size is left for after the search.
@@ -300,9 +319,9 @@ pub fn search_group(
         registers: &setup.registers,
         outputs: &finals,
     };
-    let finish = |steps: &[step::Step]| -> Option<search::Finished<Candidate>> {
+    let finish = |steps: &[step::Step], objective: Objective| {
         let instrs = alloc::allocate(steps, &problem)?;
-        judge.judge(emit::program(&instrs, setup.device).ok()?)
+        judge.judge(emit::program(&instrs, setup.device).ok()?, steps, objective)
     };
     let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
     let range = GoalRange {
@@ -312,18 +331,8 @@ pub fn search_group(
         limit: setup.limit,
         exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
     };
-    let opts = SearchOptions {
-        time_limit: time,
-        // The error objective also weighs clipping on textured images (see `risk`).
-        clip: (setup.objective == Objective::Error).then_some(super::risk::ClipModel {
-            depth,
-            lo: spec.input_range.lo,
-            hi: spec.input_range.hi,
-            limit: setup.limit,
-            spread: super::risk::DEFAULT_SPREAD,
-        }),
-        ..setup.search.clone()
-    };
+    // The error objective also weighs clipping on textured images (see `risk`).
+    let clip = super::risk::ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
     // The constructive program bounds the search from its start (in the deterministic
     // mode too: the bound is the same on every run). The bound is this group's own:
     // another group's shorter program says nothing about this one's.
@@ -332,37 +341,85 @@ pub fn search_group(
         std::sync::atomic::Ordering::Relaxed,
     );
     let began = start.elapsed();
-    let outcome = run_search(&root, &ctx, &opts, &range, judge.held_to, stats, &finish);
-    let searched = outcome.best.clone().map(|b| Found {
-        at: b.at + began,
-        ..b
-    });
-    let (best, source) =
-        choose(searched, fallback).ok_or_else(|| not_found(&outcome, judge.held_to, setup))?;
-    // Both candidates were proven when made; proving the search's again keeps the
-    // guarantee local (the constructive program's proof is in `prepare`).
-    if source == Source::Search {
-        prove(
-            &best.value.program,
-            spec.input,
-            setup.general,
-            &judge.targets,
-            Some(&setup.registers),
-        )
-        .map_err(|e| CompileError::Proof(e.to_string()))?;
-    }
-    let predicted = match &best.value.predicted {
-        Some(p) => p.clone(),
-        None => judge
-            .predict(&best.value.program)
-            .map_err(|e| CompileError::Proof(e.to_string()))?,
+    let run = |opts: &SearchOptions, objective: Objective| {
+        let finish = |steps: &[step::Step]| finish(steps, objective);
+        let o = run_search(&root, &ctx, opts, &range, judge.held_to, stats, &finish);
+        let best = o.best.clone().map(|b| Found {
+            at: b.at + began,
+            ..b
+        });
+        (o, best)
     };
-    Ok(GroupResult {
-        best,
-        source,
-        outcome,
-        predicted,
-    })
+    // The shortest program, as `--objective length` finds it (the error objective's
+    // length search gets a share of a clock budget, all of a work budget).
+    let length = SearchOptions {
+        time_limit: match setup.search.work {
+            Some(_) => time,
+            None => time.mul_f64(super::objective::LENGTH_SHARE),
+        },
+        slack: 0.0,
+        clip: None,
+        ..setup.search.clone()
+    };
+    let (outcome, searched) = run(&length, Objective::Length);
+    let shortest =
+        choose(searched, fallback).ok_or_else(|| not_found(&outcome, judge.held_to, setup));
+    let (outcome, (best, source)) = match (setup.objective, shortest) {
+        (Objective::Length, s) => (outcome, s?),
+        (Objective::Error, s) => {
+            let s = super::objective::rescore(s?, &judge, &clip, &root.0)?;
+            // The error search looks within the slack of the shortest program.
+            stats
+                .best
+                .store(s.0.instructions, std::sync::atomic::Ordering::Relaxed);
+            let error = SearchOptions {
+                time_limit: time.saturating_sub(start.elapsed().saturating_sub(began)),
+                clip: Some(clip),
+                ..setup.search.clone()
+            };
+            let (e, searched) = run(&error, Objective::Error);
+            let chosen = super::objective::prefer(s, searched, setup.search.slack);
+            let best = Some(chosen.0.clone());
+            (super::objective::merge(outcome, e, best), chosen)
+        }
+    };
+    judge.conclude(best, source, outcome)
+}
+
+impl Judge<'_> {
+    /// The group's result: the chosen program proven again where the search made it
+    /// (both candidates were proven when made; this keeps the guarantee local, the
+    /// constructive program's proof is in [`prepare`]) and its outputs predicted.
+    fn conclude(
+        &self,
+        best: Found<Candidate>,
+        source: Source,
+        outcome: Outcome<Candidate>,
+    ) -> Result<GroupResult, CompileError> {
+        let s = self.setup;
+        if source == Source::Search {
+            prove(
+                &best.value.program,
+                s.spec.input,
+                s.general,
+                &self.targets,
+                Some(&s.registers),
+            )
+            .map_err(|e| CompileError::Proof(e.to_string()))?;
+        }
+        let predicted = match &best.value.predicted {
+            Some(p) => p.clone(),
+            None => self
+                .predict(&best.value.program)
+                .map_err(|e| CompileError::Proof(e.to_string()))?,
+        };
+        Ok(GroupResult {
+            best,
+            source,
+            outcome,
+            predicted,
+        })
+    }
 }
 
 /// The better of the searched and the constructive program: fewer instructions, then

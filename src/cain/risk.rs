@@ -15,6 +15,7 @@
 
 use super::goal::Goal;
 use super::step::Step;
+use crate::verify::range::InputRange;
 
 /// The texture model and the limit.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +30,11 @@ pub struct ClipModel {
     pub limit: f64,
     /// Standard deviation of a pixel around its local level.
     pub spread: f64,
+    /// The largest magnitude an output reaches on flat regions (0 if none is given).
+    /// Where an output cannot fit, it clips whatever the program does; values up to its
+    /// magnitude are then common to every candidate and not refused by
+    /// [`ClipModel::flat_fits`] (their risk still counts in the score).
+    pub unavoidable: f64,
 }
 
 /// Default texture spread: three eighths of the full-range capture (256 levels). Test
@@ -41,6 +47,25 @@ pub const DEFAULT_SPREAD: f64 = 96.0;
 const SAMPLES: usize = 16;
 
 impl ClipModel {
+    /// The model for goals over `2^depth`, inputs in `range` and the saturation
+    /// `limit`, at the [`DEFAULT_SPREAD`], with the outputs `finals`' largest flat
+    /// magnitude as [`ClipModel::unavoidable`].
+    pub fn new(depth: u32, range: InputRange, limit: f64, finals: &[Goal]) -> ClipModel {
+        let m = ClipModel {
+            depth,
+            lo: range.lo,
+            hi: range.hi,
+            limit,
+            spread: DEFAULT_SPREAD,
+            unavoidable: 0.0,
+        };
+        let unavoidable = finals
+            .iter()
+            .map(|g| m.flat_magnitude(g))
+            .fold(0.0, f64::max);
+        ClipModel { unavoidable, ..m }
+    }
+
     /// Expected squared excess over the limit of the value `g` holds.
     pub fn goal_risk(&self, g: &Goal) -> f64 {
         let unit = 2f64.powi(-(self.depth.min(60) as i32));
@@ -68,11 +93,17 @@ impl ClipModel {
     }
 
     /// Whether `g` stays within the limit on flat regions at every level of the input
-    /// range.
+    /// range, or within the largest output's own flat magnitude where that is beyond
+    /// the limit ([`ClipModel::unavoidable`]).
     pub fn flat_fits(&self, g: &Goal) -> bool {
+        self.flat_magnitude(g) <= self.limit.max(self.unavoidable) * (1.0 + 1e-12)
+    }
+
+    /// The largest magnitude `g` reaches on flat regions (its coefficient sum times the
+    /// input bound).
+    pub fn flat_magnitude(&self, g: &Goal) -> f64 {
         let bound = self.lo.abs().max(self.hi.abs());
-        let sum = g.sum() as f64 * 2f64.powi(-(self.depth.min(60) as i32));
-        sum.abs() * bound <= self.limit * (1.0 + 1e-12)
+        (g.sum() as f64 * 2f64.powi(-(self.depth.min(60) as i32))).abs() * bound
     }
 
     /// Whether `g` stays within `k` times the limit for every input in the range.
@@ -144,6 +175,7 @@ mod tests {
             hi: 127.0,
             limit: 128.0,
             spread,
+            unavoidable: 0.0,
         }
     }
 
@@ -201,5 +233,20 @@ mod tests {
         let big = grid(&[&[4, -4], &[-2, 2]]);
         assert!(m.peak_within(&big, 3.0) && !m.peak_within(&big, 2.9));
         assert!(m.peak_within(&grid(&[&[4]]), 1.0));
+    }
+
+    #[test]
+    fn flat_fit_allows_what_an_unfitting_output_reaches_anyway() {
+        // An output of flat sum 2 (twice the input) cannot fit: values up to it pass,
+        // values beyond it do not.
+        let out = grid(&[&[4, 4]]);
+        let m = ClipModel {
+            unavoidable: model(32.0).flat_magnitude(&out),
+            ..model(32.0)
+        };
+        assert_eq!(m.flat_magnitude(&out), 256.0);
+        assert!(!model(32.0).flat_fits(&out));
+        assert!(m.flat_fits(&out) && m.flat_fits(&grid(&[&[4, 2]])));
+        assert!(!m.flat_fits(&grid(&[&[4, 4, 1]])));
     }
 }

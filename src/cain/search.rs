@@ -907,16 +907,29 @@ fn search_phases<T: Send>(
     // Error objective: half the budget looks among plans whose values stay near the
     // register range (they clip only on strong edges), the other half among all; the
     // better of the two wins, on the same rule as within one search. Kernels whose
-    // work cannot stay near the range (Sobel's) lose half the budget, no more.
+    // work cannot stay near the range (Sobel's) lose half the budget, no more. Values
+    // beyond the limit on flat images are refused in the first half, and in the second
+    // too if the first found a plan; otherwise (outputs far beyond the range, as in CNN
+    // layers) they are allowed up to the largest output's flat magnitude.
     let start = Instant::now();
+    let within = |c: &ClipModel| ClipModel {
+        unavoidable: 0.0,
+        ..c.clone()
+    };
     let first = SearchOptions {
         time_limit: opts.time_limit / 2,
         node_limit: opts.node_limit.map(|n| n / 2),
         work: opts.work.map(|w| (w / 2).max(1)),
+        clip: opts.clip.as_ref().map(within),
         ..opts.clone()
     };
     let a = search_once(root, ctx, &first, stats, finish, true);
+    let clip = match a.best {
+        Some(_) => first.clip.clone(),
+        None => opts.clip.clone(),
+    };
     let second = SearchOptions {
+        clip,
         time_limit: opts
             .time_limit
             .saturating_sub(start.elapsed())

@@ -5,11 +5,10 @@
 use super::search::SearchOptions;
 use super::spec::{self, Ops, Spec};
 use super::{
-    approximate_spec, report, CompileError, CompileOptions, KernelReport, Objective, DEFAULT_SLACK,
+    approximate_each, report, CompileError, CompileOptions, KernelReport, Objective, DEFAULT_SLACK,
 };
 use crate::isa::{Device, Reg};
 use crate::sim::noise::Profile;
-use crate::verify::range;
 use std::time::Duration;
 
 /// Everything a group compile needs, resolved once for the whole spec.
@@ -63,7 +62,7 @@ impl<'a> Setup<'a> {
                 k.out
             )));
         }
-        let kernels = approximate_spec(spec)?;
+        let mut kernels = approximate_each(spec)?;
         let objective = opts.objective.unwrap_or_default();
         let profile = match &opts.profile {
             Some(p) => p.clone(),
@@ -71,13 +70,11 @@ impl<'a> Setup<'a> {
         };
         let limit = report::saturation_limit(&profile)
             .ok_or_else(|| CompileError::NoSaturation(profile.name.clone()))?;
-        let outputs = kernels
-            .iter()
-            .map(|k| {
-                let (lo, hi) = range::interval(&k.target().expected(), spec.input_range);
-                lo.abs().max(hi.abs())
-            })
-            .collect();
+        let mut outputs = super::output_magnitudes(&kernels, spec.input_range);
+        if opts.fit.unwrap_or(spec.fit) {
+            let scales: Vec<f64> = spec.kernels.iter().map(|k| k.scale).collect();
+            super::fit::fit(&mut kernels, &mut outputs, &scales, limit);
+        }
         let general = Reg::general_count(&registers);
         let workers = opts.workers.or(spec.search.workers).unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, |n| n.get().min(spec::MAX_WORKERS))

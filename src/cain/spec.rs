@@ -104,6 +104,9 @@ pub struct Spec {
     pub search: SearchParams,
     /// The values input pixels can take (`input_range: [lo, hi]`, default -128..127).
     pub input_range: InputRange,
+    /// `fit: true`: rescale kernels whose outputs cannot fit the register range (see
+    /// [`super::fit`]).
+    pub fit: bool,
 }
 
 impl Spec {
@@ -459,6 +462,7 @@ fn build(raw: RawSpec) -> R<Spec> {
         approximation: raw.approximation,
         search: raw.search,
         input_range: input_range(raw.input_range.as_deref())?,
+        fit: raw.fit,
     })
 }
 

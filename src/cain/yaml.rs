@@ -38,6 +38,9 @@ pub struct RawSpec {
     /// `input_range: [lo, hi]`.
     #[serde(default, deserialize_with = "some")]
     pub input_range: Option<Vec<Bound>>,
+    /// `fit: true|false`.
+    #[serde(default)]
+    pub fit: bool,
 }
 
 /// One kernel as written.

@@ -62,6 +62,11 @@ pub struct CompileArgs {
     /// `ideal`, `scamp5` or a profile YAML file.
     #[arg(long, default_value = crate::sim::noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
+    /// Rescale each kernel whose output cannot fit the register range by the smallest
+    /// power of two that makes it fit (the spec's `fit: true` does the same); the scale
+    /// used is printed.
+    #[arg(long)]
+    pub fit: bool,
 }
 
 /// Runs `scamp compile`.
@@ -133,6 +138,7 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
         objective: Some(a.objective),
         slack: Some(a.slack),
         profile: Some(profile),
+        fit: a.fit.then_some(true),
     })
 }
 
@@ -140,12 +146,20 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
 /// constructive program emitted.
 fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled) {
     let r = &compiled.range;
-    for ((k, &m), &fit) in spec
+    for (((k, &m), &fit), c) in spec
         .kernels
         .iter()
         .zip(&r.outputs)
         .zip(&r.largest_fitting_scale)
+        .zip(&compiled.kernels)
     {
+        if let Some(f) = c.fitted {
+            eprintln!(
+                "note: kernel {}: rescaled to fit the register range: scale {} (the spec's {} \
+                 / 2^{}), output within +-{}; the largest scale that fits is {fit:.6}",
+                k.out, f.to, f.from, f.halvings, f.output
+            );
+        }
         if m > r.limit + 1e-9 {
             eprintln!(
                 "warning: kernel {}: its exact output reaches +-{m} for inputs {}..{}, beyond the \

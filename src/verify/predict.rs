@@ -127,6 +127,167 @@ impl Affine {
     }
 }
 
+/// Lags of the bundled images' moments: `(dr, dc)` with `dr` in `0..=IMAGE_REACH` and
+/// `dc` in `-IMAGE_REACH..=IMAGE_REACH` (for `dr = 0`, `dc >= 0`).
+pub const IMAGE_REACH: usize = 8;
+
+/// Pixels of the bundled images nearer the edge than this are left out of their moments.
+pub const IMAGE_BORDER: usize = 8;
+
+/// The bundled test images' (`images/`) mean, full-range values (`pixel - 128`).
+/// Derived from the images and held to them by `tests/predict_images.rs`.
+pub const IMAGE_MEAN: f64 = -9.160723;
+
+/// The bundled test images' `E[x(p) x(p + (dr, dc))]`, full-range values, as
+/// `(dr, dc, moment)` for the lags of [`IMAGE_REACH`] (derived like [`IMAGE_MEAN`]).
+pub const IMAGE_LAGS: &[(i32, i32, f64)] = &[
+    (0, 0, 4197.2274),
+    (0, 1, 3763.5628),
+    (0, 2, 3268.9271),
+    (0, 3, 2859.3051),
+    (0, 4, 2481.8253),
+    (0, 5, 2112.2863),
+    (0, 6, 1748.4403),
+    (0, 7, 1389.5955),
+    (0, 8, 1033.0600),
+    (1, -8, 1303.3707),
+    (1, -7, 1585.8781),
+    (1, -6, 1870.1356),
+    (1, -5, 2158.9975),
+    (1, -4, 2453.4287),
+    (1, -3, 2755.8626),
+    (1, -2, 3086.4806),
+    (1, -1, 3470.1605),
+    (1, 0, 3798.5727),
+    (1, 1, 3485.9324),
+    (1, 2, 3101.4624),
+    (1, 3, 2769.6340),
+    (1, 4, 2468.1334),
+    (1, 5, 2171.1486),
+    (1, 6, 1878.8299),
+    (1, 7, 1591.6642),
+    (1, 8, 1307.5359),
+    (2, -8, 1568.0590),
+    (2, -7, 1774.1220),
+    (2, -6, 1981.2383),
+    (2, -5, 2192.1615),
+    (2, -4, 2406.9027),
+    (2, -3, 2628.2451),
+    (2, -2, 2870.1550),
+    (2, -1, 3132.9163),
+    (2, 0, 3349.0290),
+    (2, 1, 3150.5036),
+    (2, 2, 2889.9491),
+    (2, 3, 2649.5808),
+    (2, 4, 2430.5778),
+    (2, 5, 2212.0607),
+    (2, 6, 1995.7863),
+    (2, 7, 1783.7780),
+    (2, 8, 1574.3139),
+    (3, -8, 1831.2352),
+    (3, -7, 1959.6833),
+    (3, -6, 2089.2756),
+    (3, -5, 2222.1807),
+    (3, -4, 2356.8485),
+    (3, -3, 2495.7032),
+    (3, -2, 2651.6970),
+    (3, -1, 2822.5952),
+    (3, 0, 2953.0689),
+    (3, 1, 2834.9725),
+    (3, 2, 2672.6724),
+    (3, 3, 2521.9588),
+    (3, 4, 2385.2249),
+    (3, 5, 2247.9369),
+    (3, 6, 2110.8830),
+    (3, 7, 1975.8473),
+    (3, 8, 1841.5332),
+    (4, -8, 2094.7134),
+    (4, -7, 2145.6834),
+    (4, -6, 2197.6386),
+    (4, -5, 2251.2103),
+    (4, -4, 2305.5331),
+    (4, -3, 2364.3891),
+    (4, -2, 2439.8379),
+    (4, -1, 2527.1378),
+    (4, 0, 2577.1910),
+    (4, 1, 2535.5601),
+    (4, 2, 2461.4544),
+    (4, 3, 2395.7483),
+    (4, 4, 2338.9135),
+    (4, 5, 2282.1955),
+    (4, 6, 2225.2768),
+    (4, 7, 2168.8000),
+    (4, 8, 2112.0187),
+    (5, -8, 2358.9135),
+    (5, -7, 2331.6270),
+    (5, -6, 2305.3294),
+    (5, -5, 2279.4519),
+    (5, -4, 2255.1298),
+    (5, -3, 2237.3761),
+    (5, -2, 2233.9499),
+    (5, -1, 2239.5265),
+    (5, 0, 2214.2815),
+    (5, 1, 2247.7004),
+    (5, 2, 2254.5053),
+    (5, 3, 2271.3985),
+    (5, 4, 2294.3079),
+    (5, 5, 2316.6234),
+    (5, 6, 2338.6877),
+    (5, 7, 2360.8903),
+    (5, 8, 2382.8141),
+    (6, -8, 2623.7506),
+    (6, -7, 2517.0122),
+    (6, -6, 2412.1321),
+    (6, -5, 2308.9248),
+    (6, -4, 2207.7819),
+    (6, -3, 2113.6485),
+    (6, -2, 2031.6326),
+    (6, -1, 1956.3993),
+    (6, 0, 1857.8845),
+    (6, 1, 1966.8905),
+    (6, 2, 2050.9591),
+    (6, 3, 2148.1689),
+    (6, 4, 2251.5996),
+    (6, 5, 2351.5626),
+    (6, 6, 2451.8430),
+    (6, 7, 2552.8852),
+    (6, 8, 2653.3765),
+    (7, -8, 2890.8024),
+    (7, -7, 2704.6680),
+    (7, -6, 2520.5433),
+    (7, -5, 2339.9410),
+    (7, -4, 2162.7553),
+    (7, -3, 1992.0203),
+    (7, -2, 1831.4417),
+    (7, -1, 1676.6924),
+    (7, 0, 1505.0679),
+    (7, 1, 1691.3693),
+    (7, 2, 1852.9360),
+    (7, 3, 2027.6325),
+    (7, 4, 2210.7507),
+    (7, 5, 2387.5213),
+    (7, 6, 2564.9743),
+    (7, 7, 2745.0138),
+    (7, 8, 2924.0635),
+    (8, -8, 3161.4876),
+    (8, -7, 2896.6024),
+    (8, -6, 2632.4113),
+    (8, -5, 2372.0917),
+    (8, -4, 2117.7255),
+    (8, -3, 1870.4637),
+    (8, -2, 1632.4143),
+    (8, -1, 1399.8906),
+    (8, 0, 1154.2975),
+    (8, 1, 1418.5229),
+    (8, 2, 1658.2835),
+    (8, 3, 1907.2685),
+    (8, 4, 2168.3538),
+    (8, 5, 2424.3972),
+    (8, 6, 2678.3851),
+    (8, 7, 2936.7574),
+    (8, 8, 3195.9271),
+];
+
 /// First and second moments of the input pixels `x` (full-range values).
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputStats {
@@ -150,6 +311,25 @@ impl InputStats {
             square: (a * a + a * b + b * b) / 3.0,
             lags: HashMap::new(),
         }
+    }
+
+    /// The default input model of `compile`: the bundled test images' moments
+    /// ([`IMAGE_LAGS`]), mapped affinely from the capture's -128..127 onto `range`. Unlike
+    /// a locally constant input, it gives edges and texture their weight, which is what
+    /// zero-sum kernels (Sobel, Laplacian) respond to; lags beyond [`IMAGE_REACH`] take
+    /// the farthest measured correlation.
+    pub fn of_bundled_images(range: InputRange) -> InputStats {
+        let b = (range.hi - range.lo) / 255.0;
+        let a = range.lo + 128.0 * b;
+        let mean = a + b * IMAGE_MEAN;
+        let map = |m: f64| a * a + 2.0 * a * b * IMAGE_MEAN + b * b * m;
+        let mut lags = HashMap::with_capacity(2 * IMAGE_LAGS.len());
+        for &(dr, dc, m) in IMAGE_LAGS {
+            lags.insert((dr, dc), map(m));
+            lags.insert((-dr, -dc), map(m));
+        }
+        let square = lags.get(&(0, 0)).copied().unwrap_or(a * a);
+        InputStats { mean, square, lags }
     }
 
     /// The moments of real images (full-range values), over the pixels at least
@@ -200,7 +380,12 @@ impl InputStats {
     }
 
     fn second(&self, d: Offset) -> f64 {
-        self.lags.get(&d).copied().unwrap_or(self.square)
+        let r = IMAGE_REACH as i32;
+        self.lags
+            .get(&d)
+            .or_else(|| self.lags.get(&(d.0.clamp(-r, r), d.1.clamp(-r, r))))
+            .copied()
+            .unwrap_or(self.square)
     }
 
     /// `E[a(x)]`.

@@ -1,0 +1,156 @@
+//! The error objective over one group: the shortest program first, then the programs
+//! within the length slack of it that are predicted more accurate.
+//!
+//! The length search runs first, exactly as under `--objective length` (same budget in
+//! the deterministic mode, a share of the clock otherwise), and its program (or the
+//! constructive one, where that is shorter) is scored afterwards. The error search then
+//! looks among plans up to the slack longer. The shortest program stays a candidate of
+//! the final choice, so the result is never the constructive program where the length
+//! search found something shorter, never longer than the slack allows, and never
+//! predicted worse than the shortest program.
+
+use super::goal::Goal;
+use super::race::{Candidate, Judge};
+use super::risk::ClipModel;
+use super::search::{Found, Outcome, StopReason};
+use super::{CompileError, Source};
+use crate::verify::predict::Predicted;
+
+/// Share of a clock budget the error objective gives the length search (the error
+/// search gets what it leaves). In the deterministic mode both get the whole work.
+pub const LENGTH_SHARE: f64 = 0.5;
+
+/// The summed predicted mean squared error of a candidate's outputs (infinite when it
+/// was not predicted).
+pub fn total_mse(predicted: Option<&[Predicted]>) -> f64 {
+    predicted.map_or(f64::INFINITY, |p| p.iter().map(|x| x.rmse * x.rmse).sum())
+}
+
+/// Scores the length objective's choice (with its source) under the error objective:
+/// predicted errors, and the score the error search would have given it (saturation
+/// risk included where its plan is known).
+pub(super) fn rescore(
+    shortest: (Found<Candidate>, Source),
+    judge: &Judge<'_>,
+    clip: &ClipModel,
+    finals: &[Goal],
+) -> Result<(Found<Candidate>, Source), CompileError> {
+    let (s, source) = shortest;
+    if s.value.predicted.is_some() && s.value.steps.is_empty() {
+        // The constructive program: scored when it was made.
+        return Ok((s, source));
+    }
+    let (score, predicted) = judge.score(&s.value.program).ok_or_else(|| {
+        CompileError::Proof("the shortest program's error cannot be predicted".into())
+    })?;
+    let score = score + clip.plan_risk(&s.value.steps, finals);
+    let value = Candidate {
+        predicted: Some(predicted),
+        ..s.value
+    };
+    Ok((Found { score, value, ..s }, source))
+}
+
+/// The error objective's choice between the shortest program (`shortest`, with its
+/// source) and the error search's (`searched`): the searched one only where it is
+/// within `slack` of the shorter of the two, predicted no worse in total, and scored
+/// lower (then shorter, then fewer cycles).
+pub(super) fn prefer(
+    shortest: (Found<Candidate>, Source),
+    searched: Option<Found<Candidate>>,
+    slack: f64,
+) -> (Found<Candidate>, Source) {
+    let Some(e) = searched else {
+        return shortest;
+    };
+    let s = &shortest.0;
+    let least = e.instructions.min(s.instructions);
+    let bound = (least as f64 * (1.0 + slack)).floor() as usize;
+    let reference = total_mse(s.value.predicted.as_deref());
+    let accurate = total_mse(e.value.predicted.as_deref()) <= reference * (1.0 + 1e-12);
+    let better = (e.score, e.instructions, e.cycles) < (s.score, s.instructions, s.cycles);
+    if e.instructions <= bound && accurate && better {
+        (e, Source::Search)
+    } else {
+        shortest
+    }
+}
+
+/// One outcome for the two searches: counts added, the stop reason that says most
+/// about the result (a clock that struck makes it time-dependent).
+pub(super) fn merge(
+    length: Outcome<Candidate>,
+    error: Outcome<Candidate>,
+    best: Option<Found<Candidate>>,
+) -> Outcome<Candidate> {
+    let rank = |s: StopReason| match s {
+        StopReason::Time => 3,
+        StopReason::Memory => 2,
+        StopReason::Nodes => 1,
+        StopReason::Exhausted => 0,
+    };
+    let stop = if rank(length.stop) >= rank(error.stop) {
+        length.stop
+    } else {
+        error.stop
+    };
+    Outcome {
+        best,
+        nodes: length.nodes + error.nodes,
+        plans_found: length.plans_found + error.plans_found,
+        seconds: length.seconds + error.seconds,
+        stop,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Program;
+    use crate::verify::range::Peak;
+    use std::time::Duration;
+
+    fn found(instructions: usize, score: f64, rmse: f64) -> Found<Candidate> {
+        Found {
+            value: Candidate {
+                program: Program { stmts: Vec::new() },
+                peak: Peak {
+                    magnitude: 0.0,
+                    pos: None,
+                    reg: None,
+                    low: 0.0,
+                    high: 0.0,
+                },
+                predicted: Some(vec![Predicted { rmse, bias: 0.0 }]),
+                steps: Vec::new(),
+            },
+            instructions,
+            cycles: instructions as u64,
+            score,
+            at: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_searched_program_wins_only_within_slack_and_no_worse_predicted() {
+        let pick = |s: Found<Candidate>, e: Found<Candidate>| {
+            let (f, src) = prefer((s, Source::Fallback), Some(e), 0.25);
+            (f.instructions, src)
+        };
+        // Longer within the slack, better score and error: taken.
+        assert_eq!(
+            pick(found(20, 9.0, 3.0), found(25, 4.0, 2.0)).1,
+            Source::Search
+        );
+        // Beyond the slack (25 > 1.25 x 19): the shortest stays.
+        assert_eq!(pick(found(19, 9.0, 3.0), found(25, 4.0, 2.0)).0, 19);
+        // Lower score but a higher predicted error: the shortest stays.
+        assert_eq!(pick(found(20, 9.0, 3.0), found(22, 4.0, 3.5)).0, 20);
+        // Shorter and no worse: taken even at an equal score.
+        assert_eq!(pick(found(20, 9.0, 3.0), found(18, 9.0, 3.0)).0, 18);
+        // Nothing searched: the shortest, with its source.
+        let (f, src) = prefer((found(20, 9.0, 3.0), Source::Fallback), None, 0.25);
+        assert_eq!((f.instructions, src), (20, Source::Fallback));
+        assert_eq!(total_mse(None), f64::INFINITY);
+    }
+}

@@ -1,0 +1,138 @@
+//! The default (error) objective is never worse than the shortest program: on kernels
+//! whose outputs cannot fit the register range (random eighths, CNN-like layers, a
+//! bank), it is not the constructive fallback where the length search finds a program,
+//! at most the slack longer than the shortest, and predicted no worse.
+
+use scamp::cain::{self, CompileOptions, Objective, Source, Stats};
+use std::path::Path;
+
+fn bench_spec(name: &str) -> cain::Spec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/specs")
+        .join(format!("{name}.yaml"));
+    let text = std::fs::read_to_string(&path).expect("bench spec");
+    cain::parse_spec(&text).expect("valid spec")
+}
+
+/// A deterministic compile: `work` nodes per worker, two workers, the clock only a cap.
+fn compile(s: &cain::Spec, objective: Objective, work: u64) -> cain::Compiled {
+    let opts = CompileOptions {
+        time_limit: Some(600.0),
+        workers: Some(2),
+        work: Some(work),
+        objective: Some(objective),
+        ..CompileOptions::default()
+    };
+    cain::compile(s, &opts, &Stats::default()).expect("a program")
+}
+
+fn total_mse(c: &cain::Compiled) -> f64 {
+    c.predicted.iter().map(|p| p.rmse * p.rmse).sum()
+}
+
+fn assert_no_worse_than_shortest(name: &str, work: u64) {
+    let s = bench_spec(name);
+    let default = compile(&s, Objective::Error, work);
+    let length = compile(&s, Objective::Length, work);
+    assert!(
+        !default.range.outputs_fit(),
+        "{name}: the set is meant to have outputs beyond the range"
+    );
+    let (n, shortest) = (
+        default.program.instructions(),
+        length.program.instructions(),
+    );
+    if length.search.source == Source::Search {
+        assert_eq!(default.search.source, Source::Search, "{name}: fell back");
+    }
+    assert!(
+        n as f64 <= 1.25 * shortest as f64,
+        "{name}: {n} > 1.25 x {shortest}"
+    );
+    let (e, l) = (total_mse(&default), total_mse(&length));
+    assert!(
+        e <= l * (1.0 + 1e-9),
+        "{name}: predicted {} > shortest's {}",
+        e.sqrt(),
+        l.sqrt()
+    );
+    // The search found the outputs' clipping common to every candidate: the default
+    // is a real search result here, not the constructive program.
+    assert!(n < 40, "{name}: {n} instructions");
+}
+
+#[test]
+fn two_random_kernels_beyond_the_range() {
+    assert_no_worse_than_shortest("h27_r2a", 600);
+}
+
+#[test]
+fn cnn_like_layer() {
+    assert_no_worse_than_shortest("h27_cnn1", 600);
+}
+
+#[test]
+fn one_random_kernel_beyond_the_range() {
+    assert_no_worse_than_shortest("h27_r1a", 600);
+}
+
+/// AnalogNet2's three kernels (outputs up to 351.25 against the limit 128).
+fn analognet2() -> cain::Spec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/analognet2.yaml");
+    cain::parse_spec(&std::fs::read_to_string(path).expect("spec")).expect("valid spec")
+}
+
+#[test]
+fn fit_rescales_unfitting_outputs_by_powers_of_two() {
+    let s = analognet2();
+    assert!(!s.fit);
+    let opts = CompileOptions {
+        time_limit: Some(600.0),
+        workers: Some(2),
+        work: Some(200),
+        objective: Some(Objective::Length),
+        fit: Some(true),
+        ..CompileOptions::default()
+    };
+    let c = cain::compile(&s, &opts, &Stats::default()).expect("a program");
+    assert!(c.range.outputs_fit(), "{:?}", c.range.outputs);
+    // A reaches 287.25 and B 350.75, C 351.25: each needs two halvings (1/16).
+    for k in &c.kernels {
+        let f = k.fitted.expect("rescaled");
+        assert_eq!((f.from, f.to, f.halvings), (0.25, 0.0625, 2));
+        assert_eq!(k.approx.depth, 4);
+    }
+    let outputs: Vec<f64> = c
+        .kernels
+        .iter()
+        .map(|k| k.fitted.expect("f").output)
+        .collect();
+    assert_eq!(outputs, vec![287.25 / 4.0, 350.75 / 4.0, 351.25 / 4.0]);
+    // The largest scale that fits is at most twice the one used.
+    for (&l, k) in c.range.largest_fitting_scale.iter().zip(&c.kernels) {
+        let to = k.fitted.expect("f").to;
+        assert!(l >= to && l < 2.0 * to, "{l} vs {to}");
+    }
+}
+
+#[test]
+fn the_spec_key_fits_for_check_too() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/analognet2.yaml"),
+    )
+    .expect("spec");
+    let s = cain::parse_spec(&format!("{text}fit: true\n")).expect("valid spec");
+    assert!(s.fit);
+    let kernels = cain::approximate_spec(&s).expect("approximates");
+    assert!(kernels
+        .iter()
+        .all(|k| k.approx.depth == 4 && k.fitted.is_some()));
+    // The check targets' exact weights follow the rescale: B's -4/4 becomes -4/16.
+    let targets = cain::check_targets(&s, &kernels);
+    assert_eq!(targets[1].exact[[0, 0]], -0.25);
+    assert_eq!(targets[1].approx[[0, 0]], -0.25);
+    let err = cain::parse_spec(&format!("{text}fit: maybe\n")).expect_err("refused");
+    // Positioned at the value (line 28 of the spec with the key appended).
+    let msg = err.to_string();
+    assert!(msg.starts_with("28:6:") && msg.contains("boolean"), "{msg}");
+}
