@@ -231,6 +231,27 @@ impl Source<'_> {
     }
 }
 
+/// The decision a stage asks for, or the key at fault and what is wrong.
+fn decision_of(s: &RawStage) -> Result<Decision, (&'static str, String)> {
+    match (s.decision.as_str(), s.threshold) {
+        ("sign", None) => Ok(Decision::Sign),
+        ("none", None) => Ok(Decision::None),
+        ("threshold", Some(v)) if v.is_finite() => Ok(Decision::Threshold(v)),
+        ("threshold", _) => Err((
+            "decision",
+            "decision `threshold` needs a finite `threshold:`".into(),
+        )),
+        ("sign" | "none", Some(_)) => Err((
+            "threshold",
+            "`threshold:` goes with `decision: threshold`".into(),
+        )),
+        (other, _) => Err((
+            "decision",
+            format!("unknown decision `{other}` (expected sign, threshold or none)"),
+        )),
+    }
+}
+
 /// Reads the network file `name` from `source`, with the specs and programs it names.
 pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
     let (file, text) = source.read(name)?;
@@ -269,29 +290,7 @@ pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
     let mut stages = Vec::new();
     for (i, s) in raw.stages.iter().enumerate() {
         let here = |k: &'static str| [Step::Key("stages"), Step::Index(i), Step::Key(k)];
-        let decision = match (s.decision.as_str(), s.threshold) {
-            ("sign", None) => Decision::Sign,
-            ("none", None) => Decision::None,
-            ("threshold", Some(v)) if v.is_finite() => Decision::Threshold(v),
-            ("threshold", _) => {
-                return Err(at(
-                    &here("decision"),
-                    "decision `threshold` needs a finite `threshold:`".into(),
-                ))
-            }
-            ("sign" | "none", Some(_)) => {
-                return Err(at(
-                    &here("threshold"),
-                    "`threshold:` goes with `decision: threshold`".into(),
-                ))
-            }
-            (other, _) => {
-                return Err(at(
-                    &here("decision"),
-                    format!("unknown decision `{other}` (expected sign, threshold or none)"),
-                ))
-            }
-        };
+        let decision = decision_of(s).map_err(|(key, msg)| at(&here(key), msg))?;
         let (spec_file, spec_text) = source.read(&s.spec)?;
         let spec = cain::parse_spec(&spec_text).map_err(|err| NetworkError::Yaml {
             file: spec_file.clone(),
