@@ -353,9 +353,9 @@ pub fn search_group(
     // The shortest program, as `--objective length` finds it (the error objective's
     // length search gets a share of a clock budget, all of a work budget).
     let length = SearchOptions {
-        time_limit: match setup.search.work {
-            Some(_) => time,
-            None => time.mul_f64(super::objective::LENGTH_SHARE),
+        time_limit: match (setup.objective, setup.search.work) {
+            (Objective::Error, None) => time.mul_f64(super::objective::LENGTH_SHARE),
+            _ => time,
         },
         slack: 0.0,
         clip: None,
