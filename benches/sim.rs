@@ -6,7 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
-use scamp::sim::{run, throughput, DEFAULT_CLOCK_HZ, PES};
+use scamp::calibrate::throughput;
+use scamp::sim::{run, DEFAULT_CLOCK_HZ, PES};
 
 fn roofline(c: &mut Criterion) {
     let mut g = c.benchmark_group("roofline");

@@ -3,8 +3,8 @@
 //! saturation, decay, readout and the relative cost of division.
 
 use approx::assert_abs_diff_eq;
+use scamp::calibrate::identity::{self, Setup};
 use scamp::isa::{parse_program, Device, Reg};
-use scamp::sim::noise::calibrate::{self, Setup};
 use scamp::sim::noise::{NoiseModel, Profile};
 use scamp::sim::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ};
 
@@ -158,7 +158,7 @@ fn batched_runs_are_bit_identical_whatever_the_thread_count() {
 }
 
 /// The calibration holds: every measured point of docs/noise.md within the tolerance of
-/// `calibrate::tolerance` (bias 2 + 6 %, std 1.5 + 25 %), chip seed 1, run seeds 1, 2.
+/// `identity::tolerance` (bias 2 + 6 %, std 1.5 + 25 %), chip seed 1, run seeds 1, 2.
 #[test]
 fn scamp5_reproduces_the_identity_kernel_measurements() {
     let setup = Setup {
@@ -166,11 +166,11 @@ fn scamp5_reproduces_the_identity_kernel_measurements() {
         run_seed: 1,
         reps: 2,
     };
-    let rows = calibrate::compare(&profile("scamp5"), &[0, 120], 32, setup).unwrap();
+    let rows = identity::compare(&profile("scamp5"), &[0, 120], 32, setup).unwrap();
     let mut checked = 0;
     for r in &rows {
         if let Some((mb, ms)) = r.measured {
-            let (tb, ts) = calibrate::tolerance(mb, ms);
+            let (tb, ts) = identity::tolerance(mb, ms);
             assert!(
                 (r.bias - mb).abs() <= tb && (r.std - ms).abs() <= ts,
                 "input {} k {}: measured {mb}/{ms}, simulated {:.2}/{:.2}",
@@ -182,12 +182,12 @@ fn scamp5_reproduces_the_identity_kernel_measurements() {
             checked += 1;
         }
     }
-    assert_eq!(checked, calibrate::MEASURED.len());
+    assert_eq!(checked, identity::MEASURED.len());
     // The drift heads for a fixed point below zero: an input there barely moves.
-    let fixed = calibrate::simulate(&profile("scamp5"), -70, 8, setup).unwrap();
+    let fixed = identity::simulate(&profile("scamp5"), -70, 8, setup).unwrap();
     assert!(fixed[8].bias.abs() < 4.0, "{:?}", fixed[8]);
     // Under `ideal` the kernel is exactly the identity.
-    let ideal = calibrate::simulate(&profile("ideal"), 120, 4, setup).unwrap();
+    let ideal = identity::simulate(&profile("ideal"), 120, 4, setup).unwrap();
     assert!(ideal.iter().all(|r| r.bias == 0.0 && r.std == 0.0));
 }
 

@@ -3,8 +3,9 @@
 
 mod common;
 use common::{json, scamp, stderr, temp_file};
-use scamp::sim::noise::calibrate::{self, Setup};
-use scamp::sim::noise::uncertainty::{self, Parameter};
+use scamp::calibrate::ensemble;
+use scamp::calibrate::identity::{self, Setup};
+use scamp::sim::noise::uncertainty::Parameter;
 use scamp::sim::noise::{BusKind, Profile};
 
 #[test]
@@ -47,8 +48,8 @@ fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {
 #[test]
 fn the_ensemble_is_deterministic_and_keeps_the_measured_combinations() {
     let p = Profile::builtin("scamp5").unwrap();
-    let a = uncertainty::ensemble(&p).unwrap();
-    let b = uncertainty::ensemble(&p).unwrap();
+    let a = ensemble::ensemble(&p).unwrap();
+    let b = ensemble::ensemble(&p).unwrap();
     assert_eq!(a, b);
     let u = p.uncertainty.as_ref().unwrap();
     assert_eq!(a.len(), 1 + 2 * 4 + u.samples as usize);
@@ -67,8 +68,8 @@ fn the_ensemble_is_deterministic_and_keeps_the_measured_combinations() {
         assert!((loss - (5.5 * p.transfer.bus_1.gain + p.transfer.bus2.gain)).abs() < 1e-12);
         // An accepted member reproduces the identity-kernel measurement.
         if m.rejected.is_none() {
-            let rows = calibrate::compare(&m.profile, &[0, 120], 32, Setup::default()).unwrap();
-            assert!(calibrate::holds(&rows));
+            let rows = identity::compare(&m.profile, &[0, 120], 32, Setup::default()).unwrap();
+            assert!(identity::holds(&rows));
         }
     }
 }

@@ -3,21 +3,16 @@
 
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
-use crate::cain::budget::{self, BudgetChoice, BudgetRow};
+use crate::bank::{Bank, BankError, CheckOptions, CheckReport};
+use crate::cain::budget::BudgetChoice;
 use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use crate::isa::Device;
 use crate::report as html_report;
 use crate::sim::capture::GreyImage;
-use crate::sim::noise::uncertainty::Member;
-use crate::sim::DEFAULT_CLOCK_HZ;
 use crate::verify::check::{self, Measurement, ProfileTestbed};
-use crate::verify::groups::{self, EvaluateError, Evaluation, Groups};
+use crate::verify::groups::{self, EvaluateError, Evaluation};
 use crate::verify::metrics::ErrorFigures;
-use crate::verify::predict::Predicted;
-use crate::verify::proof;
-use crate::verify::uncertainty::Ranges;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp check`.
@@ -66,76 +61,6 @@ pub struct CheckArgs {
     json: args::JsonArg,
 }
 
-#[derive(Serialize)]
-struct KernelJson {
-    out: String,
-    depth: u32,
-    approximated: Vec<Vec<i64>>,
-    approx: ErrorFigures,
-    analogue: ErrorFigures,
-    total: TotalJson,
-    analogue_runs: check::FigureSpread,
-    total_runs: check::FigureSpread,
-    saturated: u64,
-    /// Total error split by source.
-    sources: check::ErrorSources,
-    /// Analytic prediction of the analogue error (noise, gain, offset), with the
-    /// images' input moments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    predicted: Option<Predicted>,
-    /// Largest magnitude any value of the program reaches for the spec's input range.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    peak: Option<f64>,
-}
-
-/// The total error, with its range over the uncertainty ensemble when asked for.
-#[derive(Serialize)]
-struct TotalJson {
-    #[serde(flatten)]
-    figures: ErrorFigures,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rmse_range: Option<[f64; 2]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bias_range: Option<[f64; 2]>,
-}
-
-/// How many ensemble members were drawn and which failed the measurements.
-#[derive(Serialize)]
-struct UncertaintyJson {
-    members: usize,
-    accepted: usize,
-    ensemble: Vec<Member>,
-}
-
-#[derive(Serialize)]
-struct Report {
-    verified: bool,
-    instructions: usize,
-    cycles: u64,
-    time_us: f64,
-    noise: String,
-    border: usize,
-    images: usize,
-    runs: u32,
-    kernels: Vec<KernelJson>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    mismatch: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    budget: Vec<BudgetRow>,
-    /// With `--max-total-rmse`: whether the reported program meets the budget (when no
-    /// depth does, the closest program is reported and the exit code is 1).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    budget_met: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uncertainty: Option<UncertaintyJson>,
-    /// PE-register pairs clipped while the program ran (first run, all images, every
-    /// group of a bank).
-    saturated: u64,
-    /// `saturated` per PE, image and group.
-    saturated_share: f64,
-    program: String,
-}
-
 fn is_spec(p: &Path) -> bool {
     p.extension()
         .and_then(|e| e.to_str())
@@ -147,42 +72,13 @@ fn read_spec(path: &Path) -> Result<Spec, CliError> {
     cain::parse_spec(&text).map_err(|e| super::positioned(path, e))
 }
 
-fn compile(
-    spec: &Spec,
-    path: &Path,
-    a: &CheckArgs,
-    quiet: bool,
-) -> Result<cain::Compiled, CliError> {
-    let opts = CompileOptions {
+fn options(a: &CheckArgs) -> CompileOptions {
+    CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
         work: a.work,
         ..CompileOptions::default()
-    };
-    let c =
-        cain::compile(spec, &opts, &Stats::default()).map_err(|e| super::compile_error(path, e))?;
-    if !quiet {
-        eprintln!(
-            "compiled {}: {} instructions, {} cycles (best after {:.1} s of {:.1} s)",
-            spec.name,
-            c.program.instructions(),
-            c.program.cycles(),
-            c.search.seconds_to_best,
-            c.search.seconds
-        );
     }
-    Ok(c)
-}
-
-/// The program `check` evaluates: its groups (one for a plain program), the kernels it
-/// must compute and, with `--max-total-rmse`, the depth search that chose it.
-struct Subject {
-    spec: Spec,
-    groups: Groups,
-    kernels: Vec<KernelReport>,
-    text: String,
-    budget: Vec<BudgetRow>,
-    budget_met: Option<bool>,
 }
 
 /// Compiles the spec TARGET (or searches depths with `--max-total-rmse`).
@@ -190,7 +86,7 @@ fn from_spec(
     a: &CheckArgs,
     grey: &[GreyImage],
     testbed: &ProfileTestbed,
-) -> Result<Subject, CliError> {
+) -> Result<Bank, CliError> {
     if a.kernel.is_some() {
         return Err(CliError::msg(
             "--kernel is for programs; a spec carries its own kernels",
@@ -198,47 +94,41 @@ fn from_spec(
     }
     let spec = read_spec(&a.target)?;
     let Some(limit) = a.max_total_rmse else {
-        let c = compile(&spec, &a.target, a, a.json.json)?;
-        let groups = if c.groups.len() > 1 {
-            c.groups
-                .iter()
-                .map(|g| (g.program.clone(), g.kernels.clone()))
-                .collect()
-        } else {
-            groups::single(c.program.clone(), c.kernels.len())
-        };
-        return Ok(Subject {
-            text: cain::program_text(&c),
-            spec,
-            groups,
-            kernels: c.kernels,
-            budget: Vec::new(),
-            budget_met: None,
-        });
+        let bank = Bank::compile(spec, &options(a), &Stats::default())
+            .map_err(|e| bank_error(&a.target, e))?;
+        if let (false, Some(c), Some(s)) = (a.json.json, bank.compile_report(), bank.spec()) {
+            eprintln!(
+                "compiled {}: {} instructions, {} cycles (best after {:.1} s of {:.1} s)",
+                s.name, c.instructions, c.cycles, c.search.seconds_to_best, c.search.seconds
+            );
+        }
+        return Ok(bank);
     };
+    let max_depth = spec.approximation.max_depth;
     let opts = CompileOptions {
-        time_limit: a.time_limit,
-        workers: a.workers,
-        ..CompileOptions::default()
+        work: None,
+        ..options(a)
     };
-    let b =
-        budget::budget_search(&spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
+    let (bank, choice) =
+        Bank::compile_within(spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
     if !a.json.json {
-        print_budget(&b, limit, spec.approximation.max_depth);
+        print_budget(&choice, limit, max_depth);
     }
-    Ok(Subject {
-        text: b.program.to_string(),
-        groups: groups::single(b.program, b.kernels.len()),
-        spec,
-        kernels: b.kernels,
-        budget: b.rows,
-        budget_met: Some(b.met),
-    })
+    Ok(bank)
+}
+
+/// A library error of `check`, positioned in `file` where it has a position.
+fn bank_error(file: &Path, e: BankError) -> CliError {
+    match e {
+        BankError::Compile(c) => super::compile_error(file, c),
+        BankError::Evaluate(EvaluateError::Run(r)) => super::positioned(file, r),
+        other => CliError::msg(other),
+    }
 }
 
 /// Reads the program TARGET and the spec of `--kernel`; several kernel blocks are a
 /// bank's groups, each kernel assigned to the block that proves it.
-fn from_program(a: &CheckArgs) -> Result<Subject, CliError> {
+fn from_program(a: &CheckArgs) -> Result<Bank, CliError> {
     let spec_path = a.kernel.as_ref().ok_or_else(|| {
         CliError::msg(format!(
             "{}: a program needs --kernel SPEC.yaml naming the kernels it computes",
@@ -257,28 +147,8 @@ fn from_program(a: &CheckArgs) -> Result<Subject, CliError> {
             general: spec.general_count(),
         },
     )?;
-    let kernels = cain::approximate_spec(&spec)?;
     let source = super::common::read_source(&a.target, MAX_PROGRAM_BYTES, "program")?;
-    let ends = groups::kernel_block_ends(&source);
-    let groups = if ends.len() > 1 {
-        let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
-        groups::assign_blocks(
-            groups::split_blocks(&program, &ends),
-            spec.input,
-            spec.general_count(),
-            &proofs,
-        )
-    } else {
-        groups::single(program.clone(), kernels.len())
-    };
-    Ok(Subject {
-        text: program.to_string(),
-        spec,
-        groups,
-        kernels,
-        budget: Vec::new(),
-        budget_met: None,
-    })
+    Bank::with_kernels(program, &source, spec).map_err(|e| bank_error(spec_path, e))
 }
 
 /// Runs `scamp check`.
@@ -286,75 +156,76 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if let Some(dir) = &a.out {
         super::files::prepare_dir(dir)?;
     }
-    let images = check::load_images(&a.images).map_err(CliError::msg)?;
+    let images = check::load_images(&a.images).map_err(|e| images_error(a, e))?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
-    let s = if is_spec(&a.target) {
+    let bank = if is_spec(&a.target) {
         from_spec(a, &grey, &testbed)?
     } else {
         from_program(a)?
     };
-    let proofs: Vec<proof::Target> = s.kernels.iter().map(KernelReport::target).collect();
-    let targets = cain::check_targets(&s.spec, &s.kernels);
-    let e = groups::evaluate(&groups::Request {
-        groups: &s.groups,
-        input: s.spec.input,
-        general: s.spec.general_count(),
-        proofs: &proofs,
-        targets: &targets,
-        input_range: s.spec.input_range,
-        images: &grey,
-        testbed: &testbed,
+    let opts = CheckOptions {
+        noise: a.noise.noise.clone(),
         runs: a.runs,
         uncertainty: a.uncertainty,
-    })
-    .map_err(|e| match e {
-        EvaluateError::Run(r) => super::positioned(&a.target, r),
-        other => CliError::msg(other),
-    })?;
+    };
+    let checked = bank
+        .check(&grey, &testbed, &opts)
+        .map_err(|e| bank_error(&a.target, e))?;
+    let (report, e) = (&checked.report, &checked.evaluation);
+    let targets = bank.targets().map_err(CliError::msg)?;
     if let (Some(dir), true) = (&a.out, e.verified) {
-        write_outputs(dir, &s, &targets, &images, &testbed, &e)?;
+        write_outputs(dir, &bank, &targets, &images, &testbed, e)?;
     }
-    let report = report_of(a, &s, &e, images.len());
     if let Some(file) = &a.html {
-        write_html(
-            file,
+        let page = Page {
             a,
-            &report,
-            &s.spec,
-            &s.groups,
-            &s.kernels,
-            &targets,
-            &images,
-            &testbed,
-            e.measurement,
-        )?;
+            r: report,
+            bank: &bank,
+            targets: &targets,
+            images: &images,
+            testbed: &testbed,
+        };
+        write_html(file, &page, e.measurement.clone())?;
     }
     if a.json.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        print_report(&report, &s.spec, &s.kernels);
+        println!("{}", serde_json::to_string(report)?);
+    } else if let Some(spec) = bank.spec() {
+        print_report(report, spec, bank.kernels());
     }
-    Ok(if report.verified && report.budget_met != Some(false) {
-        0
-    } else {
-        1
-    })
+    Ok(if report.passed() { 0 } else { 1 })
+}
+
+/// The `--images` folder could not be used: say where the bundled images are.
+fn images_error(a: &CheckArgs, e: check::ImagesError) -> CliError {
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("images");
+    if a.images == Path::new("images") && bundled.is_dir() {
+        return CliError::msg(format!(
+            "{e} (run from the repository root, or pass --images {})",
+            bundled.display()
+        ));
+    }
+    CliError::msg(format!(
+        "{e} (choose a folder of test images with --images DIR)"
+    ))
 }
 
 /// Result files of `--out`: in DIR itself for one program, in `DIR/groupN` per group
 /// of a bank.
 fn write_outputs(
     dir: &Path,
-    s: &Subject,
+    bank: &Bank,
     targets: &[check::Target],
     images: &[(String, GreyImage)],
     testbed: &ProfileTestbed,
     e: &Evaluation,
 ) -> Result<(), CliError> {
     let border = e.measurement.as_ref().map_or(0, |m| m.border);
-    for (i, (program, members)) in s.groups.iter().enumerate() {
-        let sub = if s.groups.len() > 1 {
+    let (Some(spec), groups) = (bank.spec(), bank.groups()) else {
+        return Ok(());
+    };
+    for (i, (program, members)) in groups.iter().enumerate() {
+        let sub = if groups.len() > 1 {
             let sub = dir.join(format!("group{}", i + 1));
             super::files::prepare_dir(&sub)?;
             sub
@@ -364,8 +235,8 @@ fn write_outputs(
         check::write_outputs(
             &sub,
             program,
-            s.spec.input,
-            s.spec.general_count(),
+            spec.input,
+            spec.general_count(),
             &groups::members_of(members, targets),
             images,
             testbed,
@@ -374,78 +245,6 @@ fn write_outputs(
         .map_err(CliError::msg)?;
     }
     Ok(())
-}
-
-/// The report of one evaluation (text and JSON share it).
-fn report_of(a: &CheckArgs, s: &Subject, e: &Evaluation, images: usize) -> Report {
-    let cycles: u64 = s.groups.iter().map(|(p, _)| p.cycles()).sum();
-    let m = e.measurement.as_ref();
-    // Kernels of one group share its run, so each group's count is taken once.
-    let saturated: u64 = m.map_or(0, |m| {
-        s.groups
-            .iter()
-            .filter_map(|(_, members)| members.first().and_then(|&i| m.kernels.get(i)))
-            .map(|k| k.saturated)
-            .sum()
-    });
-    Report {
-        verified: e.verified,
-        instructions: s.groups.iter().map(|(p, _)| p.instructions()).sum(),
-        cycles,
-        time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
-        noise: a.noise.noise.clone(),
-        border: m.map_or(0, |m| m.border),
-        images,
-        runs: a.runs,
-        kernels: kernel_json(&s.kernels, m, &e.predicted, e.peak, e.ranges.as_ref()),
-        uncertainty: e.ranges.as_ref().map(|r| UncertaintyJson {
-            members: r.members.len(),
-            accepted: r.accepted(),
-            ensemble: r.members.clone(),
-        }),
-        saturated,
-        saturated_share: saturated as f64
-            / (crate::sim::PES * images.max(1) * s.groups.len().max(1)) as f64,
-        mismatch: e.mismatch.clone(),
-        budget: s.budget.clone(),
-        budget_met: s.budget_met,
-        program: s.text.clone(),
-    }
-}
-
-fn kernel_json(
-    kernels: &[KernelReport],
-    m: Option<&Measurement>,
-    predicted: &Option<Vec<Predicted>>,
-    peak: Option<f64>,
-    ranges: Option<&Ranges>,
-) -> Vec<KernelJson> {
-    let Some(m) = m else {
-        return Vec::new();
-    };
-    kernels
-        .iter()
-        .zip(&m.kernels)
-        .enumerate()
-        .map(|(i, (k, e))| KernelJson {
-            out: k.out.to_string(),
-            depth: k.approx.depth,
-            approximated: k.approx.weights.clone(),
-            approx: e.approx,
-            analogue: e.analogue,
-            total: TotalJson {
-                figures: e.total,
-                rmse_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.rmse),
-                bias_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.bias),
-            },
-            analogue_runs: e.analogue_runs,
-            total_runs: e.total_runs,
-            saturated: e.saturated,
-            sources: e.sources,
-            predicted: predicted.as_ref().and_then(|p| p.get(i).copied()),
-            peak,
-        })
-        .collect()
 }
 
 fn print_budget(b: &BudgetChoice, limit: f64, max_depth: u32) {
@@ -477,35 +276,39 @@ fn print_budget(b: &BudgetChoice, limit: f64, max_depth: u32) {
     }
 }
 
+/// What the report page is drawn from.
+struct Page<'a> {
+    a: &'a CheckArgs,
+    r: &'a CheckReport,
+    bank: &'a Bank,
+    targets: &'a [check::Target],
+    images: &'a [(String, GreyImage)],
+    testbed: &'a dyn check::Testbed,
+}
+
 /// Builds the report page from the library's pieces and writes it.
-#[allow(clippy::too_many_arguments)]
-fn write_html(
-    file: &Path,
-    a: &CheckArgs,
-    r: &Report,
-    spec: &Spec,
-    groups: &Groups,
-    kernels: &[KernelReport],
-    targets: &[check::Target],
-    images: &[(String, crate::sim::capture::GreyImage)],
-    testbed: &dyn check::Testbed,
-    m: Option<Measurement>,
-) -> Result<(), CliError> {
+fn write_html(file: &Path, p: &Page, m: Option<Measurement>) -> Result<(), CliError> {
+    let (a, r) = (p.a, p.r);
+    let Some(spec) = p.bank.spec() else {
+        return Ok(());
+    };
     let panels = if r.verified {
         html_report::check::image_panels(
-            groups,
+            p.bank.groups(),
             spec.input,
             spec.general_count(),
-            targets,
-            images,
-            testbed,
+            p.targets,
+            p.images,
+            p.testbed,
         )
         .map_err(|e| super::positioned(&a.target, e))?
     } else {
         Vec::new()
     };
     let errors = m.map(|m| m.kernels).unwrap_or_default();
-    let summaries = kernels
+    let summaries = p
+        .bank
+        .kernels()
         .iter()
         .enumerate()
         .map(|(i, k)| html_report::KernelSummary {
@@ -550,7 +353,7 @@ fn fig(f: &ErrorFigures) -> String {
     )
 }
 
-fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
+fn print_report(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) {
     println!("spec          {}", spec.name);
     println!(
         "program       {} instructions, {} cycles, {:.1} us at 10 MHz",
@@ -597,11 +400,24 @@ fn print_report(r: &Report, spec: &Spec, kernels: &[KernelReport]) {
             );
         }
     }
-    println!("\nwhere the total error comes from (run 1; RMSE and bias of each stage)");
+    if r.kernels
+        .iter()
+        .any(|k| k.total.figures.rmse < k.approx.rmse)
+    {
+        println!(
+            "(a total below its approximation error is no mistake: errors are signed, and \
+             the chip's error can cancel part of the approximation's)"
+        );
+    }
+    println!(
+        "\nwhere the total error comes from (run 1; RMSE and bias of each stage; `noise` is \
+         the run without clipping against the approximated kernel, `analogue` above \
+         includes clipping)"
+    );
     for k in &r.kernels {
         let s = &k.sources;
         println!("{:<4} {:<10} {}", k.out, "approx", fig(&s.approximation));
-        println!("{:<4} {:<10} {}", "", "analogue", fig(&s.analogue));
+        println!("{:<4} {:<10} {}", "", "noise", fig(&s.analogue));
         if let Some(p) = &k.predicted {
             println!(
                 "{:<4} {:<10} {:>9.4} {:>9} {:>7} {:>+9.4}   (analytic, from the profile)",

@@ -4,10 +4,12 @@
 use super::args::EdgeArg;
 use super::files;
 use super::CliError;
+use crate::bank::{PlaneValues, Preload, RunOptions, Setup};
 use crate::isa::{parse_program, source, Device, Program, Reg};
-use crate::sim::preload::Preload;
-use crate::sim::{capture, noise, Array};
+use crate::sim::preload::Preload as SetValue;
+use crate::sim::{capture, noise, Array, PES};
 use crate::verify::check::ProfileTestbed;
+use crate::verify::compare::Watched;
 use std::path::{Path, PathBuf};
 
 /// Reads a text file of kind `what` with at most `limit` bytes; errors name the file
@@ -47,7 +49,7 @@ pub struct SetupArgs {
 impl SetupArgs {
     /// A fresh array with the scene exposed and the preloads applied.
     pub fn build(&self, device: Device) -> Result<Array, CliError> {
-        self.build_on(device, &self.scene()?)
+        Ok(self.setup(device, self.scene()?, None)?.array())
     }
 
     /// The picture `get_image` captures: `--image`, or the built-in default.
@@ -67,22 +69,34 @@ impl SetupArgs {
         })
     }
 
-    /// A fresh array with `img` exposed and the preloads applied.
-    pub fn build_on(&self, device: Device, img: &capture::GreyImage) -> Result<Array, CliError> {
-        let mut array = Array::new(device.general, self.edge.into());
-        array.expose(&img.pixels);
-        for s in &self.set {
-            apply_set(&mut array, s)?;
-        }
-        Ok(array)
+    /// The library's description of the run's array: `scene` exposed, the `--set`
+    /// preloads in order, and `input` (when given) loaded with the scene.
+    pub fn setup(
+        &self,
+        device: Device,
+        scene: capture::GreyImage,
+        input: Option<Reg>,
+    ) -> Result<Setup, CliError> {
+        let preloads = self
+            .set
+            .iter()
+            .map(|s| preload(s, device.general))
+            .collect::<Result<_, _>>()?;
+        Ok(Setup {
+            general: device.general,
+            edge: self.edge.into(),
+            scene,
+            preloads,
+            input,
+        })
     }
 }
 
-fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
+/// One `--set REG=VALUE|FILE.npy`, checked against a device with `general` registers.
+fn preload(spec: &str, general: usize) -> Result<Preload, CliError> {
     let (name, value) = spec.split_once('=').ok_or_else(|| {
         CliError::msg(format!("--set {spec}: expected REG=VALUE or REG=FILE.npy"))
     })?;
-    let general = array.general();
     if value.ends_with(".npy") {
         let reg = Reg::parse(name)
             .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
@@ -92,17 +106,24 @@ fn apply_set(array: &mut Array, spec: &str) -> Result<(), CliError> {
                     Reg::general_name(general - 1)
                 ))
             })?;
-        let values = files::load_values(Path::new(value))?;
-        if let Some(plane) = array.plane_mut(reg) {
-            plane.copy_from_slice(&values);
-        }
-        return Ok(());
+        return Ok(Preload {
+            register: Watched::Analogue(reg),
+            values: PlaneValues::Analogue(files::load_values(Path::new(value))?),
+        });
     }
-    // Numbers and the `col`/`row` ramps: the library's preload, as the playground uses.
-    Preload::parse(name, value, general)
-        .map_err(|e| CliError::msg(format!("--set {spec}: {e}")))?
-        .apply(array);
-    Ok(())
+    // Numbers and the `col`/`row` ramps: the library's preloads, as the playground uses.
+    let set = SetValue::parse(name, value, general)
+        .map_err(|e| CliError::msg(format!("--set {spec}: {e}")))?;
+    Ok(match set {
+        SetValue::Analogue(reg, fill) => Preload {
+            register: Watched::Analogue(reg),
+            values: PlaneValues::Analogue(fill.plane()),
+        },
+        SetValue::Digital(d, bit) => Preload {
+            register: Watched::Digital(d),
+            values: PlaneValues::Bits(vec![bit; PES]),
+        },
+    })
 }
 
 /// The analogue error model to run under.
@@ -126,20 +147,25 @@ impl NoiseArgs {
         Ok(noise::Profile::load(&self.noise)?)
     }
 
-    /// The noise layer of `profile` for run `run` (seed `--seed` + `run`), at the
-    /// array clock `clock_hz`.
-    pub fn model(&self, profile: &noise::Profile, run: u64, clock_hz: f64) -> noise::NoiseModel {
-        noise::NoiseModel::new(profile, self.chip_seed, self.seed.wrapping_add(run))
-            .with_clock(clock_hz)
+    /// The library's run options: this profile and seeds, one repetition at
+    /// `clock_hz`, read through the readout path unless `raw`.
+    pub fn options(&self, clock_hz: f64, raw: bool) -> Result<RunOptions, CliError> {
+        Ok(RunOptions {
+            profile: self.profile()?,
+            seed: self.seed,
+            chip_seed: self.chip_seed,
+            repeat: 1,
+            clock_hz,
+            raw,
+        })
     }
 
     /// Installs the profile's layer on `array` (run seed `--seed`, default clock).
     /// Results are then read with [`Array::read_out`], which applies the profile's
     /// readout path (ADC, readout noise) when it has one.
     pub fn install(&self, array: &mut Array) -> Result<(), CliError> {
-        let profile = self.profile()?;
-        let model = self.model(&profile, 0, crate::sim::DEFAULT_CLOCK_HZ);
-        array.set_layer(Box::new(model));
+        let opts = self.options(crate::sim::DEFAULT_CLOCK_HZ, false)?;
+        array.set_layer(Box::new(opts.model(0)));
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! `scamp compile SPEC.yaml`: run the code generator and print the program.
 
 use super::{args, CliError, Outcome};
+use crate::bank::CompileReport;
 use crate::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
 use crate::isa::source::MAX_SPEC_BYTES;
 use crate::sim::noise::Profile;
@@ -94,7 +95,10 @@ pub fn run(a: &CompileArgs) -> Outcome {
             .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", path.display())))?;
     }
     if a.json.json {
-        println!("{}", json_of(&spec, &compiled));
+        println!(
+            "{}",
+            serde_json::to_string(&CompileReport::of(&spec, &compiled))?
+        );
     } else if let Some(path) = &a.output {
         eprintln!(
             "{}: {} instructions, {} cycles",
@@ -162,72 +166,6 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
             "note: the search found nothing shorter than the constructive program within the budget; that program is printed"
         );
     }
-}
-
-/// The `--json` report of a compiled spec.
-fn json_of(spec: &Spec, compiled: &Compiled) -> serde_json::Value {
-    let r = &compiled.range;
-    let kernels: Vec<serde_json::Value> = compiled
-        .kernels
-        .iter()
-        .zip(&compiled.predicted)
-        .zip(&r.outputs)
-        .zip(&r.largest_fitting_scale)
-        .map(|(((k, p), &output_peak), &fit)| {
-            serde_json::json!({
-                "out": k.out.to_string(),
-                "depth": k.approx.depth,
-                "approximated": k.approx.weights,
-                "approx_error": k.approx.error,
-                "predicted": {"rmse": p.rmse, "bias": p.bias},
-                "peak": r.peak.magnitude,
-                "output_peak": output_peak,
-                "fits": output_peak <= r.limit + 1e-9,
-                "largest_fitting_scale": if fit.is_finite() { Some(fit) } else { None },
-            })
-        })
-        .collect();
-    let groups: Vec<serde_json::Value> = compiled
-        .groups
-        .iter()
-        .map(|g| {
-            serde_json::json!({
-                "kernels": g.kernels.iter().map(|k| k + 1).collect::<Vec<_>>(),
-                "outs": g.kernels.iter().filter_map(|&k| compiled.kernels.get(k))
-                    .map(|k| k.out.to_string()).collect::<Vec<_>>(),
-                "instructions": g.program.instructions(),
-                "cycles": g.program.cycles(),
-                "source": g.source.name(),
-                "peak": g.peak.magnitude,
-            })
-        })
-        .collect();
-    let s = &compiled.search;
-    serde_json::json!({
-        "instructions": compiled.program.instructions(),
-        "cycles": compiled.program.cycles(),
-        "program": cain::program_text(compiled),
-        "kernels": kernels,
-        "groups": groups,
-        "objective": compiled.objective.name(),
-        "noise": compiled.profile,
-        "range": {
-            "limit": r.limit,
-            "held_to": r.held_to,
-            "peak": r.peak.magnitude,
-            "input_range": [spec.input_range.lo, spec.input_range.hi],
-        },
-        "search": {
-            "nodes": s.nodes,
-            "seconds_to_best": s.seconds_to_best,
-            "seconds": s.seconds,
-            "plans_found": s.plans_found,
-            "stopped_by": s.stop.name(),
-            "workers": s.workers,
-            "source": s.source.name(),
-            "work": s.work,
-        },
-    })
 }
 
 /// Redraws one status line on stderr until `done`.

@@ -51,7 +51,7 @@ pub enum CliError {
     Run(#[from] crate::sim::run::RunError),
     /// The calibration could not run.
     #[error(transparent)]
-    Calibration(#[from] crate::sim::noise::calibrate::CalibrationError),
+    Calibration(#[from] crate::calibrate::identity::CalibrationError),
     /// A plane or image file could not be read or written (the error names it).
     #[error(transparent)]
     PlaneFile(#[from] crate::sim::readout::PlaneFileError),

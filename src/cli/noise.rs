@@ -2,8 +2,8 @@
 //! `scamp5` profile against the hardware measurements (docs/noise.md).
 
 use super::{CliError, Outcome};
-use crate::sim::noise::background::{self, Figure};
-use crate::sim::noise::calibrate::{self, Row, Setup};
+use crate::calibrate::background::{self, Figure};
+use crate::calibrate::identity::{self, Row, Setup};
 use crate::sim::noise::{profile, Profile};
 use serde::Serialize;
 
@@ -116,7 +116,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         reps: a.reps,
     };
     if let Some(iterations) = a.fit {
-        let (fitted, misfit) = calibrate::fit(&prof, setup, iterations, |it, best| {
+        let (fitted, misfit) = identity::fit(&prof, setup, iterations, |it, best| {
             if !a.json.json {
                 eprint!("\riteration {it}: misfit {best:.3}   ");
             }
@@ -124,9 +124,9 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         if !a.json.json {
             eprintln!();
             eprintln!("fitted misfit {misfit:.3}; parameters:");
-            for (name, v) in calibrate::FIT_PARAMETERS
+            for (name, v) in identity::FIT_PARAMETERS
                 .iter()
-                .zip(calibrate::parameters(&fitted))
+                .zip(identity::parameters(&fitted))
             {
                 eprintln!("  {name}: {v:.6}");
             }
@@ -134,9 +134,9 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         }
         prof = fitted;
     }
-    let rows = calibrate::compare(&prof, &a.inputs, a.k_max, setup)?;
-    let misfit = calibrate::misfit(&rows);
-    let within = calibrate::holds(&rows);
+    let rows = identity::compare(&prof, &a.inputs, a.k_max, setup)?;
+    let misfit = identity::misfit(&rows);
+    let within = identity::holds(&rows);
     let frames = background::frames(&prof, 0, a.chip_seed, a.seed, a.frames as usize)
         .map_err(|e| CliError::msg(e.to_string()))?;
     let figures = background::compare(&background::statistics(&frames));
@@ -167,7 +167,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
     println!(
         "identity kernel `{}` applied k times to a uniform input; bias = mean(input - \
          output), std = spatial std of input - output",
-        calibrate::KERNEL
+        identity::KERNEL
     );
     println!(
         "profile {}, chip seed {}, run seeds {}..{}, averaged over {} repetitions",

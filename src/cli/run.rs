@@ -2,17 +2,14 @@
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
+use crate::bank::{self, Bank, NoiseInfo, RunOptions, RunSummary, Setup};
 use crate::isa::{Device, Program, Reg};
 use crate::sim::capture::{self, GreyImage};
-use crate::sim::noise::stats::{RegisterRuns, RunsAccumulator};
-use crate::sim::noise::Profile;
 use crate::sim::run::RunReport;
-use crate::sim::{self, readout, readout::PlaneFileError, readout::PlaneStats, Array};
+use crate::sim::{readout, readout::PlaneFileError};
 use crate::verify::check::load_images;
 use crate::verify::compare::{self, CompareOptions, Comparison, DiffMap, Difference, Watched};
 use crate::verify::heatmap;
-use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp run`.
@@ -86,44 +83,6 @@ pub struct RunArgs {
     json: args::JsonArg,
 }
 
-/// Clipping of one register during the (first) run.
-#[derive(Serialize)]
-struct Clipped {
-    /// PEs clipped at least once.
-    pes: u64,
-    /// Clipped writes.
-    writes: u64,
-}
-
-#[derive(Serialize)]
-struct NoiseInfo {
-    profile: String,
-    seed: u64,
-    chip_seed: u64,
-    readout: bool,
-}
-
-#[derive(Serialize)]
-struct Report {
-    instructions: u64,
-    cycles: u64,
-    time_us: f64,
-    saturated: u64,
-    registers: BTreeMap<String, PlaneStats>,
-    warnings: Vec<String>,
-    noise: NoiseInfo,
-    saturated_writes: u64,
-    saturation: BTreeMap<String, Clipped>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    run_count: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    saturated_per_run: Option<Vec<u64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    runs: Option<BTreeMap<String, RegisterRuns>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    compare: Option<Comparison>,
-}
-
 /// The registers named by `--save`, checked against the device.
 fn parse_save(names: &[String], general: usize) -> Result<Vec<Watched>, CliError> {
     names
@@ -189,17 +148,14 @@ pub fn run(a: &RunArgs) -> Outcome {
     }
     let device = Device::default();
     let program = load_program(&a.program, device)?;
-    let profile = a.noise.profile()?;
+    let mut opts = a.noise.options(a.clock * 1e6, a.raw)?;
+    opts.repeat = a.repeat;
     let saved = parse_save(&a.save, device.general)?;
     let input = input_register(a.input.as_deref(), device)?;
     let scenes = scenes(a)?;
-    let prepare = |img: &GreyImage| -> Result<Array, CliError> {
-        let mut array = a.setup.build_on(device, img)?;
-        if let Some(r) = input {
-            compare::load_input(&mut array, r, img);
-        }
-        Ok(array)
-    };
+    let setup = |img: &GreyImage| a.setup.setup(device, img.clone(), input);
+    // Validated once here, so that every run below can build its array infallibly.
+    let first = setup(&scenes[0].1)?;
     let watched: Vec<Watched> = if saved.is_empty() {
         program
             .written_registers()
@@ -209,11 +165,15 @@ pub fn run(a: &RunArgs) -> Outcome {
     } else {
         saved.clone()
     };
-    let runs = noisy_runs(a, &program, &profile, &|| prepare(&scenes[0].1), &watched)?;
+    let runs = bank::runs::<CliError>(&program, &|| Ok(first.array()), &opts, &watched, a.runs)
+        .map_err(|e| match e {
+            CliError::Run(r) => super::positioned(&a.program, r),
+            other => other,
+        })?;
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
-        for (r, v) in &runs.planes {
+        for (r, v) in &runs.first.planes {
             save_plane(dir, *r, v)?;
         }
     }
@@ -223,17 +183,31 @@ pub fn run(a: &RunArgs) -> Outcome {
         } else {
             saved
         };
+        let per_scene = |img: &GreyImage| Setup {
+            scene: img.clone(),
+            ..first.clone()
+        };
         Some(comparison(
-            a, &program, &profile, &scenes, &prepare, registers,
+            a, &program, &opts, &scenes, &per_scene, registers,
         )?)
     } else {
         None
     };
-    let warnings = warnings(a, &runs.first);
+    let warnings = warnings(a, &runs.first.report);
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    let out = report(a, &profile, runs, warnings, comparison);
+    let noise = NoiseInfo {
+        profile: if opts.profile.name.is_empty() {
+            a.noise.noise.clone()
+        } else {
+            opts.profile.name.clone()
+        },
+        seed: a.noise.seed,
+        chip_seed: a.noise.chip_seed,
+        readout: opts.profile.readout.enabled && !a.raw,
+    };
+    let out = RunSummary::of(runs, noise, warnings, comparison);
     if a.json.json {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
@@ -258,88 +232,24 @@ fn input_register(name: Option<&str>, device: Device) -> Result<Option<Reg>, Cli
         })
 }
 
-/// The `--runs` noisy runs on the first scene.
-struct Runs {
-    /// Statistics of the watched registers over every run.
-    stats: RunsAccumulator,
-    /// The first run's report.
-    first: RunReport,
-    /// The watched registers after the first run.
-    planes: Vec<(Watched, Vec<f32>)>,
-    /// Saturated PEs of each run.
-    saturated: Vec<u64>,
-}
-
-/// Runs the program `--runs` times (run seeds 0, 1, ...) on arrays made by `fresh`.
-fn noisy_runs(
-    a: &RunArgs,
-    program: &Program,
-    profile: &Profile,
-    fresh: &(dyn Fn() -> Result<Array, CliError> + Sync),
-    watched: &[Watched],
-) -> Result<Runs, CliError> {
-    let clock_hz = a.clock * 1e6;
-    let one_run = |r: u32| -> Result<_, CliError> {
-        let mut array = fresh()?;
-        array.set_layer(Box::new(a.noise.model(profile, u64::from(r), clock_hz)));
-        let report = sim::run(&mut array, program, a.repeat, clock_hz)
-            .map_err(|e| super::positioned(&a.program, e))?;
-        let mut planes = Vec::new();
-        for w in watched {
-            let v = w
-                .values(&array, a.raw)
-                .ok_or_else(|| CliError::msg(format!("no register `{w}` on this array")))?;
-            planes.push((*w, v));
-        }
-        Ok((report, planes))
-    };
-    let mut stats = RunsAccumulator::new();
-    let mut first = None;
-    let mut saturated = Vec::new();
-    // Runs side by side across the cores, a few at a time (so that only a few runs'
-    // planes are held at once), taken in run order: the figures do not depend on the
-    // thread count.
-    let chunk = 2 * rayon::current_num_threads() as u32;
-    for start in (0..a.runs).step_by(chunk as usize) {
-        let count = chunk.min(a.runs - start);
-        let done = sim::batch::frames(count as usize, |i| one_run(start + i as u32))?;
-        for (report, planes) in done {
-            for (w, v) in &planes {
-                stats.add(&w.to_string(), v);
-            }
-            saturated.push(report.saturated);
-            if first.is_none() {
-                first = Some((report, planes));
-            }
-        }
-    }
-    let Some((first, planes)) = first else {
-        return Err(CliError::msg("--runs must be at least 1"));
-    };
-    Ok(Runs {
-        stats,
-        first,
-        planes,
-        saturated,
-    })
-}
-
 /// `--compare`: the noisy runs against the ideal ones on every scene, difference maps
 /// written into `--out` when given.
 fn comparison(
     a: &RunArgs,
     program: &Program,
-    profile: &Profile,
+    opts: &RunOptions,
     scenes: &[(String, GreyImage)],
-    prepare: &dyn Fn(&GreyImage) -> Result<Array, CliError>,
+    setup: &(dyn Fn(&GreyImage) -> Setup + Sync),
     registers: Vec<Watched>,
 ) -> Result<Comparison, CliError> {
-    let opts = CompareOptions {
+    let compare_opts = CompareOptions {
         registers,
         repeat: a.repeat,
-        clock_hz: a.clock * 1e6,
+        clock_hz: opts.clock_hz,
         raw: a.raw,
-        tolerance: a.tolerance.unwrap_or_else(|| compare::adc_step(profile)),
+        tolerance: a
+            .tolerance
+            .unwrap_or_else(|| compare::adc_step(&opts.profile)),
         border: a.border.unwrap_or(0),
         runs: a.runs,
         seed: a.noise.seed,
@@ -350,18 +260,12 @@ fn comparison(
             .as_deref()
             .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
     };
-    compare::compare(
-        program,
-        profile,
-        scenes,
-        &|img| prepare(img).map_err(|e| e.to_string()),
-        &opts,
-        Some(&mut write),
-    )
-    .map_err(|e| match e {
-        compare::CompareError::Run(e) => super::positioned(&a.program, e),
-        other => CliError::msg(other.to_string()),
-    })
+    Bank::bare(program.clone())
+        .compare(scenes, setup, opts, &compare_opts, Some(&mut write))
+        .map_err(|e| match e {
+            compare::CompareError::Run(e) => super::positioned(&a.program, e),
+            other => CliError::msg(other.to_string()),
+        })
 }
 
 /// The run's warnings, each prefixed with the program file and, when known, the position.
@@ -379,59 +283,7 @@ fn warnings(a: &RunArgs, report: &RunReport) -> Vec<String> {
         .collect()
 }
 
-/// What `scamp run` prints: the first run, and the spread over runs when there are several.
-fn report(
-    a: &RunArgs,
-    profile: &Profile,
-    runs: Runs,
-    warnings: Vec<String>,
-    compare: Option<Comparison>,
-) -> Report {
-    let many = a.runs > 1;
-    let first = runs.first;
-    Report {
-        instructions: first.instructions,
-        cycles: first.cycles,
-        time_us: first.time_us,
-        saturated: first.saturated,
-        registers: runs
-            .planes
-            .iter()
-            .map(|(r, v)| (r.to_string(), PlaneStats::of(v)))
-            .collect(),
-        warnings,
-        noise: NoiseInfo {
-            profile: if profile.name.is_empty() {
-                a.noise.noise.clone()
-            } else {
-                profile.name.clone()
-            },
-            seed: a.noise.seed,
-            chip_seed: a.noise.chip_seed,
-            readout: profile.readout.enabled && !a.raw,
-        },
-        saturated_writes: first.saturated_writes,
-        saturation: first
-            .saturation
-            .iter()
-            .map(|(r, pes, writes)| {
-                (
-                    r.to_string(),
-                    Clipped {
-                        pes: *pes,
-                        writes: *writes,
-                    },
-                )
-            })
-            .collect(),
-        run_count: many.then_some(a.runs),
-        saturated_per_run: many.then_some(runs.saturated),
-        runs: many.then(|| runs.stats.finish()),
-        compare,
-    }
-}
-
-fn print_text(a: &RunArgs, program: &Program, out: &Report) {
+fn print_text(a: &RunArgs, program: &Program, out: &RunSummary) {
     println!("program       {}", a.program.display());
     println!(
         "instructions  {} ({} per run x {})",
@@ -507,7 +359,7 @@ fn print_text(a: &RunArgs, program: &Program, out: &Report) {
     }
 }
 
-fn print_comparison(a: &RunArgs, out: &Report, c: &Comparison) {
+fn print_comparison(a: &RunArgs, out: &RunSummary, c: &Comparison) {
     println!(
         "\ncompare       noisy (`{}`) against ideal runs: {} image(s), {} run(s) (run seeds {}..), \
          border {} PE(s), tolerance {}",

@@ -12,10 +12,7 @@ use crate::isa::{BusOp, DReg, DigitalOp, Dir, Reg};
 use plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use rayon::prelude::*;
 
-/// Side of the array.
-pub const N: usize = 256;
-/// PEs in the array.
-pub const PES: usize = N * N;
+pub use super::dims::{N, PES};
 
 /// The state of every PE, with the layer that perturbs writes.
 pub struct Array {

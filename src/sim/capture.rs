@@ -1,6 +1,6 @@
 //! Getting pictures onto the array: loading, grey conversion and resizing to 256x256.
 
-use super::array::N;
+use super::dims::N;
 use std::path::Path;
 
 /// The default scene: `images/camera.png`, built into the binary so `scamp run` works

@@ -1,9 +1,20 @@
 //! The write layer: every value a bus instruction writes passes through it. The exact
 //! layer leaves values untouched (the `ideal` profile); the noise model is another layer.
+//!
+//! The trait owns the types it speaks: the kinds of transfer ([`BusKind`]) and the
+//! fused write ([`FusedWrite`]) with the per-PE formula and the counter-based deviates
+//! ([`rng`], [`bf16`]) it draws. A layer (such as `sim::noise`) builds on this module;
+//! this module names no layer.
+
+pub mod bf16;
+pub mod bus_kind;
+pub mod fused;
+pub mod rng;
+
+pub use bus_kind::BusKind;
+pub use fused::{Factors, FusedWrite};
 
 use crate::isa::Reg;
-use crate::sim::noise::layer::FusedWrite;
-use crate::sim::noise::BusKind;
 
 /// What is being written, for a layer that needs to know.
 #[derive(Clone, Copy, Debug)]

@@ -4,6 +4,8 @@
 pub mod array;
 pub mod batch;
 pub mod capture;
+pub mod clock;
+pub mod dims;
 pub mod edge;
 pub mod layer;
 pub mod machine;
@@ -11,9 +13,10 @@ pub mod noise;
 pub mod preload;
 pub mod readout;
 pub mod run;
-pub mod throughput;
 pub mod vector_unit;
 
-pub use array::{Array, N, PES};
+pub use array::Array;
+pub use clock::DEFAULT_CLOCK_HZ;
+pub use dims::{N, PES};
 pub use edge::EdgeMode;
-pub use run::{run, run_observed, RunReport, Warning, DEFAULT_CLOCK_HZ};
+pub use run::{run, run_observed, RunReport, Warning};

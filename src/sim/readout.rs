@@ -1,7 +1,10 @@
 //! Reading results off the array: summary statistics and files (numpy and PNG).
 
-use super::array::N;
+pub mod npy;
+
+use super::dims::N;
 use ndarray::Array2;
+use npy::NpyError;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -67,21 +70,13 @@ pub enum PlaneFileError {
         /// The encoder's error.
         source: image::ImageError,
     },
-    /// A numpy file could not be read as float32 or float64.
-    #[error("{}: cannot read numpy array: {source}", path.display())]
+    /// A numpy file does not hold a 256x256 plane of float32 or float64.
+    #[error("{}: {source}", path.display())]
     ReadNpy {
         /// The file.
         path: PathBuf,
-        /// The reader's error (for float64, the second attempt).
-        source: ndarray_npy::ReadNpyError,
-    },
-    /// A numpy array of another shape than the array's.
-    #[error("{}: expected a 256x256 array, got shape {shape:?}", path.display())]
-    Shape {
-        /// The file.
-        path: PathBuf,
-        /// Its shape.
-        shape: Vec<usize>,
+        /// Why.
+        source: NpyError,
     },
 }
 
@@ -132,27 +127,13 @@ pub fn save_bits_png(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
     save_grey(path, &bytes)
 }
 
-/// Reads a 256x256 numpy array (float32 or float64) for preloading a register.
+/// Reads a 256x256 numpy array (float32 or float64), for preloading a register: the
+/// header is checked before anything is allocated (see [`npy`]).
 pub fn load_npy(path: &Path) -> Result<Vec<f32>, PlaneFileError> {
-    let read32: Result<Array2<f32>, _> = ndarray_npy::read_npy(path);
-    let arr = match read32 {
-        Ok(a) => a,
-        Err(_) => {
-            let a: Array2<f64> =
-                ndarray_npy::read_npy(path).map_err(|source| PlaneFileError::ReadNpy {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            a.mapv(|v| v as f32)
-        }
-    };
-    if arr.shape() != [N, N] {
-        return Err(PlaneFileError::Shape {
-            path: path.to_path_buf(),
-            shape: arr.shape().to_vec(),
-        });
-    }
-    Ok(arr.iter().copied().collect())
+    npy::read_plane(path).map_err(|source| PlaneFileError::ReadNpy {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

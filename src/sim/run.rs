@@ -8,8 +8,7 @@ use crate::isa::{Pos, Program, Reg, Stmt};
 /// The device's instruction store holds this many instruction words per kernel.
 pub const KERNEL_STORE: u64 = 1024;
 
-/// Default array clock: 10 MHz, 100 ns per bus instruction.
-pub const DEFAULT_CLOCK_HZ: f64 = 10e6;
+pub use super::clock::DEFAULT_CLOCK_HZ;
 
 /// Something the user should know about a run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! analogue and total error (docs/noise.md), over one or more run seeds.
 
 use super::convolution::correlate;
-use super::metrics::{ErrorAccumulator, ErrorFigures, Spread};
+use super::metrics::{ErrorAccumulator, ErrorFigures, Spread, SpreadAccumulator};
 use crate::isa::{Program, Reg};
 use crate::sim::capture::{CaptureError, GreyImage};
 use crate::sim::noise::{NoiseModel, Profile};
@@ -291,7 +291,142 @@ pub fn simulate(
     Ok((outs, report.saturated))
 }
 
+/// What run 0 adds beyond the per-run figures: the error split by source.
+struct FirstRunTally {
+    approx: Vec<ErrorAccumulator>,
+    readout_clip: Vec<ErrorAccumulator>,
+    analogue_only: Vec<ErrorAccumulator>,
+    saturation: Vec<ErrorAccumulator>,
+    clipped: Vec<u64>,
+    compared: u64,
+    saturated: u64,
+}
+
+/// One image's exact and approximated results, and the approximation clamped to the
+/// readout's codes.
+struct Expected {
+    exact: Vec<Array2<f64>>,
+    approximated: Vec<Array2<f64>>,
+    clamped: Vec<Array2<f64>>,
+}
+
+impl Expected {
+    fn of(img: &GreyImage, targets: &[Target], limits: Option<(f64, f64)>) -> Expected {
+        let x = input_values(img);
+        let exact: Vec<Array2<f64>> = targets
+            .iter()
+            .map(|t| correlate(&x, &t.exact, t.centre))
+            .collect();
+        let approximated: Vec<Array2<f64>> = targets
+            .iter()
+            .map(|t| correlate(&x, &t.approx, t.centre))
+            .collect();
+        let clamped = approximated
+            .iter()
+            .map(|a| match limits {
+                Some((lo, hi)) => a.mapv(|v| v.clamp(lo, hi)),
+                None => a.clone(),
+            })
+            .collect();
+        Expected {
+            exact,
+            approximated,
+            clamped,
+        }
+    }
+}
+
+/// Where a measurement runs: the program, its registers, and how results are read.
+struct Bench<'a> {
+    program: &'a Program,
+    input: Reg,
+    general: usize,
+    targets: &'a [Target],
+    border: usize,
+}
+
+impl FirstRunTally {
+    fn new(nk: usize) -> Self {
+        let acc = vec![ErrorAccumulator::default(); nk];
+        FirstRunTally {
+            approx: acc.clone(),
+            readout_clip: acc.clone(),
+            analogue_only: acc.clone(),
+            saturation: acc,
+            clipped: vec![0; nk],
+            compared: 0,
+            saturated: 0,
+        }
+    }
+
+    /// Adds run 0 on one image: `outs` as simulated, `unclipped` the same run without
+    /// saturation and readout clamping (if the test bed clips at all).
+    fn add(
+        &mut self,
+        b: &Bench,
+        img: &GreyImage,
+        e: &Expected,
+        outs: &[Array2<f64>],
+        unclipped: Option<&dyn Testbed>,
+    ) -> Result<(), sim::run::RunError> {
+        let border = b.border;
+        self.compared += (N.saturating_sub(2 * border) as u64).pow(2);
+        let free = match unclipped {
+            Some(tb) => simulate(b.program, b.input, b.general, b.targets, img, tb, 0)?.0,
+            None => outs.to_vec(),
+        };
+        for k in 0..b.targets.len() {
+            self.approx[k].add(&e.approximated[k], &e.exact[k], border);
+            self.readout_clip[k].add(&e.clamped[k], &e.approximated[k], border);
+            self.clipped[k] += count_inside(&e.approximated[k], &e.clamped[k], border);
+            self.analogue_only[k].add(&free[k], &e.approximated[k], border);
+            // outs - free - (clamped - approximated), as a difference of two.
+            let inside = &outs[k] - &free[k] + &e.approximated[k];
+            self.saturation[k].add(&inside, &e.clamped[k], border);
+        }
+        Ok(())
+    }
+
+    fn sources(&self, k: usize) -> ErrorSources {
+        ErrorSources {
+            approximation: self.approx[k].figures(),
+            readout_clipping: self.readout_clip[k].figures(),
+            analogue: self.analogue_only[k].figures(),
+            saturation: self.saturation[k].figures(),
+            clipped_share: self.clipped[k] as f64 / self.compared.max(1) as f64,
+        }
+    }
+}
+
+/// [`FigureSpread`] of figures that arrive run after run, in constant memory.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FigureSpreadAccumulator {
+    rmse: SpreadAccumulator,
+    max: SpreadAccumulator,
+    bias: SpreadAccumulator,
+}
+
+impl FigureSpreadAccumulator {
+    /// Adds one run's figures.
+    pub fn add(&mut self, f: &ErrorFigures) {
+        self.rmse.add(f.rmse);
+        self.max.add(f.max);
+        self.bias.add(f.bias);
+    }
+
+    /// The mean and spread of each figure so far.
+    pub fn spread(&self) -> FigureSpread {
+        FigureSpread {
+            rmse: self.rmse.spread(),
+            max: self.max.spread(),
+            bias: self.bias.spread(),
+        }
+    }
+}
+
 /// Runs `program` on every image for `runs` run seeds and measures each target's error.
+/// Runs are taken a few at a time (every image per chunk), so memory does not grow
+/// with the number of runs.
 pub fn measure(
     program: &Program,
     input: Reg,
@@ -311,89 +446,74 @@ pub fn measure(
         })
         .max()
         .unwrap_or(0);
+    let b = Bench {
+        program,
+        input,
+        general,
+        targets,
+        border,
+    };
     let nk = targets.len();
-    let mut approx = vec![ErrorAccumulator::default(); nk];
-    let mut analogue = vec![vec![ErrorAccumulator::default(); nk]; runs as usize];
-    let mut total = vec![vec![ErrorAccumulator::default(); nk]; runs as usize];
-    let mut saturated = 0u64;
-    let mut readout_clip = vec![ErrorAccumulator::default(); nk];
-    let mut analogue_only = vec![ErrorAccumulator::default(); nk];
-    let mut saturation = vec![ErrorAccumulator::default(); nk];
-    let mut clipped = vec![0u64; nk];
-    let mut compared = 0u64;
+    let mut first = FirstRunTally::new(nk);
+    let mut first_figures: Vec<(ErrorFigures, ErrorFigures)> = Vec::new();
+    let mut analogue_runs = vec![FigureSpreadAccumulator::default(); nk];
+    let mut total_runs = vec![FigureSpreadAccumulator::default(); nk];
     let unclipped = testbed.unclipped();
     let limits = testbed.readout_limits();
-    for img in images {
-        let x = input_values(img);
-        let exact: Vec<Array2<f64>> = targets
-            .iter()
-            .map(|t| correlate(&x, &t.exact, t.centre))
-            .collect();
-        let approximated: Vec<Array2<f64>> = targets
-            .iter()
-            .map(|t| correlate(&x, &t.approx, t.centre))
-            .collect();
-        for k in 0..nk {
-            approx[k].add(&approximated[k], &exact[k], border);
-        }
-        let clamped: Vec<Array2<f64>> = approximated
-            .iter()
-            .map(|a| match limits {
-                Some((lo, hi)) => a.mapv(|v| v.clamp(lo, hi)),
-                None => a.clone(),
-            })
-            .collect();
-        compared += (N.saturating_sub(2 * border) as u64).pow(2);
-        for k in 0..nk {
-            readout_clip[k].add(&clamped[k], &approximated[k], border);
-            clipped[k] += count_inside(&approximated[k], &clamped[k], border);
-        }
-        // The runs of one image side by side (see `sim::batch`), summed in run order.
-        let frames = sim::batch::frames(runs as usize, |run| {
-            simulate(program, input, general, targets, img, testbed, run as u32)
-        })?;
-        for (run, (outs, sat)) in (0..runs).zip(frames) {
-            if run == 0 {
-                saturated += sat;
-                let free = match &unclipped {
-                    Some(tb) => {
-                        simulate(program, input, general, targets, img, tb.as_ref(), run)?.0
-                    }
-                    None => outs.clone(),
-                };
+    let chunk = (2 * rayon::current_num_threads()).max(1) as u32;
+    let mut start = 0;
+    while start < runs {
+        let count = chunk.min(runs - start);
+        let mut analogue = vec![vec![ErrorAccumulator::default(); nk]; count as usize];
+        let mut total = analogue.clone();
+        for img in images {
+            let e = Expected::of(img, targets, limits);
+            // The chunk's runs of one image side by side (see `sim::batch`), summed in
+            // run order.
+            let frames = sim::batch::frames(count as usize, |i| {
+                simulate(
+                    program,
+                    input,
+                    general,
+                    targets,
+                    img,
+                    testbed,
+                    start + i as u32,
+                )
+            })?;
+            for (i, (outs, sat)) in frames.into_iter().enumerate() {
+                if start + i as u32 == 0 {
+                    first.saturated += sat;
+                    first.add(&b, img, &e, &outs, unclipped.as_deref())?;
+                }
                 for k in 0..nk {
-                    analogue_only[k].add(&free[k], &approximated[k], border);
-                    // outs - free - (clamped - approximated), as a difference of two.
-                    let inside = &outs[k] - &free[k] + &approximated[k];
-                    saturation[k].add(&inside, &clamped[k], border);
+                    analogue[i][k].add(&outs[k], &e.approximated[k], border);
+                    total[i][k].add(&outs[k], &e.exact[k], border);
                 }
             }
+        }
+        for (an, to) in analogue.iter().zip(&total) {
             for k in 0..nk {
-                analogue[run as usize][k].add(&outs[k], &approximated[k], border);
-                total[run as usize][k].add(&outs[k], &exact[k], border);
+                let (a, t) = (an[k].figures(), to[k].figures());
+                analogue_runs[k].add(&a);
+                total_runs[k].add(&t);
+                if first_figures.len() < nk {
+                    first_figures.push((a, t));
+                }
             }
         }
+        start += count;
     }
     let kernels = (0..nk)
-        .map(|k| {
-            let an: Vec<ErrorFigures> = analogue.iter().map(|r| r[k].figures()).collect();
-            let to: Vec<ErrorFigures> = total.iter().map(|r| r[k].figures()).collect();
-            KernelErrors {
-                out: targets[k].out.to_string(),
-                approx: approx[k].figures(),
-                analogue: an[0],
-                total: to[0],
-                analogue_runs: spread(&an),
-                total_runs: spread(&to),
-                saturated,
-                sources: ErrorSources {
-                    approximation: approx[k].figures(),
-                    readout_clipping: readout_clip[k].figures(),
-                    analogue: analogue_only[k].figures(),
-                    saturation: saturation[k].figures(),
-                    clipped_share: clipped[k] as f64 / compared.max(1) as f64,
-                },
-            }
+        .map(|k| KernelErrors {
+            out: targets[k].out.to_string(),
+            approx: first.approx[k].figures(),
+            analogue: first_figures[k].0,
+            total: first_figures[k].1,
+            analogue_runs: analogue_runs[k].spread(),
+            total_runs: total_runs[k].spread(),
+            saturated: first.saturated,
+            sources: first.sources(k),
         })
         .collect();
     Ok(Measurement {

@@ -9,8 +9,8 @@
 //! spread, as `check` does. Unlike `check`, nothing here needs a reference kernel: the
 //! ideal run is the reference, so thresholds, masks and binarisation are covered too.
 
-use super::check::{spread, FigureSpread};
-use super::metrics::{ErrorAccumulator, ErrorFigures, Spread};
+use super::check::{FigureSpread, FigureSpreadAccumulator};
+use super::metrics::{ErrorAccumulator, Spread, SpreadAccumulator};
 use crate::isa::{DReg, Program, Reg};
 use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::run::RunError;
@@ -286,34 +286,41 @@ impl Tally {
     }
 }
 
-/// One register's difference over the runs (`per_run`: its tally in each run).
-fn difference(w: &Watched, per_run: &[&Tally]) -> Difference {
-    let fraction = |t: &Tally, n: u64| n as f64 / t.pes.max(1) as f64;
-    let spread_of = |count: fn(&Tally) -> u64| {
-        Spread::of(
-            &per_run
-                .iter()
-                .map(|t| fraction(t, count(t)))
-                .collect::<Vec<_>>(),
-        )
-    };
-    if w.is_digital() {
-        let flipped = spread_of(|t| t.flipped);
-        return Difference::Digital(DigitalDiff {
-            flipped: flipped.mean,
-            runs: DigitalRuns { flipped },
-        });
+/// One register's figures over the runs, kept as running spreads.
+#[derive(Clone, Copy, Default)]
+struct RegisterSpread {
+    figures: FigureSpreadAccumulator,
+    beyond: SpreadAccumulator,
+    flipped: SpreadAccumulator,
+}
+
+impl RegisterSpread {
+    /// Adds one run's tally (every image of that run).
+    fn add(&mut self, t: &Tally) {
+        let fraction = |n: u64| n as f64 / t.pes.max(1) as f64;
+        self.figures.add(&t.errors.figures());
+        self.beyond.add(fraction(t.beyond));
+        self.flipped.add(fraction(t.flipped));
     }
-    let figs: Vec<ErrorFigures> = per_run.iter().map(|t| t.errors.figures()).collect();
-    let figures = spread(&figs);
-    let beyond = spread_of(|t| t.beyond);
-    Difference::Analogue(AnalogueDiff {
-        rmse: figures.rmse.mean,
-        bias: figures.bias.mean,
-        max: figures.max.mean,
-        beyond: beyond.mean,
-        runs: AnalogueRuns { figures, beyond },
-    })
+
+    fn difference(&self, w: &Watched) -> Difference {
+        if w.is_digital() {
+            let flipped = self.flipped.spread();
+            return Difference::Digital(DigitalDiff {
+                flipped: flipped.mean,
+                runs: DigitalRuns { flipped },
+            });
+        }
+        let figures = self.figures.spread();
+        let beyond = self.beyond.spread();
+        Difference::Analogue(AnalogueDiff {
+            rmse: figures.rmse.mean,
+            bias: figures.bias.mean,
+            max: figures.max.mean,
+            beyond: beyond.mean,
+            runs: AnalogueRuns { figures, beyond },
+        })
+    }
 }
 
 /// The map handed to `on_map`: the signed difference, or its size for a digital register.
@@ -328,40 +335,64 @@ fn diff_map(w: &Watched, diff: &[f64]) -> Array2<f64> {
     })
 }
 
-/// Saturation in the noisy runs: saturated PEs per run, clipped PEs per register and run.
+/// Saturation in the noisy runs as sums over runs (counts, so the sums are exact and a
+/// register that clips only in later runs still counts 0 for the earlier ones).
+#[derive(Default)]
 struct Clipping {
-    saturated: Vec<u64>,
-    clipped: BTreeMap<String, Vec<f64>>,
+    runs: u64,
+    saturated: (f64, f64),
+    clipped: BTreeMap<String, (f64, f64)>,
+}
+
+/// Mean and sample spread over `n` runs of a count with sum `s` and sum of squares `s2`.
+fn spread_of_sums(n: u64, (s, s2): (f64, f64)) -> Spread {
+    let k = n.max(1) as f64;
+    let mean = s / k;
+    let std = if n > 1 {
+        ((s2 - k * mean * mean) / (k - 1.0)).max(0.0).sqrt()
+    } else {
+        0.0
+    };
+    Spread { mean, std }
 }
 
 impl Clipping {
-    fn new(runs: u32) -> Clipping {
-        Clipping {
-            saturated: vec![0; runs as usize],
-            clipped: BTreeMap::new(),
+    /// Adds one run: its reports, one per image.
+    fn add(&mut self, reports: &[sim::run::RunReport]) {
+        self.runs += 1;
+        let saturated: u64 = reports.iter().map(|r| r.saturated).sum();
+        let mut per_reg: BTreeMap<String, f64> = BTreeMap::new();
+        for report in reports {
+            for (reg, pes, _) in &report.saturation {
+                *per_reg.entry(reg.to_string()).or_default() += *pes as f64;
+            }
         }
-    }
-
-    fn add(&mut self, run: u32, report: &sim::run::RunReport) {
-        let runs = self.saturated.len();
-        self.saturated[run as usize] += report.saturated;
-        for (reg, pes, _) in &report.saturation {
-            self.clipped
-                .entry(reg.to_string())
-                .or_insert_with(|| vec![0.0; runs])[run as usize] += *pes as f64;
+        let sat = saturated as f64;
+        self.saturated = (self.saturated.0 + sat, self.saturated.1 + sat * sat);
+        for (reg, v) in per_reg {
+            let e = self.clipped.entry(reg).or_default();
+            *e = (e.0 + v, e.1 + v * v);
         }
     }
 
     fn finish(self) -> SaturationDiff {
         SaturationDiff {
-            pes: Spread::of(&self.saturated.iter().map(|&s| s as f64).collect::<Vec<_>>()),
+            pes: spread_of_sums(self.runs, self.saturated),
             registers: self
                 .clipped
                 .into_iter()
-                .map(|(r, v)| (r, Spread::of(&v)))
+                .map(|(r, sums)| (r, spread_of_sums(self.runs, sums)))
                 .collect(),
         }
     }
+}
+
+/// One noisy run over every image: per register its tally, the run report of each
+/// image and, for run 0, the difference maps (image, register, map).
+struct NoisyRun {
+    tallies: Vec<Tally>,
+    reports: Vec<sim::run::RunReport>,
+    maps: Vec<(usize, Watched, Array2<f64>)>,
 }
 
 /// Runs `program` on every image under `profile` (`opts.runs` run seeds) and under
@@ -372,14 +403,12 @@ pub fn compare(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],
-    prepare: &dyn Fn(&GreyImage) -> Result<Array, String>,
+    prepare: &(dyn Fn(&GreyImage) -> Result<Array, String> + Sync),
     opts: &CompareOptions,
     mut on_map: Option<MapSink>,
 ) -> Result<Comparison, CompareError> {
     let runs = opts.runs.max(1);
     let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
-    let mut tally = vec![vec![Tally::default(); opts.registers.len()]; runs as usize];
-    let mut clipping = Clipping::new(runs);
     let b = opts.border.min(N / 2);
     let execute = |img: &GreyImage, profile: &Profile, run: u32| {
         let mut array = prepare(img).map_err(CompareError::Prepare)?;
@@ -396,39 +425,61 @@ pub fn compare(
     let read = |w: &Watched, array: &Array, raw: bool| {
         w.values(array, raw).ok_or(CompareError::Register(*w))
     };
-    for (name, img) in images {
-        let (reference, _) = execute(img, &ideal, 0)?;
-        let expected: Vec<Vec<f32>> = opts
-            .registers
-            .iter()
-            .map(|w| read(w, &reference, false))
-            .collect::<Result<_, _>>()?;
-        for run in 0..runs {
+    // The ideal reference of every image, once: memory grows with the images, not runs.
+    let expected: Vec<Vec<Vec<f32>>> = images
+        .iter()
+        .map(|(_, img)| {
+            let (reference, _) = execute(img, &ideal, 0)?;
+            opts.registers
+                .iter()
+                .map(|w| read(w, &reference, false))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let one_run = |run: u32| -> Result<NoisyRun, CompareError> {
+        let mut r = NoisyRun {
+            tallies: vec![Tally::default(); opts.registers.len()],
+            reports: Vec::new(),
+            maps: Vec::new(),
+        };
+        for (i, ((_, img), expected)) in images.iter().zip(&expected).enumerate() {
             let (array, report) = execute(img, profile, run)?;
-            clipping.add(run, &report);
+            r.reports.push(report);
             for (k, w) in opts.registers.iter().enumerate() {
                 let got = read(w, &array, opts.raw)?;
-                let diff = tally[run as usize][k].add(w, &got, &expected[k], b, opts.tolerance);
-                if let (0, Some(f)) = (run, on_map.as_deref_mut()) {
-                    let diff = diff_map(w, &diff);
-                    f(DiffMap {
-                        image: name,
-                        register: *w,
-                        diff,
-                    })
-                    .map_err(CompareError::Map)?;
+                let diff = r.tallies[k].add(w, &got, &expected[k], b, opts.tolerance);
+                if run == 0 {
+                    r.maps.push((i, *w, diff_map(w, &diff)));
                 }
             }
         }
-    }
+        Ok(r)
+    };
+    let mut spreads = vec![RegisterSpread::default(); opts.registers.len()];
+    let mut clipping = Clipping::default();
+    sim::batch::seeded(runs, one_run, |_, r| {
+        clipping.add(&r.reports);
+        for (acc, t) in spreads.iter_mut().zip(&r.tallies) {
+            acc.add(t);
+        }
+        if let Some(f) = on_map.as_deref_mut() {
+            for (i, register, diff) in r.maps {
+                let image = images.get(i).map_or("", |(n, _)| n.as_str());
+                f(DiffMap {
+                    image,
+                    register,
+                    diff,
+                })
+                .map_err(CompareError::Map)?;
+            }
+        }
+        Ok(())
+    })?;
     let registers = opts
         .registers
         .iter()
-        .enumerate()
-        .map(|(k, w)| {
-            let per_run: Vec<&Tally> = tally.iter().map(|r| &r[k]).collect();
-            (*w, difference(w, &per_run))
-        })
+        .zip(&spreads)
+        .map(|(w, acc)| (*w, acc.difference(w)))
         .collect();
     Ok(Comparison {
         images: images.len(),

@@ -88,6 +88,38 @@ impl Spread {
     }
 }
 
+/// [`Spread`] of values that arrive one at a time (Welford's update), so that a figure's
+/// spread over any number of runs is kept in constant memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SpreadAccumulator {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl SpreadAccumulator {
+    /// Adds one value.
+    pub fn add(&mut self, v: f64) {
+        self.n += 1;
+        let d = v - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (v - self.mean);
+    }
+
+    /// Mean and sample standard deviation of the values added (0 and 0 for none).
+    pub fn spread(&self) -> Spread {
+        let std = if self.n > 1 {
+            (self.m2 / (self.n - 1) as f64).max(0.0).sqrt()
+        } else {
+            0.0
+        };
+        Spread {
+            mean: self.mean,
+            std,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +140,21 @@ mod tests {
         assert_eq!(ErrorFigures::between(&b, &b, 0).psnr, None);
         let s = Spread::of(&[1.0, 3.0]);
         assert_eq!((s.mean, s.std), (2.0, 2f64.sqrt()));
+        let mut acc = SpreadAccumulator::default();
+        for v in [1.0, 3.0] {
+            acc.add(v);
+        }
+        assert_eq!(acc.spread(), s);
+    }
+
+    #[test]
+    fn streamed_spread_matches_two_pass() {
+        let values: Vec<f64> = (0..1000)
+            .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 9.0)
+            .collect();
+        let mut acc = SpreadAccumulator::default();
+        values.iter().for_each(|&v| acc.add(v));
+        let (a, b) = (acc.spread(), Spread::of(&values));
+        assert!((a.mean - b.mean).abs() < 1e-12 && (a.std - b.std).abs() < 1e-12);
     }
 }

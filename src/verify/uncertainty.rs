@@ -1,13 +1,13 @@
 //! Error bars: a program's error figures under every member of its profile's
-//! uncertainty ensemble ([`crate::sim::noise::uncertainty`]) that still reproduces the
+//! uncertainty ensemble ([`crate::calibrate::ensemble`]) that still reproduces the
 //! measurements, reduced to the range of each figure. The members run on the same chip
 //! and run seeds as the nominal check, so the ranges show what the open parameters
 //! change, not seed-to-seed scatter.
 
 use super::check::{self, ProfileTestbed, Target};
+use crate::calibrate::ensemble::{self, Member, UncertaintyError};
 use crate::isa::{Program, Reg};
 use crate::sim::capture::GreyImage;
-use crate::sim::noise::uncertainty::{self, Member, UncertaintyError};
 use serde::Serialize;
 
 /// The range of each total-error figure of one kernel over the accepted members.
@@ -61,7 +61,7 @@ pub fn ranges(
     testbed: &ProfileTestbed,
     runs: u32,
 ) -> Result<Ranges, RangeError> {
-    let members = uncertainty::ensemble(&testbed.profile)?;
+    let members = ensemble::ensemble(&testbed.profile)?;
     let kept: Vec<&Member> = members
         .iter()
         .enumerate()

@@ -7,8 +7,7 @@ use super::plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use super::rows;
 use super::N;
 use crate::sim::edge::EdgeMode;
-use crate::sim::layer::{RowWrite, WriteLayer};
-use crate::sim::noise::layer::FusedWrite;
+use crate::sim::layer::{FusedWrite, RowWrite, WriteLayer};
 use crate::sim::vector_unit::{run_widest, Kernel};
 use rayon::prelude::*;
 

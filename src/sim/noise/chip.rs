@@ -8,11 +8,11 @@
 //! [`bf16`], gain in the upper half): one load per PE brings both, so a noisy write
 //! moves one plane of fixed pattern rather than two.
 
-use super::bf16;
 use super::profile::UncorrectedLoad;
-use super::rng::{self, stream};
 use crate::isa::Reg;
-use crate::sim::array::N;
+use crate::sim::dims::N;
+use crate::sim::layer::bf16;
+use crate::sim::layer::rng::{self, stream};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 /// Fixed-pattern offset planes: one per general register (`Reg::Gen(0..=255)`) and one

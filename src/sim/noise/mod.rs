@@ -1,19 +1,15 @@
-//! The analogue error model (docs/noise.md): profiles, the noise layer that perturbs every
-//! value a bus instruction writes, its counter-based random numbers, statistics over
-//! repeated runs and the calibration against hardware measurements.
+//! The analogue error model (docs/noise.md): profiles (with their uncertainty
+//! description), the chip's fixed pattern, the noise layer that perturbs every value a
+//! bus instruction writes, and statistics over repeated runs. The experiments that run
+//! the model (calibration against hardware measurements, background statistics,
+//! uncertainty ensembles) live above `sim`, in [`crate::calibrate`].
 
-pub mod background;
-pub mod bf16;
-pub mod bus_kind;
-pub mod calibrate;
 pub mod chip;
 pub mod layer;
 pub mod profile;
-pub mod rng;
-pub mod stats;
 mod term;
 pub mod uncertainty;
 
-pub use bus_kind::BusKind;
+pub use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
 pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};

@@ -5,10 +5,10 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position (the approach of the filter specs, see [`crate::isa::yaml`]).
 
-use super::bus_kind::BusKind;
 use crate::isa::source::{self, SourceError};
 use crate::isa::yaml::YamlError;
 use crate::isa::Pos;
+use crate::sim::layer::BusKind;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
 
@@ -104,8 +104,8 @@ impl Transfers {
     }
 }
 
-/// One bus kind: `v' = v (1 + gain + pattern G[pe]) + offset + pattern O[pe][reg]
-/// + N(0, noise^2 + (noise_signal v)^2)`.
+/// One bus kind: `v' = v (1 + gain + pattern G[pe]) + offset + pattern O[pe][reg] +
+/// N(0, noise^2 + (noise_signal v)^2)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Transfer {
@@ -193,8 +193,8 @@ pub struct Decay {
 }
 
 /// Error added to a value written by a transfer that reads `IN` or `PIX`, on top of the
-/// transfer's own: `v' = v (1 + gain + pattern_gain Gx[pe]) + offset
-/// + pattern_offset Ox[pe] + N(0, noise^2 + (noise_signal v)^2)`.
+/// transfer's own: `v' = v (1 + gain + pattern_gain Gx[pe]) + offset +
+/// pattern_offset Ox[pe] + N(0, noise^2 + (noise_signal v)^2)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Injection {

@@ -6,6 +6,7 @@
 //! cost less than streaming two more planes per write.
 
 use super::profile::{Injection, Profile, Transfer};
+use crate::sim::layer::Factors;
 
 /// One error term, resolved to the f32 factors the row kernel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -44,6 +45,16 @@ impl Term {
             pattern_offset: i.pattern_offset as f32,
             noise2: (i.noise * i.noise) as f32,
             signal2: (i.noise_signal * i.noise_signal) as f32,
+        }
+    }
+
+    /// The scalar factors of the per-PE formula.
+    pub fn factors(&self) -> Factors {
+        Factors {
+            gain1: self.gain1,
+            pattern_gain: self.pattern_gain,
+            offset: self.offset,
+            pattern_offset: self.pattern_offset,
         }
     }
 

@@ -12,11 +12,10 @@
 //! move). The add moves three planes (two read, one written), so one plane pass costs a
 //! third of it.
 
-use super::array::{Array, PES};
-use super::edge::EdgeMode;
-use super::noise::{NoiseModel, Profile};
-use super::run::{run, DEFAULT_CLOCK_HZ};
 use crate::isa::{parse_program, BusOp, Device, Program, Reg};
+use crate::sim::layer::rng;
+use crate::sim::noise::{NoiseModel, Profile};
+use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -285,7 +284,7 @@ pub fn bench_array(profile: &str) -> Array {
     for g in 0..6u8 {
         let plane = array.plane_mut(Reg::Gen(g)).expect("general register");
         for (i, v) in plane.iter_mut().enumerate() {
-            let h = super::noise::rng::mix64(i as u64 ^ (u64::from(g) << 32));
+            let h = rng::mix64(i as u64 ^ (u64::from(g) << 32));
             *v = (h % 121) as f32 - 60.0;
         }
     }

@@ -5,9 +5,8 @@
 //! profile's readout path; the frames are summarised with the device's statistics, in
 //! 8-bit levels (128 is analogue 0).
 
-use super::layer::NoiseModel;
-use super::profile::Profile;
 use crate::isa::{parse_program, Device, Reg};
+use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
 use serde::Serialize;
 

@@ -27,24 +27,57 @@ pub struct RegisterRuns {
     pub pe_std: f64,
 }
 
-#[derive(Clone, Debug, Default)]
+/// Population mean and spread of values arriving one at a time (Welford's update).
+#[derive(Clone, Copy, Debug, Default)]
+struct Running {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Running {
+    fn add(&mut self, v: f64) {
+        self.n += 1;
+        let d = v - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (v - self.mean);
+    }
+
+    fn mean_std(&self) -> (f64, f64) {
+        (self.mean, (self.m2 / self.n.max(1) as f64).max(0.0).sqrt())
+    }
+}
+
+#[derive(Clone, Debug)]
 struct Acc {
-    stats: Vec<PlaneStats>,
+    runs: u64,
+    mean: Running,
+    std: Running,
+    min: f64,
+    max: f64,
     sum: Vec<f64>,
     sum2: Vec<f64>,
 }
 
-/// Accumulates register planes run after run.
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            runs: 0,
+            mean: Running::default(),
+            std: Running::default(),
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            sum: Vec::new(),
+            sum2: Vec::new(),
+        }
+    }
+}
+
+/// Accumulates register planes run after run, in memory that does not grow with the
+/// number of runs (one running sum per PE and a few figures per register).
 #[derive(Clone, Debug, Default)]
 pub struct RunsAccumulator {
     regs: BTreeMap<String, Acc>,
-}
-
-fn mean_std(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let n = xs.clone().count().max(1) as f64;
-    let mean = xs.clone().sum::<f64>() / n;
-    let var = xs.map(|x| (x - mean).powi(2)).sum::<f64>() / n;
-    (mean, var.sqrt())
 }
 
 impl RunsAccumulator {
@@ -65,7 +98,12 @@ impl RunsAccumulator {
             *s += v;
             *s2 += v * v;
         }
-        acc.stats.push(PlaneStats::of(values));
+        let stats = PlaneStats::of(values);
+        acc.runs += 1;
+        acc.mean.add(stats.mean);
+        acc.std.add(stats.std);
+        acc.min = acc.min.min(stats.min);
+        acc.max = acc.max.max(stats.max);
     }
 
     /// The figures per register.
@@ -73,9 +111,9 @@ impl RunsAccumulator {
         self.regs
             .iter()
             .map(|(name, a)| {
-                let n = a.stats.len().max(1) as f64;
-                let (mean_of_mean, std_of_mean) = mean_std(a.stats.iter().map(|s| s.mean));
-                let (mean_of_std, std_of_std) = mean_std(a.stats.iter().map(|s| s.std));
+                let n = a.runs.max(1) as f64;
+                let (mean_of_mean, std_of_mean) = a.mean.mean_std();
+                let (mean_of_std, std_of_std) = a.std.mean_std();
                 let pe_var = a
                     .sum
                     .iter()
@@ -86,17 +124,13 @@ impl RunsAccumulator {
                 (
                     name.clone(),
                     RegisterRuns {
-                        runs: a.stats.len() as u64,
+                        runs: a.runs,
                         mean_of_mean,
                         std_of_mean,
                         mean_of_std,
                         std_of_std,
-                        min: a.stats.iter().map(|s| s.min).fold(f64::INFINITY, f64::min),
-                        max: a
-                            .stats
-                            .iter()
-                            .map(|s| s.max)
-                            .fold(f64::NEG_INFINITY, f64::max),
+                        min: a.min,
+                        max: a.max,
                         pe_std: pe_var.sqrt(),
                     },
                 )

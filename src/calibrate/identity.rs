@@ -8,9 +8,8 @@
 //! run seeds, on one chip. [`fit`] adjusts the free parameters of the `scamp5` profile
 //! to the measured series by Nelder-Mead.
 
-use super::layer::NoiseModel;
-use super::profile::Profile;
 use crate::isa::{parse_program, Device, Program, Reg};
+use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
 use serde::Serialize;
 

@@ -1,0 +1,217 @@
+//! The report of a check: what `scamp check --json` prints, built from an evaluation.
+
+use crate::cain::budget::BudgetRow;
+use crate::cain::KernelReport;
+use crate::calibrate::ensemble::Member;
+use crate::sim::{DEFAULT_CLOCK_HZ, PES};
+use crate::verify::check::{ErrorSources, FigureSpread, Measurement};
+use crate::verify::groups::{Evaluation, Groups};
+use crate::verify::metrics::ErrorFigures;
+use crate::verify::predict::Predicted;
+use crate::verify::uncertainty::Ranges;
+use serde::Serialize;
+
+/// Everything `check --json` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// Whether every kernel is proven exactly.
+    pub verified: bool,
+    /// Macros of the program (all groups).
+    pub instructions: usize,
+    /// Bus instructions of the program (all groups).
+    pub cycles: u64,
+    /// Time at the default clock, in microseconds.
+    pub time_us: f64,
+    /// The noise profile as named by the caller.
+    pub noise: String,
+    /// Pixels excluded on every side of the images.
+    pub border: usize,
+    /// Number of test images.
+    pub images: usize,
+    /// Number of run seeds.
+    pub runs: u32,
+    /// Figures per kernel (empty when the proof failed).
+    pub kernels: Vec<KernelCheck>,
+    /// Where the program departs from the kernels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mismatch: Vec<String>,
+    /// The depths a `--max-total-rmse` search compiled and measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub budget: Vec<BudgetRow>,
+    /// With a total-RMSE budget: whether the reported program meets it (when no depth
+    /// does, the closest program is reported and the check fails).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_met: Option<bool>,
+    /// The uncertainty ensemble, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<UncertaintyReport>,
+    /// PE-register pairs clipped while the program ran (first run, all images, every
+    /// group of a bank).
+    pub saturated: u64,
+    /// `saturated` per PE-register pair the groups write, per image: a fraction.
+    pub saturated_share: f64,
+    /// The program text that was proven and measured.
+    pub program: String,
+}
+
+/// The figures of one kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelCheck {
+    /// Output register.
+    pub out: String,
+    /// Approximation depth.
+    pub depth: u32,
+    /// Integer weights over `2^depth`.
+    pub approximated: Vec<Vec<i64>>,
+    /// Approximated vs specified kernel, exact arithmetic.
+    pub approx: ErrorFigures,
+    /// Simulated vs approximated kernel (run 1).
+    pub analogue: ErrorFigures,
+    /// Simulated vs specified kernel (run 1), with its ensemble range.
+    pub total: TotalFigures,
+    /// Mean and spread of the analogue figures over runs.
+    pub analogue_runs: FigureSpread,
+    /// Mean and spread of the total figures over runs.
+    pub total_runs: FigureSpread,
+    /// PE-register pairs clipped while the kernel's group ran (run 1).
+    pub saturated: u64,
+    /// Total error split by source.
+    pub sources: ErrorSources,
+    /// Analytic prediction of the analogue error (noise, gain, offset), with the
+    /// images' input moments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<Predicted>,
+    /// Largest magnitude any value of the program reaches for the spec's input range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak: Option<f64>,
+}
+
+/// The total error, with its range over the uncertainty ensemble when asked for.
+#[derive(Clone, Debug, Serialize)]
+pub struct TotalFigures {
+    /// The figures of run 1.
+    #[serde(flatten)]
+    pub figures: ErrorFigures,
+    /// Lowest and highest RMSE over the accepted ensemble members.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rmse_range: Option<[f64; 2]>,
+    /// Lowest and highest bias over the accepted ensemble members.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bias_range: Option<[f64; 2]>,
+}
+
+/// How many ensemble members were drawn and which failed the measurements.
+#[derive(Clone, Debug, Serialize)]
+pub struct UncertaintyReport {
+    /// Members drawn.
+    pub members: usize,
+    /// Members that reproduce the device experiments.
+    pub accepted: usize,
+    /// Every member with its verdict.
+    pub ensemble: Vec<Member>,
+}
+
+/// What a report is built from besides the evaluation.
+pub struct ReportInputs<'a> {
+    /// The program's groups.
+    pub groups: &'a Groups,
+    /// Per kernel, its approximation.
+    pub kernels: &'a [KernelReport],
+    /// The program text.
+    pub text: &'a str,
+    /// The noise profile as named by the caller.
+    pub noise: &'a str,
+    /// Number of test images.
+    pub images: usize,
+    /// Number of run seeds.
+    pub runs: u32,
+    /// The depth search's rows, if one chose the program.
+    pub budget: &'a [BudgetRow],
+    /// Whether the depth search met its budget.
+    pub budget_met: Option<bool>,
+}
+
+impl CheckReport {
+    /// The report of evaluation `e`.
+    pub fn of(i: &ReportInputs, e: &Evaluation) -> CheckReport {
+        let cycles: u64 = i.groups.iter().map(|(p, _)| p.cycles()).sum();
+        let m = e.measurement.as_ref();
+        // Kernels of one group share its run, so each group's count is taken once.
+        let saturated: u64 = m.map_or(0, |m| {
+            i.groups
+                .iter()
+                .filter_map(|(_, members)| members.first().and_then(|&k| m.kernels.get(k)))
+                .map(|k| k.saturated)
+                .sum()
+        });
+        // A PE-register pair counts once per image and group, so the share is taken
+        // over the registers each group writes: at most 1.
+        let registers: usize = i
+            .groups
+            .iter()
+            .map(|(p, _)| p.written_registers().len().max(1))
+            .sum();
+        let slots = (PES * i.images.max(1) * registers.max(1)) as f64;
+        CheckReport {
+            verified: e.verified,
+            instructions: i.groups.iter().map(|(p, _)| p.instructions()).sum(),
+            cycles,
+            time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
+            noise: i.noise.to_string(),
+            border: m.map_or(0, |m| m.border),
+            images: i.images,
+            runs: i.runs,
+            kernels: kernels_of(i.kernels, m, e),
+            uncertainty: e.ranges.as_ref().map(|r| UncertaintyReport {
+                members: r.members.len(),
+                accepted: r.accepted(),
+                ensemble: r.members.clone(),
+            }),
+            saturated,
+            saturated_share: saturated as f64 / slots,
+            mismatch: e.mismatch.clone(),
+            budget: i.budget.to_vec(),
+            budget_met: i.budget_met,
+            program: i.text.to_string(),
+        }
+    }
+
+    /// Whether the check passed: proven, and within the budget when one was given.
+    pub fn passed(&self) -> bool {
+        self.verified && self.budget_met != Some(false)
+    }
+}
+
+fn kernels_of(
+    kernels: &[KernelReport],
+    m: Option<&Measurement>,
+    e: &Evaluation,
+) -> Vec<KernelCheck> {
+    let Some(m) = m else {
+        return Vec::new();
+    };
+    let ranges: Option<&Ranges> = e.ranges.as_ref();
+    kernels
+        .iter()
+        .zip(&m.kernels)
+        .enumerate()
+        .map(|(i, (k, f))| KernelCheck {
+            out: k.out.to_string(),
+            depth: k.approx.depth,
+            approximated: k.approx.weights.clone(),
+            approx: f.approx,
+            analogue: f.analogue,
+            total: TotalFigures {
+                figures: f.total,
+                rmse_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.rmse),
+                bias_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.bias),
+            },
+            analogue_runs: f.analogue_runs,
+            total_runs: f.total_runs,
+            saturated: f.saturated,
+            sources: f.sources,
+            predicted: e.predicted.as_ref().and_then(|p| p.get(i).copied()),
+            peak: e.peak,
+        })
+        .collect()
+}

@@ -1,0 +1,182 @@
+//! The report of a compiled spec: what `scamp compile --json` prints. Fields are in
+//! alphabetical order, the order the command has always printed them in.
+
+use crate::cain::{self, Compiled, Spec};
+use serde::Serialize;
+
+/// Everything `compile --json` reports about a compiled spec.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompileReport {
+    /// Bus instructions of the whole program.
+    pub cycles: u64,
+    /// The groups of a bank (one for a single program).
+    pub groups: Vec<GroupReport>,
+    /// Macros of the whole program.
+    pub instructions: usize,
+    /// Per kernel: its approximation, prediction and range.
+    pub kernels: Vec<CompiledKernel>,
+    /// The noise profile's name.
+    pub noise: String,
+    /// `error` or `length`.
+    pub objective: &'static str,
+    /// The program text (groups separated by kernel-block markers).
+    pub program: String,
+    /// The register range the program was held to.
+    pub range: RangeJson,
+    /// What the search did.
+    pub search: SearchJson,
+}
+
+/// One kernel of a compiled spec.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompiledKernel {
+    /// Sum of absolute weight differences of the approximation.
+    pub approx_error: f64,
+    /// Integer weights over `2^depth`.
+    pub approximated: Vec<Vec<i64>>,
+    /// Approximation depth.
+    pub depth: u32,
+    /// Whether the kernel's exact output fits the register range.
+    pub fits: bool,
+    /// The largest scale at which the output fits (`null` for an all-zero kernel).
+    pub largest_fitting_scale: Option<f64>,
+    /// Output register.
+    pub out: String,
+    /// The largest magnitude the exact output reaches for the input range.
+    pub output_peak: f64,
+    /// The largest magnitude any value of the program reaches.
+    pub peak: f64,
+    /// The analytic error prediction under the profile.
+    pub predicted: PredictedJson,
+}
+
+/// The predicted error of one kernel.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PredictedJson {
+    /// Mean of the error.
+    pub bias: f64,
+    /// Root mean square error.
+    pub rmse: f64,
+}
+
+/// One group of a compiled bank.
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupReport {
+    /// Its bus instructions.
+    pub cycles: u64,
+    /// Its macros.
+    pub instructions: usize,
+    /// 1-based numbers of the kernels it computes.
+    pub kernels: Vec<usize>,
+    /// Their output registers.
+    pub outs: Vec<String>,
+    /// The largest magnitude its values reach.
+    pub peak: f64,
+    /// `search` or `fallback`.
+    pub source: &'static str,
+}
+
+/// The register range of a compiled program.
+#[derive(Clone, Debug, Serialize)]
+pub struct RangeJson {
+    /// The limit intermediates were held to.
+    pub held_to: f64,
+    /// The spec's input range `[lo, hi]`.
+    pub input_range: [f64; 2],
+    /// The profile's saturation limit.
+    pub limit: f64,
+    /// The largest magnitude any value reaches.
+    pub peak: f64,
+}
+
+/// The search figures of a compile.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchJson {
+    /// Nodes expanded.
+    pub nodes: u64,
+    /// Plans that reached the input.
+    pub plans_found: u64,
+    /// Seconds the search ran.
+    pub seconds: f64,
+    /// Seconds until the kept program was found.
+    pub seconds_to_best: f64,
+    /// `search` or `fallback`.
+    pub source: &'static str,
+    /// Why the search stopped.
+    pub stopped_by: &'static str,
+    /// Deterministic work budget, if any.
+    pub work: Option<u64>,
+    /// Workers used.
+    pub workers: usize,
+}
+
+impl CompileReport {
+    /// The report of `compiled`, compiled from `spec`.
+    pub fn of(spec: &Spec, compiled: &Compiled) -> CompileReport {
+        let r = &compiled.range;
+        let kernels = compiled
+            .kernels
+            .iter()
+            .zip(&compiled.predicted)
+            .zip(&r.outputs)
+            .zip(&r.largest_fitting_scale)
+            .map(|(((k, p), &output_peak), &fit)| CompiledKernel {
+                approx_error: k.approx.error,
+                approximated: k.approx.weights.clone(),
+                depth: k.approx.depth,
+                fits: output_peak <= r.limit + 1e-9,
+                largest_fitting_scale: fit.is_finite().then_some(fit),
+                out: k.out.to_string(),
+                output_peak,
+                peak: r.peak.magnitude,
+                predicted: PredictedJson {
+                    bias: p.bias,
+                    rmse: p.rmse,
+                },
+            })
+            .collect();
+        let groups = compiled
+            .groups
+            .iter()
+            .map(|g| GroupReport {
+                cycles: g.program.cycles(),
+                instructions: g.program.instructions(),
+                kernels: g.kernels.iter().map(|k| k + 1).collect(),
+                outs: g
+                    .kernels
+                    .iter()
+                    .filter_map(|&k| compiled.kernels.get(k))
+                    .map(|k| k.out.to_string())
+                    .collect(),
+                peak: g.peak.magnitude,
+                source: g.source.name(),
+            })
+            .collect();
+        let s = &compiled.search;
+        CompileReport {
+            cycles: compiled.program.cycles(),
+            groups,
+            instructions: compiled.program.instructions(),
+            kernels,
+            noise: compiled.profile.clone(),
+            objective: compiled.objective.name(),
+            program: cain::program_text(compiled),
+            range: RangeJson {
+                held_to: r.held_to,
+                input_range: [spec.input_range.lo, spec.input_range.hi],
+                limit: r.limit,
+                peak: r.peak.magnitude,
+            },
+            search: SearchJson {
+                nodes: s.nodes,
+                plans_found: s.plans_found,
+                seconds: s.seconds,
+                seconds_to_best: s.seconds_to_best,
+                source: s.source.name(),
+                stopped_by: s.stop.name(),
+                work: s.work,
+                workers: s.workers,
+            },
+        }
+    }
+}

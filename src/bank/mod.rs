@@ -1,0 +1,347 @@
+//! The front door of the library: a [`Bank`] of kernels and the program that computes
+//! them, and everything a user asks of it — prove it, run it on their own images,
+//! measure its error as `scamp check` does, compare noisy and ideal runs — with one
+//! serialisable report per command. The command line, the Python bindings and the
+//! playground all call these and print their reports; none builds figures of its own.
+//!
+//! A bank comes from a spec (compiled by the generator), from a program with the spec
+//! it is meant to compute, or from a bare program (which can run and be compared, but
+//! has no kernels to prove).
+
+mod check_report;
+mod compile_report;
+mod setup;
+mod simulate;
+mod stats;
+
+pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
+pub use compile_report::{
+    CompileReport, CompiledKernel, GroupReport, PredictedJson, RangeJson, SearchJson,
+};
+pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
+pub use simulate::{
+    batch_bytes, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo, RunOptions,
+    RunSummary, Runs,
+};
+pub use stats::{RegisterRuns, RunsAccumulator};
+
+use crate::cain::budget::{self, BudgetChoice, BudgetRow};
+use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};
+use crate::isa::{Device, Program, Reg};
+use crate::sim::capture::GreyImage;
+use crate::verify::check::{self, ProfileTestbed};
+use crate::verify::compare::{self, CompareError, CompareOptions, Comparison, MapSink};
+use crate::verify::groups::{self, EvaluateError, Evaluation, Groups};
+use crate::verify::proof;
+
+/// Kernels and the program (one or more groups) that computes them.
+#[derive(Clone, Debug)]
+pub struct Bank {
+    spec: Option<Spec>,
+    groups: Groups,
+    kernels: Vec<KernelReport>,
+    text: String,
+    compiled: Option<CompileReport>,
+    budget: Option<(Vec<BudgetRow>, bool)>,
+}
+
+/// Why a bank could not be made or used.
+#[derive(Debug, thiserror::Error)]
+pub enum BankError {
+    /// The generator or the approximation refused the spec.
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// The depth search of a total-RMSE budget found nothing.
+    #[error(transparent)]
+    Budget(#[from] budget::BudgetError),
+    /// The evaluation stopped (a run error, or the uncertainty ensemble).
+    #[error(transparent)]
+    Evaluate(#[from] EvaluateError),
+    /// A bare program has no kernels to prove or measure.
+    #[error(
+        "a program needs the spec of the kernels it computes (in the CLI: --kernel SPEC.yaml)"
+    )]
+    NoKernels,
+}
+
+/// What a proof found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proof {
+    /// Whether every kernel is computed exactly.
+    pub verified: bool,
+    /// Where the program departs from the kernels (empty when verified).
+    pub mismatch: Vec<String>,
+}
+
+/// How a check measures: the noise profile's name as reported, run seeds, and
+/// whether to bound the figures over the profile's uncertainty ensemble.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// The profile as the caller named it (reported as `noise`).
+    pub noise: String,
+    /// Run seeds per image.
+    pub runs: u32,
+    /// Whether to measure the ranges over the uncertainty ensemble.
+    pub uncertainty: bool,
+}
+
+/// A check's report with the evaluation it was built from (for pictures and files).
+pub struct Checked {
+    /// What `check --json` prints.
+    pub report: CheckReport,
+    /// The proof, measurement, prediction and ranges.
+    pub evaluation: Evaluation,
+}
+
+impl Bank {
+    /// Compiles `spec` with the generator (`stats` shows the running search).
+    pub fn compile(spec: Spec, opts: &CompileOptions, stats: &Stats) -> Result<Bank, BankError> {
+        let c = cain::compile(&spec, opts, stats)?;
+        let groups = if c.groups.len() > 1 {
+            c.groups
+                .iter()
+                .map(|g| (g.program.clone(), g.kernels.clone()))
+                .collect()
+        } else {
+            groups::single(c.program.clone(), c.kernels.len())
+        };
+        let report = CompileReport::of(&spec, &c);
+        Ok(Bank {
+            text: cain::program_text(&c),
+            compiled: Some(report),
+            kernels: c.kernels,
+            spec: Some(spec),
+            groups,
+            budget: None,
+        })
+    }
+
+    /// Compiles `spec` at each depth from small to large and keeps the shortest program
+    /// whose worst total RMSE on `images` meets `limit` (else the closest one).
+    pub fn compile_within(
+        spec: Spec,
+        opts: &CompileOptions,
+        limit: f64,
+        images: &[GreyImage],
+        testbed: &ProfileTestbed,
+        runs: u32,
+    ) -> Result<(Bank, BudgetChoice), BankError> {
+        let b = budget::budget_search(&spec, opts, limit, images, testbed, runs)?;
+        let bank = Bank {
+            text: b.program.to_string(),
+            groups: groups::single(b.program.clone(), b.kernels.len()),
+            kernels: b.kernels.clone(),
+            spec: Some(spec),
+            compiled: None,
+            budget: Some((b.rows.clone(), b.met)),
+        };
+        Ok((bank, b))
+    }
+
+    /// `program` (parsed from `source`) with the kernels of `spec`. Several
+    /// `scamp5_kernel_end` blocks are a bank's groups: each kernel goes to the first
+    /// block that proves it.
+    pub fn with_kernels(program: Program, source: &str, spec: Spec) -> Result<Bank, BankError> {
+        let kernels = cain::approximate_spec(&spec)?;
+        let ends = groups::kernel_block_ends(source);
+        let groups = if ends.len() > 1 {
+            let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
+            groups::assign_blocks(
+                groups::split_blocks(&program, &ends),
+                spec.input,
+                spec.general_count(),
+                &proofs,
+            )
+        } else {
+            groups::single(program.clone(), kernels.len())
+        };
+        Ok(Bank {
+            text: program.to_string(),
+            spec: Some(spec),
+            groups,
+            kernels,
+            compiled: None,
+            budget: None,
+        })
+    }
+
+    /// A bare program: it can run and be compared, not proven.
+    pub fn bare(program: Program) -> Bank {
+        Bank {
+            text: program.to_string(),
+            groups: groups::single(program, 0),
+            spec: None,
+            kernels: Vec::new(),
+            compiled: None,
+            budget: None,
+        }
+    }
+
+    /// The whole program (every group's statements in order).
+    pub fn program(&self) -> Program {
+        Program {
+            stmts: self
+                .groups
+                .iter()
+                .flat_map(|(p, _)| p.stmts.clone())
+                .collect(),
+        }
+    }
+
+    /// The program as text (groups separated by kernel-block markers).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The groups: each a program run from the input, with the kernels it holds.
+    pub fn groups(&self) -> &Groups {
+        &self.groups
+    }
+
+    /// The spec, if the bank has kernels.
+    pub fn spec(&self) -> Option<&Spec> {
+        self.spec.as_ref()
+    }
+
+    /// Per kernel, its output register and approximation.
+    pub fn kernels(&self) -> &[KernelReport] {
+        &self.kernels
+    }
+
+    /// What `compile --json` prints, for a bank compiled from a spec.
+    pub fn compile_report(&self) -> Option<&CompileReport> {
+        self.compiled.as_ref()
+    }
+
+    /// The device the program runs on: the spec's registers, else the default.
+    pub fn device(&self) -> Device {
+        self.spec.as_ref().map_or_else(Device::default, |s| Device {
+            general: s.general_count(),
+        })
+    }
+
+    fn spec_or_err(&self) -> Result<&Spec, BankError> {
+        self.spec.as_ref().ok_or(BankError::NoKernels)
+    }
+
+    /// Proves that every group computes its kernels exactly (symbolic execution,
+    /// independent of any image).
+    pub fn prove(&self) -> Result<Proof, BankError> {
+        let spec = self.spec_or_err()?;
+        let proofs: Vec<proof::Target> = self.kernels.iter().map(KernelReport::target).collect();
+        let mut mismatch = Vec::new();
+        for (program, members) in &self.groups {
+            let ts = groups::members_of(members, &proofs);
+            if proof::prove(program, spec.input, spec.general_count(), &ts, None).is_err() {
+                mismatch.extend(crate::verify::report::explain_mismatch(
+                    program,
+                    spec.input,
+                    spec.general_count(),
+                    &ts,
+                ));
+            }
+        }
+        Ok(Proof {
+            verified: mismatch.is_empty(),
+            mismatch,
+        })
+    }
+
+    /// The measured targets of the kernels: the specified and approximated weights.
+    pub fn targets(&self) -> Result<Vec<check::Target>, BankError> {
+        Ok(cain::check_targets(self.spec_or_err()?, &self.kernels))
+    }
+
+    /// Proves the program, then measures it on `images` under `testbed` (error figures
+    /// per kernel as `check` reports them), predicts its error analytically, bounds
+    /// its static range and, when asked, its figures over the uncertainty ensemble.
+    pub fn evaluate(
+        &self,
+        images: &[GreyImage],
+        testbed: &ProfileTestbed,
+        runs: u32,
+        uncertainty: bool,
+    ) -> Result<Evaluation, BankError> {
+        let spec = self.spec_or_err()?;
+        let proofs: Vec<proof::Target> = self.kernels.iter().map(KernelReport::target).collect();
+        let targets = self.targets()?;
+        Ok(groups::evaluate(&groups::Request {
+            groups: &self.groups,
+            input: spec.input,
+            general: spec.general_count(),
+            proofs: &proofs,
+            targets: &targets,
+            input_range: spec.input_range,
+            images,
+            testbed,
+            runs,
+            uncertainty,
+        })?)
+    }
+
+    /// Everything `scamp check` reports: [`Bank::evaluate`] and its report.
+    pub fn check(
+        &self,
+        images: &[GreyImage],
+        testbed: &ProfileTestbed,
+        opts: &CheckOptions,
+    ) -> Result<Checked, BankError> {
+        let evaluation = self.evaluate(images, testbed, opts.runs, opts.uncertainty)?;
+        let (budget, met) = match &self.budget {
+            Some((rows, met)) => (rows.as_slice(), Some(*met)),
+            None => (&[][..], None),
+        };
+        let report = CheckReport::of(
+            &ReportInputs {
+                groups: &self.groups,
+                kernels: &self.kernels,
+                text: &self.text,
+                noise: &opts.noise,
+                images: images.len(),
+                runs: opts.runs,
+                budget,
+                budget_met: met,
+            },
+            &evaluation,
+        );
+        Ok(Checked { report, evaluation })
+    }
+
+    /// Runs the whole program on each setup (frame `i` with run seed `seed + i`) and
+    /// reads `watched` off every frame.
+    pub fn run(
+        &self,
+        setups: &[Setup],
+        opts: &RunOptions,
+        watched: &[compare::Watched],
+    ) -> Result<Vec<Frame>, crate::sim::run::RunError> {
+        run_batch(&self.program(), setups, opts, watched)
+    }
+
+    /// Runs the whole program on every scene under the noise profile of `opts` and
+    /// under `ideal`, and compares the registers of `compare_opts` (`run --compare`).
+    /// `setup` prepares the array for a scene; `on_map` receives the first noisy run's
+    /// difference maps.
+    pub fn compare(
+        &self,
+        scenes: &[(String, GreyImage)],
+        setup: &(dyn Fn(&GreyImage) -> Setup + Sync),
+        opts: &RunOptions,
+        compare_opts: &CompareOptions,
+        on_map: Option<MapSink>,
+    ) -> Result<Comparison, CompareError> {
+        compare::compare(
+            &self.program(),
+            &opts.profile,
+            scenes,
+            &|img| Ok(setup(img).array()),
+            compare_opts,
+            on_map,
+        )
+    }
+
+    /// The register holding the input image, for a bank with kernels.
+    pub fn input(&self) -> Option<Reg> {
+        self.spec.as_ref().map(|s| s.input)
+    }
+}

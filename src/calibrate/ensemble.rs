@@ -1,0 +1,103 @@
+//! The uncertainty ensemble of a profile: the nominal profile, each described range's
+//! two ends and random draws inside every range (the description is plain data of the
+//! profile, [`crate::sim::noise::uncertainty`]), each member checked against both
+//! device experiments ([`super::identity`], [`super::background`]) and rejected when
+//! it leaves the calibration tolerance (docs/noise.md, "Error bars").
+
+use super::background;
+use super::identity::{self, Setup};
+use crate::sim::layer::rng;
+use crate::sim::noise::uncertainty::{Parameter, Range};
+use crate::sim::noise::Profile;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One member of the ensemble.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Member {
+    /// The parameters that differ from the nominal profile, by key.
+    pub values: BTreeMap<&'static str, f64>,
+    /// The member's profile.
+    #[serde(skip)]
+    pub profile: Profile,
+    /// Why the member does not reproduce the measurements (`None`: it does).
+    pub rejected: Option<String>,
+}
+
+/// Why no ensemble can be drawn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UncertaintyError {
+    /// The profile has no `uncertainty` section.
+    #[error("profile `{0}` describes no uncertainty (add an `uncertainty` section; see docs/noise-profile.md)")]
+    Undescribed(String),
+    /// An experiment could not run.
+    #[error("{0}")]
+    Experiment(String),
+}
+
+/// The ensemble of `p`: the nominal profile first, then each parameter at each end of
+/// its range (the others nominal), then `samples` members with every parameter drawn
+/// uniformly inside its range. Deterministic: a pure function of the profile. Every
+/// member is checked against both experiments ([`consistent`]).
+pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
+    let u = p
+        .uncertainty
+        .as_ref()
+        .ok_or_else(|| UncertaintyError::Undescribed(p.name.clone()))?;
+    let ranged: Vec<(Parameter, Range)> = Parameter::ALL
+        .iter()
+        .filter_map(|&k| u.range(k).map(|r| (k, r)))
+        .collect();
+    let mut points: Vec<Vec<(Parameter, f64)>> = vec![Vec::new()];
+    for &(k, r) in &ranged {
+        points.push(vec![(k, r.low)]);
+        points.push(vec![(k, r.high)]);
+    }
+    for s in 0..u.samples {
+        points.push(
+            ranged
+                .iter()
+                .enumerate()
+                .map(|(i, &(k, r))| {
+                    let h = rng::mix64(rng::row_key(u.seed, 0, u64::from(s), i as u64, 0));
+                    let t = (h >> 11) as f64 / (1u64 << 53) as f64;
+                    (k, r.low + t * (r.high - r.low))
+                })
+                .collect(),
+        );
+    }
+    crate::sim::batch::frames(points.len(), |i| {
+        let point = &points[i];
+        let profile = point.iter().fold(p.clone(), |q, &(k, v)| k.apply(&q, v));
+        let rejected = consistent(&profile)?.err();
+        Ok(Member {
+            values: point.iter().map(|&(k, v)| (k.key(), v)).collect(),
+            profile,
+            rejected,
+        })
+    })
+}
+
+/// Whether `p` reproduces both device experiments within the calibration tolerance:
+/// `Ok(Err(why))` when it does not.
+pub fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyError> {
+    let fail = |e: String| UncertaintyError::Experiment(e);
+    let rows =
+        identity::compare(p, &[0, 120], 32, Setup::default()).map_err(|e| fail(e.to_string()))?;
+    if !identity::holds(&rows) {
+        return Ok(Err(format!(
+            "identity kernel outside the tolerance (misfit {:.2})",
+            identity::misfit(&rows)
+        )));
+    }
+    let frames = background::frames(p, 0, Setup::default().chip_seed, 1, 16)
+        .map_err(|e| fail(e.to_string()))?;
+    let figures = background::compare(&background::statistics(&frames));
+    if let Some(f) = figures.iter().find(|f| !f.holds()) {
+        return Ok(Err(format!(
+            "load_in background: {} {:.2} (device {:.2})",
+            f.name, f.simulated, f.device
+        )));
+    }
+    Ok(Ok(()))
+}

@@ -1,0 +1,238 @@
+//! Reading a 256x256 plane from a `.npy` file. `ndarray-npy` reads it from memory, but
+//! its reader allocates whatever shape a header claims before it reads any data, so the
+//! file is first read into a buffer of bounded size (at most [`MAX_NPY_FILE`] + 1
+//! bytes), and the header's claims (its length, element type and shape) are checked
+//! against the plane and the bytes actually there before the reader is called. The
+//! header's dict is parsed by `py_literal`, the parser `ndarray-npy` uses itself, so
+//! the two read the same shape.
+
+use crate::sim::dims::{N, PES};
+use ndarray::Array2;
+use ndarray_npy::{ReadNpyError, ReadNpyExt};
+use py_literal::Value;
+use std::io::Read;
+use std::path::Path;
+
+/// Largest `.npy` header accepted, in bytes (a real one is under 200).
+pub const MAX_NPY_HEADER: usize = 1 << 16;
+
+/// Largest `.npy` file read: the fixed start, the largest header and a plane of
+/// float64 values.
+pub const MAX_NPY_FILE: usize = 12 + MAX_NPY_HEADER + PES * 8;
+
+/// Why a `.npy` file does not hold a 256x256 plane of float32 or float64.
+#[derive(Debug, thiserror::Error)]
+pub enum NpyError {
+    /// The file could not be read.
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file does not start like a `.npy` file.
+    #[error("not a numpy .npy file")]
+    NotNpy,
+    /// A format version other than 1, 2 or 3.
+    #[error("unsupported .npy version {0}")]
+    Version(u8),
+    /// A header longer than [`MAX_NPY_HEADER`].
+    #[error("the header claims {0} bytes")]
+    HeaderTooLong(usize),
+    /// The file is shorter than its header says.
+    #[error("the file ends inside its header")]
+    EndsInHeader,
+    /// The header is not UTF-8.
+    #[error("the header is not text")]
+    NotText,
+    /// The header's dict has no such key.
+    #[error("the header has no `{0}`")]
+    Missing(&'static str),
+    /// An element type other than float32 or float64.
+    #[error("element type `{0}` is not float32 or float64")]
+    ElementType(String),
+    /// A shape that is not a tuple.
+    #[error("the shape `{0}` is not a tuple")]
+    ShapeNotTuple(String),
+    /// A shape tuple with an entry that is not a size.
+    #[error("the shape `{0}` is not a tuple of sizes")]
+    ShapeNotSizes(String),
+    /// Another shape than the array's.
+    #[error("expected a {N}x{N} array, got shape ({})", join(.0))]
+    Shape(Vec<u64>),
+    /// Fewer data bytes than the plane needs.
+    #[error("truncated: {have} bytes of data, a {N}x{N} array of float{bits} needs {need}")]
+    Truncated {
+        /// Data bytes in the file.
+        have: usize,
+        /// Bits per element.
+        bits: usize,
+        /// Data bytes the plane needs.
+        need: usize,
+    },
+    /// The reader refused the file (for float64, the second attempt's error).
+    #[error("cannot read numpy array: {0}")]
+    Read(#[from] ReadNpyError),
+}
+
+/// Sizes as a tuple's inside: `256, 256`.
+fn join(sizes: &[u64]) -> String {
+    let dims: Vec<String> = sizes.iter().map(ToString::to_string).collect();
+    dims.join(", ")
+}
+
+/// The values of the 256x256 float32 or float64 `.npy` file at `path`, row after row.
+pub fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_NPY_FILE as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let (dict_at, header_len) = frame(&bytes)?;
+    let data_at = dict_at + header_len;
+    let header = bytes.get(dict_at..data_at).ok_or(NpyError::EndsInHeader)?;
+    if let Some(item) = check_header(header)? {
+        let (have, need) = (bytes.len() - data_at, PES * item);
+        if have < need {
+            return Err(NpyError::Truncated {
+                have,
+                bits: item * 8,
+                need,
+            });
+        }
+    }
+    // Reached with a 256x256 shape, or with a dict `py_literal` cannot parse, which
+    // the reader (parsing the same text) refuses before it allocates.
+    let plane = match Array2::<f32>::read_npy(bytes.as_slice()) {
+        Ok(a) => a,
+        Err(_) => Array2::<f64>::read_npy(bytes.as_slice())?.mapv(|v| v as f32),
+    };
+    Ok(plane.iter().copied().collect())
+}
+
+/// Where the header's dict starts and its length, from the magic, the version and the
+/// length field.
+fn frame(bytes: &[u8]) -> Result<(usize, usize), NpyError> {
+    if bytes.len() < 10 || !bytes.starts_with(b"\x93NUMPY") {
+        return Err(NpyError::NotNpy);
+    }
+    match (bytes[6], bytes.get(8..12)) {
+        (1, _) => Ok((10, usize::from(u16::from_le_bytes([bytes[8], bytes[9]])))),
+        (2 | 3, Some(&[a, b, c, d])) => {
+            let len = u32::from_le_bytes([a, b, c, d]) as usize;
+            if len > MAX_NPY_HEADER {
+                return Err(NpyError::HeaderTooLong(len));
+            }
+            Ok((12, len))
+        }
+        (v, _) => Err(NpyError::Version(v)),
+    }
+}
+
+/// Checks the element type and the shape the header's dict gives; returns the element
+/// size, or `None` when the dict does not parse (left to the reader to refuse).
+fn check_header(header: &[u8]) -> Result<Option<usize>, NpyError> {
+    let text = std::str::from_utf8(header).map_err(|_| NpyError::NotText)?;
+    let Ok(Value::Dict(entries)) = text.strip_suffix('\n').unwrap_or(text).parse() else {
+        return Ok(None);
+    };
+    // The last entry of a key wins, as in the reader.
+    let field = |key: &'static str| {
+        entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k.as_string().is_some_and(|k| k == key))
+            .map(|(_, v)| v)
+            .ok_or(NpyError::Missing(key))
+    };
+    let descr = field("descr")?;
+    let item = match descr.as_string().map(String::as_str) {
+        Some("<f4" | ">f4" | "=f4") => 4,
+        Some("<f8" | ">f8" | "=f8") => 8,
+        Some(other) => return Err(NpyError::ElementType(other.to_string())),
+        None => return Err(NpyError::ElementType(descr.to_string())),
+    };
+    let shape = field("shape")?;
+    let sizes = shape
+        .as_tuple()
+        .ok_or_else(|| NpyError::ShapeNotTuple(shape.to_string()))?
+        .iter()
+        .map(|v| v.as_integer().and_then(|i| u64::try_from(i).ok()))
+        .collect::<Option<Vec<u64>>>()
+        .ok_or_else(|| NpyError::ShapeNotSizes(shape.to_string()))?;
+    if sizes != [N as u64, N as u64] {
+        return Err(NpyError::Shape(sizes));
+    }
+    Ok(Some(item))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
+        let mut dict =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while !(10 + dict.len() + 1).is_multiple_of(64) {
+            dict.push(' ');
+        }
+        dict.push('\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((dict.len() as u16).to_le_bytes());
+        b.extend(dict.bytes());
+        b.extend(vec![0u8; data]);
+        b
+    }
+
+    fn read(bytes: &[u8]) -> Result<Vec<f32>, String> {
+        let dir = std::env::temp_dir().join(format!("scamp-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join(format!("{}.npy", bytes.len()));
+        std::fs::write(&f, bytes).unwrap();
+        let r = read_plane(&f).map_err(|e| e.to_string());
+        std::fs::remove_file(&f).unwrap();
+        r
+    }
+
+    #[test]
+    fn headers_are_checked_before_reading() {
+        assert_eq!(read(&npy("<f4", "(256, 256)", PES * 4)), Ok(vec![0.0; PES]));
+        assert_eq!(read(&npy("<f8", "(256, 256)", PES * 8)), Ok(vec![0.0; PES]));
+        let e = read(&npy("<f4", "(1000000000, 1000000000)", 16)).unwrap_err();
+        assert_eq!(
+            e,
+            "expected a 256x256 array, got shape (1000000000, 1000000000)"
+        );
+        let e = read(&npy("<f4", "(65536,)", PES * 4)).unwrap_err();
+        assert_eq!(e, "expected a 256x256 array, got shape (65536)");
+        let e = read(&npy("<f4", "(256, 256)", PES * 4 - 1)).unwrap_err();
+        assert_eq!(
+            e,
+            "truncated: 262143 bytes of data, a 256x256 array of float32 needs 262144"
+        );
+        let e = read(&npy("<i8", "(256, 256)", PES * 8)).unwrap_err();
+        assert_eq!(e, "element type `<i8` is not float32 or float64");
+        let e = read(&npy("<f4", "'abc'", PES * 4)).unwrap_err();
+        assert_eq!(e, "the shape `'abc'` is not a tuple");
+        let e = read(&npy("<f4", "(256, -1)", PES * 4)).unwrap_err();
+        assert_eq!(e, "the shape `(256, -1)` is not a tuple of sizes");
+        let full = npy("<f4", "(256, 256)", 0);
+        assert_eq!(
+            read(&full[..40]).unwrap_err(),
+            "the file ends inside its header"
+        );
+        assert_eq!(read(b"hello").unwrap_err(), "not a numpy .npy file");
+        let mut long = b"\x93NUMPY\x02\x00".to_vec();
+        long.extend(100_000u32.to_le_bytes());
+        assert_eq!(read(&long).unwrap_err(), "the header claims 100000 bytes");
+        let mut v9 = full.clone();
+        v9[6] = 9;
+        assert_eq!(read(&v9).unwrap_err(), "unsupported .npy version 9");
+    }
+
+    #[test]
+    fn a_dict_the_parser_refuses_is_the_reader_s_error() {
+        let mut b = npy("<f4", "(256, 256)", PES * 4);
+        b[11] = b'[';
+        let e = read(&b).unwrap_err();
+        assert!(
+            e.starts_with("cannot read numpy array: error parsing header"),
+            "{e}"
+        );
+    }
+}
