@@ -4,15 +4,13 @@
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
 use crate::bank::{Bank, BankError, CheckOptions, CheckReport};
-use crate::cain::budget::BudgetChoice;
-use crate::cain::{self, CompileOptions, KernelReport, Spec, Stats};
+use crate::cain::{self, CompileOptions, Spec, Stats};
 use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use crate::isa::Device;
 use crate::report as html_report;
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, Measurement, ProfileTestbed};
 use crate::verify::groups::{self, EvaluateError, Evaluation};
-use crate::verify::metrics::ErrorFigures;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp check`.

@@ -8,7 +8,7 @@ use crate::sim::capture::{self, GreyImage};
 use crate::sim::run::RunReport;
 use crate::sim::{readout, readout::PlaneFileError};
 use crate::verify::check::load_images;
-use crate::verify::compare::{self, CompareOptions, Comparison, DiffMap, Difference, Watched};
+use crate::verify::compare::{self, CompareOptions, Comparison, DiffMap, Watched};
 use crate::verify::heatmap;
 use std::path::{Path, PathBuf};
 
