@@ -99,6 +99,44 @@ pub fn check(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) -> String {
         "{:<4} {:<10} {:>9} {:>9} {:>7} {:>9}",
         "out", "error", "RMSE", "max", "PSNR", "bias"
     ));
+    figures(&mut o, r);
+    sources(&mut o, r);
+    if let Some(u) = &r.uncertainty {
+        o.line(format_args!(
+            "\nranges over {} of {} profiles of the uncertainty ensemble that reproduce both \
+             device experiments (docs/noise.md, \"Error bars\")",
+            u.accepted, u.members
+        ));
+    }
+    if let Some(k) = r.kernels.first() {
+        o.line(format_args!(
+            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
+             run 1; {:.2} % of PE-images)",
+            r.saturated,
+            100.0 * r.saturated_share
+        ));
+        if let Some(p) = k.peak {
+            o.line(format_args!(
+                "peak          |value| up to {p} for inputs {}..{} (static range)",
+                spec.input_range.lo, spec.input_range.hi
+            ));
+        }
+    }
+    match r.budget_met {
+        Some(true) => o.line(format_args!(
+            "budget        met: the shortest program within the RMSE budget"
+        )),
+        Some(false) => o.line(format_args!(
+            "budget        NOT met at any depth: the closest program is shown"
+        )),
+        None => {}
+    }
+    o.0
+}
+
+/// Each kernel's approximation, analogue and total figures, with their ranges and
+/// spread over runs.
+fn figures(o: &mut Lines, r: &CheckReport) {
     for k in &r.kernels {
         o.line(format_args!(
             "{:<4} {:<10} {}",
@@ -140,6 +178,11 @@ pub fn check(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) -> String {
              the chip's error can cancel part of the approximation's)"
         ));
     }
+}
+
+/// Where each kernel's total error comes from: approximation, noise, saturation and
+/// readout, with the analytic prediction next to the measured noise.
+fn sources(o: &mut Lines, r: &CheckReport) {
     o.line(format_args!(
         "\nwhere the total error comes from (run 1; RMSE and bias of each stage; `noise` is \
          the run without clipping against the approximated kernel, `analogue` above \
@@ -187,37 +230,6 @@ pub fn check(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) -> String {
             ));
         }
     }
-    if let Some(u) = &r.uncertainty {
-        o.line(format_args!(
-            "\nranges over {} of {} profiles of the uncertainty ensemble that reproduce both \
-             device experiments (docs/noise.md, \"Error bars\")",
-            u.accepted, u.members
-        ));
-    }
-    if let Some(k) = r.kernels.first() {
-        o.line(format_args!(
-            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
-             run 1; {:.2} % of PE-images)",
-            r.saturated,
-            100.0 * r.saturated_share
-        ));
-        if let Some(p) = k.peak {
-            o.line(format_args!(
-                "peak          |value| up to {p} for inputs {}..{} (static range)",
-                spec.input_range.lo, spec.input_range.hi
-            ));
-        }
-    }
-    match r.budget_met {
-        Some(true) => o.line(format_args!(
-            "budget        met: the shortest program within the RMSE budget"
-        )),
-        Some(false) => o.line(format_args!(
-            "budget        NOT met at any depth: the closest program is shown"
-        )),
-        None => {}
-    }
-    o.0
 }
 
 /// What the text of `scamp run` needs besides the summary.
