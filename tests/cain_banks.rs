@@ -5,7 +5,7 @@
 mod common;
 
 use scamp::cain::{self, CompileOptions, Source, Stats};
-use scamp::isa::Reg;
+use scamp::isa::{Reg, Wiring};
 use scamp::verify::proof::prove;
 
 fn spec(text: &str) -> cain::Spec {
@@ -17,8 +17,7 @@ fn assert_proven(c: &cain::Compiled) {
     let general = Reg::general_count(&c.registers);
     prove(
         &c.program,
-        c.input,
-        general,
+        Wiring::new(c.input, general),
         &c.targets(),
         Some(&c.registers),
     )
@@ -149,7 +148,7 @@ fn assert_groups_proven(c: &cain::Compiled) {
     for g in &c.groups {
         assert!(g.kernels.len() <= c.registers.len());
         let ts: Vec<_> = g.kernels.iter().map(|&i| targets[i].clone()).collect();
-        prove(&g.program, c.input, 6, &ts, Some(&c.registers))
+        prove(&g.program, Wiring::new(c.input, 6), &ts, Some(&c.registers))
             .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
         for &i in &g.kernels {
             seen[i] += 1;
@@ -173,8 +172,7 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     assert_eq!(ends.len(), c.groups.len());
     let groups = bank::assign_blocks(
         bank::split_blocks(&program, &ends),
-        c.input,
-        6,
+        Wiring::new(c.input, 6),
         &c.targets(),
     );
     let members: Vec<Vec<usize>> = groups.iter().map(|(_, m)| m.clone()).collect();
@@ -191,8 +189,7 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     let targets = cain::check_targets(&s, &c.kernels);
     let m = bank::measure_groups(
         &groups,
-        c.input,
-        6,
+        Wiring::new(c.input, 6),
         &targets,
         std::slice::from_ref(&img),
         &check::ProfileTestbed::ideal(),

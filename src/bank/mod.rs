@@ -27,7 +27,7 @@ pub use stats::{RegisterRuns, RunsAccumulator};
 
 use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};
-use crate::isa::{Device, Program, Reg};
+use crate::isa::{Device, Program, Reg, Wiring};
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, ProfileTestbed};
 use crate::verify::compare::{self, CompareError, CompareOptions, Comparison, MapSink};
@@ -148,8 +148,7 @@ impl Bank {
             let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
             groups::assign_blocks(
                 groups::split_blocks(&program, &ends),
-                spec.input,
-                spec.general_count(),
+                Wiring::new(spec.input, spec.general_count()),
                 &proofs,
             )
         } else {
@@ -232,11 +231,17 @@ impl Bank {
         let mut mismatch = Vec::new();
         for (program, members) in &self.groups {
             let ts = groups::members_of(members, &proofs);
-            if proof::prove(program, spec.input, spec.general_count(), &ts, None).is_err() {
+            if proof::prove(
+                program,
+                Wiring::new(spec.input, spec.general_count()),
+                &ts,
+                None,
+            )
+            .is_err()
+            {
                 mismatch.extend(crate::verify::report::explain_mismatch(
                     program,
-                    spec.input,
-                    spec.general_count(),
+                    Wiring::new(spec.input, spec.general_count()),
                     &ts,
                 ));
             }

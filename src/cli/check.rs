@@ -6,7 +6,7 @@ use super::{args, CliError, Outcome};
 use crate::bank::{Bank, BankError, CheckOptions, CheckReport};
 use crate::cain::{self, CompileOptions, Spec, Stats};
 use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use crate::isa::Device;
+use crate::isa::{Device, Wiring};
 use crate::report as html_report;
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, Measurement, ProfileTestbed};
@@ -239,8 +239,7 @@ fn write_outputs(
         check::write_outputs(
             &sub,
             program,
-            spec.input,
-            spec.general_count(),
+            Wiring::new(spec.input, spec.general_count()),
             &groups::members_of(members, targets),
             images,
             testbed,
@@ -270,8 +269,7 @@ fn write_html(file: &Path, p: &Page, m: Option<Measurement>) -> Result<(), CliEr
     let panels = if r.verified {
         html_report::check::image_panels(
             p.bank.groups(),
-            spec.input,
-            spec.general_count(),
+            Wiring::new(spec.input, spec.general_count()),
             p.targets,
             p.images,
             p.testbed,

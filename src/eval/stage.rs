@@ -4,7 +4,7 @@
 
 use super::network::{Decision, Network, StageDef};
 use crate::cain::{self, CompileOptions, KernelReport, Stats};
-use crate::isa::{parse_program, DReg, Device, Program, Reg};
+use crate::isa::{parse_program, DReg, Device, Program, Reg, Wiring};
 use crate::verify::proof;
 use std::path::PathBuf;
 
@@ -135,8 +135,7 @@ fn stage_program(
             let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
             proof::prove(
                 &program,
-                spec.input,
-                general,
+                Wiring::new(spec.input, general),
                 &targets,
                 Some(&spec.registers),
             )

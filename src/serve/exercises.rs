@@ -6,7 +6,7 @@ use super::api::{Diagnostic, ExerciseInfo, GradeReply, GradeRequest, KernelGrade
 use super::session::MAX_STEP_CYCLES;
 use super::{images, Refusal};
 use crate::cain::{self, KernelReport};
-use crate::isa::{parse_program, Device};
+use crate::isa::{parse_program, Device, Wiring};
 use crate::report::check::proof_grids;
 use crate::sim::noise::{Profile, DEFAULT_PROFILE};
 use crate::verify::check::ProfileTestbed;
@@ -123,8 +123,7 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
     let groups = if ends.len() > 1 {
         groups::assign_blocks(
             groups::split_blocks(&program, &ends),
-            spec.input,
-            spec.general_count(),
+            Wiring::new(spec.input, spec.general_count()),
             &proofs,
         )
     } else {

@@ -10,7 +10,7 @@ use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
     CompileError, Objective, Source, Stats,
 };
-use crate::isa::{Program, Reg};
+use crate::isa::{Program, Reg, Wiring};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
 use crate::verify::proof::{prove, Target};
 use crate::verify::range::{self, Peak};
@@ -108,9 +108,8 @@ impl<'a> Judge<'a> {
         let s = self.setup;
         report::predict_outputs(
             program,
-            s.spec.input,
+            Wiring::new(s.spec.input, s.general),
             &self.outs,
-            s.general,
             &s.profile,
             &self.stats_in,
         )
@@ -121,14 +120,15 @@ impl<'a> Judge<'a> {
         let s = self.setup;
         report::predicted_score(
             program,
-            s.spec.input,
+            Wiring::new(s.spec.input, s.general),
             &self.outs,
-            s.general,
             &s.profile,
             &self.stats_in,
-            s.spec.input_range,
-            s.limit,
-            &self.outputs_f64,
+            &report::Clipping {
+                range: s.spec.input_range,
+                limit: s.limit,
+                outputs: &self.outputs_f64,
+            },
         )
     }
 
@@ -143,13 +143,17 @@ impl<'a> Judge<'a> {
         let s = self.setup;
         prove(
             &program,
-            s.spec.input,
-            s.general,
+            Wiring::new(s.spec.input, s.general),
             &self.targets,
             Some(&s.registers),
         )
         .ok()?;
-        let peak = range::peak(&program, s.spec.input, s.general, s.spec.input_range).ok()?;
+        let peak = range::peak(
+            &program,
+            Wiring::new(s.spec.input, s.general),
+            s.spec.input_range,
+        )
+        .ok()?;
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
@@ -407,8 +411,7 @@ impl Judge<'_> {
         if source == Source::Search {
             prove(
                 &best.value.program,
-                s.spec.input,
-                s.general,
+                Wiring::new(s.spec.input, s.general),
                 &self.targets,
                 Some(&s.registers),
             )
