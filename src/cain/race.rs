@@ -4,7 +4,7 @@
 
 use super::goal::{Bag, Goal};
 use super::reverse::Ctx;
-use super::search::{self, Found, GoalRange, Outcome, SearchOptions};
+use super::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use super::setup::Setup;
 use super::{alloc, approx, emit, fallback, report, step, CompileError, Objective, Source, Stats};
 use crate::isa::{Program, Reg};
@@ -304,6 +304,12 @@ pub fn search_group(
         ..
     } = prepared;
     let spec = setup.spec;
+    if let (None, Some(why)) = (
+        &fallback,
+        super::feasible::impossible(&finals, &setup.registers),
+    ) {
+        return Err(CompileError::NoProgram(why));
+    }
     let init = Goal::single(0, 0, 1 << depth);
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
@@ -440,8 +446,18 @@ fn choose(
 
 /// The error when neither generator produced a program.
 fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
+    if let (0, Some(why)) = (
+        outcome.plans_found,
+        super::feasible::exhausted(outcome, &setup.registers),
+    ) {
+        return CompileError::NoProgram(why);
+    }
+    let more = match outcome.stop {
+        StopReason::Exhausted => "its whole space is searched: more time would not help",
+        _ => "try a larger --time-limit or more registers",
+    };
     let detail = format!(
-        "stopped by {} after {} nodes; try a larger --time-limit or more registers",
+        "stopped by {} after {} nodes; {more}",
         outcome.stop.name(),
         outcome.nodes
     );
