@@ -1,7 +1,7 @@
 //! Code generator: specs in, proven programs out; the committed programs of
 //! `programs/` are proven against their specs; bad specs are rejected with positions.
 
-use scamp::cain::{self, approx, CompileOptions, Ops, Stats};
+use scamp::cain::{self, spec::approx, CompileOptions, Ops, Stats};
 use scamp::isa::{parse_program, Device, Reg};
 use scamp::verify::proof::{prove, Target};
 use scamp::verify::range;
@@ -255,8 +255,8 @@ const UNSHARP: &str = "name: unsharp5\ninput: A\nregisters: [A, B, C, D, E, F]\n
 
 #[test]
 fn unsharp_mask_is_twice_the_input_minus_a_blur() {
-    use scamp::cain::goal::{Bag, Goal};
-    use scamp::cain::reverse::{expand, Ctx};
+    use scamp::cain::moves::goal::{Bag, Goal};
+    use scamp::cain::moves::reverse::{expand, Ctx};
     let s = spec(UNSHARP);
     let k = cain::approximate_spec(&s).expect("approximates");
     assert_eq!(k[0].approx.depth, 8);

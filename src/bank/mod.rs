@@ -29,7 +29,7 @@ pub use simulate::{
 pub use stats::{RegisterRuns, RunsAccumulator};
 pub use summary::{run_plan, RunPlan, RunResult};
 
-use crate::cain::budget::{self, BudgetChoice, BudgetRow};
+use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};
 use crate::isa::{Device, Program, Reg};
 use crate::sim::capture::GreyImage;

@@ -4,8 +4,9 @@
 use crate::isa::Reg;
 use crate::sim::{EdgeMode, N};
 
-use crate::cain::spec;
+use crate::cain::spec::{self, Ops};
 pub use crate::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
+use crate::cain::Objective;
 use crate::isa::text::quote;
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
@@ -251,6 +252,43 @@ impl From<EdgeArg> for EdgeMode {
             EdgeArg::Zero => EdgeMode::Zero,
             EdgeArg::Replicate => EdgeMode::Replicate,
             EdgeArg::Wrap => EdgeMode::Wrap,
+        }
+    }
+}
+
+/// `--ops`: the generator's instruction set ([`Ops`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpsArg {
+    /// Every linear macro of docs/isa.md.
+    All,
+    /// AUKE's set: `mov`, `movx`, two-source `add`, `sub`, `neg`, `divq`, `res`.
+    Basic,
+}
+
+impl From<OpsArg> for Ops {
+    fn from(o: OpsArg) -> Ops {
+        match o {
+            OpsArg::All => Ops::All,
+            OpsArg::Basic => Ops::Basic,
+        }
+    }
+}
+
+/// `--objective`: what the search minimises ([`Objective`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectiveArg {
+    /// The shortest program (ties: fewer cycles).
+    Length,
+    /// Among programs within the slack of the shortest found, the lowest predicted
+    /// error (root of the summed predicted mean squared error of the outputs).
+    Error,
+}
+
+impl From<ObjectiveArg> for Objective {
+    fn from(o: ObjectiveArg) -> Objective {
+        match o {
+            ObjectiveArg::Length => Objective::Length,
+            ObjectiveArg::Error => Objective::Error,
         }
     }
 }

@@ -27,7 +27,7 @@ pub struct CompileArgs {
     pub workers: Option<usize>,
     /// Instruction set: all, or basic (AUKE's).
     #[arg(long, value_enum)]
-    pub ops: Option<Ops>,
+    pub ops: Option<args::OpsArg>,
     /// Registers the program may use, e.g. A,B,C,D (default: the spec's).
     #[arg(long, value_name = "A,B,...", value_parser = args::registers)]
     pub registers: Option<args::RegisterList>,
@@ -52,8 +52,8 @@ pub struct CompileArgs {
     pub json: args::JsonArg,
     /// What to minimise: `error` (predicted error among programs within the slack of
     /// the shortest found) or `length` (the shortest program).
-    #[arg(long, value_enum, default_value_t = cain::Objective::Error)]
-    pub objective: cain::Objective,
+    #[arg(long, value_enum, default_value_t = args::ObjectiveArg::Error)]
+    pub objective: args::ObjectiveArg,
     /// Length slack of `--objective error`: programs up to this fraction longer than the
     /// shortest found compete on predicted error.
     #[arg(long, value_name = "FRACTION", default_value_t = cain::DEFAULT_SLACK, value_parser = args::slack)]
@@ -126,13 +126,13 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
     let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
-        ops: a.ops,
+        ops: a.ops.map(Ops::from),
         registers: a.registers.as_ref().map(|l| l.0.clone()),
         seed: a.seed,
         node_limit: a.node_limit,
         memory_limit_mb: a.memory_limit,
         work: a.work,
-        objective: Some(a.objective),
+        objective: Some(a.objective.into()),
         slack: Some(a.slack),
         profile: Some(Profile::load(&a.noise)?),
         fit: a.fit.then_some(true),

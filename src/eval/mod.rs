@@ -7,7 +7,7 @@
 //! maps) and a host-side dense head. Dataset images ([`dataset`], [`idx`]) are tiled
 //! many to a frame ([`tiling`]), run through the chip part ([`stage`], [`frames`])
 //! under `ideal` and under a noise profile on several chips, and classified by the head
-//! ([`head`]); the counts ([`counts`]) make the report ([`report`]), add up over shards
+//! ([`head`]); the counts ([`counts`]) make the report ([`report()`]), add up over shards
 //! ([`shard`]) and feed the text ([`text`]) and HTML ([`html`]) reports.
 
 pub mod counts;

@@ -11,15 +11,15 @@
 //! them, usually, so one walk does the kernel). The input is never scaled up and the
 //! accumulator only ever holds part of each offset's weight, with its sign, so no value
 //! exceeds the larger of the input and the exact output: the program is range-safe by
-//! construction (see [`kernel`]). Live values are the input, the units, the
+//! construction (see `kernel`). Live values are the input, the units, the
 //! accumulator and finished outputs, plus one scratch register for instructions that
 //! cannot write in place. Registers are chosen here; the table decides which
 //! instructions may write over a source.
 
-use super::alloc::{parallel_moves, Instr};
-use super::goal::{Goal, Shift, SHIFTS};
-use super::spec::Ops;
-use super::step::{Kind, Step};
+use crate::cain::assemble::alloc::{parallel_moves, Instr};
+use crate::cain::moves::goal::{Goal, Shift, SHIFTS};
+use crate::cain::moves::step::{Kind, Step};
+use crate::cain::spec::Ops;
 use crate::isa::Reg;
 
 /// One cell of a walk: its offset, and the units added there (register, negative).
@@ -410,7 +410,7 @@ fn program_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::grid;
+    use crate::cain::moves::goal::fixtures::grid;
     use crate::isa::Device;
     use crate::verify::proof::{prove, Target};
 
@@ -418,7 +418,8 @@ mod tests {
     fn proves(rows: &[&[i32]], depth: u32, regs: &[Reg], ops: Ops) -> usize {
         let g = grid(rows);
         let instrs = program(&[(g, Reg::A)], Reg::A, regs, depth, ops).expect("a program");
-        let p = crate::cain::emit::program(&instrs, Device { general: 6 }).expect("emits");
+        let p =
+            crate::cain::assemble::emit::program(&instrs, Device { general: 6 }).expect("emits");
         let weights = rows
             .iter()
             .map(|r| r.iter().map(|&n| i64::from(n)).collect())
@@ -471,7 +472,8 @@ mod tests {
                 let regs = [Reg::A, Reg::B, Reg::C, Reg::D];
                 let instrs =
                     program(&[(g, Reg::A)], Reg::A, &regs, depth, Ops::All).expect("a program");
-                let p = crate::cain::emit::program(&instrs, Device { general: 6 }).expect("emits");
+                let p = crate::cain::assemble::emit::program(&instrs, Device { general: 6 })
+                    .expect("emits");
                 let range = InputRange::default();
                 let output: f64 = rows
                     .iter()

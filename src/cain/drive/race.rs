@@ -2,11 +2,14 @@
 //! search for a shorter program ([`search_group`]), every candidate proven, held to the
 //! range and scored by the objective, and the better of the two chosen.
 
-use super::goal::{Bag, Goal};
-use super::reverse::Ctx;
-use super::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
-use super::setup::Setup;
-use super::{alloc, approx, emit, fallback, report, step, CompileError, Objective, Source, Stats};
+use crate::cain::drive::setup::Setup;
+use crate::cain::moves::goal::{Bag, Goal};
+use crate::cain::moves::reverse::Ctx;
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
+use crate::cain::{
+    assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
+    CompileError, Objective, Source, Stats,
+};
 use crate::isa::{Program, Reg};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
 use crate::verify::proof::{prove, Target};
@@ -63,11 +66,11 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
 }
 
 /// Holds a group's targets and turns programs into scored candidates.
-pub(super) struct Judge<'a> {
+pub(crate) struct Judge<'a> {
     setup: &'a Setup<'a>,
     targets: Vec<Target>,
     outs: Vec<Reg>,
-    pub(super) held_to: f64,
+    pub(crate) held_to: f64,
     stats_in: InputStats,
     /// Each output's exact coefficients (outputs that cannot fit are exempt from the
     /// clipping score).
@@ -78,7 +81,7 @@ impl<'a> Judge<'a> {
     fn new(setup: &'a Setup<'a>, members: &[usize]) -> Judge<'a> {
         let targets: Vec<Target> = members
             .iter()
-            .filter_map(|&i| setup.kernels.get(i).map(super::KernelReport::target))
+            .filter_map(|&i| setup.kernels.get(i).map(crate::cain::KernelReport::target))
             .collect();
         let outputs_f64 = targets
             .iter()
@@ -114,7 +117,7 @@ impl<'a> Judge<'a> {
     }
 
     /// The error objective's score of `program` and its outputs' predicted errors.
-    pub(super) fn score(&self, program: &Program) -> Option<(f64, Vec<Predicted>)> {
+    pub(crate) fn score(&self, program: &Program) -> Option<(f64, Vec<Predicted>)> {
         let s = self.setup;
         report::predicted_score(
             program,
@@ -306,7 +309,7 @@ pub fn search_group(
     let spec = setup.spec;
     if let (None, Some(why)) = (
         &fallback,
-        super::feasible::impossible(&finals, &setup.registers),
+        crate::cain::drive::feasible::impossible(&finals, &setup.registers),
     ) {
         return Err(CompileError::NoProgram(why));
     }
@@ -338,7 +341,8 @@ pub fn search_group(
         exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
     };
     // The error objective also weighs clipping on textured images (see `risk`).
-    let clip = super::risk::ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
+    let clip =
+        crate::cain::score::risk::ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
     // The constructive program bounds the search from its start (in the deterministic
     // mode too: the bound is the same on every run). The bound is this group's own:
     // another group's shorter program says nothing about this one's.
@@ -360,7 +364,7 @@ pub fn search_group(
     // length search gets a share of a clock budget, all of a work budget).
     let length = SearchOptions {
         time_limit: match (setup.objective, setup.search.work) {
-            (Objective::Error, None) => time.mul_f64(super::objective::LENGTH_SHARE),
+            (Objective::Error, None) => time.mul_f64(crate::cain::score::objective::LENGTH_SHARE),
             _ => time,
         },
         slack: 0.0,
@@ -373,7 +377,7 @@ pub fn search_group(
     let (outcome, (best, source)) = match (setup.objective, shortest) {
         (Objective::Length, s) => (outcome, s?),
         (Objective::Error, s) => {
-            let s = super::objective::rescore(s?, &judge, &clip, &root.0)?;
+            let s = crate::cain::score::objective::rescore(s?, &judge, &clip, &root.0)?;
             // The error search looks within the slack of the shortest program.
             stats
                 .best
@@ -384,9 +388,12 @@ pub fn search_group(
                 ..setup.search.clone()
             };
             let (e, searched) = run(&error, Objective::Error);
-            let chosen = super::objective::prefer(s, searched, setup.search.slack);
+            let chosen = crate::cain::score::objective::prefer(s, searched, setup.search.slack);
             let best = Some(chosen.0.clone());
-            (super::objective::merge(outcome, e, best), chosen)
+            (
+                crate::cain::score::objective::merge(outcome, e, best),
+                chosen,
+            )
         }
     };
     judge.conclude(best, source, outcome)
@@ -448,7 +455,7 @@ fn choose(
 fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
     if let (0, Some(why)) = (
         outcome.plans_found,
-        super::feasible::exhausted(outcome, &setup.registers),
+        crate::cain::drive::feasible::exhausted(outcome, &setup.registers),
     ) {
         return CompileError::NoProgram(why);
     }

@@ -1,6 +1,6 @@
 //! Approximating kernel weights by multiples of 1/2^d.
 
-use super::goal::{Goal, Term};
+use crate::cain::moves::goal::{Goal, Term};
 use crate::verify::convolution::centre_of;
 
 /// A kernel's weights approximated by integers over 2^depth.

@@ -15,9 +15,9 @@
 //! steps shared by two goals of the bag (butterflies `G = D + E`, `H = D - E`, and
 //! common parts).
 
-use super::goal::{Bag, Goal, Shift, Term, SHIFTS};
-use super::spec::Ops;
-use super::step::{Kind, Step};
+use crate::cain::moves::goal::{Bag, Goal, Shift, Term, SHIFTS};
+use crate::cain::moves::step::{Kind, Step};
+use crate::cain::spec::Ops;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
@@ -687,7 +687,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
 }
 
 /// The children of `bag` on the way back to a known earlier bag `sources` (see
-/// [`super::window`]): only goals not in it are produced (it holds the others
+/// [`crate::cain::search::window`]): only goals not in it are produced (it holds the others
 /// already), its goals are readable as if live, and with `last` only from live goals
 /// (the step before must leave nothing new to make).
 pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut Vec<Cand>) {
@@ -724,7 +724,7 @@ pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::{grid, row};
+    use crate::cain::moves::goal::fixtures::{grid, row};
 
     #[test]
     fn folds_find_binomial_structure() {

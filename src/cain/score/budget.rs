@@ -1,8 +1,8 @@
 //! The error-budget search: compile a spec at every approximation depth, measure each
 //! program on test images and keep the shortest one whose total error meets a budget.
 
-use super::{approximate_spec, check_targets, compile, Approx, CompileError, CompileOptions};
-use super::{Compiled, KernelReport, Spec, Stats};
+use crate::cain::{approximate_spec, check_targets, compile, Approx, CompileError, CompileOptions};
+use crate::cain::{Compiled, KernelReport, Spec, Stats};
 use crate::isa::Program;
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, Testbed};

@@ -2,7 +2,7 @@
 //! the outputs, the `//` header printed above a program and the program text (groups
 //! in kernel blocks).
 
-use super::{Compiled, Ops, Source, Spec};
+use crate::cain::{Compiled, Ops, Source, Spec};
 use crate::isa::{Program, Reg};
 use crate::sim::noise::Profile;
 use crate::verify::predict::{self, InputStats, Predicted};

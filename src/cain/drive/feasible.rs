@@ -1,8 +1,8 @@
 //! Telling "no program can exist" apart from "none was found in time": a search that
 //! cannot succeed should not send the user after a larger time limit.
 
-use super::goal::Goal;
-use super::search::{Outcome, StopReason};
+use crate::cain::moves::goal::Goal;
+use crate::cain::search::{Outcome, StopReason};
 use crate::isa::Reg;
 
 /// Why no program can compute the goals `finals` within `registers`, when that is
@@ -59,14 +59,14 @@ mod tests {
     #[test]
     fn one_register_holds_one_power_of_two_tap() {
         let two_taps = Goal::from_terms(vec![
-            super::super::goal::Term { r: 0, c: 0, n: 1 },
-            super::super::goal::Term { r: 0, c: 1, n: 1 },
+            crate::cain::moves::goal::Term { r: 0, c: 0, n: 1 },
+            crate::cain::moves::goal::Term { r: 0, c: 1, n: 1 },
         ]);
         let why = impossible(&[(two_taps.clone(), Reg::A)], &[Reg::A]).unwrap_or_default();
         assert!(why.contains("combines 2 taps"), "{why}");
         let difference = Goal::from_terms(vec![
-            super::super::goal::Term { r: 0, c: 0, n: -1 },
-            super::super::goal::Term { r: 0, c: 1, n: 1 },
+            crate::cain::moves::goal::Term { r: 0, c: 0, n: -1 },
+            crate::cain::moves::goal::Term { r: 0, c: 1, n: 1 },
         ]);
         assert_eq!(impossible(&[(difference, Reg::A)], &[Reg::A]), None);
         let three = Goal::single(0, 1, 3);
