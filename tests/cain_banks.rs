@@ -320,3 +320,69 @@ fn oversized_and_bad_large_kernels_are_refused_with_positions() {
         }
     }
 }
+
+#[test]
+fn two_kernels_into_one_register_make_two_proven_blocks() {
+    // The docs (spec-format.md, `kernels`): two kernels with the same `out` make a bank.
+    let dir = common::temp_dir("dup_out");
+    let spec = dir.join("dup.yaml");
+    std::fs::write(
+        &spec,
+        "name: dup\nkernels:\n  - {out: A, scale: 1/4, weights: [[1, 2, 1]]}\n  \
+         - {out: A, scale: 1/4, weights: [[1], [2], [1]]}\n",
+    )
+    .expect("write");
+    let (spec, prog) = (spec.to_str().expect("utf-8"), dir.join("dup.scamp"));
+    let prog = prog.to_str().expect("utf-8");
+    let o = common::scamp(&["compile", spec, "--work", "20", "-o", prog]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let text = std::fs::read_to_string(prog).expect("program written");
+    assert_eq!(text.matches("scamp5_kernel_begin();").count(), 2, "{text}");
+    assert!(text.contains("2 groups, each from the input, outputs read out after each: [A], [A]"));
+    let images = format!("{}/images", env!("CARGO_MANIFEST_DIR"));
+    let check = |p: &str| {
+        common::scamp(&[
+            "check", p, "--kernel", spec, "--images", &images, "--noise", "ideal", "--json",
+        ])
+    };
+    let o = check(prog);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let j = common::json(&o);
+    assert_eq!(j["verified"], true);
+    assert_eq!(j["kernels"].as_array().map(Vec::len), Some(2));
+    for k in j["kernels"].as_array().into_iter().flatten() {
+        assert_eq!(k["total"]["rmse"].as_f64(), Some(0.0), "{k}");
+    }
+    // Each block is proven against its own kernel: the first block twice computes the
+    // first kernel twice, and the check fails.
+    let (begin, end) = ("scamp5_kernel_begin();", "scamp5_kernel_end();");
+    let first = text
+        .find(begin)
+        .and_then(|b| text[b..].find(end).map(|e| &text[b..b + e + end.len()]))
+        .expect("a first block");
+    let wrong = dir.join("wrong.scamp");
+    std::fs::write(&wrong, format!("{first}\n{first}\n")).expect("write");
+    let o = check(wrong.to_str().expect("utf-8"));
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    // The spec form of check compiles and proves the same bank.
+    let o = common::scamp(&[
+        "check", spec, "--work", "20", "--images", &images, "--noise", "ideal", "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let j = common::json(&o);
+    assert_eq!(j["verified"], true);
+    let program = j["program"].as_str().unwrap_or_default();
+    assert_eq!(program.matches("scamp5_kernel_begin();").count(), 2);
+}
+
+#[test]
+fn sixty_four_kernels_are_a_bank_and_sixty_five_are_refused() {
+    let many = |n: usize| format!("kernels:\n{}", "  - {out: A, weights: [[1]]}\n".repeat(n));
+    assert_eq!(spec(&many(64)).kernels.len(), 64);
+    let e = cain::parse_spec(&many(65)).map(|s| s.kernels.len());
+    let msg = format!("{e:?}");
+    assert!(
+        msg.contains("65 kernels, more than the 64 a spec may list"),
+        "{msg}"
+    );
+}

@@ -323,4 +323,31 @@ fn check_and_compile_exit_1_on_the_proof_cases() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
     assert!(common::stderr(&o).contains("depth 4 meets it"));
+    assert!(common::stderr(&o).contains("--accept-approximation"));
+    // The flag accepts it as the spec key does: both commands pass.
+    let o = common::scamp(&[
+        "check",
+        res.to_str().expect("utf-8"),
+        "--kernel",
+        spec.to_str().expect("utf-8"),
+        "--images",
+        &images,
+        "--accept-approximation",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let o = common::scamp(&[
+        "compile",
+        spec.to_str().expect("utf-8"),
+        "--work",
+        "10",
+        "--accept-approximation",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("//") && !l.trim().is_empty())
+            .collect::<Vec<_>>(),
+        vec!["res(A);"]
+    );
 }

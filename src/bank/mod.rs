@@ -8,22 +8,26 @@
 //! it is meant to compute, or from a bare program (which can run and be compared, but
 //! has no kernels to prove).
 
+mod check_page;
 mod check_report;
 mod compile_report;
 mod setup;
 mod simulate;
 mod stats;
+mod summary;
 
+pub use check_page::{PageError, Pictures};
 pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
 pub use compile_report::{
     CompileReport, CompiledKernel, GroupReport, PredictedJson, RangeJson, SearchJson,
 };
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{
-    batch_bytes, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo, RunOptions,
-    RunSummary, Runs,
+    batch_bytes, check_tolerance, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo,
+    RunOptions, RunSummary, Runs, RUNS,
 };
 pub use stats::{RegisterRuns, RunsAccumulator};
+pub use summary::{run_plan, RunPlan, RunResult};
 
 use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};

@@ -279,6 +279,10 @@ pub enum CompileError {
     /// The budget ended before any program was found.
     #[error("no program found within the budget ({0})")]
     NotFound(String),
+    /// No program exists within the registers given (certain without a search, or the
+    /// search exhausted its whole space): more time would not help (exit 1).
+    #[error("{0}")]
+    NoProgram(String),
     /// A program failed its proof (a generator bug: nothing is printed).
     #[error("internal error: generated program failed its proof: {0}")]
     Proof(String),
@@ -420,7 +424,11 @@ pub fn compile(
         let time = (left(reserved + one.reserve, late) / 2).max(MIN_SEARCH);
         match drive::race::search_group(one, time, start, stats) {
             Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start)),
-            Err(CompileError::NotFound(_) | CompileError::NoRangeSafe(_)) => {}
+            Err(
+                CompileError::NotFound(_)
+                | CompileError::NoRangeSafe(_)
+                | CompileError::NoProgram(_),
+            ) => {}
             Err(e) => return Err(e),
         }
         late = late.max(start.elapsed().saturating_sub(before + time));
@@ -558,5 +566,64 @@ fn assemble(
         predicted,
         objective: setup.objective,
         profile: setup.profile.name.clone(),
+    }
+}
+
+/// An option of [`CompileOptions`] outside the range its spec key and command-line
+/// flag accept.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{msg}")]
+pub struct OptionError {
+    /// The option's name (as the Python keyword and the spec key spell it).
+    pub key: &'static str,
+    /// What is wrong, naming the option and the range allowed.
+    pub msg: String,
+}
+
+impl CompileOptions {
+    /// Checks every option against the rule its spec key and command-line flag share,
+    /// before any work: the command line, the Python bindings and the library take
+    /// the same values and refuse the rest with the same message.
+    pub fn validate(&self) -> Result<(), OptionError> {
+        let at = |key: &'static str| {
+            move |m: String| OptionError {
+                key,
+                msg: format!("{key} {m}"),
+            }
+        };
+        if let Some(t) = self.time_limit {
+            spec::check_time_limit(t).map_err(at("time_limit"))?;
+        }
+        if let Some(s) = self.slack {
+            spec::check_slack(s).map_err(at("slack"))?;
+        }
+        let wholes = [
+            ("workers", spec::WORKERS, self.workers.map(|w| w as u64)),
+            ("work", spec::WORK, self.work),
+            ("node_limit", spec::NODE_LIMIT, self.node_limit),
+            (
+                "memory_limit_mb",
+                spec::MEMORY_LIMIT_MB,
+                self.memory_limit_mb,
+            ),
+        ];
+        for (key, rule, v) in wholes {
+            if let Some(v) = v {
+                // The rule's message names the key already.
+                rule.check(i128::from(v))
+                    .map_err(|msg| OptionError { key, msg })?;
+            }
+        }
+        match &self.profile {
+            Some(p) if p.saturation.is_none() => Err(OptionError {
+                key: "noise",
+                msg: format!(
+                    "noise: profile `{}` has no `saturation` limits; compile holds every \
+                     value to them",
+                    p.name
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 }

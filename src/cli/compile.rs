@@ -67,6 +67,9 @@ pub struct CompileArgs {
     /// used is printed.
     #[arg(long)]
     pub fit: bool,
+    /// `--accept-approximation`.
+    #[command(flatten)]
+    pub accept: args::AcceptArg,
 }
 
 /// Runs `scamp compile`.
@@ -76,6 +79,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
     }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
+    let spec = a.accept.apply(spec);
     let opts = options(a)?;
     let stats = Stats::default();
     let show = !a.json.json && std::io::stderr().is_terminal();
@@ -119,14 +123,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
 
 /// The search options of the flags; the profile must give the range limit.
 fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
-    let profile = Profile::load(&a.noise)?;
-    if profile.saturation.is_none() {
-        return Err(CliError::msg(format!(
-            "{}:1:1: profile `{}` has no `saturation` limits; compile holds every value to them",
-            a.noise, profile.name
-        )));
-    }
-    Ok(CompileOptions {
+    let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
         ops: a.ops.map(Ops::from),
@@ -137,9 +134,20 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
         work: a.work,
         objective: Some(a.objective.into()),
         slack: Some(a.slack),
-        profile: Some(profile),
+        profile: Some(Profile::load(&a.noise)?),
         fit: a.fit.then_some(true),
-    })
+    };
+    // The flags' parsers hold each number to its range; the profile is the one option
+    // left, positioned at its file.
+    opts.validate().map_err(|e| match e.key {
+        "noise" => CliError::msg(format!(
+            "{}:1:1: {}",
+            a.noise,
+            e.msg.trim_start_matches("noise: ")
+        )),
+        _ => CliError::msg(e),
+    })?;
+    Ok(opts)
 }
 
 /// Warnings and notes on stderr: outputs that clip, a search stopped by memory, a

@@ -185,6 +185,21 @@ fn decision_text(decision: Decision, out: Reg, bit: DReg, scratch: Reg) -> Strin
     }
 }
 
+/// The register the capture of the first stage uses besides its input.
+fn capture_scratch(first: &StageDef) -> Result<Reg, StageError> {
+    first
+        .spec
+        .registers
+        .iter()
+        .copied()
+        .find(|&r| r != first.spec.input && r.is_general())
+        .ok_or_else(|| StageError::Structure {
+            file: first.spec_file.clone(),
+            msg: "the first stage needs a register besides its input (the capture's scratch)"
+                .into(),
+        })
+}
+
 /// Builds the chip part of `net`: every stage at the requested depth, the decisions and
 /// the frame program.
 pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
@@ -199,18 +214,7 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         file: file.clone(),
         msg,
     };
-    let capture_scratch = first
-        .spec
-        .registers
-        .iter()
-        .copied()
-        .find(|&r| r != first.spec.input && r.is_general())
-        .ok_or_else(|| {
-            structure(
-                &first.spec_file,
-                "the first stage needs a register besides its input (the capture's scratch)".into(),
-            )
-        })?;
+    let capture_scratch = capture_scratch(first)?;
     let mut text = format!("get_image({}, {capture_scratch});\n", first.spec.input);
     let mut stages = Vec::new();
     let mut maps = Vec::new();

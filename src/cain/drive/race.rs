@@ -5,7 +5,7 @@
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
-use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions};
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
     CompileError, Objective, Source, Stats,
@@ -311,6 +311,12 @@ pub fn search_group(
         ..
     } = prepared;
     let spec = setup.spec;
+    if let (None, Some(why)) = (
+        &fallback,
+        crate::cain::drive::feasible::impossible(&finals, &setup.registers),
+    ) {
+        return Err(CompileError::NoProgram(why));
+    }
     let init = Goal::single(0, 0, 1 << depth);
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
@@ -450,8 +456,18 @@ fn choose(
 
 /// The error when neither generator produced a program.
 fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
+    if let (0, Some(why)) = (
+        outcome.plans_found,
+        crate::cain::drive::feasible::exhausted(outcome, &setup.registers),
+    ) {
+        return CompileError::NoProgram(why);
+    }
+    let more = match outcome.stop {
+        StopReason::Exhausted => "its whole space is searched: more time would not help",
+        _ => "try a larger --time-limit or more registers",
+    };
     let detail = format!(
-        "stopped by {} after {} nodes; try a larger --time-limit or more registers",
+        "stopped by {} after {} nodes; {more}",
         outcome.stop.name(),
         outcome.nodes
     );

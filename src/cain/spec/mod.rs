@@ -144,6 +144,32 @@ pub const MAX_SIDE: usize = 31;
 /// polls; a longer one is almost certainly a typo, and infinity would never stop.
 pub const MAX_TIME_LIMIT: f64 = 86_400.0;
 
+/// `search.time_limit`, `--time-limit` and Python's `time_limit=`: seconds, more than 0
+/// and at most [`MAX_TIME_LIMIT`] (NaN and infinity refused).
+pub fn check_time_limit(v: f64) -> Result<f64, String> {
+    if v > 0.0 && v <= MAX_TIME_LIMIT {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {v}"
+        ))
+    }
+}
+
+/// Largest length slack of the error objective (`--slack`).
+pub const MAX_SLACK: f64 = 10.0;
+
+/// `--slack` and the library's `slack`: a fraction in 0..=[`MAX_SLACK`].
+pub fn check_slack(v: f64) -> Result<f64, String> {
+    if (0.0..=MAX_SLACK).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be a fraction between 0 and {MAX_SLACK}, got {v}"
+        ))
+    }
+}
+
 /// Largest number of search workers (workers beyond the cores take turns on them).
 pub const MAX_WORKERS: usize = 1024;
 

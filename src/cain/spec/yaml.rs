@@ -274,14 +274,9 @@ pub(crate) fn max_error<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error
 /// `search.time_limit`: seconds, positive and at most a day.
 pub(crate) fn time_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     number(d, "time_limit", |v| {
-        let most = crate::cain::spec::MAX_TIME_LIMIT;
-        if v > 0.0 && v <= most {
-            Ok(())
-        } else {
-            Err(format!(
-                "time_limit must be more than 0 and at most {most} seconds"
-            ))
-        }
+        crate::cain::spec::check_time_limit(v)
+            .map(|_| ())
+            .map_err(|m| format!("time_limit {m}"))
     })
     .map(Some)
 }
