@@ -15,6 +15,7 @@ mod setup;
 mod simulate;
 mod stats;
 mod summary;
+pub mod text;
 
 pub use check_page::{PageError, Pictures};
 pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};

@@ -7,7 +7,6 @@ use crate::bank::{Bank, BankError, CheckOptions, PageError, Pictures};
 use crate::cain::{self, CompileOptions, Spec, Stats};
 use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use crate::isa::Device;
-use crate::report as html_report;
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, ProfileTestbed};
 use crate::verify::groups::EvaluateError;
@@ -113,7 +112,7 @@ fn from_spec(
     let (bank, choice) =
         Bank::compile_within(spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
     if !a.json.json {
-        eprint!("{}", html_report::text::budget(&choice, limit, max_depth));
+        eprint!("{}", crate::bank::text::budget(&choice, limit, max_depth));
     }
     Ok(bank)
 }
@@ -208,7 +207,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if a.json.json {
         println!("{}", serde_json::to_string(report)?);
     } else if let Some(spec) = bank.spec() {
-        print!("{}", html_report::text::check(report, spec, bank.kernels()));
+        print!("{}", crate::bank::text::check(report, spec, bank.kernels()));
     }
     Ok(if report.passed() { 0 } else { 1 })
 }

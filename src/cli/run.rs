@@ -213,14 +213,14 @@ pub fn run(a: &RunArgs) -> Outcome {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
     }
-    let context = crate::report::text::RunContext {
+    let context = crate::bank::text::RunContext {
         program: a.program.display().to_string(),
         per_run: program.instructions(),
         repeat: a.repeat,
         clock_mhz: a.clock,
         out: a.out.as_ref().map(|d| d.display().to_string()),
     };
-    print!("{}", crate::report::text::run(&context, &out));
+    print!("{}", crate::bank::text::run(&context, &out));
     Ok(0)
 }
 

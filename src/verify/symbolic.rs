@@ -145,7 +145,11 @@ impl Span {
 /// kernel (31x31) less one, room for a partial sum moved across a whole kernel. A value
 /// wider than that is in no kernel the tools handle, and following it costs time and
 /// memory without bound (e.g. alternating `movx` and `add` grows it by one a macro).
-pub const MAX_SPAN: u64 = 2 * crate::cain::spec::MAX_SIDE as u64 - 1;
+pub const MAX_SPAN: u64 = 2 * MAX_KERNEL_SIDE as u64 - 1;
+
+/// Largest kernel side any tool accepts: specs are held to it
+/// (`crate::cain::spec::MAX_SIDE`), and the executor's span bound is made from it.
+pub const MAX_KERNEL_SIDE: usize = 31;
 
 impl Symbolic for LinComb {
     fn of_lin(lin: &LinComb) -> Self {

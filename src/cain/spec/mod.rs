@@ -138,7 +138,7 @@ impl Spec {
 pub const MAX_KERNELS: usize = 64;
 
 /// Largest kernel side accepted (the search could not handle more anyway).
-pub const MAX_SIDE: usize = 31;
+pub const MAX_SIDE: usize = crate::verify::symbolic::MAX_KERNEL_SIDE;
 
 /// Largest search budget accepted, in seconds (one day). The budget is a timer the search
 /// polls; a longer one is almost certainly a typo, and infinity would never stop.

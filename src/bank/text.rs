@@ -1,7 +1,7 @@
 //! The text reports the commands print, built from the library's report types: what
 //! `scamp check` and `scamp run` show a reader (the JSON is the same types serialised).
 
-use crate::bank::{CheckReport, RunSummary};
+use super::{CheckReport, RunSummary};
 use crate::cain::score::budget::BudgetChoice;
 use crate::cain::{KernelReport, Spec};
 use crate::verify::compare::{Comparison, Difference};
