@@ -22,10 +22,12 @@ pub mod race;
 pub mod report;
 pub mod reverse;
 pub mod risk;
+pub mod rule;
 pub mod search;
 pub mod setup;
 pub mod spec;
 pub mod step;
+pub mod tuning;
 pub mod window;
 pub mod yaml;
 
@@ -155,6 +157,9 @@ pub struct SearchReport {
     pub work: Option<u64>,
     /// Ordering seed.
     pub seed: u64,
+    /// Children the search took, by the generator rule that made them (rule names of
+    /// [`rule::Rule::name`], alphabetical; rules never applied left out).
+    pub rules: std::collections::BTreeMap<String, u64>,
 }
 
 /// Which generator made a program.
@@ -402,7 +407,7 @@ pub fn compile(
         let before = start.elapsed();
         let time = (left(reserved + one.reserve, late) / 2).max(MIN_SEARCH);
         match race::search_group(one, time, start, stats) {
-            Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start)),
+            Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start, stats)),
             Err(CompileError::NotFound(_) | CompileError::NoRangeSafe(_)) => {}
             Err(e) => return Err(e),
         }
@@ -421,7 +426,7 @@ pub fn compile(
         late = late.max(start.elapsed().saturating_sub(before + share + own));
         parts.push((members, r));
     }
-    Ok(assemble(&setup, parts, start))
+    Ok(assemble(&setup, parts, start, stats))
 }
 
 /// The least time a search is given, even when the clock is spent: enough to return
@@ -442,11 +447,27 @@ fn one_program_may_hold(setup: &Setup) -> bool {
     outs.len() == setup.kernels.len() && outs.len() <= setup.registers.len()
 }
 
+/// Per kernel, the largest scale at which its output fits the register range.
+fn largest_fitting_scales(setup: &Setup) -> Vec<f64> {
+    let kernels = setup.spec.kernels.iter().zip(&setup.outputs);
+    kernels
+        .zip(&setup.kernels)
+        .map(|((k, &m), r)| {
+            if m > 0.0 {
+                r.fitted.map_or(k.scale, |f| f.to) * setup.limit / m
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect()
+}
+
 /// The compiled result of the groups' programs.
 fn assemble(
     setup: &Setup,
     parts: Vec<(Vec<usize>, race::GroupResult)>,
     start: Instant,
+    stats: &Stats,
 ) -> Compiled {
     let n = setup.kernels.len();
     let mut predicted = vec![
@@ -498,20 +519,7 @@ fn assemble(
     } else {
         Source::Fallback
     };
-    let largest_fitting_scale = setup
-        .spec
-        .kernels
-        .iter()
-        .zip(&setup.outputs)
-        .zip(&setup.kernels)
-        .map(|((k, &m), r)| {
-            if m > 0.0 {
-                r.fitted.map_or(k.scale, |f| f.to) * setup.limit / m
-            } else {
-                f64::INFINITY
-            }
-        })
-        .collect();
+    let largest_fitting_scale = largest_fitting_scales(setup);
     let all: Vec<usize> = (0..n).collect();
     Compiled {
         program,
@@ -527,6 +535,7 @@ fn assemble(
             source,
             work: setup.search.work,
             seed: setup.search.seed,
+            rules: stats.rules.by_name(),
         },
         ops: setup.ops,
         registers: setup.registers.clone(),

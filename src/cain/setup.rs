@@ -109,6 +109,7 @@ impl<'a> Setup<'a> {
             },
             range: None,
             clip: None,
+            tuning: super::tuning::Tuning::default(),
         };
         Ok(Setup {
             spec,
