@@ -216,8 +216,8 @@ pub struct Compiled {
     pub input: Reg,
     /// Range of the values the program holds.
     pub range: RangeReport,
-    /// Per kernel, the predicted error under the profile for inputs uniform over the
-    /// spec's input range ([`InputStats::of_range`]).
+    /// Per kernel, the predicted error under the profile for inputs like the bundled
+    /// images ([`objective::input_stats`]).
     pub predicted: Vec<Predicted>,
     /// The objective the program was chosen by.
     pub objective: Objective,
