@@ -403,7 +403,7 @@ impl fmt::Display for Bag {
     }
 }
 
-/// A 64-bit fingerprint of `x`: rustc's Fx hash, stable across runs,
+/// A 64-bit fingerprint of `x`: rustc's Fx hash (rustc-hash 1.1), stable across runs,
 /// with a final avalanche because the seen table shards by the top bits and hashes by
 /// the fingerprint as it stands (Fx alone leaves them weakly mixed for small keys).
 pub fn fingerprint_of<T: Hash + ?Sized>(x: &T) -> u64 {
