@@ -138,8 +138,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--work" => a.work = Some(val()?.parse().map_err(|e| format!("--work: {e}"))?),
             "--seed" => a.seed = val()?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--objective" => {
-                a.objective = <Objective as clap::ValueEnum>::from_str(&val()?, false)
-                    .map_err(|_| "--objective: length or error")?
+                a.objective = val()?.parse().map_err(|e| format!("--objective: {e}"))?
             }
             "--child" => a.child = true,
             "--bench" => {}

@@ -6,56 +6,17 @@
 mod common;
 
 use common::{scamp, stderr, temp_dir};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The browser binary, or `None` (after saying so, or failing under CI).
 fn browser() -> Option<PathBuf> {
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        if let Ok(out) = Command::new("sh")
-            .args(["-c", &format!("command -v {name}")])
-            .output()
-        {
-            let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            if out.status.success() && !path.is_empty() {
-                return Some(PathBuf::from(path));
-            }
-        }
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    assert!(
-        !ci,
-        "CI=true but no chromium on PATH: the browser tests cannot run"
-    );
-    // Written to the process's stderr directly: the test harness captures eprintln!
-    // of passing tests, and this message must be seen.
-    let _ = std::io::stderr().write_all(
-        b"\n**********************************************************************\n\
-          SKIPPED: no chromium on PATH, the HTML pages were not rendered.\n\
-          Install it (apt-get install -y chromium) to run the browser tests.\n\
-          **********************************************************************\n",
-    );
-    None
+    common::browser::find("the browser tests", "the HTML pages were not rendered")
 }
 
 /// Runs headless Chromium on `url` with extra `args` (`--dump-dom`, `--screenshot=..`)
 /// and returns what it printed on stdout.
 fn chromium(bin: &Path, url: &str, args: &[String], profile: &Path) -> String {
-    let out = Command::new(bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=1400,1100",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
+    let out = common::browser::command(bin, profile, (1400, 1100))
         .args(args)
         .arg(url)
         .output()

@@ -5,7 +5,7 @@
 mod common;
 
 use scamp::cain::{self, CompileOptions, Source, Stats};
-use scamp::isa::Reg;
+use scamp::isa::{Reg, Wiring};
 use scamp::verify::proof::prove;
 
 fn spec(text: &str) -> cain::Spec {
@@ -17,8 +17,7 @@ fn assert_proven(c: &cain::Compiled) {
     let general = Reg::general_count(&c.registers);
     prove(
         &c.program,
-        c.input,
-        general,
+        Wiring::new(c.input, general),
         &c.targets(),
         Some(&c.registers),
     )
@@ -149,7 +148,7 @@ fn assert_groups_proven(c: &cain::Compiled) {
     for g in &c.groups {
         assert!(g.kernels.len() <= c.registers.len());
         let ts: Vec<_> = g.kernels.iter().map(|&i| targets[i].clone()).collect();
-        prove(&g.program, c.input, 6, &ts, Some(&c.registers))
+        prove(&g.program, Wiring::new(c.input, 6), &ts, Some(&c.registers))
             .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
         for &i in &g.kernels {
             seen[i] += 1;
@@ -173,8 +172,7 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     assert_eq!(ends.len(), c.groups.len());
     let groups = bank::assign_blocks(
         bank::split_blocks(&program, &ends),
-        c.input,
-        6,
+        Wiring::new(c.input, 6),
         &c.targets(),
     );
     let members: Vec<Vec<usize>> = groups.iter().map(|(_, m)| m.clone()).collect();
@@ -191,8 +189,7 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     let targets = cain::check_targets(&s, &c.kernels);
     let m = bank::measure_groups(
         &groups,
-        c.input,
-        6,
+        Wiring::new(c.input, 6),
         &targets,
         std::slice::from_ref(&img),
         &check::ProfileTestbed::ideal(),
@@ -322,4 +319,70 @@ fn oversized_and_bad_large_kernels_are_refused_with_positions() {
             assert!(line.contains(&format!(":34:{}", col)), "{line}");
         }
     }
+}
+
+#[test]
+fn two_kernels_into_one_register_make_two_proven_blocks() {
+    // The docs (spec-format.md, `kernels`): two kernels with the same `out` make a bank.
+    let dir = common::temp_dir("dup_out");
+    let spec = dir.join("dup.yaml");
+    std::fs::write(
+        &spec,
+        "name: dup\nkernels:\n  - {out: A, scale: 1/4, weights: [[1, 2, 1]]}\n  \
+         - {out: A, scale: 1/4, weights: [[1], [2], [1]]}\n",
+    )
+    .expect("write");
+    let (spec, prog) = (spec.to_str().expect("utf-8"), dir.join("dup.scamp"));
+    let prog = prog.to_str().expect("utf-8");
+    let o = common::scamp(&["compile", spec, "--work", "20", "-o", prog]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let text = std::fs::read_to_string(prog).expect("program written");
+    assert_eq!(text.matches("scamp5_kernel_begin();").count(), 2, "{text}");
+    assert!(text.contains("2 groups, each from the input, outputs read out after each: [A], [A]"));
+    let images = format!("{}/images", env!("CARGO_MANIFEST_DIR"));
+    let check = |p: &str| {
+        common::scamp(&[
+            "check", p, "--kernel", spec, "--images", &images, "--noise", "ideal", "--json",
+        ])
+    };
+    let o = check(prog);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let j = common::json(&o);
+    assert_eq!(j["verified"], true);
+    assert_eq!(j["kernels"].as_array().map(Vec::len), Some(2));
+    for k in j["kernels"].as_array().into_iter().flatten() {
+        assert_eq!(k["total"]["rmse"].as_f64(), Some(0.0), "{k}");
+    }
+    // Each block is proven against its own kernel: the first block twice computes the
+    // first kernel twice, and the check fails.
+    let (begin, end) = ("scamp5_kernel_begin();", "scamp5_kernel_end();");
+    let first = text
+        .find(begin)
+        .and_then(|b| text[b..].find(end).map(|e| &text[b..b + e + end.len()]))
+        .expect("a first block");
+    let wrong = dir.join("wrong.scamp");
+    std::fs::write(&wrong, format!("{first}\n{first}\n")).expect("write");
+    let o = check(wrong.to_str().expect("utf-8"));
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    // The spec form of check compiles and proves the same bank.
+    let o = common::scamp(&[
+        "check", spec, "--work", "20", "--images", &images, "--noise", "ideal", "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let j = common::json(&o);
+    assert_eq!(j["verified"], true);
+    let program = j["program"].as_str().unwrap_or_default();
+    assert_eq!(program.matches("scamp5_kernel_begin();").count(), 2);
+}
+
+#[test]
+fn sixty_four_kernels_are_a_bank_and_sixty_five_are_refused() {
+    let many = |n: usize| format!("kernels:\n{}", "  - {out: A, weights: [[1]]}\n".repeat(n));
+    assert_eq!(spec(&many(64)).kernels.len(), 64);
+    let e = cain::parse_spec(&many(65)).map(|s| s.kernels.len());
+    let msg = format!("{e:?}");
+    assert!(
+        msg.contains("65 kernels, more than the 64 a spec may list"),
+        "{msg}"
+    );
 }

@@ -2,6 +2,7 @@
 //! deterministic mode, outputs that cannot fit, and random kernel sets of the benchmark.
 
 use scamp::cain::{self, CompileOptions, Objective, Source, Stats};
+use scamp::isa::Wiring;
 use scamp::verify::symbolic::execute;
 
 fn spec(text: &str) -> cain::Spec {
@@ -48,7 +49,7 @@ fn error_objective_is_deterministic_and_keeps_outputs_from_being_reread() {
     // limit on a flat image (its coefficient sum times 128) further than the outputs
     // reach there anyway (C's sum is -5/4), except the outputs as they end: replay the
     // program statement by statement.
-    let finals = execute(&a.program, s.input, 6).expect("runs");
+    let finals = execute(&a.program, Wiring::new(s.input, 6)).expect("runs");
     let outs: Vec<_> = s.kernels.iter().map(|k| finals.value(k.out)).collect();
     let flat = |v: &scamp::verify::symbolic::LinComb| -> f64 {
         v.terms.values().map(scamp::verify::range::coef_f64).sum()
@@ -56,11 +57,12 @@ fn error_objective_is_deterministic_and_keeps_outputs_from_being_reread() {
     let reach = outs.iter().map(|v| flat(v).abs()).fold(1.0, f64::max);
     assert_eq!(reach, 1.25);
     let regs: Vec<scamp::isa::Reg> = (0..6u8).map(scamp::isa::Reg::Gen).collect();
-    let mut before = execute(&scamp::isa::Program::default(), s.input, 6).expect("runs");
+    let mut before =
+        execute(&scamp::isa::Program::default(), Wiring::new(s.input, 6)).expect("runs");
     for cut in 1..=a.program.stmts.len() {
         let mut p = a.program.clone();
         p.stmts.truncate(cut);
-        let pe = execute(&p, s.input, 6).expect("runs");
+        let pe = execute(&p, Wiring::new(s.input, 6)).expect("runs");
         for &reg in &regs {
             let v = pe.value(reg);
             if v == before.value(reg) || (cut == a.program.stmts.len() && outs.contains(&v)) {
@@ -114,7 +116,12 @@ fn polished_three_kernel_sets_are_reproducible_and_proven() {
         assert_eq!(a.search.source, Source::Search, "{name}");
         let kernels = cain::approximate_spec(&s).expect("approximates");
         let targets: Vec<_> = kernels.iter().map(cain::KernelReport::target).collect();
-        scamp::verify::proof::prove(&a.program, s.input, 6, &targets, Some(&s.registers))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        scamp::verify::proof::prove(
+            &a.program,
+            Wiring::new(s.input, 6),
+            &targets,
+            Some(&s.registers),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use scamp::cain::parse_spec;
 use scamp::isa::source::decode;
-use scamp::isa::{parse_program, Device, Pos, Reg};
+use scamp::isa::{parse_program, Device, Pos, Reg, Wiring};
 use scamp::sim::noise::{profile, NoiseModel, Profile};
 use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ};
 use std::path::Path;
@@ -147,7 +147,7 @@ proptest! {
             Ok(p) => {
                 // Whatever parses can be proven or refuted, never crash the prover.
                 let t = scamp::verify::proof::Target { out: Reg::A, depth: 4, weights: vec![vec![1, 2, 1]] };
-                let _ = scamp::verify::proof::prove(&p, Reg::A, 6, &[t], None);
+                let _ = scamp::verify::proof::prove(&p, Wiring::new(Reg::A, 6), &[t], None);
                 let _ = p.cycles();
             }
         }

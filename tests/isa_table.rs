@@ -3,10 +3,10 @@
 //! "may repeat", full-FLAG-only, code-generator use) disagree with what the validator, the
 //! printer and parser, the simulator or the code generator actually do.
 
-use scamp::cain::alloc::Instr;
-use scamp::cain::emit;
-use scamp::cain::step::{Kind, Step};
-use scamp::cain::{goal::Goal, Ops};
+use scamp::cain::assemble::alloc::Instr;
+use scamp::cain::assemble::emit;
+use scamp::cain::moves::step::{Kind, Step};
+use scamp::cain::{moves::goal::Goal, Ops};
 use scamp::isa::table::{self, entry, Id};
 use scamp::isa::{parse_program, DReg, Def, Device, Dir, DirSet, Operand, Pos, Reg, Slot, Stmt};
 use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};

@@ -4,7 +4,7 @@
 
 use approx::assert_abs_diff_eq;
 use scamp::calibrate::identity::{self, Setup};
-use scamp::isa::{parse_program, Device, Reg};
+use scamp::isa::{parse_program, Device, Reg, Wiring};
 use scamp::sim::noise::{NoiseModel, Profile};
 use scamp::sim::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ};
 
@@ -134,8 +134,7 @@ fn batched_runs_are_bit_identical_whatever_the_thread_count() {
             .install(|| {
                 let m = measure(
                     &program,
-                    A,
-                    6,
+                    Wiring::new(A, 6),
                     std::slice::from_ref(&target),
                     std::slice::from_ref(&image),
                     &testbed,

@@ -9,38 +9,16 @@ mod serve_support;
 
 use serde_json::{json, Value};
 use serve_support::Serve;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use tungstenite::{Message, WebSocket};
 
 /// The browser binary, or `None` (after saying so, or failing under CI).
 fn browser() -> Option<PathBuf> {
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        if let Ok(out) = Command::new("sh")
-            .args(["-c", &format!("command -v {name}")])
-            .output()
-        {
-            let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            if out.status.success() && !path.is_empty() {
-                return Some(PathBuf::from(path));
-            }
-        }
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    assert!(
-        !ci,
-        "CI=true but no chromium on PATH: the playground test cannot run"
-    );
-    let _ = std::io::stderr().write_all(
-        b"\n**********************************************************************\n\
-          SKIPPED: no chromium on PATH, the playground was not driven.\n\
-          Install it (apt-get install -y chromium) to run the browser tests.\n\
-          **********************************************************************\n",
-    );
-    None
+    common::browser::find("the playground test", "the playground was not driven")
 }
 
 /// Headless Chromium with one page, spoken to over the DevTools protocol.
@@ -54,21 +32,8 @@ struct Browser {
 
 impl Browser {
     fn launch(bin: &Path, profile: PathBuf) -> Browser {
-        let mut child = Command::new(bin)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--hide-scrollbars",
-                "--window-size=1280,800",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
+        let mut child = common::browser::command(bin, &profile, (1280, 800))
+            .arg("--remote-debugging-port=0")
             .arg("about:blank")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -80,13 +80,15 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
             .expect("a spec");
         let text = std::fs::read_to_string(path.with_extension("scamp")).expect("program");
         let program = parse_program(&text, Device::default()).expect("parses");
-        let stats = scamp::cain::objective::input_stats(spec.input_range);
+        let stats = scamp::cain::score::objective::input_stats(spec.input_range);
         let outs: Vec<_> = spec.kernels.iter().map(|k| k.out).collect();
-        let predicted = scamp::cain::report::predict_outputs(
+        let predicted = scamp::cain::predict_outputs(
             &program,
-            spec.input,
+            scamp::isa::Wiring {
+                input: spec.input,
+                general: spec.general_count(),
+            },
             &outs,
-            spec.general_count(),
             &profile,
             &stats,
         )

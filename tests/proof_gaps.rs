@@ -6,7 +6,7 @@ mod common;
 
 use proptest::prelude::*;
 use scamp::cain::{self, CompileError, CompileOptions, Stats};
-use scamp::isa::{parse_program, unwritten_reads, AnyReg, Device, Program, Reg};
+use scamp::isa::{parse_program, unwritten_reads, AnyReg, Device, Program, Reg, Wiring};
 use scamp::verify::check::Target as CheckTarget;
 use scamp::verify::precision::check_precision;
 use scamp::verify::proof::{prove, ProofError, Target};
@@ -27,7 +27,7 @@ fn identity() -> Target {
 fn a_register_read_before_any_write_is_an_unknown() {
     // B holds whatever was there: `A + B` is not the identity.
     let p = program("add(A, A, B)");
-    match prove(&p, Reg::A, 6, &[identity()], None) {
+    match prove(&p, Wiring::new(Reg::A, 6), &[identity()], None) {
         Err(ProofError::Unwritten { out, reg, pos }) => {
             assert_eq!((out, reg, pos.line, pos.col), (Reg::A, Reg::B, 1, 1));
         }
@@ -35,11 +35,14 @@ fn a_register_read_before_any_write_is_an_unknown() {
     }
     // Its coefficient cancels: B - B is 0 whatever B holds.
     let p = program("mov(C, B);\nsub(D, C, B);\nadd(A, A, D)");
-    assert_eq!(prove(&p, Reg::A, 6, &[identity()], None), Ok(()));
+    assert_eq!(
+        prove(&p, Wiring::new(Reg::A, 6), &[identity()], None),
+        Ok(())
+    );
     // A neighbour's NEWS nothing wrote is an unknown too.
     let p = program("bus(B, XE);\nbus(C, B);\nadd(A, A, C)");
     assert!(matches!(
-        prove(&p, Reg::A, 6, &[identity()], None),
+        prove(&p, Wiring::new(Reg::A, 6), &[identity()], None),
         Err(ProofError::Unwritten { reg: Reg::News, .. })
     ));
     // The listing names the register and where it is first read.
@@ -89,7 +92,7 @@ proptest! {
         kept.push("add(A, A, B)".into());
         let p = program(&kept.join(";\n"));
         // The kernel A holds with F at 0, from the rational executor itself.
-        let pe = scamp::verify::symbolic::execute(&p, Reg::A, 6).expect("runs");
+        let pe = scamp::verify::symbolic::execute(&p, Wiring::new(Reg::A, 6)).expect("runs");
         let v = pe.value(Reg::A);
         let depth = 16u32;
         let mut weights = vec![vec![0i64; 41]; 41];
@@ -100,7 +103,7 @@ proptest! {
             weights[(r + 20) as usize][(c + 20) as usize] = n;
         }
         let t = Target { out: Reg::A, depth, weights };
-        match prove(&p, Reg::A, 6, &[t], None) {
+        match prove(&p, Wiring::new(Reg::A, 6), &[t], None) {
             Err(ProofError::Unwritten { reg, .. }) => prop_assert_eq!(reg, Reg::F),
             other => prop_assert!(false, "{:?}\n{}", other, p),
         }
@@ -127,7 +130,7 @@ proptest! {
         let mut weights = vec![vec![0i64; side]; side];
         weights[(mid as i32 + r) as usize][(mid as i32 + c) as usize] = 1;
         let t = Target { out: Reg::A, depth: 0, weights };
-        prop_assert_eq!(prove(&p, Reg::A, 6, &[t], None), Ok(()));
+        prop_assert_eq!(prove(&p, Wiring::new(Reg::A, 6), &[t], None), Ok(()));
     }
 }
 
@@ -136,7 +139,7 @@ fn an_exploding_support_stops_symbolic_execution_with_a_message() {
     // 1,200 alternating `movx` and `add`: the binomial grows one column a pair.
     let text = "movx(B, A, east);\nadd(A, A, B);\n".repeat(600);
     let p = program(&text);
-    match prove(&p, Reg::A, 6, &[identity()], None) {
+    match prove(&p, Wiring::new(Reg::A, 6), &[identity()], None) {
         Err(ProofError::Execution(e)) => {
             assert!(e.msg.contains("spans 1x62 offsets"), "{e}");
             assert!(e.msg.contains("61x61"), "{e}");
@@ -167,8 +170,11 @@ fn a_result_lost_in_floats_is_named_precision_loss() {
     );
     for text in [up, down] {
         let p = program(&text);
-        assert_eq!(prove(&p, Reg::A, 6, &[identity()], None), Ok(()));
-        let loss = check_precision(&p, Reg::A, 6, &[identity_check()], &img)
+        assert_eq!(
+            prove(&p, Wiring::new(Reg::A, 6), &[identity()], None),
+            Ok(())
+        );
+        let loss = check_precision(&p, Wiring::new(Reg::A, 6), &[identity_check()], &img)
             .expect("runs")
             .expect_err("precision loss");
         assert_eq!(loss.out, Reg::A);
@@ -186,7 +192,7 @@ fn a_result_lost_in_floats_is_named_precision_loss() {
     );
     let p = program(&fine);
     assert_eq!(
-        check_precision(&p, Reg::A, 6, &[identity_check()], &img).expect("runs"),
+        check_precision(&p, Wiring::new(Reg::A, 6), &[identity_check()], &img).expect("runs"),
         Ok(())
     );
 }
@@ -317,4 +323,31 @@ fn check_and_compile_exit_1_on_the_proof_cases() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
     assert!(common::stderr(&o).contains("depth 4 meets it"));
+    assert!(common::stderr(&o).contains("--accept-approximation"));
+    // The flag accepts it as the spec key does: both commands pass.
+    let o = common::scamp(&[
+        "check",
+        res.to_str().expect("utf-8"),
+        "--kernel",
+        spec.to_str().expect("utf-8"),
+        "--images",
+        &images,
+        "--accept-approximation",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let o = common::scamp(&[
+        "compile",
+        spec.to_str().expect("utf-8"),
+        "--work",
+        "10",
+        "--accept-approximation",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("//") && !l.trim().is_empty())
+            .collect::<Vec<_>>(),
+        vec!["res(A);"]
+    );
 }

@@ -5,7 +5,7 @@
 //! replacement changes the impulse response.
 
 use proptest::prelude::*;
-use scamp::isa::{parse_program, Device, Program, Reg};
+use scamp::isa::{parse_program, Device, Program, Reg, Wiring};
 use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
 use scamp::verify::proof::{prove, ProofError, Target};
 
@@ -146,7 +146,7 @@ proptest! {
         let t = target(out, &w);
         // The kernel matches; the proof holds unless a register read before any write
         // reaches `out` (its impulse response is then not zero).
-        match prove(&p, Reg::A, 6, std::slice::from_ref(&t), None) {
+        match prove(&p, Wiring::new(Reg::A, 6), std::slice::from_ref(&t), None) {
             Ok(()) => prop_assert!(unknowns_cancel(&p, out), "missed an unknown:\n{}", p),
             Err(ProofError::Unwritten { reg, .. }) => prop_assert!(
                 reaches(&p, reg, out), "{} does not reach {}:\n{}", reg, out, p
@@ -160,7 +160,7 @@ proptest! {
         let divisions = q.stmts.iter().filter(|s| s.def.name.starts_with("div")).count();
         prop_assume!(divisions <= 8);
         let same = impulse_response(&q, out) == w;
-        match prove(&q, Reg::A, 6, std::slice::from_ref(&t), None) {
+        match prove(&q, Wiring::new(Reg::A, 6), std::slice::from_ref(&t), None) {
             Ok(()) => prop_assert!(
                 same && unknowns_cancel(&q, out),
                 "proved a kernel the simulator does not compute:\n{}", q
@@ -188,7 +188,7 @@ fn coefficients_beyond_128_bits_stay_exact() {
         };
         assert!(
             matches!(
-                prove(&p, Reg::A, 6, &[id], None),
+                prove(&p, Wiring::new(Reg::A, 6), &[id], None),
                 Err(ProofError::Mismatch(_))
             ),
             "k = {k}"
@@ -197,8 +197,7 @@ fn coefficients_beyond_128_bits_stay_exact() {
         // answers (the refutation above); below, they hold the value themselves.
         let fast = scamp::verify::symbolic::execute_as::<scamp::verify::dyadic::Dyadic>(
             &p,
-            Reg::A,
-            6,
+            Wiring::new(Reg::A, 6),
             |_, _, _| (),
         )
         .expect("runs");
@@ -215,7 +214,11 @@ fn coefficients_beyond_128_bits_stay_exact() {
             depth: 0,
             weights: vec![vec![1]],
         };
-        assert_eq!(prove(&p, Reg::A, 6, &[id], None), Ok(()), "k = {k}");
+        assert_eq!(
+            prove(&p, Wiring::new(Reg::A, 6), &[id], None),
+            Ok(()),
+            "k = {k}"
+        );
     }
 }
 
@@ -265,8 +268,8 @@ proptest! {
         prop_assume!(!kept.is_empty());
         let out = reg(out);
         // Every register, both ways: an exact integer value is the rational one.
-        let rational = execute(&p, Reg::A, 6).expect("straight-line programs run");
-        let fast = execute_as::<Dyadic>(&p, Reg::A, 6, |_, _, _| ()).expect("runs");
+        let rational = execute(&p, Wiring::new(Reg::A, 6)).expect("straight-line programs run");
+        let fast = execute_as::<Dyadic>(&p, Wiring::new(Reg::A, 6), |_, _, _| ()).expect("runs");
         for r in REGS {
             let r = Reg::parse(r).expect("a register");
             let (f, l) = (fast.value(r), rational.value(r));
@@ -290,12 +293,12 @@ proptest! {
         let cell = at.index(41 * 41);
         t.weights[cell / 41][cell % 41] += nudge;
         let both = (
-            prove(&p, Reg::A, 6, std::slice::from_ref(&t), None),
-            prove_rational(&p, Reg::A, 6, std::slice::from_ref(&t), None),
+            prove(&p, Wiring::new(Reg::A, 6), std::slice::from_ref(&t), None),
+            prove_rational(&p, Wiring::new(Reg::A, 6), std::slice::from_ref(&t), None),
         );
         prop_assert_eq!(&both.0, &both.1, "{}", p);
         for range in [InputRange::default(), InputRange { lo: 0.0, hi: 127.0 }] {
-            let (a, b) = (peak(&p, Reg::A, 6, range), peak_rational(&p, Reg::A, 6, range));
+            let (a, b) = (peak(&p, Wiring::new(Reg::A, 6), range), peak_rational(&p, Wiring::new(Reg::A, 6), range));
             prop_assert_eq!(
                 a.as_ref().map(peak_bits).ok(),
                 b.as_ref().map(peak_bits).ok(),
@@ -303,12 +306,12 @@ proptest! {
             );
             // Each write's interval, bit for bit, wherever the integers held it.
             let mut fast_iv = Vec::new();
-            execute_as::<Dyadic>(&p, Reg::A, 6, |pe, d, _| {
+            execute_as::<Dyadic>(&p, Wiring::new(Reg::A, 6), |pe, d, _| {
                 let d = if matches!(d, Reg::X(_)) { Reg::News } else { d };
                 fast_iv.push(pe.value(d).interval(range));
             }).expect("runs");
             let mut slow_iv = Vec::new();
-            execute_as::<scamp::verify::symbolic::LinComb>(&p, Reg::A, 6, |pe, d, _| {
+            execute_as::<scamp::verify::symbolic::LinComb>(&p, Wiring::new(Reg::A, 6), |pe, d, _| {
                 let d = if matches!(d, Reg::X(_)) { Reg::News } else { d };
                 slow_iv.push(interval(&pe.value(d), range));
             }).expect("runs");

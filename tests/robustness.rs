@@ -284,7 +284,8 @@ fn errors_carry_line_and_column() {
 
 #[test]
 fn no_program_found_exits_1_from_compile_and_check() {
-    // One register cannot hold the input and its shifted copy: no program exists.
+    // One register cannot hold the input and its shifted copy: no program exists, and
+    // the message says why instead of asking for more time.
     let spec = tmp(
         "none.yaml",
         "registers: [A]\nkernels: [{out: A, weights: [[1, 1]]}]\n",
@@ -292,7 +293,54 @@ fn no_program_found_exits_1_from_compile_and_check() {
     for cmd in ["compile", "check"] {
         let o = scamp(&[cmd, &spec, "--time-limit", "0.5", "--workers", "1"]);
         assert_eq!(o.status.code(), Some(1), "{cmd}: {}", stderr(&o));
-        assert!(stderr(&o).contains("no program found"), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(
+                "none.yaml: no program can exist: a single register (A) can only hold \
+                 +-2^k times one shifted input"
+            ) && err.contains("the kernel of A combines 2 taps whose weights do not sum to 0")
+                && !err.contains("time-limit"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn registers_that_cannot_hold_the_kernel_are_named_without_a_time_hint() {
+    // `--registers A` on a spec that would otherwise compile.
+    let spec = tmp("two.yaml", "kernels: [{out: A, weights: [[1, 1]]}]\n");
+    let o = scamp(&["compile", &spec, "--registers", "A", "--time-limit", "0.5"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("combines 2 taps"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("time-limit"), "{}", stderr(&o));
+    // One tap of 3: a single register only ever holds +-2^k of it.
+    let three = tmp(
+        "three.yaml",
+        "registers: [A]\nkernels: [{out: A, weights: [[3]]}]\n",
+    );
+    let o = scamp(&["compile", &three, "--time-limit", "0.5"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the one weight of the kernel of A is not +-2^k"),
+        "{}",
+        stderr(&o)
+    );
+    // A difference might fit one register, but the search covers all it can reach
+    // there and finds nothing: it says so, and that more time would not help.
+    let diff = tmp(
+        "diff.yaml",
+        "registers: [A]\nkernels: [{out: A, weights: [[1, -1]]}]\n",
+    );
+    for cmd in ["compile", "check"] {
+        let o = scamp(&[cmd, &diff, "--time-limit", "5", "--workers", "1"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("no program found: the search exhausted its whole space (")
+                && err.contains("nodes) within the registers A; more time would not help")
+                && !err.contains("time-limit"),
+            "{err}"
+        );
     }
 }
 
@@ -404,4 +452,39 @@ fn the_command_line_and_the_spec_share_one_rule_per_key() {
     }
     let o = scamp(&["bench", "--samples", "99999999999"]);
     refused(&o, &["--samples must be between 1 and 1000"]);
+    // The time limit: the flag, the key and the library options (which Python's
+    // `scamp.compile` checks) say the same sentence.
+    let sentence = "must be more than 0 and at most 86400 seconds (one day), got -1";
+    let o = scamp(&["compile", &spec, "--time-limit=-1"]);
+    refused(&o, &["--time-limit", sentence]);
+    let in_spec = tmp(
+        "k_time.yaml",
+        format!("{ID_SPEC}search: {{time_limit: -1}}\n"),
+    );
+    refused(
+        &scamp(&["compile", &in_spec]),
+        &[&format!("time_limit {sentence}")],
+    );
+    let opts = |f: &dyn Fn(&mut scamp::cain::CompileOptions)| {
+        let mut o = scamp::cain::CompileOptions::default();
+        f(&mut o);
+        o.validate().map_err(|e| e.to_string())
+    };
+    assert_eq!(opts(&|_| ()), Ok(()));
+    assert_eq!(
+        opts(&|o| o.time_limit = Some(-1.0)),
+        Err(format!("time_limit {sentence}"))
+    );
+    assert_eq!(
+        opts(&|o| o.workers = Some(0)),
+        Err("workers must be between 1 and 1024, got 0".into())
+    );
+    assert_eq!(
+        opts(&|o| o.slack = Some(f64::NAN)),
+        Err("slack must be a fraction between 0 and 10, got NaN".into())
+    );
+    assert_eq!(
+        opts(&|o| o.node_limit = Some(0)),
+        Err("node_limit must be between 1 and 18446744073709551615, got 0".into())
+    );
 }

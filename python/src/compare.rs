@@ -4,11 +4,10 @@
 use crate::errors::value_error;
 use crate::evaluate::to_dict;
 use crate::images::grey_images_named;
-use crate::program::PyProgram;
 use crate::run::{edge_of, profile_of, program_of, read_inputs, run_error, watched_of, Inputs};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scamp::bank::{self, Bank, NoiseInfo, RunOptions, RunSummary, Setup};
+use scamp::bank::{self, run_plan, RunOptions, RunPlan};
 use scamp::isa::Device;
 use scamp::sim::capture::{self, GreyImage};
 use scamp::sim::run::RunReport;
@@ -54,14 +53,9 @@ pub fn compare<'py>(
         raw: !options.readout,
         ..RunOptions::new(profile)
     };
-    if options.runs == 0 {
-        return Err(value_error("runs: expected at least 1"));
-    }
-    if options
-        .tolerance
-        .is_some_and(|t| !(t.is_finite() && t >= 0.0))
-    {
-        return Err(value_error("tolerance: expected a finite number >= 0"));
+    bank::RUNS.check(options.runs.into()).map_err(value_error)?;
+    if let Some(t) = options.tolerance {
+        bank::check_tolerance(t).map_err(|m| value_error(format!("tolerance: {m}")))?;
     }
     let edge = edge_of(&options.edge)?;
     let inputs = read_inputs(inputs, device)?;
@@ -92,40 +86,23 @@ pub fn compare<'py>(
         seed: options.seed,
         chip_seed: options.chip_seed,
     };
-    let per_scene = |img: &GreyImage| Setup {
-        scene: img.clone(),
-        ..first.clone()
+    let plan = RunPlan {
+        program: &program.program,
+        setup: &first,
+        opts: &opts,
+        watched: &watched,
+        runs: options.runs,
+        noise_name: &noise_name,
+        compare: Some((&scenes, compare_opts)),
     };
-    let (runs, comparison) = py
-        .detach(|| {
-            let runs = bank::runs::<CompareError>(
-                &program.program,
-                &|| Ok(first.array()),
-                &opts,
-                &watched,
-                options.runs,
-            )?;
-            let c = Bank::bare(program.program.clone()).compare(
-                &scenes,
-                &per_scene,
-                &opts,
-                &compare_opts,
-                None,
-            )?;
-            Ok((runs, c))
-        })
+    let file = program.file.clone();
+    let result = py
+        .detach(|| run_plan(&plan, &|r| warnings_of(&file, r), None))
         .map_err(|e| match e {
             CompareError::Run(r) => run_error(py, program, &r),
             other => value_error(other.to_string()),
         })?;
-    let warnings = warnings_of(program, &runs.first.report);
-    let noise = NoiseInfo {
-        profile: noise_name,
-        seed: options.seed,
-        chip_seed: options.chip_seed,
-        readout: opts.profile.readout.enabled && !opts.raw,
-    };
-    to_dict(py, &RunSummary::of(runs, noise, warnings, Some(comparison)))
+    to_dict(py, &result.summary)
 }
 
 /// The scenes compared: `images`, else the pixel input, else the built-in default
@@ -148,15 +125,15 @@ fn scenes_of(
 
 /// The run's warnings, each prefixed with the program file and, when known, the
 /// position (as `scamp run` reports them).
-fn warnings_of(program: &PyProgram, report: &RunReport) -> Vec<String> {
+fn warnings_of(file: &str, report: &RunReport) -> Vec<String> {
     report
         .warnings
         .iter()
         .map(|w| {
             if w.pos.line == 0 {
-                format!("{}: {}", program.file, w.msg)
+                format!("{file}: {}", w.msg)
             } else {
-                format!("{}:{}: {}", program.file, w.pos, w.msg)
+                format!("{file}:{}: {}", w.pos, w.msg)
             }
         })
         .collect()

@@ -119,30 +119,11 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
             )))
         }
     };
-    if let Some(t) = a.time_limit {
-        if !(t > 0.0 && t <= 86400.0) {
-            return Err(value_error(format!(
-                "time_limit: {t} is not a number of seconds in (0, 86400]"
-            )));
-        }
-    }
-    if a.workers.is_some_and(|w| !(1..=1024).contains(&w)) {
-        return Err(value_error("workers: expected 1..=1024"));
-    }
-    if a.work == Some(0) {
-        return Err(value_error("work: expected at least 1 node per worker"));
-    }
     let profile = match &a.noise {
         Some(n) => profile_of(py, n)?,
         None => profile_of(py, &"scamp5".into_pyobject(py)?.into_any())?,
     };
-    if profile.saturation.is_none() {
-        return Err(value_error(format!(
-            "noise: profile `{}` has no `saturation` limits; compile holds every value to them",
-            profile.name
-        )));
-    }
-    Ok(CompileOptions {
+    let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
         seed: a.seed,
@@ -151,7 +132,9 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
         slack: Some(cain::DEFAULT_SLACK),
         profile: Some(profile),
         ..CompileOptions::default()
-    })
+    };
+    opts.validate().map_err(value_error)?;
+    Ok(opts)
 }
 
 /// The Python exception for a bank error about `file`.
@@ -257,9 +240,9 @@ pub fn check<'py>(
         Ok(p) => p.to_string_lossy().into_owned(),
         Err(_) => profile.name.clone(),
     };
-    if options.runs == 0 {
-        return Err(value_error("runs: expected at least 1"));
-    }
+    scamp::bank::RUNS
+        .check(options.runs.into())
+        .map_err(value_error)?;
     let testbed = ProfileTestbed {
         profile,
         chip_seed: options.chip_seed,

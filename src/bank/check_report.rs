@@ -1,6 +1,6 @@
 //! The report of a check: what `scamp check --json` prints, built from an evaluation.
 
-use crate::cain::budget::BudgetRow;
+use crate::cain::score::budget::BudgetRow;
 use crate::cain::KernelReport;
 use crate::calibrate::ensemble::Member;
 use crate::sim::{DEFAULT_CLOCK_HZ, PES};

@@ -39,7 +39,7 @@ pub struct CompiledKernel {
     /// Whether the kernel's exact output fits the register range.
     pub fits: bool,
     /// The rescale `compile --fit` applied, if any.
-    pub fitted: Option<crate::cain::fit::Fitted>,
+    pub fitted: Option<crate::cain::spec::fit::Fitted>,
     /// The largest scale at which the output fits (`null` for an all-zero kernel).
     pub largest_fitting_scale: Option<f64>,
     /// Output register.

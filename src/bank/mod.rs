@@ -8,26 +8,30 @@
 //! it is meant to compute, or from a bare program (which can run and be compared, but
 //! has no kernels to prove).
 
+mod check_page;
 mod check_report;
 mod compile_report;
 mod setup;
 mod simulate;
 mod stats;
+mod summary;
 
+pub use check_page::{PageError, Pictures};
 pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
 pub use compile_report::{
     CompileReport, CompiledKernel, GroupReport, PredictedJson, RangeJson, SearchJson,
 };
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{
-    batch_bytes, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo, RunOptions,
-    RunSummary, Runs,
+    batch_bytes, check_tolerance, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo,
+    RunOptions, RunSummary, Runs, RUNS,
 };
 pub use stats::{RegisterRuns, RunsAccumulator};
+pub use summary::{run_plan, RunPlan, RunResult};
 
-use crate::cain::budget::{self, BudgetChoice, BudgetRow};
+use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};
-use crate::isa::{Device, Program, Reg};
+use crate::isa::{Device, Program, Reg, Wiring};
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, ProfileTestbed};
 use crate::verify::compare::{self, CompareError, CompareOptions, Comparison, MapSink};
@@ -148,8 +152,7 @@ impl Bank {
             let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
             groups::assign_blocks(
                 groups::split_blocks(&program, &ends),
-                spec.input,
-                spec.general_count(),
+                Wiring::new(spec.input, spec.general_count()),
                 &proofs,
             )
         } else {
@@ -232,11 +235,17 @@ impl Bank {
         let mut mismatch = Vec::new();
         for (program, members) in &self.groups {
             let ts = groups::members_of(members, &proofs);
-            if proof::prove(program, spec.input, spec.general_count(), &ts, None).is_err() {
+            if proof::prove(
+                program,
+                Wiring::new(spec.input, spec.general_count()),
+                &ts,
+                None,
+            )
+            .is_err()
+            {
                 mismatch.extend(crate::verify::report::explain_mismatch(
                     program,
-                    spec.input,
-                    spec.general_count(),
+                    Wiring::new(spec.input, spec.general_count()),
                     &ts,
                 ));
             }

@@ -12,6 +12,24 @@ use crate::verify::compare::{Comparison, Watched};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Runs over seeds in one call (`--runs`, Python's `runs=`): each run simulates every
+/// image once, and a hundred thousand take hours already.
+pub const RUNS: crate::cain::spec::Whole = crate::cain::spec::Whole {
+    what: "runs",
+    lo: 1,
+    hi: 100_000,
+};
+
+/// `--tolerance` and Python's `tolerance=`: how far a noisy value may be from the
+/// ideal one, a finite number >= 0.
+pub fn check_tolerance(v: f64) -> Result<f64, String> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a finite number >= 0"))
+    }
+}
+
 /// How a program runs: the error model, its seeds, repetitions, clock and readout.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -81,7 +99,8 @@ pub fn run_one(
     run_on(&mut array, program, opts, watched, run)
 }
 
-/// Runs `program` as run `run` on a prepared `array` and reads `watched`.
+/// Runs `program` as run `run` on a prepared `array` and reads `watched`; a watched
+/// register the array does not have is an error.
 pub fn run_on(
     array: &mut Array,
     program: &Program,
@@ -94,13 +113,28 @@ pub fn run_on(
     let planes = watched
         .iter()
         .map(|w| {
-            (
-                *w,
-                w.values(array, opts.raw).unwrap_or_else(|| vec![0.0; PES]),
-            )
+            w.values(array, opts.raw)
+                .map(|v| (*w, v))
+                .ok_or_else(|| not_on(*w, array))
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     Ok(Frame { planes, report })
+}
+
+/// The error for a watched register the array does not have (a register beyond its
+/// general ones): reading it would make up values.
+fn not_on(w: Watched, array: &Array) -> RunError {
+    let device = crate::isa::Device {
+        general: array.general(),
+    };
+    RunError {
+        pos: crate::isa::Pos { line: 1, col: 1 },
+        msg: format!(
+            "register {w} was asked for, but this array has only {} (and NEWS, PIX, the \
+             digital registers)",
+            device.general_range()
+        ),
+    }
 }
 
 /// Runs `program` once per setup, frame `i` with run seed `seed + i` on the same chip
@@ -230,7 +264,7 @@ impl RunSummary {
     /// The summary of `runs`: the first run's figures, and the spread over runs when
     /// there are several. `warnings` are the first run's, already positioned.
     pub fn of(
-        runs: Runs,
+        runs: &Runs,
         noise: NoiseInfo,
         warnings: Vec<String>,
         compare: Option<Comparison>,

@@ -1,39 +1,35 @@
 //! The embedded Cain code generator: filter specs in, shortest SCAMP-5 programs out.
 //!
-//! The pipeline: [`spec::parse_spec`] reads a filter spec; [`approx::approximate`]
+//! The pipeline: [`spec::parse_spec`] reads a filter spec; [`spec::approx::approximate`]
 //! turns each kernel into integer weights over 2^d; the kernels become goals (atoms per
 //! offset, all at the largest depth D) and [`search::search`] looks backwards from the
 //! bag of final goals to the input goal (2^D atoms at the centre), trying
-//! [`reverse`]-applied instructions ranked by [`heuristic`]; each plan found gets
-//! registers from [`alloc`], becomes a [`crate::isa::Program`] through the instruction
-//! table ([`emit`]) and is proven by [`crate::verify::proof::prove`] before it counts.
+//! [`moves::reverse`]-applied instructions ranked by [`search::heuristic`]; each plan
+//! found gets registers from [`assemble::alloc`], becomes a [`crate::isa::Program`]
+//! through the instruction table ([`assemble::emit`]) and is proven by
+//! [`crate::verify::proof::prove`] before it counts.
+//!
+//! The folders, in pipeline order:
+//!
+//! | folder | what it holds |
+//! | --- | --- |
+//! | [`spec`] | the spec format ([`spec::yaml`]), the weight approximation ([`spec::approx`]) and the rescale of kernels that cannot fit ([`spec::fit`]) |
+//! | [`moves`] | the move set: atoms and goal bags ([`moves::goal`]), instructions on goals ([`moves::step`]), instructions applied in reverse ([`moves::reverse`]), each by a named rule counted per search ([`moves::rule`]) |
+//! | [`search`] | the backward search core, its heuristic ([`search::heuristic`]) and the window re-search that polishes found plans ([`search::window`]) and the tuning knobs with their defaults ([`search::tuning`]) |
+//! | [`score`] | the error objective ([`score::objective`]), the saturation risk of a plan ([`score::risk`]) and the error-budget search over depths ([`score::budget`]) |
+//! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]) and the per-group race ([`drive::race`]) |
+//! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
 
-pub mod alloc;
-pub mod approx;
-pub mod budget;
-pub mod emit;
-pub mod fallback;
-pub mod fit;
-pub mod goal;
-pub mod group;
-pub mod heuristic;
-pub mod objective;
-pub mod race;
-pub mod report;
-pub mod reverse;
-pub mod risk;
-pub mod rule;
+pub mod assemble;
+pub mod drive;
+pub mod moves;
+pub mod score;
 pub mod search;
-pub mod setup;
 pub mod spec;
-pub mod step;
-pub mod tuning;
-pub mod window;
-pub mod yaml;
 
-pub use approx::{approximate, Approx};
-pub use report::{header, predict_outputs, program_text, saturation_limit};
+pub use assemble::report::{header, predict_outputs, program_text, saturation_limit};
 pub use search::{SearchOptions, Stats, StopReason};
+pub use spec::approx::{approximate, Approx};
 pub use spec::{parse_spec, Ops, Spec};
 
 use crate::isa::{Program, Reg};
@@ -42,7 +38,7 @@ use crate::verify::check;
 use crate::verify::predict::Predicted;
 use crate::verify::proof::Target;
 use crate::verify::range::{InputRange, Peak};
-use setup::Setup;
+use drive::setup::Setup;
 use std::time::{Duration, Instant};
 
 /// Settings that override the spec's `search:` section (command-line flags).
@@ -71,12 +67,12 @@ pub struct CompileOptions {
     /// Noise profile for the range limit and the error prediction (default `scamp5`).
     pub profile: Option<Profile>,
     /// Rescale kernels whose outputs cannot fit (default: the spec's `fit`; see
-    /// [`fit`]).
+    /// [`spec::fit`]).
     pub fit: Option<bool>,
 }
 
 /// What the search minimises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Objective {
     /// The shortest program (ties: fewer cycles).
     Length,
@@ -92,6 +88,19 @@ impl Objective {
         match self {
             Objective::Length => "length",
             Objective::Error => "error",
+        }
+    }
+}
+
+impl std::str::FromStr for Objective {
+    type Err = String;
+
+    /// Reads [`Objective::name`] back: `length` or `error`.
+    fn from_str(s: &str) -> Result<Objective, String> {
+        match s {
+            "length" => Ok(Objective::Length),
+            "error" => Ok(Objective::Error),
+            _ => Err(format!("unknown objective {s:?} (length or error)")),
         }
     }
 }
@@ -132,7 +141,7 @@ pub struct KernelReport {
     pub approx: Approx,
     /// Where `fit` rescaled the kernel to bring its output within the register range:
     /// the scale used (the approximation then computes the spec's weights at it).
-    pub fitted: Option<fit::Fitted>,
+    pub fitted: Option<spec::fit::Fitted>,
 }
 
 /// Figures of the search that produced a program.
@@ -167,7 +176,7 @@ pub struct SearchReport {
 pub enum Source {
     /// The search found it (shorter than the constructive program).
     Search,
-    /// The constructive program of [`fallback`] (the search found nothing shorter).
+    /// The constructive program of [`drive::fallback`] (the search found nothing shorter).
     Fallback,
 }
 
@@ -217,7 +226,7 @@ pub struct Compiled {
     /// Range of the values the program holds.
     pub range: RangeReport,
     /// Per kernel, the predicted error under the profile for inputs like the bundled
-    /// images ([`objective::input_stats`]).
+    /// images ([`score::objective::input_stats`]).
     pub predicted: Vec<Predicted>,
     /// The objective the program was chosen by.
     pub objective: Objective,
@@ -268,11 +277,15 @@ pub enum CompileError {
         /// Its output register.
         out: Reg,
         /// The error reached and the depth that would meet the bound.
-        miss: approx::ApproxMiss,
+        miss: spec::approx::ApproxMiss,
     },
     /// The budget ended before any program was found.
     #[error("no program found within the budget ({0})")]
     NotFound(String),
+    /// No program exists within the registers given (certain without a search, or the
+    /// search exhausted its whole space): more time would not help (exit 1).
+    #[error("{0}")]
+    NoProgram(String),
     /// A program failed its proof (a generator bug: nothing is printed).
     #[error("internal error: generated program failed its proof: {0}")]
     Proof(String),
@@ -306,7 +319,7 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
 /// Approximates every kernel of `spec`; an approximation that misses `max_error` at
 /// `max_depth` is refused unless the spec accepts it (`approximation.accept`); with the
 /// spec's `fit: true`, kernels whose outputs cannot fit the default profile's saturation
-/// limit are rescaled (see [`fit`]).
+/// limit are rescaled (see [`spec::fit`]).
 pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
     let mut kernels = approximate_each(spec)?;
     if spec.fit {
@@ -316,7 +329,7 @@ pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> 
             .unwrap_or(f64::INFINITY);
         let mut outputs = output_magnitudes(&kernels, spec.input_range);
         let scales: Vec<f64> = spec.kernels.iter().map(|k| k.scale).collect();
-        fit::fit(&mut kernels, &mut outputs, &scales, limit);
+        spec::fit::fit(&mut kernels, &mut outputs, &scales, limit);
     }
     Ok(kernels)
 }
@@ -352,12 +365,18 @@ pub(crate) fn approximate_each(spec: &Spec) -> Result<Vec<KernelReport>, Compile
             .and_then(|approx| {
                 let p = &spec.approximation;
                 if !p.accept {
-                    approx::check_miss(&k.weights, k.scale, &approx, p.max_depth, p.max_error)
-                        .map_err(|miss| CompileError::ApproxMiss {
-                            index: i + 1,
-                            out: k.out,
-                            miss,
-                        })?;
+                    spec::approx::check_miss(
+                        &k.weights,
+                        k.scale,
+                        &approx,
+                        p.max_depth,
+                        p.max_error,
+                    )
+                    .map_err(|miss| CompileError::ApproxMiss {
+                        index: i + 1,
+                        out: k.out,
+                        miss,
+                    })?;
                 }
                 Ok(KernelReport {
                     out: k.out,
@@ -381,14 +400,14 @@ pub fn compile(
     let setup = Setup::new(spec, opts)?;
     let start = Instant::now();
     let all: Vec<usize> = (0..setup.kernels.len()).collect();
-    let planned = group::plan(&setup);
+    let planned = drive::group::plan(&setup);
     let total = setup.search.time_limit;
     // Every group's constructive program first, proven and scored: the answer is there
     // before any search runs, and the searches share only the time it leaves, less
     // what finishing each group will take (its reserve).
     let prepared = planned
         .iter()
-        .map(|members| race::prepare(&setup, members, start))
+        .map(|members| drive::race::prepare(&setup, members, start))
         .collect::<Result<Vec<_>, _>>()?;
     let mut reserved: Duration = prepared.iter().map(|p| p.reserve).sum();
     // A search stops a little after its time (it looks at the clock between steps and
@@ -403,12 +422,16 @@ pub fn compile(
     if planned.len() > 1 && one_program_may_hold(&setup) {
         // The outputs fit one program but the constructive one does not: the search
         // gets half the time to find one program sharing work between all kernels.
-        let one = race::prepare(&setup, &all, start)?;
+        let one = drive::race::prepare(&setup, &all, start)?;
         let before = start.elapsed();
         let time = (left(reserved + one.reserve, late) / 2).max(MIN_SEARCH);
-        match race::search_group(one, time, start, stats) {
+        match drive::race::search_group(one, time, start, stats) {
             Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start, stats)),
-            Err(CompileError::NotFound(_) | CompileError::NoRangeSafe(_)) => {}
+            Err(
+                CompileError::NotFound(_)
+                | CompileError::NoRangeSafe(_)
+                | CompileError::NoProgram(_),
+            ) => {}
             Err(e) => return Err(e),
         }
         late = late.max(start.elapsed().saturating_sub(before + time));
@@ -422,7 +445,7 @@ pub fn compile(
         let share = share.max(MIN_SEARCH);
         reserved = reserved.saturating_sub(p.reserve);
         let (before, own) = (start.elapsed(), p.reserve);
-        let r = race::search_group(p, share, start, stats)?;
+        let r = drive::race::search_group(p, share, start, stats)?;
         late = late.max(start.elapsed().saturating_sub(before + share + own));
         parts.push((members, r));
     }
@@ -465,7 +488,7 @@ fn largest_fitting_scales(setup: &Setup) -> Vec<f64> {
 /// The compiled result of the groups' programs.
 fn assemble(
     setup: &Setup,
-    parts: Vec<(Vec<usize>, race::GroupResult)>,
+    parts: Vec<(Vec<usize>, drive::race::GroupResult)>,
     start: Instant,
     stats: &Stats,
 ) -> Compiled {
@@ -550,5 +573,64 @@ fn assemble(
         predicted,
         objective: setup.objective,
         profile: setup.profile.name.clone(),
+    }
+}
+
+/// An option of [`CompileOptions`] outside the range its spec key and command-line
+/// flag accept.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{msg}")]
+pub struct OptionError {
+    /// The option's name (as the Python keyword and the spec key spell it).
+    pub key: &'static str,
+    /// What is wrong, naming the option and the range allowed.
+    pub msg: String,
+}
+
+impl CompileOptions {
+    /// Checks every option against the rule its spec key and command-line flag share,
+    /// before any work: the command line, the Python bindings and the library take
+    /// the same values and refuse the rest with the same message.
+    pub fn validate(&self) -> Result<(), OptionError> {
+        let at = |key: &'static str| {
+            move |m: String| OptionError {
+                key,
+                msg: format!("{key} {m}"),
+            }
+        };
+        if let Some(t) = self.time_limit {
+            spec::check_time_limit(t).map_err(at("time_limit"))?;
+        }
+        if let Some(s) = self.slack {
+            spec::check_slack(s).map_err(at("slack"))?;
+        }
+        let wholes = [
+            ("workers", spec::WORKERS, self.workers.map(|w| w as u64)),
+            ("work", spec::WORK, self.work),
+            ("node_limit", spec::NODE_LIMIT, self.node_limit),
+            (
+                "memory_limit_mb",
+                spec::MEMORY_LIMIT_MB,
+                self.memory_limit_mb,
+            ),
+        ];
+        for (key, rule, v) in wholes {
+            if let Some(v) = v {
+                // The rule's message names the key already.
+                rule.check(i128::from(v))
+                    .map_err(|msg| OptionError { key, msg })?;
+            }
+        }
+        match &self.profile {
+            Some(p) if p.saturation.is_none() => Err(OptionError {
+                key: "noise",
+                msg: format!(
+                    "noise: profile `{}` has no `saturation` limits; compile holds every \
+                     value to them",
+                    p.name
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Experiments that run the simulator: the calibration of the noise model against the
 //! device's identity-kernel measurements ([`identity`]), the background statistics of
 //! the uncorrected load ([`background`]), the uncertainty ensembles checked against
-//! both ([`ensemble`]) and the simulator's own throughput ([`throughput`]).
+//! both ([`ensemble`]) and the simulator's own throughput ([`throughput`]); [`report`]
+//! holds the calibration command's report.
 //!
 //! They sit above `sim` rather than inside it: each one builds arrays, sets a noise
 //! layer and calls `sim::run`, so inside `sim` they would close an import cycle (the
@@ -11,4 +12,5 @@
 pub mod background;
 pub mod ensemble;
 pub mod identity;
+pub mod report;
 pub mod throughput;

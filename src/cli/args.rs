@@ -4,15 +4,16 @@
 use crate::isa::Reg;
 use crate::sim::{EdgeMode, N};
 
-use crate::cain::spec;
+use crate::cain::spec::{self, Ops};
 pub use crate::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
+use crate::cain::Objective;
 use crate::isa::text::quote;
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
 pub const MAX_CLOCK_MHZ: f64 = 1000.0;
 
-/// Most Monte Carlo runs in one command.
-pub const MAX_RUNS: u32 = 100_000;
+/// Most Monte Carlo runs in one command (the library's rule).
+pub const MAX_RUNS: u32 = crate::bank::RUNS.hi as u32;
 
 /// The input limits, shown by `--help` (a test keeps them equal to the constants).
 pub const LIMITS: &str = "\
@@ -41,18 +42,32 @@ pub struct JsonArg {
     pub json: bool,
 }
 
+/// `--accept-approximation`, shared by `compile` and `check`: it sets the spec key
+/// `approximation.accept`, so that the flag and the key are one rule.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct AcceptArg {
+    /// Accept a kernel approximation that misses the spec's `max_error` at its
+    /// `max_depth` (as the spec key `approximation: {accept: true}` does); without it,
+    /// such a spec exits 1, since the program would compute another kernel.
+    #[arg(long)]
+    pub accept_approximation: bool,
+}
+
+impl AcceptArg {
+    /// The spec as the flag leaves it (the key set when the flag is given).
+    pub fn apply(self, mut spec: spec::Spec) -> spec::Spec {
+        spec.approximation.accept |= self.accept_approximation;
+        spec
+    }
+}
+
 /// `--time-limit`: a finite number of seconds in (0, [`MAX_TIME_LIMIT`]].
 pub fn time_limit(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !(v > 0.0 && v <= MAX_TIME_LIMIT) {
-        return Err(format!(
-            "must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {v}"
-        ));
-    }
-    Ok(v)
+    spec::check_time_limit(v)
 }
 
 /// `--node-limit`: the spec's `search.node_limit` range.
@@ -149,10 +164,7 @@ pub fn slack(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a fraction"))?;
-    if !(0.0..=10.0).contains(&v) {
-        return Err(format!("must be a fraction between 0 and 10, got {v}"));
-    }
-    Ok(v)
+    spec::check_slack(v)
 }
 
 /// `--workers`: 1..=[`MAX_WORKERS`], the spec's `search.workers` range.
@@ -177,16 +189,17 @@ pub fn clock(s: &str) -> Result<f64, String> {
 /// `--tolerance`: a finite number >= 0.
 pub fn tolerance(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("{v} is not a finite number >= 0"))
-    }
+    crate::bank::check_tolerance(v)
 }
 
 /// `--runs`: 1..=[`MAX_RUNS`].
 pub fn runs(s: &str) -> Result<u32, String> {
-    whole(s, "--runs", 1, u64::from(MAX_RUNS)).map(|n| n as u32)
+    spec::Whole {
+        what: "--runs",
+        ..crate::bank::RUNS
+    }
+    .parse(s)
+    .map(|n| n as u32)
 }
 
 /// `--pe ROW,COL` with both in `0..N`.
@@ -239,6 +252,43 @@ impl From<EdgeArg> for EdgeMode {
             EdgeArg::Zero => EdgeMode::Zero,
             EdgeArg::Replicate => EdgeMode::Replicate,
             EdgeArg::Wrap => EdgeMode::Wrap,
+        }
+    }
+}
+
+/// `--ops`: the generator's instruction set ([`Ops`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpsArg {
+    /// Every linear macro of docs/isa.md.
+    All,
+    /// AUKE's set: `mov`, `movx`, two-source `add`, `sub`, `neg`, `divq`, `res`.
+    Basic,
+}
+
+impl From<OpsArg> for Ops {
+    fn from(o: OpsArg) -> Ops {
+        match o {
+            OpsArg::All => Ops::All,
+            OpsArg::Basic => Ops::Basic,
+        }
+    }
+}
+
+/// `--objective`: what the search minimises ([`Objective`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectiveArg {
+    /// The shortest program (ties: fewer cycles).
+    Length,
+    /// Among programs within the slack of the shortest found, the lowest predicted
+    /// error (root of the summed predicted mean squared error of the outputs).
+    Error,
+}
+
+impl From<ObjectiveArg> for Objective {
+    fn from(o: ObjectiveArg) -> Objective {
+        match o {
+            ObjectiveArg::Length => Objective::Length,
+            ObjectiveArg::Error => Objective::Error,
         }
     }
 }

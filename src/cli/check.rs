@@ -3,14 +3,14 @@
 
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
-use crate::bank::{Bank, BankError, CheckOptions, CheckReport};
+use crate::bank::{Bank, BankError, CheckOptions, PageError, Pictures};
 use crate::cain::{self, CompileOptions, Spec, Stats};
 use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use crate::isa::Device;
 use crate::report as html_report;
 use crate::sim::capture::GreyImage;
-use crate::verify::check::{self, Measurement, ProfileTestbed};
-use crate::verify::groups::{self, EvaluateError, Evaluation};
+use crate::verify::check::{self, ProfileTestbed};
+use crate::verify::groups::EvaluateError;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp check`.
@@ -56,6 +56,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     #[command(flatten)]
+    accept: args::AcceptArg,
+    #[command(flatten)]
     json: args::JsonArg,
 }
 
@@ -65,9 +67,10 @@ fn is_spec(p: &Path) -> bool {
         .is_some_and(|e| e == "yaml" || e == "yml")
 }
 
-fn read_spec(path: &Path) -> Result<Spec, CliError> {
+fn read_spec(path: &Path, accept: args::AcceptArg) -> Result<Spec, CliError> {
     let text = super::common::read_source(path, MAX_SPEC_BYTES, "spec")?;
-    cain::parse_spec(&text).map_err(|e| super::positioned(path, e))
+    let spec = cain::parse_spec(&text).map_err(|e| super::positioned(path, e))?;
+    Ok(accept.apply(spec))
 }
 
 fn options(a: &CheckArgs) -> CompileOptions {
@@ -90,7 +93,7 @@ fn from_spec(
             "--kernel is for programs; a spec carries its own kernels",
         ));
     }
-    let spec = read_spec(&a.target)?;
+    let spec = read_spec(&a.target, a.accept)?;
     let Some(limit) = a.max_total_rmse else {
         let bank = Bank::compile(spec, &options(a), &Stats::default())
             .map_err(|e| bank_error(&a.target, e))?;
@@ -138,7 +141,7 @@ fn from_program(a: &CheckArgs) -> Result<Bank, CliError> {
             "--max-total-rmse needs a spec to compile at several depths",
         ));
     }
-    let spec = read_spec(spec_path)?;
+    let spec = read_spec(spec_path, a.accept)?;
     let program = load_program(
         &a.target,
         Device {
@@ -177,20 +180,30 @@ pub fn run(a: &CheckArgs) -> Outcome {
         .check(&grey, &testbed, &opts)
         .map_err(|e| bank_error(&a.target, e))?;
     let (report, e) = (&checked.report, &checked.evaluation);
-    let targets = bank.targets().map_err(CliError::msg)?;
+    let pictures = Pictures {
+        images: &images,
+        testbed: &testbed,
+    };
     if let (Some(dir), true) = (&a.out, e.verified) {
-        write_outputs(dir, &bank, &targets, &images, &testbed, e)?;
+        let border = e.measurement.as_ref().map_or(0, |m| m.border);
+        bank.write_outputs(dir, &pictures, border)
+            .map_err(CliError::msg)?;
     }
     if let Some(file) = &a.html {
-        let page = Page {
-            a,
-            r: report,
-            bank: &bank,
-            targets: &targets,
-            images: &images,
-            testbed: &testbed,
-        };
-        write_html(file, &page, e.measurement.clone())?;
+        let target = a.target.display().to_string();
+        let page = bank
+            .check_page(report, e.measurement.clone(), &target, &pictures)
+            .map_err(|e| match e {
+                PageError::Run(r) => super::positioned(&a.target, r),
+                other => CliError::msg(format!("{}: {other}", file.display())),
+            })?;
+        if let Some(html) = page {
+            std::fs::write(file, &html)
+                .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
+            if !a.json.json {
+                eprintln!("wrote {} ({} bytes)", file.display(), html.len());
+            }
+        }
     }
     if a.json.json {
         println!("{}", serde_json::to_string(report)?);
@@ -212,110 +225,4 @@ fn images_error(a: &CheckArgs, e: check::ImagesError) -> CliError {
     CliError::msg(format!(
         "{e} (choose a folder of test images with --images DIR)"
     ))
-}
-
-/// Result files of `--out`: in DIR itself for one program, in `DIR/groupN` per group
-/// of a bank.
-fn write_outputs(
-    dir: &Path,
-    bank: &Bank,
-    targets: &[check::Target],
-    images: &[(String, GreyImage)],
-    testbed: &ProfileTestbed,
-    e: &Evaluation,
-) -> Result<(), CliError> {
-    let border = e.measurement.as_ref().map_or(0, |m| m.border);
-    let (Some(spec), groups) = (bank.spec(), bank.groups()) else {
-        return Ok(());
-    };
-    for (i, (program, members)) in groups.iter().enumerate() {
-        let sub = if groups.len() > 1 {
-            let sub = dir.join(format!("group{}", i + 1));
-            super::files::prepare_dir(&sub)?;
-            sub
-        } else {
-            dir.to_path_buf()
-        };
-        check::write_outputs(
-            &sub,
-            program,
-            spec.input,
-            spec.general_count(),
-            &groups::members_of(members, targets),
-            images,
-            testbed,
-            border,
-        )
-        .map_err(CliError::msg)?;
-    }
-    Ok(())
-}
-
-/// What the report page is drawn from.
-struct Page<'a> {
-    a: &'a CheckArgs,
-    r: &'a CheckReport,
-    bank: &'a Bank,
-    targets: &'a [check::Target],
-    images: &'a [(String, GreyImage)],
-    testbed: &'a dyn check::Testbed,
-}
-
-/// Builds the report page from the library's pieces and writes it.
-fn write_html(file: &Path, p: &Page, m: Option<Measurement>) -> Result<(), CliError> {
-    let (a, r) = (p.a, p.r);
-    let Some(spec) = p.bank.spec() else {
-        return Ok(());
-    };
-    let panels = if r.verified {
-        html_report::check::image_panels(
-            p.bank.groups(),
-            spec.input,
-            spec.general_count(),
-            p.targets,
-            p.images,
-            p.testbed,
-        )
-        .map_err(|e| super::positioned(&a.target, e))?
-    } else {
-        Vec::new()
-    };
-    let errors = m.map(|m| m.kernels).unwrap_or_default();
-    let summaries = p
-        .bank
-        .kernels()
-        .iter()
-        .enumerate()
-        .map(|(i, k)| html_report::KernelSummary {
-            out: k.out.to_string(),
-            depth: k.approx.depth,
-            approximated: k.approx.weights.clone(),
-            approx_error: k.approx.error,
-            errors: errors.get(i).cloned(),
-        })
-        .collect();
-    let target = a.target.display().to_string();
-    let html = html_report::check_page(&html_report::CheckPage {
-        name: &spec.name,
-        target: &target,
-        program: &r.program,
-        instructions: r.instructions,
-        cycles: r.cycles,
-        time_us: r.time_us,
-        noise: &r.noise,
-        runs: r.runs,
-        verified: r.verified,
-        mismatch: &r.mismatch,
-        border: r.border,
-        kernels: summaries,
-        images: panels,
-        saturated: r.verified.then_some(r.saturated),
-    })
-    .map_err(|e| CliError::msg(format!("{}: cannot render: {e}", file.display())))?;
-    std::fs::write(file, &html)
-        .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
-    if !a.json.json {
-        eprintln!("wrote {} ({} bytes)", file.display(), html.len());
-    }
-    Ok(())
 }

@@ -27,7 +27,7 @@ pub struct CompileArgs {
     pub workers: Option<usize>,
     /// Instruction set: all, or basic (AUKE's).
     #[arg(long, value_enum)]
-    pub ops: Option<Ops>,
+    pub ops: Option<args::OpsArg>,
     /// Registers the program may use, e.g. A,B,C,D (default: the spec's).
     #[arg(long, value_name = "A,B,...", value_parser = args::registers)]
     pub registers: Option<args::RegisterList>,
@@ -52,8 +52,8 @@ pub struct CompileArgs {
     pub json: args::JsonArg,
     /// What to minimise: `error` (predicted error among programs within the slack of
     /// the shortest found) or `length` (the shortest program).
-    #[arg(long, value_enum, default_value_t = cain::Objective::Error)]
-    pub objective: cain::Objective,
+    #[arg(long, value_enum, default_value_t = args::ObjectiveArg::Error)]
+    pub objective: args::ObjectiveArg,
     /// Length slack of `--objective error`: programs up to this fraction longer than the
     /// shortest found compete on predicted error.
     #[arg(long, value_name = "FRACTION", default_value_t = cain::DEFAULT_SLACK, value_parser = args::slack)]
@@ -67,6 +67,9 @@ pub struct CompileArgs {
     /// used is printed.
     #[arg(long)]
     pub fit: bool,
+    /// `--accept-approximation`.
+    #[command(flatten)]
+    pub accept: args::AcceptArg,
 }
 
 /// Runs `scamp compile`.
@@ -76,6 +79,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
     }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
+    let spec = a.accept.apply(spec);
     let opts = options(a)?;
     let stats = Stats::default();
     let show = !a.json.json && std::io::stderr().is_terminal();
@@ -119,27 +123,31 @@ pub fn run(a: &CompileArgs) -> Outcome {
 
 /// The search options of the flags; the profile must give the range limit.
 fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
-    let profile = Profile::load(&a.noise)?;
-    if profile.saturation.is_none() {
-        return Err(CliError::msg(format!(
-            "{}:1:1: profile `{}` has no `saturation` limits; compile holds every value to them",
-            a.noise, profile.name
-        )));
-    }
-    Ok(CompileOptions {
+    let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
-        ops: a.ops,
+        ops: a.ops.map(Ops::from),
         registers: a.registers.as_ref().map(|l| l.0.clone()),
         seed: a.seed,
         node_limit: a.node_limit,
         memory_limit_mb: a.memory_limit,
         work: a.work,
-        objective: Some(a.objective),
+        objective: Some(a.objective.into()),
         slack: Some(a.slack),
-        profile: Some(profile),
+        profile: Some(Profile::load(&a.noise)?),
         fit: a.fit.then_some(true),
-    })
+    };
+    // The flags' parsers hold each number to its range; the profile is the one option
+    // left, positioned at its file.
+    opts.validate().map_err(|e| match e.key {
+        "noise" => CliError::msg(format!(
+            "{}:1:1: {}",
+            a.noise,
+            e.msg.trim_start_matches("noise: ")
+        )),
+        _ => CliError::msg(e),
+    })?;
+    Ok(opts)
 }
 
 /// Warnings and notes on stderr: outputs that clip, a search stopped by memory, a

@@ -3,14 +3,13 @@
 
 use super::{args, CliError, Outcome};
 use crate::cain::CompileOptions;
-use crate::eval::network::{self, Source, DEFAULT_NETWORK};
-use crate::eval::report::Mergeable;
+use crate::eval::network;
 use crate::eval::shard::{self, Shard};
-use crate::eval::{self, dataset, html, Report};
-use crate::sim::noise::{Profile, DEFAULT_PROFILE};
+use crate::eval::{self, dataset, html};
+use crate::sim::noise::DEFAULT_PROFILE;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// Arguments of `scamp eval`.
@@ -58,16 +57,6 @@ pub struct EvalArgs {
     json: args::JsonArg,
 }
 
-fn profile(name: &str) -> Result<(String, Profile), CliError> {
-    let p = Profile::load(name)?;
-    let shown = if p.name.is_empty() {
-        name.to_string()
-    } else {
-        p.name.clone()
-    };
-    Ok((shown, p))
-}
-
 /// The progress bar: on stderr, only when it is a terminal and no JSON is asked for.
 fn progress_bar(json: bool) -> Option<ProgressBar> {
     if json || !std::io::stderr().is_terminal() {
@@ -80,43 +69,10 @@ fn progress_bar(json: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn load_network(a: &EvalArgs) -> Result<network::Network, CliError> {
-    let net = match &a.network {
-        None => network::load(&Source::Bundled, DEFAULT_NETWORK),
-        Some(p) => {
-            let dir = p.parent().unwrap_or(Path::new("."));
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            network::load(&Source::Dir(dir), &name)
-        }
-    };
-    net.map_err(CliError::msg)
-}
-
-fn read_merge(files: &[PathBuf]) -> Result<Mergeable, CliError> {
-    let mut parts = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| CliError::msg(format!("{}: cannot read: {e}", f.display())))?;
-        let r: Report = serde_json::from_str(&text).map_err(|e| {
-            CliError::msg(format!(
-                "{}:{}:{}: not a `scamp eval --json` report: {e}",
-                f.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
-        parts.push((f.display().to_string(), r.merge));
-    }
-    shard::merge(&parts).map_err(CliError::msg)
-}
-
 /// Runs `scamp eval`.
 pub fn run(a: &EvalArgs) -> Outcome {
     let (report, examples, size) = if a.merge.is_empty() {
-        let net = load_network(a)?;
+        let net = network::load_path(a.network.as_deref()).map_err(CliError::msg)?;
         let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
         let bar = progress_bar(a.json.json);
         let bar_lock = Mutex::new(bar);
@@ -130,9 +86,13 @@ pub fn run(a: &EvalArgs) -> Outcome {
             }
         };
         let opts = eval::Options {
-            noise: profile(&a.noise)?,
+            noise: eval::named_profile(&a.noise)?,
             chip_seeds: a.chip_seeds,
-            train_noise: a.train_noise.as_deref().map(profile).transpose()?,
+            train_noise: a
+                .train_noise
+                .as_deref()
+                .map(eval::named_profile)
+                .transpose()?,
             train_images: a.train_images.map(|n| n as usize),
             test_images: a.test_images.map(|n| n as usize),
             shard: a.shard,
@@ -150,7 +110,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
         }
         (eval::report(&e.merge), e.examples, (e.rows, e.cols))
     } else {
-        let m = read_merge(&a.merge)?;
+        let m = shard::merge_files(&a.merge).map_err(CliError::msg)?;
         (eval::report(&m), Vec::new(), (0, 0))
     };
     if let Some(file) = &a.html {
@@ -161,66 +121,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
     if a.json.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print_text(&report);
+        print!("{}", eval::text::text(&report));
     }
     Ok(0)
-}
-
-fn print_text(r: &Report) {
-    let pct = |x: f64| format!("{:6.2} %", 100.0 * x);
-    println!(
-        "network       {} ({} stage(s), {} binary map(s), {} features)",
-        r.network, r.stages, r.maps, r.features
-    );
-    println!("dataset       {} ({} test images)", r.dataset, r.images);
-    println!(
-        "noise         {} on chip seeds {:?}; head trained under {}",
-        r.noise, r.chip_seeds, r.train_noise
-    );
-    println!(
-        "chip          {} instructions, {} cycles, {:.1} us per frame of {} images (gap {}): {:.0} frames/s, {:.0} images/s",
-        r.instructions, r.cycles, r.time_us, r.images_per_frame, r.gap, r.frames_per_second, r.chip_images_per_second
-    );
-    println!(
-        "accuracy      ideal {}  noisy {} +- {:.2} (min {}, max {})  lost {}",
-        pct(r.accuracy.ideal),
-        pct(r.accuracy.noisy.mean),
-        100.0 * r.accuracy.noisy.std,
-        pct(r.accuracy.noisy.min),
-        pct(r.accuracy.noisy.max),
-        pct(r.accuracy.lost)
-    );
-    println!(
-        "flipped       {} of the binary-map bits; class changed for {} of (image, chip) pairs",
-        pct(r.flipped),
-        pct(r.changed)
-    );
-    println!(
-        "simulated     {:.0} noisy test images/s",
-        r.images_per_second
-    );
-    println!(
-        "\n{:>5} {:>12} {:>7} {:>10} {:>10} {:>10} {:>10}",
-        "depth", "instructions", "cycles", "ideal", "noisy", "lost", "flipped"
-    );
-    for d in &r.depths {
-        println!(
-            "{:>5} {:>12} {:>7} {:>10} {:>10} {:>10} {:>10}",
-            d.depth,
-            d.instructions,
-            d.cycles,
-            pct(d.accuracy.ideal),
-            pct(d.accuracy.noisy.mean),
-            pct(d.accuracy.lost),
-            pct(d.flipped)
-        );
-    }
-    println!(
-        "\nconfusion under {} (rows: true class, columns: predicted; summed over chips)",
-        r.noise
-    );
-    for row in &r.confusion {
-        let cells: Vec<String> = row.iter().map(|v| format!("{v:>6}")).collect();
-        println!("{}", cells.join(""));
-    }
 }

@@ -72,6 +72,7 @@ impl CliError {
             self,
             CliError::CompileSpec {
                 source: CompileError::NotFound(_)
+                    | CompileError::NoProgram(_)
                     | CompileError::Proof(_)
                     | CompileError::NoRangeSafe(_)
                     | CompileError::ApproxMiss { .. },

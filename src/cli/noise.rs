@@ -1,11 +1,10 @@
 //! `scamp noise`: show a noise profile as YAML, and rerun the calibration of the
 //! `scamp5` profile against the hardware measurements (docs/noise.md).
 
-use super::{CliError, Outcome};
-use crate::calibrate::background::{self, Figure};
-use crate::calibrate::identity::{self, Row, Setup};
+use super::Outcome;
+use crate::calibrate::identity::{self, Setup};
+use crate::calibrate::report;
 use crate::sim::noise::{profile, Profile};
-use serde::Serialize;
 
 /// Arguments of `scamp noise`.
 #[derive(clap::Args, Debug)]
@@ -83,32 +82,7 @@ pub fn run(a: &NoiseCmdArgs) -> Outcome {
     }
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    profile: &'a str,
-    chip_seed: u64,
-    seed: u64,
-    reps: u32,
-    misfit: f64,
-    within_tolerance: bool,
-    rows: &'a [Row],
-    background: Background<'a>,
-}
-
-#[derive(Serialize)]
-struct Background<'a> {
-    frames: u32,
-    within_tolerance: bool,
-    figures: &'a [Figure],
-}
-
 fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
-    if a.reps == 0 {
-        return Err(CliError::msg("--reps must be at least 1"));
-    }
-    if a.k_max > 1024 {
-        return Err(CliError::msg("--k-max must be at most 1024"));
-    }
     let mut prof = Profile::load(&a.noise)?;
     let setup = Setup {
         chip_seed: a.chip_seed,
@@ -122,8 +96,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
             }
         })?;
         if !a.json.json {
-            eprintln!();
-            eprintln!("fitted misfit {misfit:.3}; parameters:");
+            eprintln!("\nfitted misfit {misfit:.3}; parameters:");
             for (name, v) in identity::FIT_PARAMETERS
                 .iter()
                 .zip(identity::parameters(&fitted))
@@ -134,96 +107,18 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         }
         prof = fitted;
     }
-    let rows = identity::compare(&prof, &a.inputs, a.k_max, setup)?;
-    let misfit = identity::misfit(&rows);
-    let within = identity::holds(&rows);
-    let frames = background::frames(&prof, 0, a.chip_seed, a.seed, a.frames as usize)
-        .map_err(|e| CliError::msg(e.to_string()))?;
-    let figures = background::compare(&background::statistics(&frames));
-    let bg_within = figures.iter().all(Figure::holds);
+    let c = report::calibrate(&report::Request {
+        profile: &prof,
+        given: &a.noise,
+        inputs: &a.inputs,
+        k_max: a.k_max,
+        setup,
+        frames: a.frames,
+    })?;
     if a.json.json {
-        let name = if prof.name.is_empty() {
-            a.noise.as_str()
-        } else {
-            prof.name.as_str()
-        };
-        let report = Report {
-            profile: name,
-            chip_seed: a.chip_seed,
-            seed: a.seed,
-            reps: a.reps,
-            misfit,
-            within_tolerance: within,
-            rows: &rows,
-            background: Background {
-                frames: a.frames,
-                within_tolerance: bg_within,
-                figures: &figures,
-            },
-        };
-        println!("{}", serde_json::to_string(&report)?);
-        return Ok(0);
+        println!("{}", serde_json::to_string(&c)?);
+    } else {
+        print!("{}", report::text(&c));
     }
-    println!(
-        "identity kernel `{}` applied k times to a uniform input; bias = mean(input - \
-         output), std = spatial std of input - output",
-        identity::KERNEL
-    );
-    println!(
-        "profile {}, chip seed {}, run seeds {}..{}, averaged over {} repetitions",
-        a.noise,
-        a.chip_seed,
-        a.seed,
-        a.seed + u64::from(a.reps) - 1,
-        a.reps
-    );
-    println!(
-        "\n{:>6} {:>3} {:>14} {:>14} {:>13} {:>13}",
-        "input", "k", "measured bias", "simulated bias", "measured std", "simulated std"
-    );
-    for r in &rows {
-        let (mb, ms) = match r.measured {
-            Some((b, s)) => (format!("{b:.1}"), format!("{s:.1}")),
-            None => ("-".into(), "-".into()),
-        };
-        println!(
-            "{:>6} {:>3} {:>14} {:>14.2} {:>13} {:>13.2}",
-            r.input, r.k, mb, r.bias, ms, r.std
-        );
-    }
-    println!(
-        "\nmisfit {misfit:.3} (sum of squared errors in units of the tolerance); every \
-         measured point within tolerance (bias 2 + 6%, std 1.5 + 25%): {}",
-        if within { "yes" } else { "no" }
-    );
-    print_background(&figures, a, bg_within);
     Ok(0)
-}
-
-fn print_background(figures: &[Figure], a: &CalibrateArgs, within: bool) {
-    println!(
-        "\nbackground of the uncorrected load `load_in(A, 0)`, 8-bit levels (128 = analogue \
-         0): device (810 frames, another chip) vs simulated ({} frames, chip seed {}, run \
-         seeds {}..{})",
-        a.frames,
-        a.chip_seed,
-        a.seed,
-        a.seed + u64::from(a.frames) - 1
-    );
-    println!(
-        "\n{:<28} {:>9} {:>10} {:>10}",
-        "statistic", "device", "simulated", "tolerance"
-    );
-    for f in figures {
-        let tol = f.tolerance.map_or("-".into(), |t| format!("{t:.2}"));
-        println!(
-            "{:<28} {:>9.2} {:>10.2} {:>10}",
-            f.name, f.device, f.simulated, tol
-        );
-    }
-    println!(
-        "\nevery held statistic within tolerance ({:.0} %): {}",
-        100.0 * background::RELATIVE_TOLERANCE,
-        if within { "yes" } else { "no" }
-    );
 }

@@ -2,13 +2,13 @@
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
-use crate::bank::{self, Bank, NoiseInfo, RunOptions, RunSummary, Setup};
-use crate::isa::{Device, Program, Reg};
+use crate::bank::{self, RunOptions};
+use crate::isa::{Device, Reg};
 use crate::sim::capture::{self, GreyImage};
 use crate::sim::run::RunReport;
 use crate::sim::{readout, readout::PlaneFileError};
 use crate::verify::check::load_images;
-use crate::verify::compare::{self, CompareOptions, Comparison, DiffMap, Watched};
+use crate::verify::compare::{self, CompareOptions, DiffMap, Watched};
 use crate::verify::heatmap;
 use std::path::{Path, PathBuf};
 
@@ -171,49 +171,44 @@ pub fn run(a: &RunArgs) -> Outcome {
     } else {
         saved.clone()
     };
-    let runs = bank::runs::<CliError>(&program, &|| Ok(first.array()), &opts, &watched, a.runs)
-        .map_err(|e| match e {
-            CliError::Run(r) => super::positioned(&a.program, r),
-            other => other,
-        })?;
-    if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
-        for (r, v) in &runs.first.planes {
-            save_plane(dir, *r, v)?;
-        }
-    }
-    let comparison = if a.compare {
+    let compare = a.compare.then(|| {
         let registers = if saved.is_empty() {
             Watched::written_by(&program)
         } else {
             saved
         };
-        let per_scene = |img: &GreyImage| Setup {
-            scene: img.clone(),
-            ..first.clone()
-        };
-        Some(comparison(
-            a, &program, &opts, &scenes, &per_scene, registers,
-        )?)
-    } else {
-        None
+        (scenes.as_slice(), compare_options(a, &opts, registers))
+    });
+    let plan = bank::RunPlan {
+        program: &program,
+        setup: &first,
+        opts: &opts,
+        watched: &watched,
+        runs: a.runs,
+        noise_name: &a.noise.noise,
+        compare,
     };
-    let warnings = warnings(a, &runs.first.report);
-    for w in &warnings {
+    let mut write = |m: DiffMap| {
+        a.out
+            .as_deref()
+            .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
+    };
+    let result =
+        bank::run_plan(&plan, &|r| warnings(a, r), Some(&mut write)).map_err(|e| match e {
+            compare::CompareError::Run(e) => super::positioned(&a.program, e),
+            other => CliError::msg(other.to_string()),
+        })?;
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::msg(format!("{}: cannot create: {e}", dir.display())))?;
+        for (r, v) in &result.first.planes {
+            save_plane(dir, *r, v)?;
+        }
+    }
+    let out = result.summary;
+    for w in &out.warnings {
         eprintln!("warning: {w}");
     }
-    let noise = NoiseInfo {
-        profile: if opts.profile.name.is_empty() {
-            a.noise.noise.clone()
-        } else {
-            opts.profile.name.clone()
-        },
-        seed: a.noise.seed,
-        chip_seed: a.noise.chip_seed,
-        readout: opts.profile.readout.enabled && !a.raw,
-    };
-    let out = RunSummary::of(runs, noise, warnings, comparison);
     if a.json.json {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
@@ -245,17 +240,9 @@ fn input_register(name: Option<&str>, device: Device) -> Result<Option<Reg>, Cli
         })
 }
 
-/// `--compare`: the noisy runs against the ideal ones on every scene, difference maps
-/// written into `--out` when given.
-fn comparison(
-    a: &RunArgs,
-    program: &Program,
-    opts: &RunOptions,
-    scenes: &[(String, GreyImage)],
-    setup: &(dyn Fn(&GreyImage) -> Setup + Sync),
-    registers: Vec<Watched>,
-) -> Result<Comparison, CliError> {
-    let compare_opts = CompareOptions {
+/// The options of `--compare` for `registers`.
+fn compare_options(a: &RunArgs, opts: &RunOptions, registers: Vec<Watched>) -> CompareOptions {
+    CompareOptions {
         registers,
         repeat: a.repeat,
         clock_hz: opts.clock_hz,
@@ -267,18 +254,7 @@ fn comparison(
         runs: a.runs,
         seed: a.noise.seed,
         chip_seed: a.noise.chip_seed,
-    };
-    let mut write = |m: DiffMap| {
-        a.out
-            .as_deref()
-            .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
-    };
-    Bank::bare(program.clone())
-        .compare(scenes, setup, opts, &compare_opts, Some(&mut write))
-        .map_err(|e| match e {
-            compare::CompareError::Run(e) => super::positioned(&a.program, e),
-            other => CliError::msg(other.to_string()),
-        })
+    }
 }
 
 /// The run's warnings, each prefixed with the program file and, when known, the position.

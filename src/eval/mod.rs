@@ -7,8 +7,8 @@
 //! maps) and a host-side dense head. Dataset images ([`dataset`], [`idx`]) are tiled
 //! many to a frame ([`tiling`]), run through the chip part ([`stage`], [`frames`])
 //! under `ideal` and under a noise profile on several chips, and classified by the head
-//! ([`head`]); the counts ([`counts`]) make the report ([`report`]), add up over shards
-//! ([`shard`]) and feed the HTML page ([`html`]).
+//! ([`head`]); the counts ([`counts`]) make the report ([`report()`]), add up over shards
+//! ([`shard`]) and feed the text ([`text`]) and HTML ([`html`]) reports.
 
 pub mod counts;
 pub mod dataset;
@@ -22,10 +22,25 @@ pub mod reach;
 pub mod report;
 pub mod shard;
 pub mod stage;
+pub mod text;
 pub mod tiling;
 
 pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use report::{report, Report};
+
+use crate::sim::noise::{profile::ProfileError, Profile};
+
+/// The profile `name` (built-in or a file) with the name the report shows: its own
+/// name, else what was given.
+pub fn named_profile(name: &str) -> Result<(String, Profile), ProfileError> {
+    let p = Profile::load(name)?;
+    let shown = if p.name.is_empty() {
+        name.to_string()
+    } else {
+        p.name.clone()
+    };
+    Ok((shown, p))
+}
 
 /// Why an evaluation could not run. Every variant is bad input (exit 2).
 #[derive(Debug, thiserror::Error)]

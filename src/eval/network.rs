@@ -252,6 +252,22 @@ fn decision_of(s: &RawStage) -> Result<Decision, (&'static str, String)> {
     }
 }
 
+/// Reads the network file at `path` (the files it names relative to its folder), or
+/// the bundled default network ([`DEFAULT_NETWORK`]) when there is none.
+pub fn load_path(path: Option<&Path>) -> Result<Network, NetworkError> {
+    match path {
+        None => load(&Source::Bundled, DEFAULT_NETWORK),
+        Some(p) => {
+            let dir = p.parent().unwrap_or(Path::new("."));
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            load(&Source::Dir(dir), &name)
+        }
+    }
+}
+
 /// Reads the network file `name` from `source`, with the specs and programs it names.
 pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
     let (file, text) = source.read(name)?;

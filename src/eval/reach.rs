@@ -92,7 +92,7 @@ pub fn offsets(program: &Program, general: usize) -> Vec<BTreeSet<(i32, i32)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{parse_program, Device};
+    use crate::isa::{parse_program, Device, Wiring};
 
     #[test]
     fn moves_that_cancel_do_not_count() {
@@ -117,7 +117,7 @@ mod tests {
         ] {
             let p = parse_program(text, d).unwrap();
             let sets = offsets(&p, 6);
-            let pe = crate::verify::symbolic::execute(&p, Reg::A, 6).unwrap();
+            let pe = crate::verify::symbolic::execute(&p, Wiring::new(Reg::A, 6)).unwrap();
             for r in p.written_registers() {
                 if let Reg::Gen(i) = r {
                     let got: Offsets = pe.value(r).terms.keys().copied().collect();

@@ -48,6 +48,14 @@ pub enum MergeError {
         /// The first file.
         first: String,
     },
+    /// A file that could not be read, or is no `scamp eval --json` report.
+    #[error("{file}: {msg}")]
+    Read {
+        /// The file (with `:LINE:COL` where the JSON is wrong).
+        file: String,
+        /// What is wrong.
+        msg: String,
+    },
     /// A shard twice, or a whole run among shards.
     #[error("{file}: {msg}")]
     Shards {
@@ -56,6 +64,24 @@ pub enum MergeError {
         /// What is wrong.
         msg: String,
     },
+}
+
+/// Reads the reports of `scamp eval --shard K/N --json` in `files` and adds up their
+/// shards ([`merge`]).
+pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Mergeable, MergeError> {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| MergeError::Read {
+            file: f.display().to_string(),
+            msg: format!("cannot read: {e}"),
+        })?;
+        let r: super::Report = serde_json::from_str(&text).map_err(|e| MergeError::Read {
+            file: format!("{}:{}:{}", f.display(), e.line(), e.column()),
+            msg: format!("not a `scamp eval --json` report: {e}"),
+        })?;
+        parts.push((f.display().to_string(), r.merge));
+    }
+    merge(&parts)
 }
 
 /// Adds up the shards `parts` (each with its file name); the result is the whole run's

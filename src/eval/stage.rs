@@ -4,7 +4,7 @@
 
 use super::network::{Decision, Network, StageDef};
 use crate::cain::{self, CompileOptions, KernelReport, Stats};
-use crate::isa::{parse_program, DReg, Device, Program, Reg};
+use crate::isa::{parse_program, DReg, Device, Program, Reg, Wiring};
 use crate::verify::proof;
 use std::path::PathBuf;
 
@@ -135,8 +135,7 @@ fn stage_program(
             let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
             proof::prove(
                 &program,
-                spec.input,
-                general,
+                Wiring::new(spec.input, general),
                 &targets,
                 Some(&spec.registers),
             )
@@ -186,6 +185,21 @@ fn decision_text(decision: Decision, out: Reg, bit: DReg, scratch: Reg) -> Strin
     }
 }
 
+/// The register the capture of the first stage uses besides its input.
+fn capture_scratch(first: &StageDef) -> Result<Reg, StageError> {
+    first
+        .spec
+        .registers
+        .iter()
+        .copied()
+        .find(|&r| r != first.spec.input && r.is_general())
+        .ok_or_else(|| StageError::Structure {
+            file: first.spec_file.clone(),
+            msg: "the first stage needs a register besides its input (the capture's scratch)"
+                .into(),
+        })
+}
+
 /// Builds the chip part of `net`: every stage at the requested depth, the decisions and
 /// the frame program.
 pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
@@ -200,18 +214,7 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         file: file.clone(),
         msg,
     };
-    let capture_scratch = first
-        .spec
-        .registers
-        .iter()
-        .copied()
-        .find(|&r| r != first.spec.input && r.is_general())
-        .ok_or_else(|| {
-            structure(
-                &first.spec_file,
-                "the first stage needs a register besides its input (the capture's scratch)".into(),
-            )
-        })?;
+    let capture_scratch = capture_scratch(first)?;
     let mut text = format!("get_image({}, {capture_scratch});\n", first.spec.input);
     let mut stages = Vec::new();
     let mut maps = Vec::new();

@@ -13,7 +13,7 @@ pub mod yaml;
 
 pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
-pub use program::{Device, IsaError, Pos, Program, Stmt};
+pub use program::{Device, IsaError, Pos, Program, Stmt, Wiring};
 pub use reg::{DReg, Dir, DirSet, Reg};
 pub use table::{Codegen, Def, Family, Id, Operand, Slot};
 pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};

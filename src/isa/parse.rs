@@ -173,7 +173,7 @@ fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
 
 /// Parses program text for `device`, checking every statement against the table.
 /// Longer text is refused before parsing
-/// ([`MAX_PROGRAM_BYTES`](super::source::MAX_PROGRAM_BYTES)), and a leading byte-order
+/// ([`super::source::MAX_PROGRAM_BYTES`]), and a leading byte-order
 /// mark is skipped.
 pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
     if text.len() as u64 > MAX_PROGRAM_BYTES {

@@ -71,6 +71,24 @@ impl Device {
     }
 }
 
+/// How a program meets the device: the register the image is exposed into and the
+/// number of general registers. The proof, the range check, the predictor and the
+/// measurements all read a program through it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wiring {
+    /// The register the input image is exposed into.
+    pub input: Reg,
+    /// Number of general analogue registers.
+    pub general: usize,
+}
+
+impl Wiring {
+    /// The input in `input` on a device with `general` general registers.
+    pub fn new(input: Reg, general: usize) -> Wiring {
+        Wiring { input, general }
+    }
+}
+
 /// One statement: a table entry, its operands, where it was written and its expansion.
 #[derive(Clone, Debug)]
 pub struct Stmt {

@@ -4,7 +4,8 @@
 
 use super::html::{escape, page, png_data_uri};
 use super::planes::block_means;
-use crate::isa::Reg;
+
+use crate::isa::Wiring;
 use crate::sim::{capture::GreyImage, run::RunError, N};
 use crate::verify::check::{self, KernelErrors, Target, Testbed};
 use crate::verify::groups::{per_target, Groups};
@@ -86,8 +87,7 @@ pub struct CheckPage<'a> {
 /// `testbed`); a bank's groups each run from the input, their panels in target order.
 pub fn image_panels(
     groups: &Groups,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[(String, GreyImage)],
     testbed: &dyn Testbed,
@@ -97,7 +97,7 @@ pub fn image_panels(
         .map(|(name, img)| {
             let mut captured = None;
             let kernels = per_target(groups, targets, |program, ts| {
-                let run = check::first_run(program, input, general, ts, img, testbed)?;
+                let run = check::first_run(program, wiring, ts, img, testbed)?;
                 captured.get_or_insert(run.input);
                 Ok::<_, RunError>(
                     ts.iter()
@@ -574,6 +574,7 @@ fn mismatch_html(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::Reg;
 
     #[test]
     fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {
@@ -586,7 +587,7 @@ mod tests {
             depth: 1,
             weights: vec![vec![0, 1, 1]],
         };
-        let lines = crate::verify::report::explain_mismatch(&p, Reg::A, 6, &[t]);
+        let lines = crate::verify::report::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
         let (grids, other) = proof_grids(&lines);
         assert!(other.is_empty(), "{other:?}");
         assert_eq!(grids.len(), 1);

@@ -2,7 +2,7 @@
 //! `scamp check` and `scamp run` show a reader (the JSON is the same types serialised).
 
 use crate::bank::{CheckReport, RunSummary};
-use crate::cain::budget::BudgetChoice;
+use crate::cain::score::budget::BudgetChoice;
 use crate::cain::{KernelReport, Spec};
 use crate::verify::compare::{Comparison, Difference};
 use crate::verify::metrics::ErrorFigures;

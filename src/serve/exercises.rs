@@ -5,13 +5,13 @@
 use super::api::{Diagnostic, ExerciseInfo, GradeReply, GradeRequest, KernelGrade};
 use super::session::MAX_STEP_CYCLES;
 use super::{images, Refusal};
-use crate::cain::{self, KernelReport};
+use crate::bank::{Bank, BankError};
+use crate::cain;
 use crate::isa::{parse_program, Device};
 use crate::report::check::proof_grids;
 use crate::sim::noise::{Profile, DEFAULT_PROFILE};
 use crate::verify::check::ProfileTestbed;
-use crate::verify::groups::{self, EvaluateError, Request};
-use crate::verify::proof;
+use crate::verify::groups::{EvaluateError, Evaluation};
 
 /// Folder name, starter program and spec of every exercise in docs/tutorial/exercises/.
 pub const EXERCISES: [(&str, &str, &str); 7] = [
@@ -64,11 +64,15 @@ pub fn list() -> Vec<ExerciseInfo> {
         .collect()
 }
 
-/// A reply that graded nothing because the program has problems.
-fn not_graded(exercise: &str, errors: Vec<Diagnostic>) -> GradeReply {
+/// A reply that graded nothing because the program has a problem at `pos`.
+fn not_graded(exercise: &str, pos: crate::isa::Pos, msg: String) -> GradeReply {
     GradeReply {
         exercise: exercise.to_string(),
-        errors,
+        errors: vec![Diagnostic {
+            line: pos.line,
+            col: pos.col,
+            msg,
+        }],
         verified: false,
         grids: Vec::new(),
         notes: Vec::new(),
@@ -89,26 +93,14 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
             msg: format!("no exercise `{}`", req.exercise),
         });
     };
-    // A bundled spec that does not load is the server's fault, not the request's.
-    let internal = |e: String| Refusal {
-        status: 500,
-        msg: e,
-    };
-    let spec = cain::parse_spec(spec_text).map_err(|e| internal(e.to_string()))?;
+    let spec = cain::parse_spec(spec_text).map_err(internal)?;
     super::session::check_size(&req.program)?;
     let device = Device {
         general: spec.general_count(),
     };
     let program = match parse_program(&req.program, device) {
         Ok(p) => p,
-        Err(e) => {
-            let d = Diagnostic {
-                line: e.pos.line,
-                col: e.pos.col,
-                msg: e.msg,
-            };
-            return Ok(not_graded(name, vec![d]));
-        }
+        Err(e) => return Ok(not_graded(name, e.pos, e.msg)),
     };
     if program.cycles() > MAX_STEP_CYCLES {
         return Err(Refusal::bad(format!(
@@ -117,60 +109,42 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
             program.cycles()
         )));
     }
-    let kernels = cain::approximate_spec(&spec).map_err(|e| internal(e.to_string()))?;
-    let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
-    let ends = groups::kernel_block_ends(&req.program);
-    let groups = if ends.len() > 1 {
-        groups::assign_blocks(
-            groups::split_blocks(&program, &ends),
-            spec.input,
-            spec.general_count(),
-            &proofs,
-        )
-    } else {
-        groups::single(program.clone(), kernels.len())
-    };
-    let targets = cain::check_targets(&spec, &kernels);
+    let bank = Bank::with_kernels(program, &req.program, spec).map_err(internal)?;
     let grey: Vec<_> = images::all().into_iter().map(|(_, g)| g).collect();
     let testbed = ProfileTestbed {
-        profile: Profile::load(DEFAULT_PROFILE).map_err(|e| internal(e.to_string()))?,
+        profile: Profile::load(DEFAULT_PROFILE).map_err(internal)?,
         chip_seed: 1,
         seed: 1,
     };
-    let evaluated = groups::evaluate(&Request {
-        groups: &groups,
-        input: spec.input,
-        general: spec.general_count(),
-        proofs: &proofs,
-        targets: &targets,
-        input_range: spec.input_range,
-        images: &grey,
-        testbed: &testbed,
-        runs: 1,
-        uncertainty: false,
-    });
-    let e = match evaluated {
-        Ok(e) => e,
-        Err(EvaluateError::Run(r)) => {
-            let d = Diagnostic {
-                line: r.pos.line,
-                col: r.pos.col,
-                msg: r.msg,
-            };
-            return Ok(not_graded(name, vec![d]));
-        }
-        Err(other) => return Err(internal(other.to_string())),
-    };
+    match bank.evaluate(&grey, &testbed, 1, false) {
+        Ok(e) => Ok(reply(name, &bank, &e, grey.len())),
+        Err(BankError::Evaluate(EvaluateError::Run(r))) => Ok(not_graded(name, r.pos, r.msg)),
+        Err(other) => Err(internal(other)),
+    }
+}
+
+/// A bundled spec that does not load, or an evaluation that fails other than by the
+/// program's own run: the server's fault, not the request's.
+fn internal(e: impl std::fmt::Display) -> Refusal {
+    Refusal {
+        status: 500,
+        msg: e.to_string(),
+    }
+}
+
+/// The grade of an evaluated bank: its proof, and its figures per kernel.
+fn reply(name: &str, bank: &Bank, e: &Evaluation, images: usize) -> GradeReply {
     let (grids, notes) = proof_grids(&e.mismatch);
     let m = e.measurement.as_ref();
-    Ok(GradeReply {
+    let groups = bank.groups();
+    GradeReply {
         exercise: name.to_string(),
         errors: Vec::new(),
         verified: e.verified,
         grids,
         notes,
         kernels: m.map_or_else(Vec::new, |m| {
-            kernels
+            bank.kernels()
                 .iter()
                 .zip(&m.kernels)
                 .map(|(k, f)| KernelGrade {
@@ -185,9 +159,9 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
         instructions: groups.iter().map(|(p, _)| p.instructions()).sum(),
         cycles: groups.iter().map(|(p, _)| p.cycles()).sum(),
         noise: DEFAULT_PROFILE.to_string(),
-        images: grey.len(),
+        images,
         border: m.map_or(0, |m| m.border),
-    })
+    }
 }
 
 #[cfg(test)]

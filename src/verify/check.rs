@@ -3,7 +3,7 @@
 
 use super::convolution::correlate;
 use super::metrics::{ErrorAccumulator, ErrorFigures, Spread, SpreadAccumulator};
-use crate::isa::{Program, Reg};
+use crate::isa::{Program, Reg, Wiring};
 use crate::sim::capture::{CaptureError, GreyImage};
 use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::{self, Array, EdgeMode, N};
@@ -266,13 +266,13 @@ pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
 /// Simulated results of `program` on one image and one run, per target.
 pub fn simulate(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     img: &GreyImage,
     testbed: &dyn Testbed,
     run: u32,
 ) -> Result<(Vec<Array2<f64>>, u64), sim::run::RunError> {
+    let Wiring { input, general } = wiring;
     let mut array = testbed.array(general, run);
     array.expose(&img.pixels);
     if let Some(p) = array.plane_mut(input) {
@@ -372,7 +372,17 @@ impl FirstRunTally {
         let border = b.border;
         self.compared += (N.saturating_sub(2 * border) as u64).pow(2);
         let free = match unclipped {
-            Some(tb) => simulate(b.program, b.input, b.general, b.targets, img, tb, 0)?.0,
+            Some(tb) => {
+                simulate(
+                    b.program,
+                    Wiring::new(b.input, b.general),
+                    b.targets,
+                    img,
+                    tb,
+                    0,
+                )?
+                .0
+            }
             None => outs.to_vec(),
         };
         for k in 0..b.targets.len() {
@@ -429,13 +439,13 @@ impl FigureSpreadAccumulator {
 /// with the number of runs.
 pub fn measure(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[GreyImage],
     testbed: &dyn Testbed,
     runs: u32,
 ) -> Result<Measurement, sim::run::RunError> {
+    let Wiring { input, general } = wiring;
     let runs = runs.max(1);
     let reach = program.edge_reach(general);
     let border = targets
@@ -471,15 +481,7 @@ pub fn measure(
             // The chunk's runs of one image side by side (see `sim::batch`), summed in
             // run order.
             let frames = sim::batch::frames(count as usize, |i| {
-                simulate(
-                    program,
-                    input,
-                    general,
-                    targets,
-                    img,
-                    testbed,
-                    start + i as u32,
-                )
+                simulate(program, wiring, targets, img, testbed, start + i as u32)
             })?;
             for (i, (outs, sat)) in frames.into_iter().enumerate() {
                 if start + i as u32 == 0 {
@@ -539,14 +541,13 @@ fn count_inside(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
 /// `profile`, with the input moments of `images` (full-range values) inside `border`.
 pub fn predict_on_images(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[GreyImage],
     profile: &Profile,
     border: usize,
 ) -> Result<Vec<super::predict::Predicted>, super::predict::PredictError> {
-    let model = super::predict::analyse(program, input, general, profile)?;
+    let model = super::predict::analyse(program, wiring, profile)?;
     let reach = targets
         .iter()
         .map(|t| model.radius(t.out))
@@ -583,13 +584,12 @@ pub struct FirstRun {
 /// with the exact convolution of its specified kernel.
 pub fn first_run(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     img: &GreyImage,
     testbed: &dyn Testbed,
 ) -> Result<FirstRun, sim::run::RunError> {
-    let (outs, _) = simulate(program, input, general, targets, img, testbed, 0)?;
+    let (outs, _) = simulate(program, wiring, targets, img, testbed, 0)?;
     let x = input_values(img);
     let kernels = targets
         .iter()
@@ -602,12 +602,10 @@ pub fn first_run(
 /// Writes, per image and target, the result (`.result.npy`/`.png`), the specified
 /// kernel's ideal result (`.ideal.*`) and a heat map of `|result - ideal|` inside the
 /// border (`.error.png`), run 0 of `testbed`.
-#[allow(clippy::too_many_arguments)]
 pub fn write_outputs(
     dir: &std::path::Path,
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[(String, GreyImage)],
     testbed: &dyn Testbed,
@@ -616,7 +614,7 @@ pub fn write_outputs(
     std::fs::create_dir_all(dir)
         .map_err(|e| OutputError::Write(format!("{}: cannot create: {e}", dir.display())))?;
     for (name, img) in images {
-        let run = first_run(program, input, general, targets, img, testbed)?;
+        let run = first_run(program, wiring, targets, img, testbed)?;
         for (t, (ideal, result)) in targets.iter().zip(&run.kernels) {
             let stem = dir.join(format!("{name}_{}", t.out));
             let as_f32 = |a: &Array2<f64>| a.iter().map(|&v| v as f32).collect::<Vec<f32>>();
@@ -671,7 +669,15 @@ mod tests {
             centre: (0, 1),
         };
         let img = sim::capture::default_image();
-        let m = measure(&p, Reg::A, 6, &[t], &[img], &ProfileTestbed::ideal(), 1).unwrap();
+        let m = measure(
+            &p,
+            Wiring::new(Reg::A, 6),
+            &[t],
+            &[img],
+            &ProfileTestbed::ideal(),
+            1,
+        )
+        .unwrap();
         assert_eq!(m.border, 1);
         let k = &m.kernels[0];
         assert!(k.analogue.rmse < 1e-5, "{:?}", k.analogue);

@@ -2,7 +2,7 @@
 //! once under a noise profile and once under `ideal`, and every register it writes
 //! compared between the two runs.
 //!
-//! Analogue registers get the figures of [`ErrorFigures`] (RMSE, bias = mean of noisy -
+//! Analogue registers get the figures of [`crate::verify::metrics::ErrorFigures`] (RMSE, bias = mean of noisy -
 //! ideal, max absolute difference) and the fraction of PEs whose difference exceeds a
 //! tolerance; digital registers and `FLAG` the fraction of PEs whose bit differs. Figures
 //! are pooled over all images for each run seed, then averaged over run seeds with their

@@ -9,7 +9,7 @@ use super::predict::{PredictError, Predicted};
 use super::range::InputRange;
 use super::uncertainty::{RangeError, Ranges};
 use super::{proof, report};
-use crate::isa::{Program, Reg};
+use crate::isa::{Program, Reg, Wiring};
 use crate::sim;
 use crate::sim::capture::GreyImage;
 use crate::sim::noise::Profile;
@@ -55,17 +55,14 @@ pub fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
 /// the last block, whose proof then reports the mismatch.
 pub fn assign_blocks(
     blocks: Vec<Program>,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[super::proof::Target],
 ) -> Groups {
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
     for (i, t) in targets.iter().enumerate() {
         let at = blocks
             .iter()
-            .position(|b| {
-                super::proof::prove(b, input, general, std::slice::from_ref(t), None).is_ok()
-            })
+            .position(|b| super::proof::prove(b, wiring, std::slice::from_ref(t), None).is_ok())
             .unwrap_or(blocks.len().saturating_sub(1));
         if let Some(m) = members.get_mut(at) {
             m.push(i);
@@ -78,8 +75,7 @@ pub fn assign_blocks(
 /// own program; the figures come back in target order, the border is the widest.
 pub fn measure_groups(
     groups: &Groups,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[GreyImage],
     testbed: &dyn Testbed,
@@ -87,7 +83,7 @@ pub fn measure_groups(
 ) -> Result<Measurement, sim::run::RunError> {
     let mut border = 0;
     let kernels = per_target(groups, targets, |program, ts| {
-        let m = check::measure(program, input, general, ts, images, testbed, runs)?;
+        let m = check::measure(program, wiring, ts, images, testbed, runs)?;
         border = border.max(m.border);
         Ok(m.kernels)
     })?;
@@ -100,18 +96,16 @@ pub fn measure_groups(
 }
 
 /// [`check::predict_on_images`] for a bank run group by group, in target order.
-#[allow(clippy::too_many_arguments)]
 pub fn predict_groups(
     groups: &Groups,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[GreyImage],
     profile: &Profile,
     border: usize,
 ) -> Result<Vec<Predicted>, PredictError> {
     per_target(groups, targets, |program, ts| {
-        check::predict_on_images(program, input, general, ts, images, profile, border)
+        check::predict_on_images(program, wiring, ts, images, profile, border)
     })
 }
 
@@ -176,17 +170,24 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
     let mut mismatch = Vec::new();
     for (program, members) in r.groups {
         let ts = members_of(members, r.proofs);
-        if proof::prove(program, r.input, r.general, &ts, None).is_err() {
-            mismatch.extend(report::explain_mismatch(program, r.input, r.general, &ts));
+        if proof::prove(program, Wiring::new(r.input, r.general), &ts, None).is_err() {
+            mismatch.extend(report::explain_mismatch(
+                program,
+                Wiring::new(r.input, r.general),
+                &ts,
+            ));
         }
     }
     // Proven exact, yet lost in 32-bit floats: refused by name (issue 29).
     if let (true, Some(img)) = (mismatch.is_empty(), r.images.first()) {
         for (program, members) in r.groups {
             let ts = members_of(members, r.targets);
-            if let Err(e) =
-                super::precision::check_precision(program, r.input, r.general, &ts, img)?
-            {
+            if let Err(e) = super::precision::check_precision(
+                program,
+                Wiring::new(r.input, r.general),
+                &ts,
+                img,
+            )? {
                 mismatch.push(e.to_string());
             }
         }
@@ -194,7 +195,9 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
     let peak = r
         .groups
         .iter()
-        .filter_map(|(p, _)| super::range::peak(p, r.input, r.general, r.input_range).ok())
+        .filter_map(|(p, _)| {
+            super::range::peak(p, Wiring::new(r.input, r.general), r.input_range).ok()
+        })
         .map(|p| p.magnitude)
         .reduce(f64::max);
     if !mismatch.is_empty() {
@@ -208,12 +211,16 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
         });
     }
     let m = measure_groups(
-        r.groups, r.input, r.general, r.targets, r.images, r.testbed, r.runs,
+        r.groups,
+        Wiring::new(r.input, r.general),
+        r.targets,
+        r.images,
+        r.testbed,
+        r.runs,
     )?;
     let predicted = predict_groups(
         r.groups,
-        r.input,
-        r.general,
+        Wiring::new(r.input, r.general),
         r.targets,
         r.images,
         &r.testbed.profile,
@@ -241,7 +248,12 @@ fn ranges_of_groups(r: &Request) -> Result<Ranges, RangeError> {
     let mut members = Vec::new();
     let kernels = per_target(r.groups, r.targets, |program, ts| {
         let g = super::uncertainty::ranges(
-            program, r.input, r.general, ts, r.images, r.testbed, r.runs,
+            program,
+            Wiring::new(r.input, r.general),
+            ts,
+            r.images,
+            r.testbed,
+            r.runs,
         )?;
         members = g.members;
         Ok::<_, RangeError>(g.kernels)

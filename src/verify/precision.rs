@@ -6,7 +6,7 @@
 use super::check::{self, ProfileTestbed, Target};
 use super::convolution::correlate;
 use super::metrics::ErrorFigures;
-use crate::isa::{Program, Reg};
+use crate::isa::{Program, Reg, Wiring};
 use crate::sim::capture::GreyImage;
 use crate::sim::run::RunError;
 
@@ -39,13 +39,13 @@ pub struct PrecisionLoss {
 /// neighbour reads reach. `Ok(Err(..))` names the first output beyond rounding.
 pub fn check_precision(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     img: &GreyImage,
 ) -> Result<Result<(), PrecisionLoss>, RunError> {
+    let Wiring { general, .. } = wiring;
     let testbed = ProfileTestbed::ideal();
-    let (outs, _) = check::simulate(program, input, general, targets, img, &testbed, 0)?;
+    let (outs, _) = check::simulate(program, wiring, targets, img, &testbed, 0)?;
     let reach = program.edge_reach(general);
     let x = check::input_values(img);
     for (t, got) in targets.iter().zip(&outs) {

@@ -22,7 +22,7 @@
 
 use super::range::InputRange;
 use super::symbolic::Offset;
-use crate::isa::{DigitalOp, Pos, Program, Reg};
+use crate::isa::{DigitalOp, Pos, Program, Reg, Wiring};
 use crate::sim::machine::{step, Machine, MachineError};
 use crate::sim::noise::profile::{Injection, Transfer};
 use crate::sim::noise::{BusKind, Profile};
@@ -861,10 +861,10 @@ pub struct Predicted {
 /// through the error model of `profile`.
 pub fn analyse(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     profile: &Profile,
 ) -> Result<ErrorModel, PredictError> {
+    let Wiring { input, general } = wiring;
     let mut pe = ErrorPe {
         profile,
         general: vec![Tracked::default(); general],
@@ -1001,7 +1001,7 @@ mod tests {
 
     fn model(text: &str, profile: &Profile) -> ErrorModel {
         let p = parse_program(text, Device::default()).unwrap();
-        analyse(&p, Reg::A, 6, profile).unwrap()
+        analyse(&p, Wiring::new(Reg::A, 6), profile).unwrap()
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use super::convolution::centre_of;
 use super::dyadic::Dyadic;
 use super::symbolic::{execute, execute_as, execute_from, Coef, LinComb, Offset, SymbolicError};
-use crate::isa::{unwritten_reads, AnyReg, Pos, Program, Reg};
+use crate::isa::{unwritten_reads, AnyReg, Pos, Program, Reg, Wiring};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::collections::BTreeMap;
@@ -118,30 +118,28 @@ impl fmt::Display for Mismatches<'_> {
 /// executor ([`prove_rational`]) run, and its answer is the answer.
 pub fn prove(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     allowed: Option<&[Reg]>,
 ) -> Result<(), ProofError> {
     check_registers(program, allowed)?;
-    if !proven_fast(program, input, general, targets) {
-        kernels_rational(program, input, general, targets)?;
+    if !proven_fast(program, wiring, targets) {
+        kernels_rational(program, wiring, targets)?;
     }
-    check_unwritten(program, input, general, targets)
+    check_unwritten(program, wiring, targets)
 }
 
 /// [`prove`] on arbitrary-precision rationals alone: the reference the fast path is
 /// held to, and what decides (and explains) every proof the fast path does not pass.
 pub fn prove_rational(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     allowed: Option<&[Reg]>,
 ) -> Result<(), ProofError> {
     check_registers(program, allowed)?;
-    kernels_rational(program, input, general, targets)?;
-    check_unwritten(program, input, general, targets)
+    kernels_rational(program, wiring, targets)?;
+    check_unwritten(program, wiring, targets)
 }
 
 /// Every register read before a write is an unknown: run once per such register with
@@ -149,10 +147,10 @@ pub fn prove_rational(
 /// coefficients cancel).
 fn check_unwritten(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
 ) -> Result<(), ProofError> {
+    let Wiring { input, general } = wiring;
     let unknowns = unwritten_reads(program, &[AnyReg::Analogue(input)]);
     for u in unknowns {
         let AnyReg::Analogue(reg) = u.reg else {
@@ -175,11 +173,10 @@ fn check_unwritten(
 /// Compares every target with what the rational executor computes, unknowns at 0.
 fn kernels_rational(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
 ) -> Result<(), ProofError> {
-    let pe = execute(program, input, general)?;
+    let pe = execute(program, wiring)?;
     let mut bad = Vec::new();
     for t in targets {
         let want = t.expected();
@@ -230,8 +227,8 @@ fn check_registers(program: &Program, allowed: Option<&[Reg]>) -> Result<(), Pro
 /// exactly. `false` says nothing: the rational executor then decides, and explains a
 /// failure. Only equal exact values pass (an inexact one equals nothing), so a lost
 /// step can cost time, never a wrong proof.
-fn proven_fast(program: &Program, input: Reg, general: usize, targets: &[Target]) -> bool {
-    let Ok(pe) = execute_as::<Dyadic>(program, input, general, |_, _, _| ()) else {
+fn proven_fast(program: &Program, wiring: Wiring, targets: &[Target]) -> bool {
+    let Ok(pe) = execute_as::<Dyadic>(program, wiring, |_, _, _| ()) else {
         return false;
     };
     targets.iter().all(|t| {
@@ -258,17 +255,20 @@ mod tests {
             depth: 2,
             weights: vec![vec![1, 2, 1]],
         };
-        assert_eq!(prove(&p, Reg::A, 6, std::slice::from_ref(&t), None), Ok(()));
+        assert_eq!(
+            prove(&p, Wiring::new(Reg::A, 6), std::slice::from_ref(&t), None),
+            Ok(())
+        );
         let wrong = Target {
             weights: vec![vec![1, 2, 2]],
             ..t.clone()
         };
-        match prove(&p, Reg::A, 6, &[wrong], None) {
+        match prove(&p, Wiring::new(Reg::A, 6), &[wrong], None) {
             Err(ProofError::Mismatch(m)) => assert_eq!(m[0].offsets.len(), 1),
             other => panic!("{other:?}"),
         }
         assert_eq!(
-            prove(&p, Reg::A, 6, &[t], Some(&[Reg::A, Reg::B])),
+            prove(&p, Wiring::new(Reg::A, 6), &[t], Some(&[Reg::A, Reg::B])),
             Err(ProofError::Register(Reg::C))
         );
     }

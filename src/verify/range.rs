@@ -9,7 +9,7 @@
 
 use super::dyadic::Dyadic;
 use super::symbolic::{execute_as, Coef, LinComb, SymbolicError};
-use crate::isa::{Pos, Program, Reg};
+use crate::isa::{Pos, Program, Reg, Wiring};
 use num_traits::ToPrimitive;
 
 /// The interval each input pixel lies in (in "in" units, the full-range capture
@@ -85,15 +85,11 @@ impl Peak {
 /// Runs on machine integers ([`Dyadic`]) and, only if a value leaves them, again on
 /// exact rationals: both round each coefficient to f64 the same way, so the answer is
 /// the same either way.
-pub fn peak(
-    program: &Program,
-    input: Reg,
-    general: usize,
-    range: InputRange,
-) -> Result<Peak, SymbolicError> {
+pub fn peak(program: &Program, wiring: Wiring, range: InputRange) -> Result<Peak, SymbolicError> {
+    let Wiring { input, .. } = wiring;
     let mut fast = Tracker::new(input, range);
     let mut exact = true;
-    execute_as::<Dyadic>(program, input, general, |pe, d, pos| {
+    execute_as::<Dyadic>(program, wiring, |pe, d, pos| {
         if !exact {
             return;
         }
@@ -105,19 +101,19 @@ pub fn peak(
     if exact {
         return Ok(fast.peak);
     }
-    peak_rational(program, input, general, range)
+    peak_rational(program, wiring, range)
 }
 
 /// [`peak`] on arbitrary-precision rationals alone (the reference the fast path is
 /// held to).
 pub fn peak_rational(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     range: InputRange,
 ) -> Result<Peak, SymbolicError> {
+    let Wiring { input, .. } = wiring;
     let mut slow = Tracker::new(input, range);
-    execute_as::<LinComb>(program, input, general, |pe, d, pos| {
+    execute_as::<LinComb>(program, wiring, |pe, d, pos| {
         slow.note(interval(&pe.value(value_reg(d)), range), d, pos);
     })?;
     Ok(slow.peak)
@@ -171,7 +167,7 @@ mod tests {
 
     fn peak_of(text: &str, range: InputRange) -> Peak {
         let p = parse_program(text, Device::default()).unwrap();
-        peak(&p, Reg::A, 6, range).unwrap()
+        peak(&p, Wiring::new(Reg::A, 6), range).unwrap()
     }
 
     #[test]

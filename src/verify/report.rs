@@ -3,7 +3,7 @@
 
 use super::proof::Target;
 use super::symbolic::{execute, Coef, LinComb};
-use crate::isa::{Program, Reg};
+use crate::isa::{Program, Wiring};
 use num_traits::Zero;
 
 /// Renders `lin` as a grid over rows `r0..=r1` and columns `c0..=c1` (north up, west
@@ -38,13 +38,8 @@ fn bounds(a: &LinComb, b: &LinComb) -> ((i32, i32), (i32, i32)) {
 
 /// For every target whose register does not hold its kernel: both kernels as grids
 /// (centred on the PE) and the offsets that differ, as lines of text.
-pub fn explain_mismatch(
-    program: &Program,
-    input: Reg,
-    general: usize,
-    targets: &[Target],
-) -> Vec<String> {
-    let pe = match execute(program, input, general) {
+pub fn explain_mismatch(program: &Program, wiring: Wiring, targets: &[Target]) -> Vec<String> {
+    let pe = match execute(program, wiring) {
         Ok(pe) => pe,
         Err(e) => return vec![format!("symbolic execution stopped at {e}")],
     };
@@ -86,7 +81,7 @@ pub fn explain_mismatch(
     if out.is_empty() {
         // The kernels match with unknowns at 0: the proof failed on what they leave out
         // (a register read before any write).
-        if let Err(e) = super::proof::prove_rational(program, input, general, targets, None) {
+        if let Err(e) = super::proof::prove_rational(program, wiring, targets, None) {
             out.push(format!("proof failed: {e}"));
         }
     }
@@ -96,7 +91,7 @@ pub fn explain_mismatch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{parse_program, Device};
+    use crate::isa::{parse_program, Device, Reg};
 
     #[test]
     fn shows_grids_and_differing_offsets() {
@@ -107,7 +102,7 @@ mod tests {
             depth: 0,
             weights: vec![vec![0, 0, 1]],
         };
-        let lines = explain_mismatch(&p, Reg::A, 6, &[t]);
+        let lines = explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
         assert!(lines[0].starts_with("register B"), "{lines:?}");
         assert!(
             lines[2].contains("[ 0  0  1 ]") && lines[2].contains("[ 1  0  0 ]"),

@@ -6,7 +6,7 @@
 //! arbitrary-precision rationals, holds anything; [`super::dyadic::Dyadic`] holds the
 //! dyadic fractions of generated programs in machine integers and says when it cannot.
 
-use crate::isa::{BusOp, DigitalOp, Pos, Program, Reg};
+use crate::isa::{BusOp, DigitalOp, Pos, Program, Reg, Wiring};
 use crate::sim::machine::{step, Linear, Machine, MachineError};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -339,8 +339,8 @@ pub struct SymbolicError {
 
 /// Runs `program` symbolically with the input image in `input` and every other register
 /// zero. Returns the final state of the PE.
-pub fn execute(program: &Program, input: Reg, general: usize) -> Result<SymbolicPe, SymbolicError> {
-    execute_as(program, input, general, |_, _, _| ())
+pub fn execute(program: &Program, wiring: Wiring) -> Result<SymbolicPe, SymbolicError> {
+    execute_as(program, wiring, |_, _, _| ())
 }
 
 /// Runs `program` symbolically from the start values `initial` (every other register
@@ -364,10 +364,10 @@ pub fn execute_from(
 /// neighbour's `NEWS`, which holds the values of this PE's `NEWS`, moved).
 pub fn execute_as<V: Symbolic>(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
 ) -> Result<SymbolicPe<V>, SymbolicError> {
+    let Wiring { input, general } = wiring;
     let mut pe = SymbolicPe::<V>::new(general);
     pe.set(input, V::of_lin(&LinComb::input()));
     run_on(&mut pe, program, written)?;
@@ -432,7 +432,7 @@ mod tests {
 
     fn run(text: &str) -> SymbolicPe {
         let p = parse_program(text, Device::default()).unwrap();
-        execute(&p, Reg::A, 6).unwrap()
+        execute(&p, Wiring::new(Reg::A, 6)).unwrap()
     }
 
     #[test]
@@ -473,6 +473,6 @@ mod tests {
     #[test]
     fn where_blocks_proof() {
         let p = parse_program("abs(B, A)", Device::default()).unwrap();
-        assert!(execute(&p, Reg::A, 6).is_err());
+        assert!(execute(&p, Wiring::new(Reg::A, 6)).is_err());
     }
 }

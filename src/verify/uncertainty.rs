@@ -6,7 +6,7 @@
 
 use super::check::{self, ProfileTestbed, Target};
 use crate::calibrate::ensemble::{self, Member, UncertaintyError};
-use crate::isa::{Program, Reg};
+use crate::isa::{Program, Wiring};
 use crate::sim::capture::GreyImage;
 use serde::Serialize;
 
@@ -51,11 +51,9 @@ pub enum RangeError {
 /// ensemble (chip and run seeds of `testbed`, `runs` run seeds) and returns the range
 /// of each kernel's total RMSE and bias (first run, as the nominal check reports).
 /// The nominal profile is always part of the range, whether or not it passes.
-#[allow(clippy::too_many_arguments)]
 pub fn ranges(
     program: &Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &[Target],
     images: &[GreyImage],
     testbed: &ProfileTestbed,
@@ -76,7 +74,7 @@ pub fn ranges(
             chip_seed: testbed.chip_seed,
             seed: testbed.seed,
         };
-        check::measure(program, input, general, targets, images, &bed, runs)
+        check::measure(program, wiring, targets, images, &bed, runs)
     })?;
     let mut kernels: Vec<Option<KernelRange>> = vec![None; targets.len()];
     for m in &measured {

@@ -660,25 +660,7 @@ impl Band<'_> {
             // store (cells a shifted write does not reach keep their values).
             _ => {
                 rows::gather(&s.sum, dc, shared.edge, &mut s.vals, 0.0);
-                match shared.flag {
-                    Some(flag) => {
-                        let row = &flag[pe_row * N..(pe_row + 1) * N];
-                        for (m, f) in s.mask.iter_mut().zip(row) {
-                            *m = *f == 1;
-                        }
-                        if dc != 0 {
-                            let own = s.mask;
-                            rows::gather(&own, dc, shared.edge, &mut s.mask, false);
-                        }
-                    }
-                    None => {
-                        s.mask.fill(true);
-                        if dc != 0 {
-                            let all = s.mask;
-                            rows::gather(&all, dc, shared.edge, &mut s.mask, false);
-                        }
-                    }
-                }
+                write_mask(shared, dc, pe_row, s);
                 match shared.layer {
                     None => {
                         rows::store_masked(out, &s.vals, &s.mask);
@@ -702,5 +684,24 @@ impl Band<'_> {
                 }
             }
         }
+    }
+}
+
+/// `s.mask` := which PEs of the receiving row are written: the writing PEs' FLAG (every
+/// PE without one), as the receiving row sees it through a shift `dc`.
+#[inline(always)]
+fn write_mask(shared: &Shared, dc: i32, pe_row: usize, s: &mut Scratch) {
+    match shared.flag {
+        Some(flag) => {
+            let row = &flag[pe_row * N..(pe_row + 1) * N];
+            for (m, f) in s.mask.iter_mut().zip(row) {
+                *m = *f == 1;
+            }
+        }
+        None => s.mask.fill(true),
+    }
+    if dc != 0 {
+        let own = s.mask;
+        rows::gather(&own, dc, shared.edge, &mut s.mask, false);
     }
 }

@@ -15,10 +15,10 @@
 //! steps shared by two goals of the bag (butterflies `G = D + E`, `H = D - E`, and
 //! common parts).
 
-use super::goal::{Bag, Goal, Shift, Term, SHIFTS};
-use super::rule::Rule;
-use super::spec::Ops;
-use super::step::{Kind, Step};
+use crate::cain::moves::goal::{Bag, Goal, Shift, Term, SHIFTS};
+use crate::cain::moves::rule::Rule;
+use crate::cain::moves::step::{Kind, Step};
+use crate::cain::spec::Ops;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
@@ -153,6 +153,33 @@ impl Gen<'_> {
         &SHIFTS[..n]
     }
 
+    /// `G` as a live `H` moved, or as `H` moved minus itself.
+    fn moved(&mut self, g: &Goal, h: &Goal) {
+        for &s in self.shifts() {
+            let aligned = h.support() == g.support()
+                && h.0.first().zip(g.0.first()).is_some_and(|(a, b)| {
+                    a.n == b.n
+                        && i16::from(a.r) + i16::from(s.dr) == i16::from(b.r)
+                        && i16::from(a.c) + i16::from(s.dc) == i16::from(b.c)
+                });
+            if aligned && h.shifted(s).as_ref() == Some(g) {
+                self.push(Rule::Move, Kind::Shift(s), vec![g.clone()], vec![h.clone()]);
+            }
+            // G = moved H - H (subx reads H twice in different bus instructions).
+            if g.sum() == 0
+                && g.support() <= 2 * h.support()
+                && h.shifted(s).map(|x| x.minus(h)).as_ref() == Some(g)
+            {
+                self.push(
+                    Rule::MovedDifference,
+                    Kind::SubShift(s),
+                    vec![g.clone()],
+                    vec![h.clone(), h.clone()],
+                );
+            }
+        }
+    }
+
     /// `G` from live goals only.
     fn direct(&mut self, g: &Goal, avail: &[Goal]) {
         // Cheap filters first: a sum of goals has the sum of their sums, whatever
@@ -168,29 +195,7 @@ impl Gen<'_> {
         let neg = g.neg();
         for h in avail {
             let hs = h.sum();
-            for &s in self.shifts() {
-                let aligned = h.support() == g.support()
-                    && h.0.first().zip(g.0.first()).is_some_and(|(a, b)| {
-                        a.n == b.n
-                            && i16::from(a.r) + i16::from(s.dr) == i16::from(b.r)
-                            && i16::from(a.c) + i16::from(s.dc) == i16::from(b.c)
-                    });
-                if aligned && h.shifted(s).as_ref() == Some(g) {
-                    self.push(Rule::Move, Kind::Shift(s), vec![g.clone()], vec![h.clone()]);
-                }
-                // G = moved H - H (subx reads H twice in different bus instructions).
-                if gs == 0
-                    && g.support() <= 2 * h.support()
-                    && h.shifted(s).map(|x| x.minus(h)).as_ref() == Some(g)
-                {
-                    self.push(
-                        Rule::MovedDifference,
-                        Kind::SubShift(s),
-                        vec![g.clone()],
-                        vec![h.clone(), h.clone()],
-                    );
-                }
-            }
+            self.moved(g, h);
             if *h == neg {
                 self.push(Rule::Negate, Kind::Neg, vec![g.clone()], vec![h.clone()]);
             }
@@ -851,7 +856,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
 }
 
 /// The children of `bag` on the way back to a known earlier bag `sources` (see
-/// [`super::window`]): only goals not in it are produced (it holds the others
+/// [`crate::cain::search::window`]): only goals not in it are produced (it holds the others
 /// already), its goals are readable as if live, and with `last` only from live goals
 /// (the step before must leave nothing new to make).
 pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut Vec<Cand>) {
@@ -888,7 +893,7 @@ pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::{grid, row};
+    use crate::cain::moves::goal::fixtures::{grid, row};
 
     #[test]
     fn folds_find_binomial_structure() {

@@ -9,11 +9,11 @@
 //! search found something shorter, never longer than the slack allows, and never
 //! predicted worse than the shortest program.
 
-use super::goal::Goal;
-use super::race::{Candidate, Judge};
-use super::risk::ClipModel;
-use super::search::{Found, Outcome, StopReason};
-use super::{CompileError, Source};
+use crate::cain::drive::race::{Candidate, Judge};
+use crate::cain::moves::goal::Goal;
+use crate::cain::score::risk::ClipModel;
+use crate::cain::search::{Found, Outcome, StopReason};
+use crate::cain::{CompileError, Source};
 use crate::verify::predict::{InputStats, Predicted};
 
 /// The input model of compile-time predictions (the error objective's score and the
@@ -37,7 +37,7 @@ pub fn total_mse(predicted: Option<&[Predicted]>) -> f64 {
 /// Scores the length objective's choice (with its source) under the error objective:
 /// predicted errors, and the score the error search would have given it (saturation
 /// risk included where its plan is known).
-pub(super) fn rescore(
+pub(crate) fn rescore(
     shortest: (Found<Candidate>, Source),
     judge: &Judge<'_>,
     clip: &ClipModel,
@@ -63,7 +63,7 @@ pub(super) fn rescore(
 /// source) and the error search's (`searched`): the searched one only where it is
 /// within `slack` of the shorter of the two, predicted no worse in total, and scored
 /// lower (then shorter, then fewer cycles).
-pub(super) fn prefer(
+pub(crate) fn prefer(
     shortest: (Found<Candidate>, Source),
     searched: Option<Found<Candidate>>,
     slack: f64,
@@ -86,7 +86,7 @@ pub(super) fn prefer(
 
 /// One outcome for the two searches: counts added, the stop reason that says most
 /// about the result (a clock that struck makes it time-dependent).
-pub(super) fn merge(
+pub(crate) fn merge(
     length: Outcome<Candidate>,
     error: Outcome<Candidate>,
     best: Option<Found<Candidate>>,

@@ -1,9 +1,9 @@
 //! The error-budget search: compile a spec at every approximation depth, measure each
 //! program on test images and keep the shortest one whose total error meets a budget.
 
-use super::{approximate_spec, check_targets, compile, Approx, CompileError, CompileOptions};
-use super::{Compiled, KernelReport, Spec, Stats};
-use crate::isa::Program;
+use crate::cain::{approximate_spec, check_targets, compile, Approx, CompileError, CompileOptions};
+use crate::cain::{Compiled, KernelReport, Spec, Stats};
+use crate::isa::{Program, Wiring};
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, Testbed};
 use serde::Serialize;
@@ -109,8 +109,7 @@ pub fn budget_search(
         let targets = check_targets(spec, &c.kernels);
         let m = check::measure(
             &c.program,
-            spec.input,
-            spec.general_count(),
+            Wiring::new(spec.input, spec.general_count()),
             &targets,
             images,
             testbed,

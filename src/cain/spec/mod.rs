@@ -1,20 +1,23 @@
 //! Filter specs: the YAML format of docs/spec-format.md, read into [`Spec`] with every rejection
 //! positioned at the offending node.
 //!
-//! serde reads the document ([`super::yaml::RawSpec`]) and checks single values; the checks
+//! serde reads the document ([`crate::cain::spec::yaml::RawSpec`]) and checks single values; the checks
 //! across values run here, on the raw document, and name the offending node by its path.
 
-use super::approx;
-use super::yaml::{self, RawKernel, RawSpec, Weight};
+pub mod approx;
+pub mod fit;
+pub mod yaml;
+
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
 use crate::isa::yaml::{locate, Misplaced, Step, YamlError};
 use crate::isa::Reg;
 use crate::verify::range::InputRange;
 use serde::Deserialize;
+use yaml::{RawKernel, RawSpec, Weight};
 use Step::{Index, Key};
 
 /// Which instructions the generator may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ops {
     /// Every linear macro of docs/isa.md.
@@ -22,6 +25,19 @@ pub enum Ops {
     All,
     /// AUKE's set: `mov`, `movx`, two-source `add`, `sub`, `neg`, `divq`, `res`.
     Basic,
+}
+
+impl std::str::FromStr for Ops {
+    type Err = String;
+
+    /// `all` or `basic`, as specs and the command line spell them.
+    fn from_str(s: &str) -> Result<Ops, String> {
+        match s {
+            "all" => Ok(Ops::All),
+            "basic" => Ok(Ops::Basic),
+            _ => Err(format!("unknown instruction set {s:?} (all or basic)")),
+        }
+    }
 }
 
 /// One kernel of a spec.
@@ -105,7 +121,7 @@ pub struct Spec {
     /// The values input pixels can take (`input_range: [lo, hi]`, default -128..127).
     pub input_range: InputRange,
     /// `fit: true`: rescale kernels whose outputs cannot fit the register range (see
-    /// [`super::fit`]).
+    /// [`crate::cain::spec::fit`]).
     pub fit: bool,
 }
 
@@ -127,6 +143,32 @@ pub const MAX_SIDE: usize = 31;
 /// Largest search budget accepted, in seconds (one day). The budget is a timer the search
 /// polls; a longer one is almost certainly a typo, and infinity would never stop.
 pub const MAX_TIME_LIMIT: f64 = 86_400.0;
+
+/// `search.time_limit`, `--time-limit` and Python's `time_limit=`: seconds, more than 0
+/// and at most [`MAX_TIME_LIMIT`] (NaN and infinity refused).
+pub fn check_time_limit(v: f64) -> Result<f64, String> {
+    if v > 0.0 && v <= MAX_TIME_LIMIT {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {v}"
+        ))
+    }
+}
+
+/// Largest length slack of the error objective (`--slack`).
+pub const MAX_SLACK: f64 = 10.0;
+
+/// `--slack` and the library's `slack`: a fraction in 0..=[`MAX_SLACK`].
+pub fn check_slack(v: f64) -> Result<f64, String> {
+    if (0.0..=MAX_SLACK).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be a fraction between 0 and {MAX_SLACK}, got {v}"
+        ))
+    }
+}
 
 /// Largest number of search workers (workers beyond the cores take turns on them).
 pub const MAX_WORKERS: usize = 1024;

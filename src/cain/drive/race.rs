@@ -2,12 +2,15 @@
 //! search for a shorter program ([`search_group`]), every candidate proven, held to the
 //! range and scored by the objective, and the better of the two chosen.
 
-use super::goal::{Bag, Goal};
-use super::reverse::Ctx;
-use super::search::{self, Found, GoalRange, Outcome, SearchOptions};
-use super::setup::Setup;
-use super::{alloc, approx, emit, fallback, report, step, CompileError, Objective, Source, Stats};
-use crate::isa::{Program, Reg};
+use crate::cain::drive::setup::Setup;
+use crate::cain::moves::goal::{Bag, Goal};
+use crate::cain::moves::reverse::Ctx;
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
+use crate::cain::{
+    assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
+    CompileError, Objective, Source, Stats,
+};
+use crate::isa::{Program, Reg, Wiring};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
 use crate::verify::proof::{prove, Target};
 use crate::verify::range::{self, Peak};
@@ -63,11 +66,11 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
 }
 
 /// Holds a group's targets and turns programs into scored candidates.
-pub(super) struct Judge<'a> {
+pub(crate) struct Judge<'a> {
     setup: &'a Setup<'a>,
     targets: Vec<Target>,
     outs: Vec<Reg>,
-    pub(super) held_to: f64,
+    pub(crate) held_to: f64,
     stats_in: InputStats,
     /// Each output's exact coefficients (outputs that cannot fit are exempt from the
     /// clipping score).
@@ -78,7 +81,7 @@ impl<'a> Judge<'a> {
     fn new(setup: &'a Setup<'a>, members: &[usize]) -> Judge<'a> {
         let targets: Vec<Target> = members
             .iter()
-            .filter_map(|&i| setup.kernels.get(i).map(super::KernelReport::target))
+            .filter_map(|&i| setup.kernels.get(i).map(crate::cain::KernelReport::target))
             .collect();
         let outputs_f64 = targets
             .iter()
@@ -95,7 +98,7 @@ impl<'a> Judge<'a> {
             outs: targets.iter().map(|t| t.out).collect(),
             targets,
             held_to: setup.held_to(members),
-            stats_in: super::objective::input_stats(setup.spec.input_range),
+            stats_in: crate::cain::score::objective::input_stats(setup.spec.input_range),
             outputs_f64,
         }
     }
@@ -105,27 +108,27 @@ impl<'a> Judge<'a> {
         let s = self.setup;
         report::predict_outputs(
             program,
-            s.spec.input,
+            Wiring::new(s.spec.input, s.general),
             &self.outs,
-            s.general,
             &s.profile,
             &self.stats_in,
         )
     }
 
     /// The error objective's score of `program` and its outputs' predicted errors.
-    pub(super) fn score(&self, program: &Program) -> Option<(f64, Vec<Predicted>)> {
+    pub(crate) fn score(&self, program: &Program) -> Option<(f64, Vec<Predicted>)> {
         let s = self.setup;
         report::predicted_score(
             program,
-            s.spec.input,
+            Wiring::new(s.spec.input, s.general),
             &self.outs,
-            s.general,
             &s.profile,
             &self.stats_in,
-            s.spec.input_range,
-            s.limit,
-            &self.outputs_f64,
+            &report::Clipping {
+                range: s.spec.input_range,
+                limit: s.limit,
+                outputs: &self.outputs_f64,
+            },
         )
     }
 
@@ -140,13 +143,17 @@ impl<'a> Judge<'a> {
         let s = self.setup;
         prove(
             &program,
-            s.spec.input,
-            s.general,
+            Wiring::new(s.spec.input, s.general),
             &self.targets,
             Some(&s.registers),
         )
         .ok()?;
-        let peak = range::peak(&program, s.spec.input, s.general, s.spec.input_range).ok()?;
+        let peak = range::peak(
+            &program,
+            Wiring::new(s.spec.input, s.general),
+            s.spec.input_range,
+        )
+        .ok()?;
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
@@ -304,6 +311,12 @@ pub fn search_group(
         ..
     } = prepared;
     let spec = setup.spec;
+    if let (None, Some(why)) = (
+        &fallback,
+        crate::cain::drive::feasible::impossible(&finals, &setup.registers),
+    ) {
+        return Err(CompileError::NoProgram(why));
+    }
     let init = Goal::single(0, 0, 1 << depth);
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
@@ -332,7 +345,8 @@ pub fn search_group(
         exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
     };
     // The error objective also weighs clipping on textured images (see `risk`).
-    let clip = super::risk::ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
+    let clip =
+        crate::cain::score::risk::ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
     // The constructive program bounds the search from its start (in the deterministic
     // mode too: the bound is the same on every run). The bound is this group's own:
     // another group's shorter program says nothing about this one's.
@@ -354,7 +368,7 @@ pub fn search_group(
     // length search gets a share of a clock budget, all of a work budget).
     let length = SearchOptions {
         time_limit: match (setup.objective, setup.search.work) {
-            (Objective::Error, None) => time.mul_f64(super::objective::LENGTH_SHARE),
+            (Objective::Error, None) => time.mul_f64(crate::cain::score::objective::LENGTH_SHARE),
             _ => time,
         },
         slack: 0.0,
@@ -367,7 +381,7 @@ pub fn search_group(
     let (outcome, (best, source)) = match (setup.objective, shortest) {
         (Objective::Length, s) => (outcome, s?),
         (Objective::Error, s) => {
-            let s = super::objective::rescore(s?, &judge, &clip, &root.0)?;
+            let s = crate::cain::score::objective::rescore(s?, &judge, &clip, &root.0)?;
             // The error search looks within the slack of the shortest program.
             stats
                 .best
@@ -378,9 +392,12 @@ pub fn search_group(
                 ..setup.search.clone()
             };
             let (e, searched) = run(&error, Objective::Error);
-            let chosen = super::objective::prefer(s, searched, setup.search.slack);
+            let chosen = crate::cain::score::objective::prefer(s, searched, setup.search.slack);
             let best = Some(chosen.0.clone());
-            (super::objective::merge(outcome, e, best), chosen)
+            (
+                crate::cain::score::objective::merge(outcome, e, best),
+                chosen,
+            )
         }
     };
     judge.conclude(best, source, outcome)
@@ -400,8 +417,7 @@ impl Judge<'_> {
         if source == Source::Search {
             prove(
                 &best.value.program,
-                s.spec.input,
-                s.general,
+                Wiring::new(s.spec.input, s.general),
                 &self.targets,
                 Some(&s.registers),
             )
@@ -440,8 +456,18 @@ fn choose(
 
 /// The error when neither generator produced a program.
 fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
+    if let (0, Some(why)) = (
+        outcome.plans_found,
+        crate::cain::drive::feasible::exhausted(outcome, &setup.registers),
+    ) {
+        return CompileError::NoProgram(why);
+    }
+    let more = match outcome.stop {
+        StopReason::Exhausted => "its whole space is searched: more time would not help",
+        _ => "try a larger --time-limit or more registers",
+    };
     let detail = format!(
-        "stopped by {} after {} nodes; try a larger --time-limit or more registers",
+        "stopped by {} after {} nodes; {more}",
         outcome.stop.name(),
         outcome.nodes
     );

@@ -3,7 +3,7 @@
 //! placed by the entry's slots (results, sources, directions; see
 //! [`crate::isa::table::Codegen`]), never by a layout written down here.
 
-use super::alloc::Instr;
+use crate::cain::assemble::alloc::Instr;
 use crate::isa::{Device, IsaError, Operand, Pos, Program, Slot, Stmt};
 
 /// The statement for one allocated instruction.
@@ -41,7 +41,7 @@ pub fn program(instrs: &[Instr], device: Device) -> Result<Program, IsaError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::step::Kind;
+    use crate::cain::moves::step::Kind;
     use crate::isa::Reg;
 
     #[test]

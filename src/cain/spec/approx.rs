@@ -1,6 +1,6 @@
 //! Approximating kernel weights by multiples of 1/2^d.
 
-use super::goal::{Goal, Term};
+use crate::cain::moves::goal::{Goal, Term};
 use crate::verify::convolution::centre_of;
 
 /// A kernel's weights approximated by integers over 2^depth.
@@ -77,7 +77,7 @@ pub const DEEPEST: u32 = 20;
 #[error(
     "the approximation at max_depth {max_depth} has error {} (sum of |weight \
      differences|), more than max_error {}; {}; or accept it with \
-     `approximation: {{accept: true}}` in the spec",
+     --accept-approximation or `approximation: {{accept: true}}` in the spec",
     crate::isa::text::number(*reached),
     crate::isa::text::number(*max_error),
     needed.map_or_else(

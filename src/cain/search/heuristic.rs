@@ -1,8 +1,8 @@
 //! How far a goal bag is from the start: a lower bound used for pruning, and an
 //! estimate used to order children (best first).
 
-use super::goal::{Bag, Goal, SHIFTS};
-use super::reverse::{telescope, Ctx, PassThrough};
+use crate::cain::moves::goal::{Bag, Goal, SHIFTS};
+use crate::cain::moves::reverse::{telescope, Ctx, PassThrough};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::rc::Rc;

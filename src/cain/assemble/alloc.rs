@@ -7,8 +7,8 @@
 //! kernels share a result, or a kernel is the input itself), the outputs are allocated
 //! freely and moved into place at the end with `mov`s, which count as instructions.
 
-use super::goal::Goal;
-use super::step::{Kind, Step};
+use crate::cain::moves::goal::Goal;
+use crate::cain::moves::step::{Kind, Step};
 use crate::isa::Reg;
 
 /// One instruction with registers: results then sources, in operand order.

@@ -8,9 +8,9 @@
 //! that is three kernels of eighths per group: the fallback holds the finished outputs,
 //! the input, an accumulator and two registers for halving copies of the input.
 
-use super::goal::Goal;
-use super::setup::Setup;
-use super::{approx, fallback};
+use crate::cain::drive::setup::Setup;
+use crate::cain::moves::goal::Goal;
+use crate::cain::{drive::fallback, spec::approx};
 use crate::isa::Reg;
 
 /// The groups of kernel indices (spec order within and across groups).

@@ -4,9 +4,9 @@
 //! while serde_yaml stands on the value, so the error carries the value's position (the
 //! approach of the noise profiles). Checks across values (registers listed elsewhere,
 //! ragged rows, a weight too large for the approximation settings) run afterwards in
-//! [`super::spec`] and are positioned with [`crate::isa::yaml::locate`].
+//! [`crate::cain::spec`] and are positioned with [`crate::isa::yaml::locate`].
 
-use super::spec::{parse_fraction, ApproxParams, SearchParams};
+use crate::cain::spec::{parse_fraction, ApproxParams, SearchParams};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -159,7 +159,7 @@ struct Integer {
 impl Integer {
     fn out_of_range<E: de::Error>(&self, v: impl fmt::Display) -> E {
         E::custom(
-            super::spec::Whole {
+            crate::cain::spec::Whole {
                 what: self.what,
                 lo: self.lo,
                 hi: self.hi,
@@ -193,7 +193,7 @@ impl Visitor<'_> for Integer {
 }
 
 /// A key whose range the command line shares.
-fn whole<'de, D: Deserializer<'de>>(d: D, w: super::spec::Whole) -> Result<u64, D::Error> {
+fn whole<'de, D: Deserializer<'de>>(d: D, w: crate::cain::spec::Whole) -> Result<u64, D::Error> {
     integer(d, w.what, w.lo, w.hi)
 }
 
@@ -245,17 +245,23 @@ fn scale<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 }
 
 fn general_registers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
-    let most = super::spec::MAX_GENERAL as u64;
+    let most = crate::cain::spec::MAX_GENERAL as u64;
     integer(d, "general_registers", 1, most).map(|n| Some(n as usize))
 }
 
-/// `approximation.max_depth`: 0..=[`super::approx::DEEPEST`].
-pub(super) fn max_depth<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    integer(d, "max_depth", 0, u64::from(super::approx::DEEPEST)).map(|n| n as u32)
+/// `approximation.max_depth`: 0..=[`crate::cain::spec::approx::DEEPEST`].
+pub(crate) fn max_depth<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    integer(
+        d,
+        "max_depth",
+        0,
+        u64::from(crate::cain::spec::approx::DEEPEST),
+    )
+    .map(|n| n as u32)
 }
 
 /// `approximation.max_error`: not negative.
-pub(super) fn max_error<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+pub(crate) fn max_error<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     number(d, "max_error", |v| {
         if v < 0.0 {
             Err("max_error must not be negative".into())
@@ -266,46 +272,43 @@ pub(super) fn max_error<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error
 }
 
 /// `search.time_limit`: seconds, positive and at most a day.
-pub(super) fn time_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+pub(crate) fn time_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     number(d, "time_limit", |v| {
-        let most = super::spec::MAX_TIME_LIMIT;
-        if v > 0.0 && v <= most {
-            Ok(())
-        } else {
-            Err(format!(
-                "time_limit must be more than 0 and at most {most} seconds"
-            ))
-        }
+        crate::cain::spec::check_time_limit(v)
+            .map(|_| ())
+            .map_err(|m| format!("time_limit {m}"))
     })
     .map(Some)
 }
 
 /// `search.workers`.
-pub(super) fn workers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
-    whole(d, super::spec::WORKERS).map(|n| Some(n as usize))
+pub(crate) fn workers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    whole(d, crate::cain::spec::WORKERS).map(|n| Some(n as usize))
 }
 
 /// `search.node_limit`.
-pub(super) fn node_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, super::spec::NODE_LIMIT).map(Some)
+pub(crate) fn node_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, crate::cain::spec::NODE_LIMIT).map(Some)
 }
 
 /// `search.seed`.
-pub(super) fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, super::spec::SEED).map(Some)
+pub(crate) fn seed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, crate::cain::spec::SEED).map(Some)
 }
 
 /// `search.memory_limit`, in MiB.
-pub(super) fn memory_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, super::spec::MEMORY_LIMIT_MB).map(Some)
+pub(crate) fn memory_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, crate::cain::spec::MEMORY_LIMIT_MB).map(Some)
 }
 
 /// `search.work`, a positive work budget.
-pub(super) fn work<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, super::spec::WORK).map(Some)
+pub(crate) fn work<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, crate::cain::spec::WORK).map(Some)
 }
 
 /// `search.ops`.
-pub(super) fn ops<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::spec::Ops>, D::Error> {
-    super::spec::Ops::deserialize(d).map(Some)
+pub(crate) fn ops<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<crate::cain::spec::Ops>, D::Error> {
+    crate::cain::spec::Ops::deserialize(d).map(Some)
 }

@@ -13,8 +13,8 @@
 //! error objective adds the risk of every value a plan writes (outputs that cannot fit
 //! and are not read again clip whatever the program does, and are left out).
 
-use super::goal::Goal;
-use super::step::Step;
+use crate::cain::moves::goal::Goal;
+use crate::cain::moves::step::Step;
 use crate::verify::range::InputRange;
 
 /// The texture model and the limit.
@@ -165,8 +165,8 @@ fn erfc(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::grid;
-    use crate::cain::step::Kind;
+    use crate::cain::moves::goal::fixtures::grid;
+    use crate::cain::moves::step::Kind;
 
     fn model(spread: f64) -> ClipModel {
         ClipModel {

@@ -2,10 +2,11 @@
 //! before any group is searched (registers, approximations, profile and range limit,
 //! workers and budget).
 
-use super::search::SearchOptions;
-use super::spec::{self, Ops, Spec};
-use super::{
-    approximate_each, report, CompileError, CompileOptions, KernelReport, Objective, DEFAULT_SLACK,
+use crate::cain::search::SearchOptions;
+use crate::cain::spec::{self, Ops, Spec};
+use crate::cain::{
+    approximate_each, assemble::report, CompileError, CompileOptions, KernelReport, Objective,
+    DEFAULT_SLACK,
 };
 use crate::isa::{Device, Reg};
 use crate::sim::noise::Profile;
@@ -70,10 +71,10 @@ impl<'a> Setup<'a> {
         };
         let limit = report::saturation_limit(&profile)
             .ok_or_else(|| CompileError::NoSaturation(profile.name.clone()))?;
-        let mut outputs = super::output_magnitudes(&kernels, spec.input_range);
+        let mut outputs = crate::cain::output_magnitudes(&kernels, spec.input_range);
         if opts.fit.unwrap_or(spec.fit) {
             let scales: Vec<f64> = spec.kernels.iter().map(|k| k.scale).collect();
-            super::fit::fit(&mut kernels, &mut outputs, &scales, limit);
+            crate::cain::spec::fit::fit(&mut kernels, &mut outputs, &scales, limit);
         }
         let general = Reg::general_count(&registers);
         let workers = opts.workers.or(spec.search.workers).unwrap_or_else(|| {
@@ -109,7 +110,7 @@ impl<'a> Setup<'a> {
             },
             range: None,
             clip: None,
-            tuning: super::tuning::Tuning::default(),
+            tuning: crate::cain::search::tuning::Tuning::default(),
         };
         Ok(Setup {
             spec,

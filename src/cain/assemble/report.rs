@@ -2,8 +2,8 @@
 //! the outputs, the `//` header printed above a program and the program text (groups
 //! in kernel blocks).
 
-use super::{Compiled, Ops, Source, Spec};
-use crate::isa::{Program, Reg};
+use crate::cain::{Compiled, Ops, Source, Spec};
+use crate::isa::{Program, Reg, Wiring};
 use crate::sim::noise::Profile;
 use crate::verify::predict::{self, InputStats, Predicted};
 use crate::verify::range::InputRange;
@@ -26,33 +26,45 @@ fn one_line(text: &str) -> String {
 /// Per register of `outs`, the predicted error of `program` under `profile`.
 pub fn predict_outputs(
     program: &Program,
-    input: Reg,
+    wiring: Wiring,
     outs: &[Reg],
-    general: usize,
     profile: &Profile,
     stats: &InputStats,
 ) -> Result<Vec<Predicted>, predict::PredictError> {
-    let model = predict::analyse(program, input, general, profile)?;
+    let model = predict::analyse(program, wiring, profile)?;
     Ok(outs.iter().map(|&r| model.predict(r, stats)).collect())
+}
+
+/// What the score holds saturation against: the input range, the register limit and
+/// the exact outputs (whose own clipping no program can avoid).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clipping<'a> {
+    /// The input's range.
+    pub range: InputRange,
+    /// The saturation limit.
+    pub limit: f64,
+    /// Each output's exact kernel, offset to coefficient.
+    pub outputs: &'a [BTreeMap<(i32, i32), f64>],
 }
 
 /// The error objective's score: the summed predicted mean squared error of the outputs
 /// `outs`, plus what saturation costs where the image is smooth (values pushed beyond
 /// the limit by their systematic error, values other than unfitting outputs beyond it
 /// anyway); with the outputs' predicted errors.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn predicted_score(
     program: &Program,
-    input: Reg,
+    wiring: Wiring,
     outs: &[Reg],
-    general: usize,
     profile: &Profile,
     stats: &InputStats,
-    range: InputRange,
-    limit: f64,
-    outputs: &[BTreeMap<(i32, i32), f64>],
+    clip: &Clipping,
 ) -> Option<(f64, Vec<Predicted>)> {
-    let model = predict::analyse(program, input, general, profile).ok()?;
+    let Clipping {
+        range,
+        limit,
+        outputs,
+    } = *clip;
+    let model = predict::analyse(program, wiring, profile).ok()?;
     let predicted: Vec<Predicted> = outs.iter().map(|&r| model.predict(r, stats)).collect();
     let mse: f64 = predicted.iter().map(|p| p.rmse.powi(2)).sum();
     let same = |a: &[((i32, i32), f64)], b: &BTreeMap<(i32, i32), f64>, sign: f64| {
@@ -121,6 +133,14 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
         c.program.instructions(),
         c.program.cycles()
     );
+    s += &provenance(c);
+    s += &range_lines(spec, c);
+    s
+}
+
+/// How the program was made: the search mode and, for a bank, its groups.
+fn provenance(c: &Compiled) -> String {
+    let mut s = String::new();
     if let Some(w) = c.search.work {
         s += &format!(
             "// deterministic search: {w} nodes per worker, {} workers, seed {}\n",
@@ -151,6 +171,12 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
             }
         );
     }
+    s
+}
+
+/// The outputs that clip, the peak value against the limit and the predicted errors.
+fn range_lines(spec: &Spec, c: &Compiled) -> String {
+    let mut s = String::new();
     let predicted: Vec<String> = c
         .kernels
         .iter()

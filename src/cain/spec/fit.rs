@@ -10,7 +10,7 @@
 //! used is reported so that a user can fold it into the next layer's weights or
 //! threshold.
 
-use super::KernelReport;
+use crate::cain::KernelReport;
 use serde::Serialize;
 
 /// What fitting did to one kernel.
@@ -58,7 +58,7 @@ fn fitted(k: &mut KernelReport, m: &mut f64, scale: f64, limit: f64) -> Option<F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::approx::Approx;
+    use crate::cain::spec::approx::Approx;
     use crate::isa::Reg;
 
     #[test]

@@ -10,9 +10,9 @@
 //! decides (registers, range, objective) whether the new plan is better. Windows are
 //! tried until none of size up to the limit improves, or the work runs out.
 
-use super::goal::{Bag, Goal};
-use super::reverse::{expand_toward, Cand, Ctx, PassThrough};
-use super::step::Step;
+use crate::cain::moves::goal::{Bag, Goal};
+use crate::cain::moves::reverse::{expand_toward, Cand, Ctx, PassThrough};
+use crate::cain::moves::step::Step;
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
@@ -219,11 +219,11 @@ pub fn improve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::grid;
-    use crate::cain::goal::SHIFTS;
-    use crate::cain::reverse::is_initial;
+    use crate::cain::moves::goal::fixtures::grid;
+    use crate::cain::moves::goal::SHIFTS;
+    use crate::cain::moves::reverse::is_initial;
+    use crate::cain::moves::step::Kind;
     use crate::cain::spec::Ops;
-    use crate::cain::step::Kind;
 
     fn ctx() -> Ctx {
         Ctx {

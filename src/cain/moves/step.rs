@@ -2,8 +2,8 @@
 //! an instruction (how it is written, its cycles, whether `ops: basic` has it, which
 //! sources its result may overwrite) is read from its entry in the instruction table.
 
-use super::goal::{Goal, Shift, SHIFTS};
-use super::spec::Ops;
+use crate::cain::moves::goal::{Goal, Shift, SHIFTS};
+use crate::cain::spec::Ops;
 use crate::isa::table::{self, Def, Id};
 
 /// An instruction with its operands left abstract (registers come later). Each kind is

@@ -11,15 +11,15 @@
 //! them, usually, so one walk does the kernel). The input is never scaled up and the
 //! accumulator only ever holds part of each offset's weight, with its sign, so no value
 //! exceeds the larger of the input and the exact output: the program is range-safe by
-//! construction (see [`kernel`]). Live values are the input, the units, the
+//! construction (see `kernel`). Live values are the input, the units, the
 //! accumulator and finished outputs, plus one scratch register for instructions that
 //! cannot write in place. Registers are chosen here; the table decides which
 //! instructions may write over a source.
 
-use super::alloc::{parallel_moves, Instr};
-use super::goal::{Goal, Shift, SHIFTS};
-use super::spec::Ops;
-use super::step::{Kind, Step};
+use crate::cain::assemble::alloc::{parallel_moves, Instr};
+use crate::cain::moves::goal::{Goal, Shift, SHIFTS};
+use crate::cain::moves::step::{Kind, Step};
+use crate::cain::spec::Ops;
 use crate::isa::Reg;
 
 /// One cell of a walk: its offset, and the units added there (register, negative).
@@ -304,25 +304,37 @@ fn cells(g: &Goal, units: &[(u32, Reg)]) -> Vec<Cell> {
     cells
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every kernel of one fallback program shares.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    /// The input's register.
+    input: Reg,
+    /// The approximation depth: the input is worth 2^depth atoms.
+    depth: u32,
+    /// Units live at once besides the input.
+    cap: usize,
+    /// The shifts `ops` allows.
+    shifts: &'a [Shift],
+    /// The instruction set.
+    ops: Ops,
+}
+
 /// Builds `g` (the input worth 2^`depth` atoms, held in `input`) into a register and
-/// returns it, with at most `cap` units live at once besides the input.
+/// returns it, with at most `shared.cap` units live at once besides the input.
 ///
 /// Range: every unit is the input times 2^(bit - depth) for a bit some count has, so it
 /// is no larger than the input or the output's largest term; and the accumulator only
 /// ever holds, per offset, some of the bits of that offset's count with its sign, so its
 /// sum of |coefficients| never exceeds the output's own. No value exceeds the larger of
 /// the input and the exact output.
-fn kernel(
-    b: &mut Builder,
-    g: &Goal,
-    input: Reg,
-    depth: u32,
-    spend_input: bool,
-    cap: usize,
-    shifts: &[Shift],
-    ops: Ops,
-) -> Option<Reg> {
+fn kernel(b: &mut Builder, shared: &Shared, g: &Goal, spend_input: bool) -> Option<Reg> {
+    let Shared {
+        input,
+        depth,
+        cap,
+        shifts,
+        ops,
+    } = *shared;
     let mut acc: Option<Reg> = None;
     let mut chain = (depth, input);
     for pass in passes(&bits_of(g), depth, cap) {
@@ -392,6 +404,13 @@ fn program_with(
     let init = Goal::single(0, 0, 1 << depth);
     let at = b.slot(input)?;
     b.held[at] = Some(init.clone());
+    let shared = Shared {
+        input,
+        depth,
+        cap,
+        shifts: &shifts,
+        ops,
+    };
     let mut placed: Vec<(Reg, Reg)> = Vec::with_capacity(finals.len());
     for (k, (g, out)) in finals.iter().enumerate() {
         let last = k + 1 == finals.len();
@@ -399,7 +418,7 @@ fn program_with(
         let r = if *g == init && last {
             input
         } else {
-            kernel(&mut b, g, input, depth, last, cap, &shifts, ops)?
+            kernel(&mut b, &shared, g, last)?
         };
         placed.push((*out, r));
     }
@@ -410,15 +429,16 @@ fn program_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::grid;
-    use crate::isa::Device;
+    use crate::cain::moves::goal::fixtures::grid;
+    use crate::isa::{Device, Wiring};
     use crate::verify::proof::{prove, Target};
 
     /// Emits and proves the fallback for one kernel given as a grid at `depth`.
     fn proves(rows: &[&[i32]], depth: u32, regs: &[Reg], ops: Ops) -> usize {
         let g = grid(rows);
         let instrs = program(&[(g, Reg::A)], Reg::A, regs, depth, ops).expect("a program");
-        let p = crate::cain::emit::program(&instrs, Device { general: 6 }).expect("emits");
+        let p =
+            crate::cain::assemble::emit::program(&instrs, Device { general: 6 }).expect("emits");
         let weights = rows
             .iter()
             .map(|r| r.iter().map(|&n| i64::from(n)).collect())
@@ -428,7 +448,7 @@ mod tests {
             depth,
             weights,
         };
-        prove(&p, Reg::A, 6, &[t], Some(regs)).expect("proven");
+        prove(&p, Wiring::new(Reg::A, 6), &[t], Some(regs)).expect("proven");
         p.instructions()
     }
 
@@ -471,7 +491,8 @@ mod tests {
                 let regs = [Reg::A, Reg::B, Reg::C, Reg::D];
                 let instrs =
                     program(&[(g, Reg::A)], Reg::A, &regs, depth, Ops::All).expect("a program");
-                let p = crate::cain::emit::program(&instrs, Device { general: 6 }).expect("emits");
+                let p = crate::cain::assemble::emit::program(&instrs, Device { general: 6 })
+                    .expect("emits");
                 let range = InputRange::default();
                 let output: f64 = rows
                     .iter()
@@ -480,7 +501,9 @@ mod tests {
                     .sum::<f64>()
                     / f64::from(1u32 << depth)
                     * range.bound();
-                let got = peak(&p, Reg::A, 6, range).expect("runs").magnitude;
+                let got = peak(&p, Wiring::new(Reg::A, 6), range)
+                    .expect("runs")
+                    .magnitude;
                 assert!(
                     got <= output.max(range.bound()) + 1e-9,
                     "{rows:?} at depth {depth}: peak {got}, output {output}"

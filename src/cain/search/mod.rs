@@ -12,19 +12,23 @@
 //! seeded perturbation of the ranking. The budget is wall-clock time, an optional node
 //! count and a memory cap; the best plan so far is returned when it runs out.
 
-use super::goal::{fingerprint_of, Bag};
-use super::heuristic::{lower_bound, Estimator};
-use super::reverse::{expand, is_initial, Cand, Ctx, PassThrough};
-use super::risk::ClipModel;
-use super::rule::RuleCounts;
-use super::step::Step;
-use super::tuning::Tuning;
-use super::window::{self, WindowOptions};
+pub mod heuristic;
+pub mod tuning;
+pub mod window;
+
+use crate::cain::moves::goal::{fingerprint_of, Bag};
+use crate::cain::moves::reverse::{expand, is_initial, Cand, Ctx, PassThrough};
+use crate::cain::moves::rule::RuleCounts;
+use crate::cain::moves::step::Step;
+use crate::cain::score::risk::ClipModel;
+use crate::cain::search::heuristic::{lower_bound, Estimator};
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tuning::Tuning;
+use window::WindowOptions;
 
 /// Budget and shape of a search.
 #[derive(Clone, Debug)]
@@ -52,7 +56,7 @@ pub struct SearchOptions {
     /// Values every goal must stay within (bags holding a goal outside are pruned).
     pub range: Option<GoalRange>,
     /// Saturation risk on textured images, added to the finisher's score under the
-    /// error objective (see [`super::risk`]).
+    /// error objective (see [`crate::cain::score::risk`]).
     pub clip: Option<ClipModel>,
     /// How the budget is spent (chunk sizes, phase shares, polish).
     pub tuning: Tuning,
@@ -72,12 +76,12 @@ pub struct GoalRange {
     pub limit: f64,
     /// Goals exempt from the limit: the outputs themselves (an output that cannot fit
     /// clips whatever the program does; everything leading to it still must fit).
-    pub exempt: Vec<super::goal::Goal>,
+    pub exempt: Vec<crate::cain::moves::goal::Goal>,
 }
 
 impl GoalRange {
     /// Whether `g` and `-g` stay within the limit.
-    pub fn fits(&self, g: &super::goal::Goal) -> bool {
+    pub fn fits(&self, g: &crate::cain::moves::goal::Goal) -> bool {
         if self.exempt.iter().any(|e| e == g) {
             return true;
         }
@@ -294,7 +298,7 @@ struct Shared<'a, T> {
     worker_memory: Vec<AtomicU64>,
     finish: &'a Finisher<'a, T>,
     /// The final goals (the root bag), for the saturation risk.
-    finals: &'a [super::goal::Goal],
+    finals: &'a [crate::cain::moves::goal::Goal],
     /// Whether values other than the final goals are held to [`Tuning::strict_range`] times
     /// the register limit (the first half of an error-objective search).
     strict: bool,
@@ -639,7 +643,7 @@ impl<T> Worker<'_, '_, T> {
 
 /// Searches backwards from `root` (the final goals) to the input goal of `ctx`.
 /// Every plan reaching the input is handed to `finish`; the best finished one is kept,
-/// then improved window by window (see [`super::window`]) in the last part of the
+/// then improved window by window (see [`crate::cain::search::window`]) in the last part of the
 /// budget. With [`SearchOptions::work`] the workers search apart and the result is
 /// reproducible; otherwise they share what they learn and race on the clock.
 pub fn search<T: Send>(
@@ -851,7 +855,11 @@ impl<T: Send> Polish<'_, '_, T> {
 }
 
 /// The saturation risk the error objective adds to a plan's score (0 otherwise).
-fn plan_risk(opts: &SearchOptions, steps: &[Step], finals: &[super::goal::Goal]) -> f64 {
+fn plan_risk(
+    opts: &SearchOptions,
+    steps: &[Step],
+    finals: &[crate::cain::moves::goal::Goal],
+) -> f64 {
     match &opts.clip {
         Some(m) if opts.slack > 0.0 => m.plan_risk(steps, finals),
         _ => 0.0,
@@ -861,7 +869,7 @@ fn plan_risk(opts: &SearchOptions, steps: &[Step], finals: &[super::goal::Goal])
 /// See [`Shared::flat_fits`].
 fn flat_fits(
     opts: &SearchOptions,
-    finals: &[super::goal::Goal],
+    finals: &[crate::cain::moves::goal::Goal],
     strict: bool,
     cand: &Cand,
 ) -> bool {
@@ -1240,8 +1248,8 @@ fn conclude<T>(sh: Shared<'_, T>) -> Outcome<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cain::goal::fixtures::grid;
-    use crate::cain::goal::Goal;
+    use crate::cain::moves::goal::fixtures::grid;
+    use crate::cain::moves::goal::Goal;
     use crate::cain::spec::Ops;
 
     #[test]
