@@ -41,6 +41,10 @@ const SETS: &[(&str, u64, usize, usize)] = &[
     ("h27_r5x5a", 281, 1, 5),
     ("h27_cnn1", 282, 3, 3),
     ("h27_cnn2", 283, 3, 3),
+    ("h27b_r2a", 291, 2, 3),
+    ("h27b_r2b", 292, 2, 3),
+    ("h27b_r2c", 293, 2, 3),
+    ("h27b_r2d", 294, 2, 3),
 ];
 
 /// xorshift64*: the sets must not change when a dependency's generator does.

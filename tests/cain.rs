@@ -251,6 +251,18 @@ fn cli_json_has_the_contract_fields() {
     for k in ["nodes", "seconds_to_best", "seconds", "plans_found"] {
         assert!(v["search"][k].is_number(), "search.{k}");
     }
+    // Children taken per generator rule, by the rules' names; Sobel's differences are
+    // made by folds (G = P - moved P).
+    let rules = v["search"]["rules"].as_object().expect("search.rules");
+    let names: Vec<&str> = cain::moves::rule::Rule::ALL
+        .iter()
+        .map(|r| r.name())
+        .collect();
+    for (name, n) in rules {
+        assert!(names.contains(&name.as_str()), "unknown rule {name}");
+        assert!(n.as_u64().is_some_and(|n| n > 0), "{name}: {n}");
+    }
+    assert!(rules.contains_key("fold_difference"), "{rules:?}");
 }
 
 /// The 5x5 unsharp mask `2 x - blur` at depth 8 (centre 476/256).

@@ -136,3 +136,53 @@ fn the_spec_key_fits_for_check_too() {
     let msg = err.to_string();
     assert!(msg.starts_with("28:6:") && msg.contains("boolean"), "{msg}");
 }
+
+/// Cain's AnalogNet2 program measured (issue 27) 8.75 total RMSE on kernel B under
+/// `scamp5` on the bundled images; the bundled program is at or under it.
+const CAIN_ANALOGNET2_B_TOTAL_RMSE: f64 = 8.75;
+
+#[test]
+fn bundled_analognet2_is_at_or_under_cains_kernel_b() {
+    use scamp::bank::Bank;
+    use scamp::isa::{parse_program, Device};
+    use scamp::sim::noise::Profile;
+    use scamp::verify::check::{load_images, ProfileTestbed};
+    use scamp::CheckOptions;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("programs/analognet2.scamp")).expect("program");
+    let program = parse_program(&text, Device::default()).expect("parses");
+    let bank = Bank::with_kernels(program, &text, analognet2()).expect("bank");
+    let images: Vec<_> = load_images(&root.join("images"))
+        .expect("images")
+        .into_iter()
+        .map(|(_, g)| g)
+        .collect();
+    let testbed = ProfileTestbed {
+        profile: Profile::builtin("scamp5").expect("scamp5"),
+        chip_seed: 1,
+        seed: 1,
+    };
+    let opts = CheckOptions {
+        noise: "scamp5".into(),
+        runs: 1,
+        uncertainty: false,
+    };
+    let report = bank.check(&images, &testbed, &opts).expect("checks").report;
+    let v = serde_json::to_value(&report).expect("json");
+    let total = |i: usize| {
+        v["kernels"][i]["total"]["rmse"]
+            .as_f64()
+            .expect("total rmse")
+    };
+    assert_eq!(v["verified"], true);
+    assert!(
+        total(1) <= CAIN_ANALOGNET2_B_TOTAL_RMSE,
+        "kernel B: {} > Cain's {CAIN_ANALOGNET2_B_TOTAL_RMSE}",
+        total(1)
+    );
+    // Every kernel's error is mostly its outputs' clipping (peaks up to 351 against
+    // 128) and stays within the bounds measured for the bundled program.
+    for (i, bound) in [(0, 12.6), (2, 9.36)] {
+        assert!(total(i) <= bound, "kernel {i}: {}", total(i));
+    }
+}

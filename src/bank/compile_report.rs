@@ -98,6 +98,9 @@ pub struct SearchJson {
     pub nodes: u64,
     /// Plans that reached the input.
     pub plans_found: u64,
+    /// Children the search took, by the generator rule that made them (counted as egg
+    /// counts rewrites; rules never applied left out).
+    pub rules: std::collections::BTreeMap<String, u64>,
     /// Seconds the search ran.
     pub seconds: f64,
     /// Seconds until the kept program was found.
@@ -173,6 +176,7 @@ impl CompileReport {
             search: SearchJson {
                 nodes: s.nodes,
                 plans_found: s.plans_found,
+                rules: s.rules.clone(),
                 seconds: s.seconds,
                 seconds_to_best: s.seconds_to_best,
                 source: s.source.name(),

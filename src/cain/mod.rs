@@ -14,8 +14,8 @@
 //! | folder | what it holds |
 //! | --- | --- |
 //! | [`spec`] | the spec format ([`spec::yaml`]), the weight approximation ([`spec::approx`]) and the rescale of kernels that cannot fit ([`spec::fit`]) |
-//! | [`moves`] | the move set: atoms and goal bags ([`moves::goal`]), instructions on goals ([`moves::step`]), instructions applied in reverse ([`moves::reverse`]) |
-//! | [`search`] | the backward search core, its heuristic ([`search::heuristic`]) and the window re-search that polishes found plans ([`search::window`]) |
+//! | [`moves`] | the move set: atoms and goal bags ([`moves::goal`]), instructions on goals ([`moves::step`]), instructions applied in reverse ([`moves::reverse`]), each by a named rule counted per search ([`moves::rule`]) |
+//! | [`search`] | the backward search core, its heuristic ([`search::heuristic`]) and the window re-search that polishes found plans ([`search::window`]) and the tuning knobs with their defaults ([`search::tuning`]) |
 //! | [`score`] | the error objective ([`score::objective`]), the saturation risk of a plan ([`score::risk`]) and the error-budget search over depths ([`score::budget`]) |
 //! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]) and the per-group race ([`drive::race`]) |
 //! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
@@ -166,6 +166,9 @@ pub struct SearchReport {
     pub work: Option<u64>,
     /// Ordering seed.
     pub seed: u64,
+    /// Children the search took, by the generator rule that made them (rule names of
+    /// [`rule::Rule::name`], alphabetical; rules never applied left out).
+    pub rules: std::collections::BTreeMap<String, u64>,
 }
 
 /// Which generator made a program.
@@ -222,8 +225,8 @@ pub struct Compiled {
     pub input: Reg,
     /// Range of the values the program holds.
     pub range: RangeReport,
-    /// Per kernel, the predicted error under the profile for inputs uniform over the
-    /// spec's input range ([`crate::verify::predict::InputStats::of_range`]).
+    /// Per kernel, the predicted error under the profile for inputs like the bundled
+    /// images ([`score::objective::input_stats`]).
     pub predicted: Vec<Predicted>,
     /// The objective the program was chosen by.
     pub objective: Objective,
@@ -423,7 +426,7 @@ pub fn compile(
         let before = start.elapsed();
         let time = (left(reserved + one.reserve, late) / 2).max(MIN_SEARCH);
         match drive::race::search_group(one, time, start, stats) {
-            Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start)),
+            Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start, stats)),
             Err(
                 CompileError::NotFound(_)
                 | CompileError::NoRangeSafe(_)
@@ -446,7 +449,7 @@ pub fn compile(
         late = late.max(start.elapsed().saturating_sub(before + share + own));
         parts.push((members, r));
     }
-    Ok(assemble(&setup, parts, start))
+    Ok(assemble(&setup, parts, start, stats))
 }
 
 /// The least time a search is given, even when the clock is spent: enough to return
@@ -467,11 +470,27 @@ fn one_program_may_hold(setup: &Setup) -> bool {
     outs.len() == setup.kernels.len() && outs.len() <= setup.registers.len()
 }
 
+/// Per kernel, the largest scale at which its output fits the register range.
+fn largest_fitting_scales(setup: &Setup) -> Vec<f64> {
+    let kernels = setup.spec.kernels.iter().zip(&setup.outputs);
+    kernels
+        .zip(&setup.kernels)
+        .map(|((k, &m), r)| {
+            if m > 0.0 {
+                r.fitted.map_or(k.scale, |f| f.to) * setup.limit / m
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect()
+}
+
 /// The compiled result of the groups' programs.
 fn assemble(
     setup: &Setup,
     parts: Vec<(Vec<usize>, drive::race::GroupResult)>,
     start: Instant,
+    stats: &Stats,
 ) -> Compiled {
     let n = setup.kernels.len();
     let mut predicted = vec![
@@ -523,20 +542,7 @@ fn assemble(
     } else {
         Source::Fallback
     };
-    let largest_fitting_scale = setup
-        .spec
-        .kernels
-        .iter()
-        .zip(&setup.outputs)
-        .zip(&setup.kernels)
-        .map(|((k, &m), r)| {
-            if m > 0.0 {
-                r.fitted.map_or(k.scale, |f| f.to) * setup.limit / m
-            } else {
-                f64::INFINITY
-            }
-        })
-        .collect();
+    let largest_fitting_scale = largest_fitting_scales(setup);
     let all: Vec<usize> = (0..n).collect();
     Compiled {
         program,
@@ -552,6 +558,7 @@ fn assemble(
             source,
             work: setup.search.work,
             seed: setup.search.seed,
+            rules: stats.rules.by_name(),
         },
         ops: setup.ops,
         registers: setup.registers.clone(),

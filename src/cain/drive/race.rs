@@ -98,7 +98,7 @@ impl<'a> Judge<'a> {
             outs: targets.iter().map(|t| t.out).collect(),
             targets,
             held_to: setup.held_to(members),
-            stats_in: InputStats::of_range(setup.spec.input_range),
+            stats_in: crate::cain::score::objective::input_stats(setup.spec.input_range),
             outputs_f64,
         }
     }

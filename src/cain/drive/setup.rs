@@ -110,6 +110,7 @@ impl<'a> Setup<'a> {
             },
             range: None,
             clip: None,
+            tuning: crate::cain::search::tuning::Tuning::default(),
         };
         Ok(Setup {
             spec,

@@ -319,9 +319,7 @@ impl Goal {
 
     /// A 64-bit fingerprint, stable across runs (used by the shared seen table).
     pub fn fingerprint(&self) -> u64 {
-        let mut h = Fx::default();
-        self.hash(&mut h);
-        h.finish()
+        fingerprint_of(self)
     }
 
     /// Largest |row| or |col| offset.
@@ -394,9 +392,7 @@ impl Bag {
 
     /// A 64-bit fingerprint, stable across runs.
     pub fn fingerprint(&self) -> u64 {
-        let mut h = Fx::default();
-        self.hash(&mut h);
-        h.finish()
+        fingerprint_of(self)
     }
 }
 
@@ -407,45 +403,17 @@ impl fmt::Display for Bag {
     }
 }
 
-/// A small, fast, deterministic hasher (FxHash-style multiply-rotate) for fingerprints.
-#[derive(Default)]
-pub struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        // Final avalanche so that the low bits used by table shards are well mixed.
-        let mut x = self.0;
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        x ^= x >> 33;
-        x
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-
-    fn write_i32(&mut self, i: i32) {
-        self.write_u64(i as u32 as u64);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
+/// A 64-bit fingerprint of `x`: rustc's Fx hash (rustc-hash 1.1), stable across runs,
+/// with a final avalanche because the seen table shards by the top bits and hashes by
+/// the fingerprint as it stands (Fx alone leaves them weakly mixed for small keys).
+pub fn fingerprint_of<T: Hash + ?Sized>(x: &T) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    x.hash(&mut h);
+    let mut x = h.finish();
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x
 }
 
 /// Goals written as grids of coefficients, for the search's unit tests.

@@ -3,4 +3,5 @@
 
 pub mod goal;
 pub mod reverse;
+pub mod rule;
 pub mod step;

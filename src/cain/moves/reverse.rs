@@ -16,6 +16,7 @@
 //! common parts).
 
 use crate::cain::moves::goal::{Bag, Goal, Shift, Term, SHIFTS};
+use crate::cain::moves::rule::Rule;
 use crate::cain::moves::step::{Kind, Step};
 use crate::cain::spec::Ops;
 use std::collections::HashSet;
@@ -66,6 +67,8 @@ pub struct Cand {
     pub step: Step,
     /// The bag before the instruction.
     pub child: Bag,
+    /// The rule that made it.
+    pub rule: Rule,
 }
 
 /// Whether `bag` is the start of a program: nothing left but the input.
@@ -94,7 +97,7 @@ struct Gen<'a> {
 }
 
 impl Gen<'_> {
-    fn push(&mut self, kind: Kind, outs: Vec<Goal>, ins: Vec<Goal>) {
+    fn push(&mut self, rule: Rule, kind: Kind, outs: Vec<Goal>, ins: Vec<Goal>) {
         if !kind.allowed(self.ctx.ops) {
             return;
         }
@@ -123,7 +126,7 @@ impl Gen<'_> {
             return;
         }
         if self.seen.insert(child.fingerprint()) {
-            self.out.push(Cand { step, child });
+            self.out.push(Cand { step, child, rule });
         }
     }
 
@@ -150,6 +153,33 @@ impl Gen<'_> {
         &SHIFTS[..n]
     }
 
+    /// `G` as a live `H` moved, or as `H` moved minus itself.
+    fn moved(&mut self, g: &Goal, h: &Goal) {
+        for &s in self.shifts() {
+            let aligned = h.support() == g.support()
+                && h.0.first().zip(g.0.first()).is_some_and(|(a, b)| {
+                    a.n == b.n
+                        && i16::from(a.r) + i16::from(s.dr) == i16::from(b.r)
+                        && i16::from(a.c) + i16::from(s.dc) == i16::from(b.c)
+                });
+            if aligned && h.shifted(s).as_ref() == Some(g) {
+                self.push(Rule::Move, Kind::Shift(s), vec![g.clone()], vec![h.clone()]);
+            }
+            // G = moved H - H (subx reads H twice in different bus instructions).
+            if g.sum() == 0
+                && g.support() <= 2 * h.support()
+                && h.shifted(s).map(|x| x.minus(h)).as_ref() == Some(g)
+            {
+                self.push(
+                    Rule::MovedDifference,
+                    Kind::SubShift(s),
+                    vec![g.clone()],
+                    vec![h.clone(), h.clone()],
+                );
+            }
+        }
+    }
+
     /// `G` from live goals only.
     fn direct(&mut self, g: &Goal, avail: &[Goal]) {
         // Cheap filters first: a sum of goals has the sum of their sums, whatever
@@ -165,47 +195,41 @@ impl Gen<'_> {
         let neg = g.neg();
         for h in avail {
             let hs = h.sum();
-            for &s in self.shifts() {
-                let aligned = h.support() == g.support()
-                    && h.0.first().zip(g.0.first()).is_some_and(|(a, b)| {
-                        a.n == b.n
-                            && i16::from(a.r) + i16::from(s.dr) == i16::from(b.r)
-                            && i16::from(a.c) + i16::from(s.dc) == i16::from(b.c)
-                    });
-                if aligned && h.shifted(s).as_ref() == Some(g) {
-                    self.push(Kind::Shift(s), vec![g.clone()], vec![h.clone()]);
-                }
-                // G = moved H - H (subx reads H twice in different bus instructions).
-                if gs == 0
-                    && g.support() <= 2 * h.support()
-                    && h.shifted(s).map(|x| x.minus(h)).as_ref() == Some(g)
-                {
-                    self.push(
-                        Kind::SubShift(s),
-                        vec![g.clone()],
-                        vec![h.clone(), h.clone()],
-                    );
-                }
-            }
+            self.moved(g, h);
             if *h == neg {
-                self.push(Kind::Neg, vec![g.clone()], vec![h.clone()]);
+                self.push(Rule::Negate, Kind::Neg, vec![g.clone()], vec![h.clone()]);
             }
             if h.halved().as_ref() == Some(g) {
                 if self.bag.contains(&neg) {
-                    self.push(Kind::Div, vec![g.clone(), neg.clone()], vec![h.clone()]);
+                    self.push(
+                        Rule::Halve,
+                        Kind::Div,
+                        vec![g.clone(), neg.clone()],
+                        vec![h.clone()],
+                    );
                 }
-                self.push(Kind::Divq, vec![g.clone()], vec![h.clone()]);
+                self.push(Rule::Halve, Kind::Divq, vec![g.clone()], vec![h.clone()]);
             }
             if has_sum(gs - hs) {
                 let d = g.minus(h);
                 if find(&d) {
-                    self.push(Kind::Add2, vec![g.clone()], vec![h.clone(), d]);
+                    self.push(
+                        Rule::SumOfLive,
+                        Kind::Add2,
+                        vec![g.clone()],
+                        vec![h.clone(), d],
+                    );
                 }
                 for &s in self.shifts() {
                     if let Some(x) = g.unshifted(s) {
                         let d = x.minus(h);
                         if find(&d) {
-                            self.push(Kind::AddShift(s), vec![g.clone()], vec![h.clone(), d]);
+                            self.push(
+                                Rule::SumOfLive,
+                                Kind::AddShift(s),
+                                vec![g.clone()],
+                                vec![h.clone(), d],
+                            );
                         }
                     }
                 }
@@ -213,13 +237,23 @@ impl Gen<'_> {
             if has_sum(hs - gs) {
                 let d = h.minus(g);
                 if find(&d) {
-                    self.push(Kind::Sub, vec![g.clone()], vec![h.clone(), d]);
+                    self.push(
+                        Rule::DifferenceOfLive,
+                        Kind::Sub,
+                        vec![g.clone()],
+                        vec![h.clone(), d],
+                    );
                 }
                 for &s in self.shifts() {
                     if let Some(x) = h.shifted(s) {
                         let d = x.minus(g);
                         if find(&d) {
-                            self.push(Kind::SubShift(s), vec![g.clone()], vec![h.clone(), d]);
+                            self.push(
+                                Rule::DifferenceOfLive,
+                                Kind::SubShift(s),
+                                vec![g.clone()],
+                                vec![h.clone(), d],
+                            );
                         }
                     }
                 }
@@ -232,7 +266,12 @@ impl Gen<'_> {
                 }
                 let d = g.minus(a).minus(b);
                 if find(&d) && d != *a && d != *b {
-                    self.push(Kind::Add3, vec![g.clone()], vec![a.clone(), b.clone(), d]);
+                    self.push(
+                        Rule::SumOfThreeLive,
+                        Kind::Add3,
+                        vec![g.clone()],
+                        vec![a.clone(), b.clone(), d],
+                    );
                 }
             }
         }
@@ -246,13 +285,18 @@ impl Gen<'_> {
             if let Some(h) = g.scaled(2) {
                 let neg = g.neg();
                 if self.bag.contains(&neg) {
-                    self.push(Kind::Div, vec![g.clone(), neg], vec![h.clone()]);
+                    self.push(
+                        Rule::HalveDouble,
+                        Kind::Div,
+                        vec![g.clone(), neg],
+                        vec![h.clone()],
+                    );
                 }
-                self.push(Kind::Divq, vec![g.clone()], vec![h]);
+                self.push(Rule::HalveDouble, Kind::Divq, vec![g.clone()], vec![h]);
             }
         }
         if g.sum() < 0 {
-            self.push(Kind::Neg, vec![g.clone()], vec![g.neg()]);
+            self.push(Rule::NegateNew, Kind::Neg, vec![g.clone()], vec![g.neg()]);
         }
         self.centre_multiple(g);
         let (cr, cc) = g.centroid();
@@ -261,38 +305,68 @@ impl Gen<'_> {
             if let Some(r) = g.unshifted(s) {
                 let (rr, rc) = r.centroid();
                 if rr.abs() + rc.abs() < dist - 0.25 {
-                    self.push(Kind::Shift(s), vec![g.clone()], vec![r]);
+                    self.push(Rule::MoveInward, Kind::Shift(s), vec![g.clone()], vec![r]);
                 }
             }
         }
         for h in avail {
             let r = g.minus(h);
             if smaller(&r) {
-                self.push(Kind::Add2, vec![g.clone()], vec![h.clone(), r]);
+                self.push(
+                    Rule::AddRemainder,
+                    Kind::Add2,
+                    vec![g.clone()],
+                    vec![h.clone(), r],
+                );
             }
             let r = h.minus(g);
             if smaller(&r) {
-                self.push(Kind::Sub, vec![g.clone()], vec![h.clone(), r]);
+                self.push(
+                    Rule::SubtractRemainder,
+                    Kind::Sub,
+                    vec![g.clone()],
+                    vec![h.clone(), r],
+                );
             }
             let r = g.plus(h);
             if smaller(&r) {
-                self.push(Kind::Sub, vec![g.clone()], vec![r, h.clone()]);
+                self.push(
+                    Rule::SubtractRemainder,
+                    Kind::Sub,
+                    vec![g.clone()],
+                    vec![r, h.clone()],
+                );
             }
             for &s in self.shifts() {
                 if let Some(x) = g.unshifted(s) {
                     let r = x.minus(h);
                     if smaller(&r) {
-                        self.push(Kind::AddShift(s), vec![g.clone()], vec![h.clone(), r]);
+                        self.push(
+                            Rule::AddRemainder,
+                            Kind::AddShift(s),
+                            vec![g.clone()],
+                            vec![h.clone(), r],
+                        );
                     }
                 }
                 // G = moved R - H with R = (G + H) moved back.
                 if let Some(r) = g.plus(h).unshifted(s).filter(&smaller) {
-                    self.push(Kind::SubShift(s), vec![g.clone()], vec![r, h.clone()]);
+                    self.push(
+                        Rule::SubtractRemainder,
+                        Kind::SubShift(s),
+                        vec![g.clone()],
+                        vec![r, h.clone()],
+                    );
                 }
                 if let Some(x) = h.shifted(s) {
                     let r = x.minus(g);
                     if smaller(&r) {
-                        self.push(Kind::SubShift(s), vec![g.clone()], vec![h.clone(), r]);
+                        self.push(
+                            Rule::SubtractRemainder,
+                            Kind::SubShift(s),
+                            vec![g.clone()],
+                            vec![h.clone(), r],
+                        );
                     }
                 }
             }
@@ -321,8 +395,18 @@ impl Gen<'_> {
         if rest.is_empty() {
             return;
         }
-        self.push(Kind::Sub, vec![g.clone()], vec![base.clone(), rest.neg()]);
-        self.push(Kind::Add2, vec![g.clone()], vec![base, rest]);
+        self.push(
+            Rule::CentreMultiple,
+            Kind::Sub,
+            vec![g.clone()],
+            vec![base.clone(), rest.neg()],
+        );
+        self.push(
+            Rule::CentreMultiple,
+            Kind::Add2,
+            vec![g.clone()],
+            vec![base, rest],
+        );
     }
 
     /// Exact telescopes of `g` along every shift: `G = P - moved P` and
@@ -332,14 +416,19 @@ impl Gen<'_> {
             if let Some(p) = telescope(g, s.dr, s.dc, -1) {
                 let n = p.neg();
                 if let Some(q) = p.shifted(s) {
-                    self.push(Kind::Sub, vec![g.clone()], vec![p, q]);
+                    self.push(Rule::Telescope, Kind::Sub, vec![g.clone()], vec![p, q]);
                 }
                 // G = moved N - N with N = -P: one subx/sub2x reading N twice.
-                self.push(Kind::SubShift(s), vec![g.clone()], vec![n.clone(), n]);
+                self.push(
+                    Rule::Telescope,
+                    Kind::SubShift(s),
+                    vec![g.clone()],
+                    vec![n.clone(), n],
+                );
             }
             if let Some(p) = telescope(g, s.dr, s.dc, 1) {
                 if let Some(q) = p.shifted(s) {
-                    self.push(Kind::Add2, vec![g.clone()], vec![p, q]);
+                    self.push(Rule::Telescope, Kind::Add2, vec![g.clone()], vec![p, q]);
                 }
             }
         }
@@ -348,77 +437,145 @@ impl Gen<'_> {
     /// `G` as a sum of new goals.
     fn splits(&mut self, g: &Goal) {
         for &s in self.shifts() {
-            // G = P + moved P (+ R).
-            let (p, r) = fold(g, s.dr, s.dc, 1);
-            if !p.is_empty() {
-                if let Some(q) = p.shifted(s) {
-                    if r.is_empty() {
-                        self.push(Kind::Add2, vec![g.clone()], vec![p.clone(), q.clone()]);
-                        // G = X + Y + moved (X + Y) with P = X + Y split again: the
-                        // moved sum is one `addx`, saving the add that makes P.
-                        let double = Kind::Add3.allowed(self.ctx.ops);
-                        for &t in self.shifts().iter().filter(|_| double) {
-                            let (x, rest) = fold(&p, t.dr, t.dc, 1);
-                            if x.is_empty() || !rest.is_empty() {
-                                continue;
-                            }
-                            if let Some(y) = x.shifted(t) {
-                                self.push(Kind::Add3, vec![g.clone()], vec![x, y, q.clone()]);
-                            }
-                        }
-                        let (pp, pn) = (p.positive_part(), p.negative_part());
-                        if !pp.is_empty() && !pn.is_empty() {
-                            self.push(Kind::Add3, vec![g.clone()], vec![pp, pn, q.clone()]);
-                        }
-                    } else {
-                        self.push(
-                            Kind::Add3,
-                            vec![g.clone()],
-                            vec![p.clone(), q.clone(), r.clone()],
-                        );
-                        self.push(Kind::Add2, vec![g.clone()], vec![p.plus(&r), q.clone()]);
-                        self.push(Kind::Add2, vec![g.clone()], vec![p.clone(), q.plus(&r)]);
-                    }
-                }
-            }
-            // G = P - moved P (+ R).
-            let (p, r) = fold(g, s.dr, s.dc, -1);
-            if !p.is_empty() {
-                if let Some(q) = p.shifted(s) {
-                    if r.is_empty() {
-                        self.push(Kind::Sub, vec![g.clone()], vec![p.clone(), q]);
-                        // G = -(moved P - P): produce the difference and negate.
-                        if let Some(x) = p.shifted(s).map(|x| x.minus(&p)) {
-                            debug_assert_eq!(x.neg(), *g);
-                            self.push(Kind::Neg, vec![g.clone()], vec![x]);
-                        }
-                    } else {
-                        self.push(Kind::Sub, vec![g.clone()], vec![p.plus(&r), q]);
-                    }
-                }
-            }
-            // G = M + P moved by s + P moved by -s.
-            if s.dr > 0 || (s.dr == 0 && s.dc > 0) {
-                let (p, m) = centre_fold(g, s.dr, s.dc);
-                if !p.is_empty() {
-                    if let (Some(a), Some(b)) = (p.shifted(s), p.unshifted(s)) {
-                        if m.is_empty() {
-                            self.push(Kind::Add2, vec![g.clone()], vec![a, b]);
-                        } else {
-                            self.push(Kind::Add3, vec![g.clone()], vec![m, a, b]);
-                        }
-                    }
-                }
-            }
+            self.fold_sums(g, s);
+            self.fold_differences(g, s);
+            self.centre_folds(g, s);
         }
-        // The greedy folds above cannot see through copies that cancel.
+        // The greedy folds cannot see through copies that cancel.
         if self.ctx.structured {
             self.telescopes(g);
         }
+        self.partitions(g);
+    }
+
+    /// `G = P + moved P (+ R)` along `s`, and its variants.
+    fn fold_sums(&mut self, g: &Goal, s: Shift) {
+        let (p, r) = fold(g, s.dr, s.dc, 1);
+        if !p.is_empty() {
+            if let Some(q) = p.shifted(s) {
+                if r.is_empty() {
+                    self.push(
+                        Rule::FoldSum,
+                        Kind::Add2,
+                        vec![g.clone()],
+                        vec![p.clone(), q.clone()],
+                    );
+                    // G = X + Y + moved (X + Y) with P = X + Y split again: the
+                    // moved sum is one `addx`, saving the add that makes P.
+                    let double = Kind::Add3.allowed(self.ctx.ops);
+                    for &t in self.shifts().iter().filter(|_| double) {
+                        let (x, rest) = fold(&p, t.dr, t.dc, 1);
+                        if x.is_empty() || !rest.is_empty() {
+                            continue;
+                        }
+                        if let Some(y) = x.shifted(t) {
+                            self.push(
+                                Rule::FoldSumSplit,
+                                Kind::Add3,
+                                vec![g.clone()],
+                                vec![x, y, q.clone()],
+                            );
+                        }
+                    }
+                    let (pp, pn) = (p.positive_part(), p.negative_part());
+                    if !pp.is_empty() && !pn.is_empty() {
+                        self.push(
+                            Rule::FoldSumSigns,
+                            Kind::Add3,
+                            vec![g.clone()],
+                            vec![pp, pn, q.clone()],
+                        );
+                    }
+                } else {
+                    self.push(
+                        Rule::FoldSumRest,
+                        Kind::Add3,
+                        vec![g.clone()],
+                        vec![p.clone(), q.clone(), r.clone()],
+                    );
+                    self.push(
+                        Rule::FoldSumRest,
+                        Kind::Add2,
+                        vec![g.clone()],
+                        vec![p.plus(&r), q.clone()],
+                    );
+                    self.push(
+                        Rule::FoldSumRest,
+                        Kind::Add2,
+                        vec![g.clone()],
+                        vec![p.clone(), q.plus(&r)],
+                    );
+                }
+            }
+        }
+    }
+
+    /// `G = P - moved P (+ R)` along `s`.
+    fn fold_differences(&mut self, g: &Goal, s: Shift) {
+        let (p, r) = fold(g, s.dr, s.dc, -1);
+        if !p.is_empty() {
+            if let Some(q) = p.shifted(s) {
+                if r.is_empty() {
+                    self.push(
+                        Rule::FoldDifference,
+                        Kind::Sub,
+                        vec![g.clone()],
+                        vec![p.clone(), q],
+                    );
+                    // G = -(moved P - P): produce the difference and negate.
+                    if let Some(x) = p.shifted(s).map(|x| x.minus(&p)) {
+                        debug_assert_eq!(x.neg(), *g);
+                        self.push(
+                            Rule::FoldDifferenceNegated,
+                            Kind::Neg,
+                            vec![g.clone()],
+                            vec![x],
+                        );
+                    }
+                } else {
+                    self.push(
+                        Rule::FoldDifference,
+                        Kind::Sub,
+                        vec![g.clone()],
+                        vec![p.plus(&r), q],
+                    );
+                }
+            }
+        }
+    }
+
+    /// `G = M + P moved by s + P moved by -s` (one of each pair of opposite shifts).
+    fn centre_folds(&mut self, g: &Goal, s: Shift) {
+        if s.dr > 0 || (s.dr == 0 && s.dc > 0) {
+            let (p, m) = centre_fold(g, s.dr, s.dc);
+            if !p.is_empty() {
+                if let (Some(a), Some(b)) = (p.shifted(s), p.unshifted(s)) {
+                    if m.is_empty() {
+                        self.push(Rule::CentreFold, Kind::Add2, vec![g.clone()], vec![a, b]);
+                    } else {
+                        self.push(Rule::CentreFold, Kind::Add3, vec![g.clone()], vec![m, a, b]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `G` partitioned by the sign, parity or position of its atoms.
+    fn partitions(&mut self, g: &Goal) {
         let (pos, negp) = (g.positive_part(), g.negative_part());
         if !pos.is_empty() && !negp.is_empty() {
-            self.push(Kind::Sub, vec![g.clone()], vec![pos.clone(), negp.neg()]);
-            self.push(Kind::Add2, vec![g.clone()], vec![pos, negp]);
+            self.push(
+                Rule::SignParts,
+                Kind::Sub,
+                vec![g.clone()],
+                vec![pos.clone(), negp.neg()],
+            );
+            self.push(
+                Rule::SignParts,
+                Kind::Add2,
+                vec![g.clone()],
+                vec![pos, negp],
+            );
         }
         // Odd atoms apart from the rest (whose counts are then all even).
         let odd = Goal(
@@ -432,7 +589,7 @@ impl Gen<'_> {
         );
         let even = g.minus(&odd);
         if !odd.is_empty() && !even.is_empty() {
-            self.push(Kind::Add2, vec![g.clone()], vec![even, odd]);
+            self.push(Rule::OddEven, Kind::Add2, vec![g.clone()], vec![even, odd]);
         }
         // Cuts between rows and between columns.
         for axis in 0..2 {
@@ -443,6 +600,7 @@ impl Gen<'_> {
             for cut in keys.iter().skip(1) {
                 let (a, b): (Vec<Term>, Vec<Term>) = g.0.iter().partition(|t| key(t) < *cut);
                 self.push(
+                    Rule::Cut,
                     Kind::Add2,
                     vec![g.clone()],
                     vec![Goal::from_terms(a), Goal::from_terms(b)],
@@ -455,7 +613,12 @@ impl Gen<'_> {
             for t in &g.0 {
                 if g.support() <= 12 || extent(t) == far {
                     let one = Goal(vec![*t]);
-                    self.push(Kind::Add2, vec![g.clone()], vec![g.minus(&one), one]);
+                    self.push(
+                        Rule::Peel,
+                        Kind::Add2,
+                        vec![g.clone()],
+                        vec![g.minus(&one), one],
+                    );
                 }
             }
         } else if let Some(t) = g.0.first() {
@@ -465,6 +628,7 @@ impl Gen<'_> {
                 let hi = 1 << (31 - n.leading_zeros());
                 let s = t.n.signum();
                 self.push(
+                    Rule::PowersOfTwo,
                     Kind::Add2,
                     vec![g.clone()],
                     vec![
@@ -483,8 +647,13 @@ impl Gen<'_> {
         // Butterfly: G = D + E and H = D - E with D = (G + H) / 2, E = (G - H) / 2.
         if let (Some(d), Some(e)) = (g.plus(h).halved(), g.minus(h).halved()) {
             if !d.is_empty() && !e.is_empty() {
-                self.push(Kind::Add2, vec![g.clone()], vec![d.clone(), e.clone()]);
-                self.push(Kind::Sub, vec![h.clone()], vec![d, e]);
+                self.push(
+                    Rule::Butterfly,
+                    Kind::Add2,
+                    vec![g.clone()],
+                    vec![d.clone(), e.clone()],
+                );
+                self.push(Rule::Butterfly, Kind::Sub, vec![h.clone()], vec![d, e]);
             }
         }
         // A common part X of G and +-H: G = X + (G - X).
@@ -492,7 +661,7 @@ impl Gen<'_> {
             let x = common(g, h, sign);
             if x.support() >= 2 && x != *g {
                 let r = g.minus(&x);
-                self.push(Kind::Add2, vec![g.clone()], vec![x, r]);
+                self.push(Rule::CommonPart, Kind::Add2, vec![g.clone()], vec![x, r]);
             }
         }
     }
@@ -661,7 +830,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
             continue;
         }
         if g.is_empty() {
-            gen.push(Kind::Res, vec![g.clone()], vec![]);
+            gen.push(Rule::Reset, Kind::Res, vec![g.clone()], vec![]);
             continue;
         }
         let avail = gen.avail(g);
@@ -705,7 +874,7 @@ pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut 
         .collect();
     for g in &made {
         if g.is_empty() {
-            gen.push(Kind::Res, vec![Goal::empty()], vec![]);
+            gen.push(Rule::Reset, Kind::Res, vec![Goal::empty()], vec![]);
             continue;
         }
         let avail = gen.avail(g);

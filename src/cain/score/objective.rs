@@ -14,7 +14,15 @@ use crate::cain::moves::goal::Goal;
 use crate::cain::score::risk::ClipModel;
 use crate::cain::search::{Found, Outcome, StopReason};
 use crate::cain::{CompileError, Source};
-use crate::verify::predict::Predicted;
+use crate::verify::predict::{InputStats, Predicted};
+
+/// The input model of compile-time predictions (the error objective's score and the
+/// report's `predicted`): the bundled images' moments mapped onto the spec's input
+/// range. Pixels uniform and locally constant would miss what edge and texture kernels
+/// respond to (Sobel predicted at a sixth of its measured error).
+pub fn input_stats(range: crate::verify::range::InputRange) -> InputStats {
+    InputStats::of_bundled_images(range)
+}
 
 /// Share of a clock budget the error objective gives the length search (the error
 /// search gets what it leaves). In the deterministic mode both get the whole work.

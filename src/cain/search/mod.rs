@@ -13,19 +13,21 @@
 //! count and a memory cap; the best plan so far is returned when it runs out.
 
 pub mod heuristic;
+pub mod tuning;
 pub mod window;
 
-use crate::cain::moves::goal::{Bag, Fx};
+use crate::cain::moves::goal::{fingerprint_of, Bag};
 use crate::cain::moves::reverse::{expand, is_initial, Cand, Ctx, PassThrough};
+use crate::cain::moves::rule::RuleCounts;
 use crate::cain::moves::step::Step;
 use crate::cain::score::risk::ClipModel;
 use crate::cain::search::heuristic::{lower_bound, Estimator};
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
-use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tuning::Tuning;
 use window::WindowOptions;
 
 /// Budget and shape of a search.
@@ -56,6 +58,8 @@ pub struct SearchOptions {
     /// Saturation risk on textured images, added to the finisher's score under the
     /// error objective (see [`crate::cain::score::risk`]).
     pub clip: Option<ClipModel>,
+    /// How the budget is spent (chunk sizes, phase shares, polish).
+    pub tuning: Tuning,
 }
 
 /// The values a goal (atoms over `2^depth`, times input pixels in `lo..=hi`) may reach:
@@ -109,6 +113,7 @@ impl Default for SearchOptions {
             slack: 0.0,
             range: None,
             clip: None,
+            tuning: Tuning::default(),
         }
     }
 }
@@ -149,6 +154,8 @@ pub struct Stats {
     pub plans: AtomicU64,
     /// Estimated bytes in use.
     pub memory: AtomicU64,
+    /// Children taken, by the rule that made them.
+    pub rules: RuleCounts,
 }
 
 impl Default for Stats {
@@ -158,6 +165,7 @@ impl Default for Stats {
             best: AtomicUsize::new(usize::MAX),
             plans: AtomicU64::new(0),
             memory: AtomicU64::new(0),
+            rules: RuleCounts::default(),
         }
     }
 }
@@ -233,23 +241,6 @@ impl Node {
     }
 }
 
-/// Under the error objective's strict half, values other than the outputs stay within
-/// this multiple of the register limit for any input (see [`search`]).
-const STRICT_RANGE: f64 = 1.5;
-
-/// Children kept in memory per node; the rest are regenerated when needed.
-const CHUNK: usize = 8;
-/// Share of the time budget a structured worker spends before it turns plain.
-const STRUCTURED_SHARE: f64 = 0.3;
-/// Iterations between checks of the clock and the shared counters.
-const CHECK_EVERY: u64 = 128;
-
-/// Iterations a worker runs before handing its thread to the next worker on it.
-const TURN: u64 = 4 * CHECK_EVERY;
-
-/// Largest ranking jitter of a worker: beyond it the ranking is mostly noise.
-const MAX_JITTER: f32 = 2.0;
-
 type Shard = Mutex<HashMap<u64, u32, BuildHasherDefault<PassThrough>>>;
 
 /// Bags seen so far with the lowest cost they were reached at, shared by all workers.
@@ -308,7 +299,7 @@ struct Shared<'a, T> {
     finish: &'a Finisher<'a, T>,
     /// The final goals (the root bag), for the saturation risk.
     finals: &'a [crate::cain::moves::goal::Goal],
-    /// Whether values other than the final goals are held to [`STRICT_RANGE`] times
+    /// Whether values other than the final goals are held to [`Tuning::strict_range`] times
     /// the register limit (the first half of an error-objective search).
     strict: bool,
 }
@@ -432,7 +423,7 @@ impl<T> Worker<'_, '_, T> {
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         node.total = Some(scored.len());
-        let end = (node.taken + CHUNK).min(scored.len());
+        let end = (node.taken + self.sh.opts.tuning.chunk).min(scored.len());
         let mut keep: Vec<Cand> = Vec::with_capacity(end.saturating_sub(node.taken));
         let mut slots: Vec<Option<Cand>> = self.scratch.drain(..).map(Some).collect();
         for &(_, _, i) in scored.get(node.taken..end).unwrap_or(&[]) {
@@ -453,6 +444,7 @@ impl<T> Worker<'_, '_, T> {
         }
         let c = node.cands.pop()?;
         node.taken += 1;
+        self.sh.stats.rules.add(c.rule);
         Some(c)
     }
 
@@ -535,7 +527,8 @@ impl<T> Worker<'_, '_, T> {
             };
             state.iter += 1;
             let iter = state.iter;
-            if iter.is_multiple_of(CHECK_EVERY) {
+            let tuning = &sh.opts.tuning;
+            if iter.is_multiple_of(tuning.check_every) {
                 let stop = self.check(iter - state.reported, state.bytes);
                 state.reported = iter;
                 if stop {
@@ -551,13 +544,13 @@ impl<T> Worker<'_, '_, T> {
             // The structured phase has its share of the budget; then the worker starts
             // again from the root with the plain generator and estimate.
             let phase_over = match sh.opts.work {
-                Some(w) => iter as f64 >= STRUCTURED_SHARE * w as f64,
+                Some(w) => iter as f64 >= tuning.structured_share * w as f64,
                 None => {
                     sh.start.elapsed().as_secs_f64()
-                        >= STRUCTURED_SHARE * sh.opts.time_limit.as_secs_f64()
+                        >= tuning.structured_share * sh.opts.time_limit.as_secs_f64()
                 }
             };
-            if self.ctx.structured && iter.is_multiple_of(CHECK_EVERY) && phase_over {
+            if self.ctx.structured && iter.is_multiple_of(tuning.check_every) && phase_over {
                 self.ctx.structured = false;
                 self.est = Estimator::default();
                 state.deque.clear();
@@ -668,13 +661,17 @@ pub fn search<T: Send>(
         let done = finish(steps)?;
         if opts.slack <= 0.0 {
             if let Ok(mut f) = finalists.lock() {
-                admit(&mut f, (done.1, done.2, steps.to_vec()));
+                admit(
+                    &mut f,
+                    (done.1, done.2, steps.to_vec()),
+                    opts.tuning.finalists,
+                );
             }
         }
         Some(((done.0, steps.to_vec()), done.1, done.2, done.3))
     };
     let first = SearchOptions {
-        time_limit: opts.time_limit.mul_f64(1.0 - POLISH_SHARE),
+        time_limit: opts.time_limit.mul_f64(1.0 - opts.tuning.polish_share),
         ..opts.clone()
     };
     let out = search_phases(root, ctx, &first, stats, &keep);
@@ -725,31 +722,19 @@ type Polished<T> = Found<(T, Vec<Step>)>;
 /// A finished plan waiting to be polished: instructions, cycles, the plan.
 type Finalist = (usize, u64, Vec<Step>);
 
-/// Plans polished after the search (the shortest distinct ones).
-const FINALISTS: usize = 4;
-/// Share of a clock budget kept for improving the best plans by windows.
-const POLISH_SHARE: f64 = 0.3;
-/// Bags the window re-search may expand per finalist, per node of work (deterministic
-/// mode) or of the node limit.
-const POLISH_PER_WORK: u64 = 1;
-
-/// Keeps `f` the [`FINALISTS`] shortest distinct plans (then fewest cycles, then by
-/// content, so that the set does not depend on the order plans arrive in).
-fn admit(f: &mut Vec<Finalist>, plan: Finalist) {
-    if f.len() >= FINALISTS && f.last().is_some_and(|w| (plan.0, plan.1) >= (w.0, w.1)) {
+/// Keeps `f` the `most` shortest distinct plans (then fewest cycles, then by content,
+/// so that the set does not depend on the order plans arrive in).
+fn admit(f: &mut Vec<Finalist>, plan: Finalist, most: usize) {
+    if f.len() >= most && f.last().is_some_and(|w| (plan.0, plan.1) >= (w.0, w.1)) {
         return;
     }
     if f.iter().any(|x| x.2 == plan.2) {
         return;
     }
     f.push(plan);
-    let key = |x: &Finalist| {
-        let mut h = Fx::default();
-        x.2.hash(&mut h);
-        (x.0, x.1, h.finish())
-    };
+    let key = |x: &Finalist| (x.0, x.1, fingerprint_of(&x.2));
     f.sort_by_key(key);
-    f.truncate(FINALISTS);
+    f.truncate(most);
 }
 
 /// What polishing the finalists reads: the problem, the budget and how plans are
@@ -832,7 +817,7 @@ impl<T: Send> Polish<'_, '_, T> {
         let node_limit = opts
             .work
             .or(opts.node_limit)
-            .map_or(u64::MAX, |w| w.saturating_mul(POLISH_PER_WORK));
+            .map_or(u64::MAX, |w| w.saturating_mul(opts.tuning.polish_per_work));
         let in_time = || start.elapsed() < until;
         let mut best: Option<Polished<T>> = None;
         let mut accept = |steps: &[Step]| {
@@ -896,7 +881,8 @@ fn flat_fits(
         .iter()
         .all(|g| !finals.contains(g) || m.flat_fits(g))
         && cand.child.0.iter().all(|g| {
-            finals.contains(g) || (m.flat_fits(g) && (!strict || m.peak_within(g, STRICT_RANGE)))
+            finals.contains(g)
+                || (m.flat_fits(g) && (!strict || m.peak_within(g, opts.tuning.strict_range)))
         })
 }
 
@@ -1053,14 +1039,15 @@ fn search_once<T: Send>(
         stats
             .plans
             .fetch_add(s.plans.load(Ordering::Relaxed), Ordering::Relaxed);
+        stats.rules.absorb(&s.rules);
         out
     };
-    let outs: Vec<Outcome<T>> = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool.install(|| {
+    let outs: Vec<Outcome<T>> = match search_pool().filter(|_| threads > 1) {
+        Some(pool) => pool.install(|| {
             use rayon::prelude::*;
             (0..workers).into_par_iter().map(one).collect()
         }),
-        Err(_) => (0..workers).map(one).collect(),
+        None => (0..workers).map(one).collect(),
     };
     let mut merged = Outcome {
         best: None,
@@ -1088,6 +1075,23 @@ fn search_once<T: Send>(
         stats.best.fetch_min(b.instructions, Ordering::Relaxed);
     }
     merged
+}
+
+/// The process's one pool of search threads, built on first use with a thread per core:
+/// searches take whole threads for their budget, so they get their own pool rather
+/// than rayon's global one (which the simulator's bands use), and one pool per process
+/// rather than one per search. `None` if the threads cannot be made.
+fn search_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores)
+            .thread_name(|i| format!("scamp-search-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
 }
 
 /// Runs the workers `ids` (of `workers` in all, which sets their roles) sharing one
@@ -1133,63 +1137,77 @@ fn search_ids<T: Send>(
         };
         w.offer(&[]);
     } else {
-        sh.seen.improve(root.fingerprint(), 0);
-        // When two kernels split into a common half-sum and half-difference (as Sobel x
-        // and y do), worker 1 starts by generating and ranking structurally (work shared
-        // between kernels); the others keep the plain generator and estimate.
-        let butterfly = root.0.iter().enumerate().any(|(i, g)| {
-            root.0[i + 1..]
-                .iter()
-                .any(|h| g.plus(h).halved().is_some() && g.minus(h).halved().is_some())
-        });
-        let structured = |id: usize| ctx.structured || (workers >= 2 && id == 1 && butterfly);
-        let worker = |id: usize| Worker {
-            sh: &sh,
-            ctx: Ctx {
-                structured: structured(id),
-                ..ctx.clone()
-            },
-            id,
-            rng: Rng((opts.seed ^ (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1),
-            jitter: if id == 0 {
-                0.0
-            } else {
-                (0.1 + 0.1 * id as f32).min(MAX_JITTER)
-            },
-            scratch: Vec::new(),
-            est: Estimator::default(),
-        };
-        // More workers than cores would only make threads wait for each other (and for
-        // the clock check): thread t runs workers t, t + threads, ... in turns instead.
-        let threads = ids
-            .len()
-            .min(std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let body = |t: usize| {
-            let mut mine: Vec<(Worker<'_, '_, T>, Walk)> = ids
-                .iter()
-                .skip(t)
-                .step_by(threads)
-                .map(|&id| (worker(id), Walk::new(root, ctx)))
-                .collect();
-            if let [(w, _)] = mine.as_mut_slice() {
-                w.run(root);
-                return;
-            }
-            while !mine.is_empty() {
-                mine.retain_mut(|(w, walk)| w.run_slice(root, walk, TURN));
-            }
-        };
-        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-            Ok(pool) => pool.scope(|s| {
-                for t in 0..threads {
-                    let body = &body;
-                    s.spawn(move |_| body(t));
-                }
-            }),
-            // Without a pool (resources exhausted) run one worker here.
-            Err(_) => worker(ids.first().copied().unwrap_or(0)).run(root),
-        }
+        run_crew(&sh, root, ids, workers);
     }
+    conclude(sh)
+}
+
+/// Runs the workers `ids` (of `workers` in all) of the search `sh` from `root`.
+fn run_crew<T: Send>(sh: &Shared<'_, T>, root: &Bag, ids: &[usize], workers: usize) {
+    let (ctx, opts) = (sh.ctx, sh.opts);
+    sh.seen.improve(root.fingerprint(), 0);
+    // When two kernels split into a common half-sum and half-difference (as Sobel x
+    // and y do), worker 1 starts by generating and ranking structurally (work shared
+    // between kernels); the others keep the plain generator and estimate.
+    let butterfly = root.0.iter().enumerate().any(|(i, g)| {
+        root.0[i + 1..]
+            .iter()
+            .any(|h| g.plus(h).halved().is_some() && g.minus(h).halved().is_some())
+    });
+    let structured = |id: usize| ctx.structured || (workers >= 2 && id == 1 && butterfly);
+    let worker = |id: usize| Worker {
+        sh,
+        ctx: Ctx {
+            structured: structured(id),
+            ..ctx.clone()
+        },
+        id,
+        rng: Rng((opts.seed ^ (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1),
+        jitter: if id == 0 {
+            0.0
+        } else {
+            (0.1 + 0.1 * id as f32).min(opts.tuning.max_jitter)
+        },
+        scratch: Vec::new(),
+        est: Estimator::default(),
+    };
+    // More workers than cores would only make threads wait for each other (and for
+    // the clock check): thread t runs workers t, t + threads, ... in turns instead.
+    let threads = match search_pool() {
+        Some(pool) => ids.len().min(pool.current_num_threads()),
+        None => 1,
+    };
+    let body = |t: usize| {
+        let mut mine: Vec<(Worker<'_, '_, T>, Walk)> = ids
+            .iter()
+            .skip(t)
+            .step_by(threads)
+            .map(|&id| (worker(id), Walk::new(root, ctx)))
+            .collect();
+        if let [(w, _)] = mine.as_mut_slice() {
+            w.run(root);
+            return;
+        }
+        while !mine.is_empty() {
+            mine.retain_mut(|(w, walk)| w.run_slice(root, walk, opts.tuning.turn));
+        }
+    };
+    match search_pool().filter(|_| threads > 1) {
+        Some(pool) => pool.scope(|s| {
+            for t in 0..threads {
+                let body = &body;
+                s.spawn(move |_| body(t));
+            }
+        }),
+        // One thread (or no pool: resources exhausted): the workers take turns here.
+        None => body(0),
+    }
+}
+
+/// The search's outcome once its workers are done: the shortest plan, or under the
+/// error objective the lowest score within the slack of the shortest.
+fn conclude<T>(sh: Shared<'_, T>) -> Outcome<T> {
+    let (opts, stats) = (sh.opts, sh.stats);
     let stop = match sh.reason.lock() {
         Ok(r) => r.unwrap_or(StopReason::Exhausted),
         Err(_) => StopReason::Exhausted,
