@@ -5,6 +5,7 @@
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
+use crate::cain::score::risk::ClipModel;
 use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
@@ -318,15 +319,6 @@ pub fn search_group(
         return Err(CompileError::NoProgram(why));
     }
     let init = Goal::single(0, 0, 1 << depth);
-    let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
-    let ctx = Ctx {
-        init: init.clone(),
-        regs: setup.registers.len(),
-        ops: setup.ops,
-        depth,
-        max_atoms: 2 * final_atoms + (2i64 << depth),
-        structured: false,
-    };
     let problem = alloc::AllocProblem {
         init: (&init, spec.input),
         registers: &setup.registers,
@@ -336,17 +328,7 @@ pub fn search_group(
         let instrs = alloc::allocate(steps, &problem)?;
         judge.judge(emit::program(&instrs, setup.device).ok()?, steps, objective)
     };
-    let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
-    let range = GoalRange {
-        depth,
-        lo: spec.input_range.lo,
-        hi: spec.input_range.hi,
-        limit: setup.limit,
-        exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
-    };
-    // The error objective also weighs clipping on textured images (see `risk`).
-    let clip =
-        crate::cain::score::risk::ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
+    let (root, ctx, range, clip) = search_frame(setup, depth, &finals);
     // The constructive program bounds the search from its start (in the deterministic
     // mode too: the bound is the same on every run). The bound is this group's own:
     // another group's shorter program says nothing about this one's.
@@ -401,6 +383,36 @@ pub fn search_group(
         }
     };
     judge.conclude(best, source, outcome)
+}
+
+/// The search's view of a group: the root bag (the final goals), the generator's
+/// context, the range the goals are held to and the clipping model of the error
+/// objective (which also weighs clipping on textured images, see `risk`).
+fn search_frame(
+    setup: &Setup,
+    depth: u32,
+    finals: &[(Goal, Reg)],
+) -> (Bag, Ctx, GoalRange, ClipModel) {
+    let spec = setup.spec;
+    let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
+    let ctx = Ctx {
+        init: Goal::single(0, 0, 1 << depth),
+        regs: setup.registers.len(),
+        ops: setup.ops,
+        depth,
+        max_atoms: 2 * final_atoms + (2i64 << depth),
+        structured: false,
+    };
+    let root = Bag::new(finals.iter().map(|(g, _)| g.clone()).collect());
+    let range = GoalRange {
+        depth,
+        lo: spec.input_range.lo,
+        hi: spec.input_range.hi,
+        limit: setup.limit,
+        exempt: finals.iter().map(|(g, _)| g.clone()).collect(),
+    };
+    let clip = ClipModel::new(depth, spec.input_range, setup.limit, &root.0);
+    (root, ctx, range, clip)
 }
 
 impl Judge<'_> {
