@@ -110,14 +110,11 @@ pub struct CompileArgs<'py> {
 
 /// The generator's options, with the command line's defaults and limits.
 fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptions> {
-    let objective = match a.objective.as_deref() {
-        None | Some("error") => Objective::Error,
-        Some("length") => Objective::Length,
-        Some(o) => {
-            return Err(value_error(format!(
-                "objective: `{o}` is not an objective (expected error or length)"
-            )))
-        }
+    let objective: Objective = match a.objective.as_deref() {
+        Some(o) => o
+            .parse()
+            .map_err(|e| value_error(format!("objective: {e}")))?,
+        None => Objective::default(),
     };
     let profile = match &a.noise {
         Some(n) => profile_of(py, n)?,

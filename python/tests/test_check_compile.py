@@ -111,7 +111,7 @@ def test_spec_errors_carry_the_cli_message(cli, tmp_path):
 def test_bad_check_and_compile_arguments():
     with pytest.raises(ValueError, match="a program needs kernel=SPEC"):
         scamp.check(PROGRAM)
-    with pytest.raises(ValueError, match="not an objective"):
+    with pytest.raises(ValueError, match="unknown objective"):
         scamp.compile(SPEC, objective="speed")
     with pytest.raises(ValueError, match="time_limit"):
         scamp.compile(SPEC, time_limit=-1)

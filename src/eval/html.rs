@@ -5,7 +5,7 @@
 
 use super::dataset::{CLASSES, FASHION_NAMES};
 use super::evaluate::Example;
-use super::report::Report;
+use super::report::{DepthRow, Report};
 use crate::report::html::{escape, page, png_data_uri};
 use image::{DynamicImage, Rgb, RgbImage};
 
@@ -122,18 +122,17 @@ pub fn page_of(
         pct(r.flipped),
         pct(r.changed),
     );
-    body.push_str("<h2>Accuracy per approximation depth</h2><table><tr><th>depth</th><th>instructions</th><th>cycles</th><th>ideal</th><th>noisy</th><th>lost</th><th>flipped</th></tr>");
+    let row = |tag: &str, cells: &[&str]| {
+        let cells: String = cells
+            .iter()
+            .map(|c| format!("<{tag}>{c}</{tag}>"))
+            .collect();
+        format!("<tr>{cells}</tr>")
+    };
+    body.push_str("<h2>Accuracy per approximation depth</h2><table>");
+    body.push_str(&row("th", &DepthRow::HEADS));
     for d in &r.depths {
-        body.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            d.depth,
-            d.instructions,
-            d.cycles,
-            pct(d.accuracy.ideal),
-            pct(d.accuracy.noisy.mean),
-            pct(d.accuracy.lost),
-            pct(d.flipped)
-        ));
+        body.push_str(&row("td", &d.cells().each_ref().map(String::as_str)));
     }
     body.push_str("</table><h2>Confusion matrices</h2><div class=\"panels\">");
     body.push_str(&matrix("ideal", &r.confusion_ideal));

@@ -85,6 +85,33 @@ pub struct DepthRow {
     pub flipped: f64,
 }
 
+impl DepthRow {
+    /// Names of the columns of [`DepthRow::cells`], as the text and HTML reports head them.
+    pub const HEADS: [&'static str; 7] = [
+        "depth",
+        "instructions",
+        "cycles",
+        "ideal",
+        "noisy",
+        "lost",
+        "flipped",
+    ];
+
+    /// The row as the reports show it: counts, then rates in percent to two decimals.
+    pub fn cells(&self) -> [String; 7] {
+        let pct = |x: f64| format!("{:.2} %", 100.0 * x);
+        [
+            self.depth.to_string(),
+            self.instructions.to_string(),
+            self.cycles.to_string(),
+            pct(self.accuracy.ideal),
+            pct(self.accuracy.noisy.mean),
+            pct(self.accuracy.lost),
+            pct(self.flipped),
+        ]
+    }
+}
+
 /// The report `scamp eval --json` prints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {

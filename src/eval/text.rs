@@ -1,6 +1,7 @@
 //! The text report of `scamp eval`: the figures of [`Report`] as the terminal shows
 //! them (the HTML page, [`super::html`], shows the same tables).
 
+use super::report::DepthRow;
 use super::Report;
 use std::fmt::Write;
 
@@ -15,7 +16,7 @@ pub fn text(r: &Report) -> String {
     let mut s = String::new();
     // Writing into a String cannot fail.
     let _ = summary(&mut s, r);
-    let _ = depths(&mut s, r);
+    let _ = depths(&mut s, &r.depths);
     let _ = confusion(&mut s, r);
     s
 }
@@ -67,24 +68,19 @@ fn summary(s: &mut String, r: &Report) -> std::fmt::Result {
     )
 }
 
-fn depths(s: &mut String, r: &Report) -> std::fmt::Result {
-    writeln!(
-        s,
-        "\n{:>5} {:>12} {:>7} {:>10} {:>10} {:>10} {:>10}",
-        "depth", "instructions", "cycles", "ideal", "noisy", "lost", "flipped"
-    )?;
-    for d in &r.depths {
+/// The table per approximation depth, right-aligned under its heads.
+fn depths(s: &mut String, rows: &[DepthRow]) -> std::fmt::Result {
+    let line = |s: &mut String, c: &[&str]| {
         writeln!(
             s,
             "{:>5} {:>12} {:>7} {:>10} {:>10} {:>10} {:>10}",
-            d.depth,
-            d.instructions,
-            d.cycles,
-            pct(d.accuracy.ideal),
-            pct(d.accuracy.noisy.mean),
-            pct(d.accuracy.lost),
-            pct(d.flipped)
-        )?;
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+        )
+    };
+    s.push('\n');
+    line(s, &DepthRow::HEADS)?;
+    for d in rows {
+        line(s, &d.cells().each_ref().map(String::as_str))?;
     }
     Ok(())
 }
@@ -100,4 +96,33 @@ fn confusion(s: &mut String, r: &Report) -> std::fmt::Result {
         writeln!(s, "{}", cells.join(""))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::counts::{Accuracy, Spread};
+
+    #[test]
+    fn the_depth_table_lines_up_under_its_heads() {
+        let row = DepthRow {
+            depth: 2,
+            instructions: 52,
+            cycles: 77,
+            images_per_frame: 64,
+            accuracy: Accuracy {
+                ideal: 0.7666,
+                noisy: Spread::of(vec![0.7646]),
+                lost: 0.002,
+            },
+            flipped: 0.0073,
+        };
+        let mut s = String::new();
+        depths(&mut s, &[row]).expect("writes");
+        assert_eq!(
+            s,
+            "\ndepth instructions  cycles      ideal      noisy       lost    flipped\n    \
+             2           52      77    76.66 %    76.46 %     0.20 %     0.73 %\n"
+        );
+    }
 }

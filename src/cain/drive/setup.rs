@@ -80,19 +80,14 @@ impl<'a> Setup<'a> {
         let workers = opts.workers.or(spec.search.workers).unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, |n| n.get().min(spec::MAX_WORKERS))
         });
-        if !(1..=spec::MAX_WORKERS).contains(&workers) {
-            return Err(CompileError::Options(format!(
-                "workers must be in 1..={}, got {workers}",
-                spec::MAX_WORKERS
-            )));
-        }
+        // The rules of the flags and spec keys again: a `Spec` built in code was never
+        // parsed.
+        spec::WORKERS
+            .check(workers as i128)
+            .map_err(CompileError::Options)?;
         let seconds = opts.time_limit.or(spec.search.time_limit).unwrap_or(10.0);
-        if !(seconds > 0.0 && seconds <= spec::MAX_TIME_LIMIT) {
-            return Err(CompileError::Options(format!(
-                "the time limit must be more than 0 and at most {} seconds, got {seconds}",
-                spec::MAX_TIME_LIMIT
-            )));
-        }
+        spec::check_time_limit(seconds)
+            .map_err(|m| CompileError::Options(format!("time_limit {m}")))?;
         let search = SearchOptions {
             time_limit: Duration::from_secs_f64(seconds.max(0.001)),
             node_limit: opts.node_limit.or(spec.search.node_limit),
