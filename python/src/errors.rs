@@ -5,6 +5,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use scamp::isa::Pos;
 
 create_exception!(
     scamp,
@@ -49,6 +50,17 @@ pub struct At<'a> {
     pub line: u64,
     /// 1-based column.
     pub column: u64,
+}
+
+impl<'a> At<'a> {
+    /// `pos` (a parser's or the simulator's position) in `file`.
+    pub fn pos(file: &'a str, pos: Pos) -> At<'a> {
+        At {
+            file,
+            line: pos.line.into(),
+            column: pos.col.into(),
+        }
+    }
 }
 
 /// Builds the exception `E` with message `FILE:LINE:COL: msg` and its position

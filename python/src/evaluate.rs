@@ -77,17 +77,8 @@ fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> 
         let path: PathBuf = spec.extract()?;
         (read_spec_file(&path)?, path.display().to_string())
     };
-    let parsed = cain::parse_spec(&text).map_err(|e| {
-        errors::spec_error(
-            py,
-            &At {
-                file: &file,
-                line: e.pos.line.into(),
-                column: e.pos.col.into(),
-            },
-            &e.msg,
-        )
-    })?;
+    let parsed = cain::parse_spec(&text)
+        .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.msg))?;
     Ok((parsed, file))
 }
 
@@ -137,15 +128,9 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
 /// The Python exception for a bank error about `file`.
 fn bank_error(py: Python<'_>, file: &str, e: BankError) -> PyErr {
     match e {
-        BankError::Evaluate(EvaluateError::Run(r)) => errors::program_error(
-            py,
-            &At {
-                file,
-                line: r.pos.line.into(),
-                column: r.pos.col.into(),
-            },
-            &r.msg,
-        ),
+        BankError::Evaluate(EvaluateError::Run(r)) => {
+            errors::program_error(py, &At::pos(file, r.pos), &r.msg)
+        }
         other => value_error(format!("{file}: {other}")),
     }
 }
@@ -206,17 +191,8 @@ fn bank_of(
     let device = Device {
         general: spec.general_count(),
     };
-    let parsed = parse_program(&program.text, device).map_err(|e| {
-        errors::program_error(
-            py,
-            &At {
-                file: &program.file,
-                line: e.pos.line.into(),
-                column: e.pos.col.into(),
-            },
-            &e.msg,
-        )
-    })?;
+    let parsed = parse_program(&program.text, device)
+        .map_err(|e| errors::program_error(py, &At::pos(&program.file, e.pos), &e.msg))?;
     let bank = Bank::with_kernels(parsed, &program.text, spec)
         .map_err(|e| bank_error(py, &spec_file, e))?;
     Ok((bank, program.file.clone()))

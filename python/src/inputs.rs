@@ -77,8 +77,18 @@ fn split<'a, T>(what: &str, view: ArrayViewD<'a, T>) -> Vec<(String, ArrayView2<
     }
 }
 
-fn checked(r: Result<PlaneValues, InputError>) -> PyResult<PlaneValues> {
-    r.map_err(value_error)
+/// Every plane of `view` checked by `make` (the library's bit or register-value rule),
+/// each named in its message.
+fn planes<T>(
+    what: &str,
+    view: ArrayViewD<'_, T>,
+    make: impl Fn(&str, ArrayView2<'_, T>) -> Result<PlaneValues, InputError>,
+) -> PyResult<Values> {
+    split(what, view)
+        .into_iter()
+        .map(|(n, p)| make(&n, p).map_err(value_error))
+        .collect::<PyResult<_>>()
+        .map(Values::Planes)
 }
 
 /// Reads `what` (e.g. `inputs['A']`) from `value`; `digital` says whether it goes to
@@ -99,34 +109,15 @@ pub fn read(what: &str, name: &str, value: &Bound<'_, PyAny>, digital: bool) -> 
     let is = |t: Bound<'_, numpy::PyArrayDescr>| dtype.is_equiv_to(&t);
     let values = if digital && is(numpy::dtype::<bool>(py)) {
         let a: PyReadonlyArrayDyn<'_, bool> = array.extract()?;
-        let bytes = a.as_array().mapv(u8::from);
-        let planes = split(what, bytes.view());
-        Values::Planes(
-            planes
-                .into_iter()
-                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
-                .collect::<PyResult<_>>()?,
-        )
+        planes(what, a.as_array().mapv(u8::from).view(), PlaneValues::bits)?
     } else if digital && is(numpy::dtype::<u8>(py)) {
         let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
-        let planes = split(what, a.as_array());
-        Values::Planes(
-            planes
-                .into_iter()
-                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
-                .collect::<PyResult<_>>()?,
-        )
+        planes(what, a.as_array(), PlaneValues::bits)?
     } else if digital && is(numpy::dtype::<i64>(py)) {
         let a: PyReadonlyArrayDyn<'_, i64> = array.extract()?;
         // Out-of-range integers become 255, which the library refuses as not a bit.
         let bytes = a.as_array().mapv(|v| u8::try_from(v).unwrap_or(u8::MAX));
-        let planes = split(what, bytes.view());
-        Values::Planes(
-            planes
-                .into_iter()
-                .map(|(n, p)| checked(PlaneValues::bits(&n, p)))
-                .collect::<PyResult<_>>()?,
-        )
+        planes(what, bytes.view(), PlaneValues::bits)?
     } else if digital {
         return Err(PyTypeError::new_err(format!(
             "{what}: a digital register takes a bool (or 0/1 integer) array, got dtype {}",
@@ -134,23 +125,11 @@ pub fn read(what: &str, name: &str, value: &Bound<'_, PyAny>, digital: bool) -> 
         )));
     } else if is(numpy::dtype::<f32>(py)) {
         let a: PyReadonlyArrayDyn<'_, f32> = array.extract()?;
-        let planes = split(what, a.as_array());
-        Values::Planes(
-            planes
-                .into_iter()
-                .map(|(n, p)| checked(PlaneValues::analogue(&n, p)))
-                .collect::<PyResult<_>>()?,
-        )
+        planes(what, a.as_array(), PlaneValues::analogue)?
     } else if is(numpy::dtype::<f64>(py)) {
         let a: PyReadonlyArrayDyn<'_, f64> = array.extract()?;
         let single = a.as_array().mapv(|v| v as f32);
-        let planes = split(what, single.view());
-        Values::Planes(
-            planes
-                .into_iter()
-                .map(|(n, p)| checked(PlaneValues::analogue(&n, p)))
-                .collect::<PyResult<_>>()?,
-        )
+        planes(what, single.view(), PlaneValues::analogue)?
     } else if is(numpy::dtype::<u8>(py)) {
         let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
         let planes = split(what, a.as_array());

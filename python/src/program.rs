@@ -86,15 +86,7 @@ impl PyProgram {
                 text,
                 file,
             }),
-            Err(e) => Err(errors::program_error(
-                py,
-                &At {
-                    file: &file,
-                    line: e.pos.line.into(),
-                    column: e.pos.col.into(),
-                },
-                &e.msg,
-            )),
+            Err(e) => Err(errors::program_error(py, &At::pos(&file, e.pos), &e.msg)),
         }
     }
 
@@ -105,11 +97,7 @@ impl PyProgram {
             source::read_text(path, source::MAX_PROGRAM_BYTES, "program").map_err(|e| match e {
                 source::SourceError::NotUtf8 { what, pos } => errors::program_error(
                     py,
-                    &At {
-                        file: &file,
-                        line: pos.line.into(),
-                        column: pos.col.into(),
-                    },
+                    &At::pos(&file, pos),
                     &format!("the {what} is not UTF-8 text"),
                 ),
                 source::SourceError::Io { .. } => PyOSError::new_err(format!("{file}: {e}")),
