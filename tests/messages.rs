@@ -3,22 +3,12 @@
 
 mod common;
 
-use common::{scamp, stderr, temp_dir, temp_file};
+use common::{refused, scamp, stderr, temp_dir, temp_file};
 
 fn tmp(name: &str, contents: impl AsRef<[u8]>) -> String {
     temp_file("messages", name, contents)
         .to_string_lossy()
         .into_owned()
-}
-
-/// Exit code 2 and a one-line `error:` containing every one of `parts`.
-fn refused(o: &std::process::Output, parts: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.starts_with("error:"), "{e}");
-    for p in parts {
-        assert!(e.contains(p), "`{p}` missing from: {e}");
-    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{scamp, stderr, temp_file};
+use common::{refused, scamp, stderr, temp_file};
 use std::process::Output;
 
 const ID_SPEC: &str = "kernels: [{out: A, scale: 1, weights: [[1]]}]\n";
@@ -13,16 +13,6 @@ fn tmp(name: &str, contents: impl AsRef<[u8]>) -> String {
     temp_file("robust", name, contents)
         .to_string_lossy()
         .into_owned()
-}
-
-/// Exit code 2 and an `error:` message containing every one of `parts`.
-fn refused(o: &Output, parts: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.starts_with("error:"), "{e}");
-    for p in parts {
-        assert!(e.contains(p), "`{p}` missing from: {e}");
-    }
 }
 
 #[test]

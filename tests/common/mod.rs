@@ -41,3 +41,13 @@ pub fn json(o: &Output) -> serde_json::Value {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Exit code 2 and an `error:` message containing every one of `parts`.
+pub fn refused(o: &Output, parts: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.starts_with("error:"), "{e}");
+    for p in parts {
+        assert!(e.contains(p), "`{p}` missing from: {e}");
+    }
+}
