@@ -2,7 +2,6 @@
 //! self-contained page of `--html`, both from the bank's groups.
 
 use super::{Bank, CheckReport};
-use crate::isa::Wiring;
 use crate::report as html_report;
 use crate::sim::capture::GreyImage;
 use crate::sim::run::RunError;
@@ -53,7 +52,7 @@ impl Bank {
             check::write_outputs(
                 &sub,
                 program,
-                Wiring::new(spec.input, spec.general_count()),
+                spec.wiring(),
                 &groups::members_of(members, &targets),
                 p.images,
                 p.testbed,
@@ -80,7 +79,7 @@ impl Bank {
         let panels = if r.verified {
             html_report::check::image_panels(
                 self.groups(),
-                Wiring::new(spec.input, spec.general_count()),
+                spec.wiring(),
                 &targets,
                 p.images,
                 p.testbed,

@@ -32,7 +32,7 @@ pub use summary::{run_plan, RunPlan, RunResult};
 
 use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};
-use crate::isa::{Device, Program, Reg, Wiring};
+use crate::isa::{Device, Program, Reg};
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, ProfileTestbed};
 use crate::verify::compare::{self, CompareError, CompareOptions, Comparison, MapSink};
@@ -153,7 +153,7 @@ impl Bank {
             let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
             groups::assign_blocks(
                 groups::split_blocks(&program, &ends),
-                Wiring::new(spec.input, spec.general_count()),
+                spec.wiring(),
                 &proofs,
             )
         } else {
@@ -236,17 +236,10 @@ impl Bank {
         let mut mismatch = Vec::new();
         for (program, members) in &self.groups {
             let ts = groups::members_of(members, &proofs);
-            if proof::prove(
-                program,
-                Wiring::new(spec.input, spec.general_count()),
-                &ts,
-                None,
-            )
-            .is_err()
-            {
+            if proof::prove(program, spec.wiring(), &ts, None).is_err() {
                 mismatch.extend(crate::verify::report::explain_mismatch(
                     program,
-                    Wiring::new(spec.input, spec.general_count()),
+                    spec.wiring(),
                     &ts,
                 ));
             }
@@ -277,8 +270,7 @@ impl Bank {
         let targets = self.targets()?;
         Ok(groups::evaluate(&groups::Request {
             groups: &self.groups,
-            input: spec.input,
-            general: spec.general_count(),
+            wiring: spec.wiring(),
             proofs: &proofs,
             targets: &targets,
             input_range: spec.input_range,

@@ -9,7 +9,7 @@ use super::predict::{PredictError, Predicted};
 use super::range::InputRange;
 use super::uncertainty::{RangeError, Ranges};
 use super::{proof, report};
-use crate::isa::{Program, Reg, Wiring};
+use crate::isa::{Program, Wiring};
 use crate::sim;
 use crate::sim::capture::GreyImage;
 use crate::sim::noise::Profile;
@@ -118,10 +118,8 @@ pub fn single(program: Program, kernels: usize) -> Groups {
 pub struct Request<'a> {
     /// The program's groups.
     pub groups: &'a Groups,
-    /// Register the input image is captured into.
-    pub input: Reg,
-    /// General analogue registers of the device.
-    pub general: usize,
+    /// The input register and the device's general registers.
+    pub wiring: Wiring,
     /// Per kernel, what its output must hold exactly (the approximated kernel).
     pub proofs: &'a [proof::Target],
     /// Per kernel, the measured targets (specified and approximated kernels).
@@ -170,24 +168,15 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
     let mut mismatch = Vec::new();
     for (program, members) in r.groups {
         let ts = members_of(members, r.proofs);
-        if proof::prove(program, Wiring::new(r.input, r.general), &ts, None).is_err() {
-            mismatch.extend(report::explain_mismatch(
-                program,
-                Wiring::new(r.input, r.general),
-                &ts,
-            ));
+        if proof::prove(program, r.wiring, &ts, None).is_err() {
+            mismatch.extend(report::explain_mismatch(program, r.wiring, &ts));
         }
     }
     // Proven exact, yet lost in 32-bit floats: refused by name (issue 29).
     if let (true, Some(img)) = (mismatch.is_empty(), r.images.first()) {
         for (program, members) in r.groups {
             let ts = members_of(members, r.targets);
-            if let Err(e) = super::precision::check_precision(
-                program,
-                Wiring::new(r.input, r.general),
-                &ts,
-                img,
-            )? {
+            if let Err(e) = super::precision::check_precision(program, r.wiring, &ts, img)? {
                 mismatch.push(e.to_string());
             }
         }
@@ -195,9 +184,7 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
     let peak = r
         .groups
         .iter()
-        .filter_map(|(p, _)| {
-            super::range::peak(p, Wiring::new(r.input, r.general), r.input_range).ok()
-        })
+        .filter_map(|(p, _)| super::range::peak(p, r.wiring, r.input_range).ok())
         .map(|p| p.magnitude)
         .reduce(f64::max);
     if !mismatch.is_empty() {
@@ -210,17 +197,10 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
             ranges: None,
         });
     }
-    let m = measure_groups(
-        r.groups,
-        Wiring::new(r.input, r.general),
-        r.targets,
-        r.images,
-        r.testbed,
-        r.runs,
-    )?;
+    let m = measure_groups(r.groups, r.wiring, r.targets, r.images, r.testbed, r.runs)?;
     let predicted = predict_groups(
         r.groups,
-        Wiring::new(r.input, r.general),
+        r.wiring,
         r.targets,
         r.images,
         &r.testbed.profile,
@@ -247,14 +227,7 @@ pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
 fn ranges_of_groups(r: &Request) -> Result<Ranges, RangeError> {
     let mut members = Vec::new();
     let kernels = per_target(r.groups, r.targets, |program, ts| {
-        let g = super::uncertainty::ranges(
-            program,
-            Wiring::new(r.input, r.general),
-            ts,
-            r.images,
-            r.testbed,
-            r.runs,
-        )?;
+        let g = super::uncertainty::ranges(program, r.wiring, ts, r.images, r.testbed, r.runs)?;
         members = g.members;
         Ok::<_, RangeError>(g.kernels)
     })?;

@@ -11,7 +11,7 @@ use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
     CompileError, Objective, Source, Stats,
 };
-use crate::isa::{Program, Reg, Wiring};
+use crate::isa::{Program, Reg};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
 use crate::verify::proof::{prove, Target};
 use crate::verify::range::{self, Peak};
@@ -107,13 +107,7 @@ impl<'a> Judge<'a> {
     /// The predicted error of each member's output of `program`.
     fn predict(&self, program: &Program) -> Result<Vec<Predicted>, PredictError> {
         let s = self.setup;
-        report::predict_outputs(
-            program,
-            Wiring::new(s.spec.input, s.general),
-            &self.outs,
-            &s.profile,
-            &self.stats_in,
-        )
+        report::predict_outputs(program, s.wiring(), &self.outs, &s.profile, &self.stats_in)
     }
 
     /// The error objective's score of `program` and its outputs' predicted errors.
@@ -121,7 +115,7 @@ impl<'a> Judge<'a> {
         let s = self.setup;
         report::predicted_score(
             program,
-            Wiring::new(s.spec.input, s.general),
+            s.wiring(),
             &self.outs,
             &s.profile,
             &self.stats_in,
@@ -142,19 +136,8 @@ impl<'a> Judge<'a> {
         objective: Objective,
     ) -> Option<search::Finished<Candidate>> {
         let s = self.setup;
-        prove(
-            &program,
-            Wiring::new(s.spec.input, s.general),
-            &self.targets,
-            Some(&s.registers),
-        )
-        .ok()?;
-        let peak = range::peak(
-            &program,
-            Wiring::new(s.spec.input, s.general),
-            s.spec.input_range,
-        )
-        .ok()?;
+        prove(&program, s.wiring(), &self.targets, Some(&s.registers)).ok()?;
+        let peak = range::peak(&program, s.wiring(), s.spec.input_range).ok()?;
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
@@ -429,7 +412,7 @@ impl Judge<'_> {
         if source == Source::Search {
             prove(
                 &best.value.program,
-                Wiring::new(s.spec.input, s.general),
+                s.wiring(),
                 &self.targets,
                 Some(&s.registers),
             )

@@ -8,7 +8,7 @@ use crate::cain::{
     approximate_each, assemble::report, CompileError, CompileOptions, KernelReport, Objective,
     DEFAULT_SLACK,
 };
-use crate::isa::{Device, Reg};
+use crate::isa::{Device, Reg, Wiring};
 use crate::sim::noise::Profile;
 use std::time::Duration;
 
@@ -132,5 +132,10 @@ impl<'a> Setup<'a> {
             .iter()
             .filter_map(|&i| self.outputs.get(i).copied())
             .fold(self.limit, f64::max)
+    }
+
+    /// The spec's input register on the register file this compile uses.
+    pub fn wiring(&self) -> Wiring {
+        Wiring::new(self.spec.input, self.general)
     }
 }

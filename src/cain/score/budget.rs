@@ -3,7 +3,7 @@
 
 use crate::cain::{approximate_spec, check_targets, compile, Approx, CompileError, CompileOptions};
 use crate::cain::{Compiled, KernelReport, Spec, Stats};
-use crate::isa::{Program, Wiring};
+use crate::isa::Program;
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, Testbed};
 use serde::Serialize;
@@ -107,14 +107,7 @@ pub fn budget_search(
             }
         };
         let targets = check_targets(spec, &c.kernels);
-        let m = check::measure(
-            &c.program,
-            Wiring::new(spec.input, spec.general_count()),
-            &targets,
-            images,
-            testbed,
-            runs,
-        )?;
+        let m = check::measure(&c.program, spec.wiring(), &targets, images, testbed, runs)?;
         let worst = m
             .kernels
             .iter()

@@ -10,7 +10,7 @@ pub mod yaml;
 
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
 use crate::isa::yaml::{locate, Misplaced, Step, YamlError};
-use crate::isa::Reg;
+use crate::isa::{Reg, Wiring};
 use crate::verify::range::InputRange;
 use serde::Deserialize;
 use yaml::{RawKernel, RawSpec, Weight};
@@ -129,6 +129,12 @@ impl Spec {
     /// Number of general registers the device needs so that every listed one exists.
     pub fn general_count(&self) -> usize {
         Reg::general_count(&self.registers)
+    }
+
+    /// How a program for this spec meets the device: the input register and the
+    /// general registers the spec's list needs.
+    pub fn wiring(&self) -> Wiring {
+        Wiring::new(self.input, self.general_count())
     }
 }
 
