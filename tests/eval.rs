@@ -483,6 +483,9 @@ fn the_html_report_is_self_contained_and_shows_changed_images() {
     let r = json(&o);
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(html.matches("<table class=\"confusion\">").count(), 2);
+    // Side by side in a container that sizes them to their content: in the fixed image
+    // grid of the check page they overflowed each other.
+    assert!(html.contains("<div class=\"matrices\"><div class=\"panel\"><h3>ideal</h3>"));
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
     let shown = html.matches("<div class=\"example\">").count();
     let changed = (f(&r, &["changed"]) * 40.0 * 3.0).round() as usize;

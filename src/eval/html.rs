@@ -134,7 +134,7 @@ pub fn page_of(
     for d in &r.depths {
         body.push_str(&row("td", &d.cells().each_ref().map(String::as_str)));
     }
-    body.push_str("</table><h2>Confusion matrices</h2><div class=\"panels\">");
+    body.push_str("</table><h2>Confusion matrices</h2><div class=\"matrices\">");
     body.push_str(&matrix("ideal", &r.confusion_ideal));
     body.push_str(&matrix(
         &format!("{} (summed over chip seeds)", r.noise),
