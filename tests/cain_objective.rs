@@ -76,6 +76,28 @@ fn one_random_kernel_beyond_the_range() {
     assert_no_worse_than_shortest("h27_r1a", 600);
 }
 
+/// The 5x5 Gaussian's shortest program (15 macros) divides the input first and sums
+/// many copies of it: its division offsets add up to a bias of about -84. Re-routing
+/// the error objective's plans (the same values made another way) finds a program as
+/// short that is predicted at 9.62, with a bias under 1.
+#[test]
+fn rerouting_cancels_the_bias_of_the_shortest_gaussian() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/gauss5x5.yaml");
+    let s = cain::parse_spec(&std::fs::read_to_string(path).expect("spec")).expect("valid spec");
+    let default = compile(&s, Objective::Error, 10_000);
+    let length = compile(&s, Objective::Length, 10_000);
+    let (d, l) = (&default.predicted[0], &length.predicted[0]);
+    assert_eq!(
+        (
+            default.program.instructions(),
+            length.program.instructions()
+        ),
+        (15, 15)
+    );
+    assert!(l.rmse > 80.0 && l.bias < -80.0, "shortest: {l:?}");
+    assert!(d.rmse < 9.7 && d.bias.abs() < 1.0, "default: {d:?}");
+}
+
 /// AnalogNet2's three kernels (outputs up to 351.25 against the limit 128).
 fn analognet2() -> cain::Spec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/analognet2.yaml");
@@ -181,8 +203,9 @@ fn bundled_analognet2_is_at_or_under_cains_kernel_b() {
         total(1)
     );
     // Every kernel's error is mostly its outputs' clipping (peaks up to 351 against
-    // 128) and stays within the bounds measured for the bundled program.
-    for (i, bound) in [(0, 12.6), (2, 9.36)] {
+    // 128) and stays within the bounds measured for the bundled program (before the
+    // error objective re-routed its plans: 12.59 and 9.36).
+    for (i, bound) in [(0, 12.45), (2, 8.74)] {
         assert!(total(i) <= bound, "kernel {i}: {}", total(i));
     }
 }

@@ -654,19 +654,21 @@ pub fn search<T: Send>(
     finish: &Finisher<'_, T>,
 ) -> Outcome<T> {
     let start = Instant::now();
-    // The shortest plans finished, kept to be improved by windows afterwards: a plan a
-    // little longer than the best may polish into a shorter one.
+    // The shortest plans finished (under the error objective the lowest scored), kept
+    // to be improved by windows afterwards: a plan a little longer than the best may
+    // polish into a shorter one, one scored a little worse into a better one.
+    let by_score = opts.slack > 0.0;
     let finalists: Mutex<Vec<Finalist>> = Mutex::new(Vec::new());
     let keep = |steps: &[Step]| {
         let done = finish(steps)?;
-        if opts.slack <= 0.0 {
-            if let Ok(mut f) = finalists.lock() {
-                admit(
-                    &mut f,
-                    (done.1, done.2, steps.to_vec()),
-                    opts.tuning.finalists,
-                );
-            }
+        if let Ok(mut f) = finalists.lock() {
+            let plan = Finalist {
+                instructions: done.1,
+                cycles: done.2,
+                score: done.3 + plan_risk(opts, steps, &root.0),
+                plan: steps.to_vec(),
+            };
+            admit(&mut f, plan, opts.tuning.finalists, by_score);
         }
         Some(((done.0, steps.to_vec()), done.1, done.2, done.3))
     };
@@ -676,37 +678,55 @@ pub fn search<T: Send>(
     };
     let out = search_phases(root, ctx, &first, stats, &keep);
     let mut finalists = finalists.into_inner().unwrap_or_else(|p| p.into_inner());
-    let best = out.best.map(|b| {
-        // Under the error objective the chosen plan (not the shortest) is polished.
-        if opts.slack > 0.0 || finalists.is_empty() {
-            finalists = vec![(b.instructions, b.cycles, b.value.1.clone())];
-        }
-        let polish = Polish {
-            root,
-            ctx,
-            opts,
-            stats,
-            finish,
-            start,
+    if let Some(b) = &out.best {
+        // The chosen plan is always polished (under the error objective it need not
+        // be among the lowest scored: those may lie beyond the slack).
+        let chosen = Finalist {
+            instructions: b.instructions,
+            cycles: b.cycles,
+            score: b.score,
+            plan: b.value.1.clone(),
         };
-        let polished = polish.all(&finalists, b.score);
-        match polished {
-            Some(p) if (p.instructions, p.cycles) < (b.instructions, b.cycles) => Found {
-                value: p.value.0,
-                instructions: p.instructions,
-                cycles: p.cycles,
-                score: p.score,
-                at: p.at,
-            },
-            _ => Found {
-                value: b.value.0,
-                instructions: b.instructions,
-                cycles: b.cycles,
-                score: b.score,
-                at: b.at,
-            },
+        admit(
+            &mut finalists,
+            chosen.clone(),
+            opts.tuning.finalists,
+            by_score,
+        );
+        if !finalists.iter().any(|f| f.plan == chosen.plan) {
+            finalists.insert(0, chosen);
+            finalists.truncate(opts.tuning.finalists.max(1));
         }
-    });
+    }
+    let polish = Polish {
+        root,
+        ctx,
+        opts,
+        stats,
+        finish,
+        start,
+    };
+    let polished = polish.all(&finalists);
+    let unwrap = |f: Polished<T>| Found {
+        value: f.value.0,
+        instructions: f.instructions,
+        cycles: f.cycles,
+        score: f.score,
+        at: f.at,
+    };
+    // Polishing keeps a result only where it beats the search's: shorter, or under the
+    // error objective lower scored (within the slack: see `all`).
+    let best = match (out.best, polished) {
+        (Some(b), Some(p)) => {
+            let better = if by_score {
+                p.score < b.score
+            } else {
+                (p.instructions, p.cycles) < (b.instructions, b.cycles)
+            };
+            Some(unwrap(if better { p } else { b }))
+        }
+        (b, p) => b.or(p).map(unwrap),
+    };
     Outcome {
         best,
         nodes: out.nodes,
@@ -719,21 +739,36 @@ pub fn search<T: Send>(
 /// A result with the plan it was finished from.
 type Polished<T> = Found<(T, Vec<Step>)>;
 
-/// A finished plan waiting to be polished: instructions, cycles, the plan.
-type Finalist = (usize, u64, Vec<Step>);
+/// What polishing compares results by: instructions, cycles and score.
+type Rank = (usize, u64, f64);
 
-/// Keeps `f` the `most` shortest distinct plans (then fewest cycles, then by content,
-/// so that the set does not depend on the order plans arrive in).
-fn admit(f: &mut Vec<Finalist>, plan: Finalist, most: usize) {
-    if f.len() >= most && f.last().is_some_and(|w| (plan.0, plan.1) >= (w.0, w.1)) {
-        return;
-    }
-    if f.iter().any(|x| x.2 == plan.2) {
+/// A finished plan waiting to be polished.
+#[derive(Clone)]
+struct Finalist {
+    instructions: usize,
+    cycles: u64,
+    /// Its score under the error objective (saturation risk included).
+    score: f64,
+    plan: Vec<Step>,
+}
+
+/// Keeps `f` the `most` best distinct plans: the shortest (then fewest cycles), or
+/// `by_score` the lowest scored; ties by content, so that the set does not depend on
+/// the order plans arrive in.
+fn admit(f: &mut Vec<Finalist>, plan: Finalist, most: usize, by_score: bool) {
+    if f.iter().any(|x| x.plan == plan.plan) {
         return;
     }
     f.push(plan);
-    let key = |x: &Finalist| (x.0, x.1, fingerprint_of(&x.2));
-    f.sort_by_key(key);
+    f.sort_by(|a, b| {
+        let rank = |x: &Finalist| (x.instructions, x.cycles, fingerprint_of(&x.plan));
+        let order = if by_score {
+            a.score.total_cmp(&b.score)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        order.then(rank(a).cmp(&rank(b)))
+    });
     f.truncate(most);
 }
 
@@ -750,9 +785,15 @@ struct Polish<'a, 'f, T> {
 }
 
 impl<T: Send> Polish<'_, '_, T> {
+    /// The longest plan within the slack of the shortest found (or of `shortest`).
+    fn slack_bound(&self, shortest: usize) -> usize {
+        let least = self.stats.best.load(Ordering::Relaxed).min(shortest);
+        (least as f64 * (1.0 + self.opts.slack)).floor() as usize
+    }
+
     /// Polishes every finalist (spread over the workers' threads, each with its share
     /// of the budget) and returns the best result, ties to the earlier finalist.
-    fn all(&self, finalists: &[Finalist], score: f64) -> Option<Polished<T>> {
+    fn all(&self, finalists: &[Finalist]) -> Option<Polished<T>> {
         let (opts, start) = (self.opts, self.start);
         let threads = opts
             .workers
@@ -772,9 +813,9 @@ impl<T: Send> Polish<'_, '_, T> {
                     let until = from + span.mul_f64((r as f64 + 1.0) / m);
                     // Kept while it shortens on its own; whether it beats the best is
                     // decided at the end.
-                    let (n, c, plan) = &finalists[k];
-                    let own = (*n, *c, score);
-                    (k, self.one(plan, own, until))
+                    let f = &finalists[k];
+                    let own = (f.instructions, f.cycles, f.score);
+                    (k, self.one(&f.plan, own, until))
                 })
                 .collect()
         };
@@ -790,17 +831,23 @@ impl<T: Send> Polish<'_, '_, T> {
             run(0)
         };
         results.sort_by_key(|r| r.0);
-        results
-            .into_iter()
-            .filter_map(|r| r.1)
-            .min_by_key(|f| (f.instructions, f.cycles))
+        let results = results.into_iter().filter_map(|r| r.1);
+        if opts.slack > 0.0 {
+            let most = self.slack_bound(usize::MAX);
+            results
+                .filter(|r| r.instructions <= most)
+                .min_by(|a, b| a.score.total_cmp(&b.score))
+        } else {
+            results.min_by_key(|f| (f.instructions, f.cycles))
+        }
     }
 
     /// Improves `plan` by window re-search until `until` (from the start) or its share
     /// of the work; returns its best result better than `own` (its instructions and
     /// cycles, the score not to exceed): shorter (then fewer cycles) without a higher
-    /// score.
-    fn one(&self, plan: &[Step], own: (usize, u64, f64), until: Duration) -> Option<Polished<T>> {
+    /// score. Under the error objective the rest of the budget re-routes the result
+    /// (see [`window::reroute`]): no longer than the slack allows, a lower score.
+    fn one(&self, plan: &[Step], own: Rank, until: Duration) -> Option<Polished<T>> {
         let Polish {
             root,
             ctx,
@@ -818,23 +865,30 @@ impl<T: Send> Polish<'_, '_, T> {
             .work
             .or(opts.node_limit)
             .map_or(u64::MAX, |w| w.saturating_mul(opts.tuning.polish_per_work));
-        let in_time = || start.elapsed() < until;
-        let mut best: Option<Polished<T>> = None;
-        let mut accept = |steps: &[Step]| {
-            if !in_time() {
-                return false;
-            }
+        let reroute = opts.slack > 0.0;
+        // Under the error objective the clock is shared by the two polishes.
+        let from = start.elapsed();
+        let shorten_until = if reroute {
+            from + until.saturating_sub(from) / 2
+        } else {
+            until
+        };
+        let best: std::cell::RefCell<Option<Polished<T>>> = std::cell::RefCell::new(None);
+        // Finishes `steps` and keeps it if `better` says so of (instructions, cycles,
+        // score) against the best so far.
+        let consider = |steps: &[Step], better: &dyn Fn(Rank, Rank) -> bool| {
             let Some((value, instructions, cycles, score)) = finish(steps) else {
                 return false;
             };
             let score = score + plan_risk(opts, steps, finals);
-            let (n, c, s) = best
+            let mut best = best.borrow_mut();
+            let now = best
                 .as_ref()
                 .map_or(own, |b| (b.instructions, b.cycles, b.score));
-            if (instructions, cycles) >= (n, c) || score > s {
+            if !better((instructions, cycles, score), now) {
                 return false;
             }
-            best = Some(Found {
+            *best = Some(Found {
                 value: (value, steps.to_vec()),
                 instructions,
                 cycles,
@@ -844,13 +898,40 @@ impl<T: Send> Polish<'_, '_, T> {
             stats.best.fetch_min(instructions, Ordering::Relaxed);
             true
         };
+        let in_time = || start.elapsed() < shorten_until;
+        let mut shorter = |steps: &[Step]| {
+            in_time()
+                && consider(steps, &|(n, c, s), (n0, c0, s0)| {
+                    (n, c) < (n0, c0) && s <= s0
+                })
+        };
         let window = WindowOptions {
             // Windows grow until the work runs out: the larger, the rarer and dearer.
             max_window: plan.len(),
             node_limit,
         };
-        window::improve(plan, root, ctx, window, &fits, &in_time, &mut accept);
-        best
+        let (shortened, _) =
+            window::improve(plan, root, ctx, window, &fits, &in_time, &mut shorter);
+        if reroute {
+            let in_time = || start.elapsed() < until;
+            // The risk model is coarse (it does not follow a clipped value to the
+            // outputs): a re-routing may lower the predicted noise, never the risk.
+            let risk = plan_risk(opts, &shortened, finals);
+            let mut lower = |steps: &[Step]| {
+                let most = self.slack_bound(own.0);
+                in_time()
+                    && plan_risk(opts, steps, finals) <= risk * (1.0 + 1e-9)
+                    && consider(steps, &|(n, _, s), (_, _, s0)| {
+                        n <= most && s < s0 * (1.0 - 1e-9)
+                    })
+            };
+            let window = WindowOptions {
+                max_window: opts.tuning.reroute_window,
+                node_limit,
+            };
+            window::reroute(&shortened, root, ctx, window, &fits, &in_time, &mut lower);
+        }
+        best.into_inner()
     }
 }
 

@@ -32,6 +32,10 @@ pub struct Tuning {
     /// Bags the polish may expand per finalist, per node of work (deterministic mode)
     /// or of the node limit. Default 1.
     pub polish_per_work: u64,
+    /// Largest window the error objective's polish re-routes (see
+    /// [`super::window::reroute`]). Default 4: the bundled programs gained nothing
+    /// from 3 to 4 on Gaussians; larger windows have too many routes to offer.
+    pub reroute_window: usize,
 }
 
 impl Default for Tuning {
@@ -46,6 +50,7 @@ impl Default for Tuning {
             finalists: 4,
             polish_share: 0.3,
             polish_per_work: 1,
+            reroute_window: 4,
         }
     }
 }

@@ -117,6 +117,54 @@ impl Probe<'_> {
     }
 }
 
+impl Probe<'_> {
+    /// Adds to `found` (at most `most` in all) the paths of at most `depth`
+    /// instructions reaching `bag` from within the target, in program order; false if
+    /// there is none.
+    fn paths(&mut self, bag: &Bag, depth: usize, found: &mut Vec<Vec<Step>>, most: usize) -> bool {
+        if depth == 0 || found.len() >= most {
+            return false;
+        }
+        if self.nodes >= self.node_limit || !(self.go_on)() {
+            return false;
+        }
+        let fp = bag.fingerprint();
+        if self.failed.get(&fp).is_some_and(|&d| d >= depth) {
+            return false;
+        }
+        self.nodes += 1;
+        let mut cands = Vec::new();
+        expand_toward(bag, self.ctx, self.target, depth == 1, &mut cands);
+        cands.sort_by_key(|c| (need(&c.child, self.target), c.child.fingerprint()));
+        let mut any = false;
+        for c in cands {
+            if found.len() >= most {
+                break;
+            }
+            if !(self.fits)(&c) {
+                continue;
+            }
+            let n = need(&c.child, self.target);
+            if n == 0 {
+                found.push(vec![c.step]);
+                any = true;
+            } else if n < depth {
+                let from = found.len();
+                if self.paths(&c.child, depth - 1, found, most) {
+                    any = true;
+                    for p in &mut found[from..] {
+                        p.push(c.step.clone());
+                    }
+                }
+            }
+        }
+        if !any && self.nodes < self.node_limit && (self.go_on)() {
+            self.failed.insert(fp, depth);
+        }
+        any
+    }
+}
+
 /// What every window's search shares: the problem, the filter on children, when to
 /// stop.
 struct Env<'a> {
@@ -148,6 +196,108 @@ fn shorter(from: &Bag, to: &Bag, len: usize, env: &Env, nodes: &mut u64) -> Opti
     let found = (1..len).find_map(|d| probe.path(to, d));
     *nodes = probe.nodes;
     found
+}
+
+/// Up to `most` paths of at most `len` instructions from `to` back to a bag within
+/// `from` (and the input), in program order. `nodes` counts the bags expanded.
+fn alternatives(
+    from: &Bag,
+    to: &Bag,
+    len: usize,
+    env: &Env,
+    nodes: &mut u64,
+    most: usize,
+) -> Vec<Vec<Step>> {
+    let mut goals = from.0.clone();
+    goals.push(env.ctx.init.clone());
+    let target = Bag::new(goals);
+    let mut probe = Probe {
+        ctx: env.ctx,
+        target: &target,
+        fits: env.fits,
+        go_on: env.go_on,
+        failed: HashMap::default(),
+        nodes: *nodes,
+        node_limit: env.node_limit,
+    };
+    let mut found = Vec::new();
+    probe.paths(to, len, &mut found, most);
+    *nodes = probe.nodes;
+    found
+}
+
+/// Paths tried per window by [`reroute`]: the first ones in the generator's order
+/// (fewest instructions still needed first), enough for every route of most windows.
+const ROUTES_PER_WINDOW: usize = 96;
+
+/// Re-routes `steps` window by window without making it longer than the windows it
+/// replaces: every other way of computing a window's live values (at most as many
+/// instructions) is offered to `accept`, which says whether it is better (under the
+/// error objective: a lower predicted error within the length slack) and remembers
+/// it; the plan goes on from every accepted one. The same values made another way
+/// pick up different transfer errors (where a division happens, which copy is
+/// summed), which the length polish of [`improve`] never looks at. Returns the last
+/// accepted plan and the bags expanded (each offer counts as one).
+pub fn reroute(
+    steps: &[Step],
+    root: &Bag,
+    ctx: &Ctx,
+    opts: WindowOptions,
+    fits: &dyn Fn(&Cand) -> bool,
+    go_on: &dyn Fn() -> bool,
+    accept: &mut dyn FnMut(&[Step]) -> bool,
+) -> (Vec<Step>, u64) {
+    let mut plan = steps.to_vec();
+    let mut nodes = 0u64;
+    let env = Env {
+        ctx,
+        fits,
+        go_on,
+        node_limit: opts.node_limit,
+    };
+    // Windows (by their end bags and size) whose every route was offered in vain.
+    let mut tried: HashSet<(u64, u64, usize), BuildHasherDefault<PassThrough>> = HashSet::default();
+    'again: loop {
+        let chain = bags(&plan, root);
+        let fps: Vec<u64> = chain.iter().map(Bag::fingerprint).collect();
+        for w in 1..=opts.max_window.min(plan.len()) {
+            for i in 0..=plan.len() - w {
+                let j = i + w;
+                let key = (fps[i], fps[j], w);
+                if tried.contains(&key) {
+                    continue;
+                }
+                let routes =
+                    alternatives(&chain[i], &chain[j], w, &env, &mut nodes, ROUTES_PER_WINDOW);
+                for mid in routes {
+                    if nodes >= opts.node_limit || !go_on() {
+                        break 'again;
+                    }
+                    if mid.as_slice() == &plan[i..j] {
+                        continue;
+                    }
+                    nodes += 1;
+                    let spliced: Vec<Step> = plan[..i]
+                        .iter()
+                        .chain(&mid)
+                        .chain(&plan[j..])
+                        .cloned()
+                        .collect();
+                    let next = without_dead(&spliced, root);
+                    if accept(&next) {
+                        plan = next;
+                        continue 'again;
+                    }
+                }
+                if nodes >= opts.node_limit || !go_on() {
+                    break 'again;
+                }
+                tried.insert(key);
+            }
+        }
+        break;
+    }
+    (plan, nodes)
 }
 
 /// Improves `steps` (a plan from the input to `root`, program order) window by window:
@@ -325,6 +475,59 @@ mod tests {
         assert!(offers > 0);
         assert!(valid(&better, &root, &c));
         assert!(better.len() < before, "{} -> {}", before, better.len());
+    }
+
+    #[test]
+    fn rerouting_offers_other_routes_of_no_more_instructions() {
+        // x moved two east by two single moves: `mov2x` does it in one, and a route
+        // through the other order of operands is as long.
+        let c = ctx();
+        let x = c.init.clone();
+        let e1 = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
+        let e = e1.outs[0].clone();
+        let e2 = step(Kind::Shift(SHIFTS[1]), vec![e.clone()]);
+        let root = Bag::new(e2.outs.clone());
+        let plan = vec![e1, e2];
+        let mut offers = Vec::new();
+        let (kept, nodes) = reroute(
+            &plan,
+            &root,
+            &c,
+            WindowOptions {
+                max_window: 2,
+                node_limit: 10_000,
+            },
+            &|_| true,
+            &|| true,
+            &mut |p| {
+                offers.push(p.to_vec());
+                false
+            },
+        );
+        assert_eq!(kept, plan, "nothing accepted, nothing changed");
+        assert!(nodes > 0);
+        assert!(!offers.is_empty());
+        for p in &offers {
+            assert!(valid(p, &root, &c), "an invalid route was offered");
+            assert!(p.len() <= plan.len());
+            assert_ne!(p, &plan, "the plan itself is not an alternative");
+        }
+        assert!(offers.iter().any(|p| p.len() == 1), "the one-move route");
+        // A scorer that prefers fewer instructions takes the one-move route and stops.
+        let (better, _) = reroute(
+            &plan,
+            &root,
+            &c,
+            WindowOptions {
+                max_window: 2,
+                node_limit: 10_000,
+            },
+            &|_| true,
+            &|| true,
+            &mut |p| p.len() < 2,
+        );
+        assert_eq!(better.len(), 1);
+        assert!(valid(&better, &root, &c));
     }
 
     #[test]
