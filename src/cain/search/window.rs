@@ -178,24 +178,48 @@ struct Env<'a> {
 /// the input), in program order; the shortest one the work allows. `nodes` counts the
 /// bags expanded.
 fn shorter(from: &Bag, to: &Bag, len: usize, env: &Env, nodes: &mut u64) -> Option<Vec<Step>> {
-    let mut goals = from.0.clone();
-    goals.push(env.ctx.init.clone());
-    let target = Bag::new(goals);
+    let target = held(from, env.ctx);
     if need(to, &target) >= len {
         return None;
     }
-    let mut probe = Probe {
-        ctx: env.ctx,
-        target: &target,
-        fits: env.fits,
-        go_on: env.go_on,
-        failed: HashMap::default(),
-        nodes: *nodes,
-        node_limit: env.node_limit,
-    };
+    let mut probe = Probe::new(env, &target, *nodes);
     let found = (1..len).find_map(|d| probe.path(to, d));
     *nodes = probe.nodes;
     found
+}
+
+/// What a window starting at `from` may read: its goals and the input.
+fn held(from: &Bag, ctx: &Ctx) -> Bag {
+    let mut goals = from.0.clone();
+    goals.push(ctx.init.clone());
+    Bag::new(goals)
+}
+
+impl<'a> Probe<'a> {
+    /// A search toward `target` with `nodes` of the work already spent.
+    fn new(env: &'a Env, target: &'a Bag, nodes: u64) -> Probe<'a> {
+        Probe {
+            ctx: env.ctx,
+            target,
+            fits: env.fits,
+            go_on: env.go_on,
+            failed: HashMap::default(),
+            nodes,
+            node_limit: env.node_limit,
+        }
+    }
+}
+
+/// `plan` with its steps `i..j` replaced by `mid`, without the steps that no longer
+/// feed the result.
+fn splice(plan: &[Step], (i, j): (usize, usize), mid: &[Step], root: &Bag) -> Vec<Step> {
+    let spliced: Vec<Step> = plan[..i]
+        .iter()
+        .chain(mid)
+        .chain(&plan[j..])
+        .cloned()
+        .collect();
+    without_dead(&spliced, root)
 }
 
 /// Up to `most` paths of at most `len` instructions from `to` back to a bag within
@@ -208,18 +232,8 @@ fn alternatives(
     nodes: &mut u64,
     most: usize,
 ) -> Vec<Vec<Step>> {
-    let mut goals = from.0.clone();
-    goals.push(env.ctx.init.clone());
-    let target = Bag::new(goals);
-    let mut probe = Probe {
-        ctx: env.ctx,
-        target: &target,
-        fits: env.fits,
-        go_on: env.go_on,
-        failed: HashMap::default(),
-        nodes: *nodes,
-        node_limit: env.node_limit,
-    };
+    let target = held(from, env.ctx);
+    let mut probe = Probe::new(env, &target, *nodes);
     let mut found = Vec::new();
     probe.paths(to, len, &mut found, most);
     *nodes = probe.nodes;
@@ -277,13 +291,7 @@ pub fn reroute(
                         continue;
                     }
                     nodes += 1;
-                    let spliced: Vec<Step> = plan[..i]
-                        .iter()
-                        .chain(&mid)
-                        .chain(&plan[j..])
-                        .cloned()
-                        .collect();
-                    let next = without_dead(&spliced, root);
+                    let next = splice(&plan, (i, j), &mid, root);
                     if accept(&next) {
                         plan = next;
                         continue 'again;
@@ -346,13 +354,7 @@ pub fn improve(
                     }
                     continue;
                 };
-                let spliced: Vec<Step> = plan[..i]
-                    .iter()
-                    .chain(&mid)
-                    .chain(&plan[j..])
-                    .cloned()
-                    .collect();
-                let next = without_dead(&spliced, root);
+                let next = splice(&plan, (i, j), &mid, root);
                 if next.len() < plan.len() && accept(&next) {
                     plan = next;
                     continue 'again;
