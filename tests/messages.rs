@@ -127,4 +127,19 @@ fn a_clock_raced_compile_says_how_to_reproduce_it() {
     assert!(stderr(&o).contains("`--work N`"), "{}", stderr(&o));
     let o = scamp(&["compile", &spec, "--work", "20"]);
     assert!(!stderr(&o).contains("raced the clock"), "{}", stderr(&o));
+    // A work budget the clock cuts short is no longer reproducible either.
+    let o = scamp(&[
+        "compile",
+        "programs/gauss3x3.yaml",
+        "--work",
+        "100000000",
+        "--time-limit",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the time limit struck before the work budget was spent"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -190,6 +190,12 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
              print another program; `--work N` (spec key `search.work`) makes it reproducible"
         );
     }
+    if compiled.search.work.is_some() && compiled.search.stop == cain::StopReason::Time {
+        eprintln!(
+            "note: the time limit struck before the work budget was spent, so another run (or \
+             another machine load) can print another program; raise --time-limit to reproduce it"
+        );
+    }
     if compiled.search.source == cain::Source::Fallback && !a.json.json {
         eprintln!(
             "note: the search found nothing shorter than the constructive program within the budget; that program is printed"

@@ -705,6 +705,7 @@ pub fn search<T: Send>(
         stats,
         finish,
         start,
+        struck: AtomicBool::new(false),
     };
     let polished = polish.all(&finalists);
     let unwrap = |f: Polished<T>| Found {
@@ -732,7 +733,11 @@ pub fn search<T: Send>(
         nodes: out.nodes,
         plans_found: out.plans_found,
         seconds: start.elapsed().as_secs_f64(),
-        stop: out.stop,
+        stop: if polish.struck.load(Ordering::Relaxed) {
+            StopReason::Time
+        } else {
+            out.stop
+        },
     }
 }
 
@@ -782,6 +787,9 @@ struct Polish<'a, 'f, T> {
     finish: &'a Finisher<'f, T>,
     /// When the search started (the budget counts from it).
     start: Instant,
+    /// Whether the time limit cut a polish short (the result then depends on the
+    /// machine's load, in the deterministic mode too).
+    struck: AtomicBool,
 }
 
 impl<T: Send> Polish<'_, '_, T> {
@@ -855,6 +863,7 @@ impl<T: Send> Polish<'_, '_, T> {
             stats,
             finish,
             start,
+            ..
         } = *self;
         let finals = &root.0;
         let fits = |c: &Cand| {
@@ -866,12 +875,22 @@ impl<T: Send> Polish<'_, '_, T> {
             .or(opts.node_limit)
             .map_or(u64::MAX, |w| w.saturating_mul(opts.tuning.polish_per_work));
         let reroute = opts.slack > 0.0;
-        // Under the error objective the clock is shared by the two polishes.
+        // Under the error objective a clock budget is shared by the two polishes (a
+        // work budget gives each its own work).
         let from = start.elapsed();
-        let shorten_until = if reroute {
+        let shorten_until = if reroute && node_limit == u64::MAX {
             from + until.saturating_sub(from) / 2
         } else {
             until
+        };
+        // A work budget whose polish the clock cuts short no longer gives the same
+        // program on every machine: the outcome says so.
+        let in_time = |end: Duration| {
+            let left = start.elapsed() < end;
+            if !left && end == until && node_limit != u64::MAX {
+                self.struck.store(true, Ordering::Relaxed);
+            }
+            left
         };
         let best: std::cell::RefCell<Option<Polished<T>>> = std::cell::RefCell::new(None);
         // Finishes `steps` and keeps it if `better` says so of (instructions, cycles,
@@ -898,9 +917,9 @@ impl<T: Send> Polish<'_, '_, T> {
             stats.best.fetch_min(instructions, Ordering::Relaxed);
             true
         };
-        let in_time = || start.elapsed() < shorten_until;
+        let shorten_in_time = || in_time(shorten_until);
         let mut shorter = |steps: &[Step]| {
-            in_time()
+            shorten_in_time()
                 && consider(steps, &|(n, c, s), (n0, c0, s0)| {
                     (n, c) < (n0, c0) && s <= s0
                 })
@@ -910,10 +929,17 @@ impl<T: Send> Polish<'_, '_, T> {
             max_window: plan.len(),
             node_limit,
         };
-        let (shortened, _) =
-            window::improve(plan, root, ctx, window, &fits, &in_time, &mut shorter);
+        let (shortened, _) = window::improve(
+            plan,
+            root,
+            ctx,
+            window,
+            &fits,
+            &shorten_in_time,
+            &mut shorter,
+        );
         if reroute {
-            let in_time = || start.elapsed() < until;
+            let in_time = || in_time(until);
             // The risk model is coarse (it does not follow a clipped value to the
             // outputs): a re-routing may lower the predicted noise, never the risk.
             let risk = plan_risk(opts, &shortened, finals);
