@@ -77,9 +77,26 @@ struct Probe<'a> {
     node_limit: u64,
 }
 
-impl Probe<'_> {
-    /// Steps in program order reaching `bag` from within the target in at most `depth`.
-    fn path(&mut self, bag: &Bag, depth: usize) -> Option<Vec<Step>> {
+impl<'a> Probe<'a> {
+    /// A search toward `target` with `nodes` of the work already spent.
+    fn new(env: &'a Env, target: &'a Bag, nodes: u64) -> Probe<'a> {
+        Probe {
+            ctx: env.ctx,
+            target,
+            fits: env.fits,
+            go_on: env.go_on,
+            failed: HashMap::default(),
+            nodes,
+            node_limit: env.node_limit,
+        }
+    }
+
+    /// Expands `bag` (one node of the work) and returns its fingerprint and the
+    /// children that fit and may still lead within the target in `depth - 1` more
+    /// instructions, in the generator's order, each with the instructions it still
+    /// needs; `None` where `bag` is not worth expanding (no depth or work left, or a
+    /// failure at this depth already recorded).
+    fn open(&mut self, bag: &Bag, depth: usize) -> Option<(u64, Vec<Open>)> {
         if depth == 0 || self.nodes >= self.node_limit || !(self.go_on)() {
             return None;
         }
@@ -90,18 +107,28 @@ impl Probe<'_> {
         self.nodes += 1;
         let mut cands = Vec::new();
         expand_toward(bag, self.ctx, self.target, depth == 1, &mut cands);
-        let mut open: Vec<(usize, u64, Cand)> = Vec::new();
-        for c in cands {
-            if !(self.fits)(&c) {
-                continue;
-            }
-            let n = need(&c.child, self.target);
-            if n == 0 {
-                return Some(vec![c.step]);
-            }
-            if n < depth {
-                open.push((n, c.child.fingerprint(), c));
-            }
+        let open = cands
+            .into_iter()
+            .filter(|c| (self.fits)(c))
+            .map(|c| (need(&c.child, self.target), c.child.fingerprint(), c))
+            .filter(|&(n, _, _)| n < depth)
+            .collect();
+        Some((fp, open))
+    }
+
+    /// Records that no path of `depth` leads from the bag `fp` into the target, unless
+    /// the work ran out on the way (then it is unknown).
+    fn fail(&mut self, fp: u64, depth: usize) {
+        if self.nodes < self.node_limit && (self.go_on)() {
+            self.failed.insert(fp, depth);
+        }
+    }
+
+    /// Steps in program order reaching `bag` from within the target in at most `depth`.
+    fn path(&mut self, bag: &Bag, depth: usize) -> Option<Vec<Step>> {
+        let (fp, mut open) = self.open(bag, depth)?;
+        if let Some(k) = open.iter().position(|&(n, _, _)| n == 0) {
+            return Some(vec![open.swap_remove(k).2.step]);
         }
         open.sort_by_key(|&(n, fp, _)| (n, fp));
         for (_, _, c) in open {
@@ -110,60 +137,48 @@ impl Probe<'_> {
                 return Some(p);
             }
         }
-        if self.nodes < self.node_limit && (self.go_on)() {
-            self.failed.insert(fp, depth);
-        }
+        self.fail(fp, depth);
         None
     }
-}
 
-impl Probe<'_> {
     /// Adds to `found` (at most `most` in all) the paths of at most `depth`
     /// instructions reaching `bag` from within the target, in program order; false if
     /// there is none.
     fn paths(&mut self, bag: &Bag, depth: usize, found: &mut Vec<Vec<Step>>, most: usize) -> bool {
-        if depth == 0 || found.len() >= most {
+        if found.len() >= most {
             return false;
         }
-        if self.nodes >= self.node_limit || !(self.go_on)() {
+        let Some((fp, mut open)) = self.open(bag, depth) else {
             return false;
-        }
-        let fp = bag.fingerprint();
-        if self.failed.get(&fp).is_some_and(|&d| d >= depth) {
-            return false;
-        }
-        self.nodes += 1;
-        let mut cands = Vec::new();
-        expand_toward(bag, self.ctx, self.target, depth == 1, &mut cands);
-        cands.sort_by_key(|c| (need(&c.child, self.target), c.child.fingerprint()));
+        };
+        open.sort_by_key(|&(n, fp, _)| (n, fp));
         let mut any = false;
-        for c in cands {
+        for (n, _, c) in open {
             if found.len() >= most {
                 break;
             }
-            if !(self.fits)(&c) {
-                continue;
-            }
-            let n = need(&c.child, self.target);
             if n == 0 {
                 found.push(vec![c.step]);
                 any = true;
-            } else if n < depth {
-                let from = found.len();
-                if self.paths(&c.child, depth - 1, found, most) {
-                    any = true;
-                    for p in &mut found[from..] {
-                        p.push(c.step.clone());
-                    }
+                continue;
+            }
+            let from = found.len();
+            if self.paths(&c.child, depth - 1, found, most) {
+                any = true;
+                for p in &mut found[from..] {
+                    p.push(c.step.clone());
                 }
             }
         }
-        if !any && self.nodes < self.node_limit && (self.go_on)() {
-            self.failed.insert(fp, depth);
+        if !any {
+            self.fail(fp, depth);
         }
         any
     }
 }
+
+/// A child worth following: the instructions it still needs, its fingerprint, itself.
+type Open = (usize, u64, Cand);
 
 /// What every window's search shares: the problem, the filter on children, when to
 /// stop.
@@ -193,21 +208,6 @@ fn held(from: &Bag, ctx: &Ctx) -> Bag {
     let mut goals = from.0.clone();
     goals.push(ctx.init.clone());
     Bag::new(goals)
-}
-
-impl<'a> Probe<'a> {
-    /// A search toward `target` with `nodes` of the work already spent.
-    fn new(env: &'a Env, target: &'a Bag, nodes: u64) -> Probe<'a> {
-        Probe {
-            ctx: env.ctx,
-            target,
-            fits: env.fits,
-            go_on: env.go_on,
-            failed: HashMap::default(),
-            nodes,
-            node_limit: env.node_limit,
-        }
-    }
 }
 
 /// `plan` with its steps `i..j` replaced by `mid`, without the steps that no longer
