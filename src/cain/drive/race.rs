@@ -5,7 +5,7 @@
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
-use crate::cain::score::risk::ClipModel;
+use crate::cain::score::{objective, risk::ClipModel};
 use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
@@ -99,7 +99,7 @@ impl<'a> Judge<'a> {
             outs: targets.iter().map(|t| t.out).collect(),
             targets,
             held_to: setup.held_to(members),
-            stats_in: crate::cain::score::objective::input_stats(setup.spec.input_range),
+            stats_in: objective::input_stats(setup.spec.input_range),
             outputs_f64,
         }
     }
@@ -333,7 +333,7 @@ pub fn search_group(
     // length search gets a share of a clock budget, all of a work budget).
     let length = SearchOptions {
         time_limit: match (setup.objective, setup.search.work) {
-            (Objective::Error, None) => time.mul_f64(crate::cain::score::objective::LENGTH_SHARE),
+            (Objective::Error, None) => time.mul_f64(objective::LENGTH_SHARE),
             _ => time,
         },
         slack: 0.0,
@@ -346,23 +346,46 @@ pub fn search_group(
     let (outcome, (best, source)) = match (setup.objective, shortest) {
         (Objective::Length, s) => (outcome, s?),
         (Objective::Error, s) => {
-            let s = crate::cain::score::objective::rescore(s?, &judge, &clip, &root.0)?;
+            let s = objective::rescore(s?, &judge, &clip, &root.0)?;
             // The error search looks within the slack of the shortest program.
             stats
                 .best
                 .store(s.0.instructions, std::sync::atomic::Ordering::Relaxed);
+            let left = time.saturating_sub(start.elapsed().saturating_sub(began));
             let error = SearchOptions {
-                time_limit: time.saturating_sub(start.elapsed().saturating_sub(began)),
-                clip: Some(clip),
+                time_limit: left.mul_f64(1.0 - objective::REROUTE_SHARE),
+                clip: Some(clip.clone()),
                 ..setup.search.clone()
             };
             let (e, searched) = run(&error, Objective::Error);
-            let chosen = crate::cain::score::objective::prefer(s, searched, setup.search.slack);
+            let chosen = objective::prefer(s.clone(), searched, setup.search.slack);
+            // The shortest plan, re-routed: where it beats the choice on both the score
+            // and the predicted error, it takes its place.
+            let seed = &s.0.value.steps;
+            let fits = |r: &GoalRange| seed.iter().all(|t| t.outs.iter().all(|g| r.fits(g)));
+            let held = GoalRange {
+                limit: judge.held_to.max(range.limit),
+                exempt: Vec::new(),
+                ..range.clone()
+            };
+            let polish = SearchOptions {
+                time_limit: time
+                    .saturating_sub(start.elapsed().saturating_sub(began))
+                    .max(Duration::from_millis(1)),
+                clip: Some(clip),
+                range: Some(if fits(&range) { range.clone() } else { held }),
+                ..setup.search.clone()
+            };
+            let finish = |steps: &[step::Step]| finish(steps, Objective::Error);
+            let p = search::polish(&root, &ctx, &polish, stats, &finish, seed);
+            let polished = p.best.clone().map(|b| Found {
+                at: start.elapsed(),
+                ..b
+            });
+            let chosen = objective::prefer(chosen, polished, setup.search.slack);
             let best = Some(chosen.0.clone());
-            (
-                crate::cain::score::objective::merge(outcome, e, best),
-                chosen,
-            )
+            let outcome = objective::merge(outcome, e, None);
+            (objective::merge(outcome, p, best), chosen)
         }
     };
     judge.conclude(best, source, outcome)

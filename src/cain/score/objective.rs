@@ -28,6 +28,11 @@ pub fn input_stats(range: crate::verify::range::InputRange) -> InputStats {
 /// search gets what it leaves). In the deterministic mode both get the whole work.
 pub const LENGTH_SHARE: f64 = 0.5;
 
+/// Share of what the length search leaves of a clock budget that re-routing the
+/// shortest plan gets (the error search gets the rest). In the deterministic mode the
+/// re-routing gets the whole work, as every polish does.
+pub const REROUTE_SHARE: f64 = 0.3;
+
 /// The summed predicted mean squared error of a candidate's outputs (infinite when it
 /// was not predicted).
 pub fn total_mse(predicted: Option<&[Predicted]>) -> f64 {

@@ -741,6 +741,54 @@ pub fn search<T: Send>(
     }
 }
 
+/// Polishes a plan found by another search (under the error objective, the length
+/// search's shortest) as [`search`] polishes its finalists, within `opts`' budget.
+/// The outcome's best is the polished result where polishing improved the plan (never
+/// the plan itself), and its stop is `time` where the clock cut a work budget short.
+pub fn polish<T: Send>(
+    root: &Bag,
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    stats: &Stats,
+    finish: &Finisher<'_, T>,
+    plan: &[Step],
+) -> Outcome<T> {
+    let start = Instant::now();
+    let finalist = finish(plan).map(|(_, instructions, cycles, score)| Finalist {
+        instructions,
+        cycles,
+        score: score + plan_risk(opts, plan, &root.0),
+        plan: plan.to_vec(),
+    });
+    let polish = Polish {
+        root,
+        ctx,
+        opts,
+        stats,
+        finish,
+        start,
+        struck: AtomicBool::new(false),
+    };
+    let best = finalist.and_then(|f| polish.all(&[f])).map(|f| Found {
+        value: f.value.0,
+        instructions: f.instructions,
+        cycles: f.cycles,
+        score: f.score,
+        at: f.at,
+    });
+    Outcome {
+        best,
+        nodes: 0,
+        plans_found: 0,
+        seconds: start.elapsed().as_secs_f64(),
+        stop: if polish.struck.load(Ordering::Relaxed) {
+            StopReason::Time
+        } else {
+            StopReason::Exhausted
+        },
+    }
+}
+
 /// A result with the plan it was finished from.
 type Polished<T> = Found<(T, Vec<Step>)>;
 
@@ -1387,5 +1435,58 @@ mod tests {
         // Separately the pair takes 10 (5 each); sharing brings it to 9 here (8 with
         // two workers, see programs/sobel_xy.scamp).
         assert!(best.instructions <= 9, "{}", best.instructions);
+    }
+
+    #[test]
+    fn polishing_a_plan_returns_only_improvements() {
+        let ctx = Ctx {
+            init: Goal::single(0, 0, 1),
+            regs: 6,
+            ops: Ops::All,
+            depth: 0,
+            max_atoms: 100,
+            structured: false,
+        };
+        let x = ctx.init.clone();
+        let east = |g: &Goal, s: usize| Step {
+            kind: crate::cain::moves::step::Kind::Shift(crate::cain::moves::goal::SHIFTS[s]),
+            outs: vec![g
+                .shifted(crate::cain::moves::goal::SHIFTS[s])
+                .expect("in reach")],
+            ins: vec![g.clone()],
+        };
+        // x moved two east by two one-step moves; `mov2x` does it in one.
+        let first = east(&x, 1);
+        let second = east(&first.outs[0], 1);
+        let root = Bag::new(second.outs.clone());
+        let plan = vec![first, second];
+        let opts = SearchOptions {
+            node_limit: Some(10_000),
+            slack: 0.25,
+            ..SearchOptions::default()
+        };
+        // Scored by the one-step moves it makes (the error objective's role).
+        let finish = |steps: &[Step]| {
+            assert!(steps.iter().all(Step::is_consistent));
+            let singles = steps
+                .iter()
+                .filter(|s| s.kind.shift().is_some_and(|d| d.is_single()))
+                .count();
+            Some((
+                steps.to_vec(),
+                steps.len(),
+                steps.len() as u64,
+                singles as f64,
+            ))
+        };
+        let out = polish(&root, &ctx, &opts, &Stats::default(), &finish, &plan);
+        let best = out.best.expect("an improvement");
+        assert_eq!((best.instructions, best.score), (1, 0.0));
+        assert_eq!(best.value[0].outs, root.0);
+        assert_eq!(out.stop, StopReason::Exhausted);
+        // The improved plan cannot be improved again: nothing is returned, never the
+        // plan itself.
+        let again = polish(&root, &ctx, &opts, &Stats::default(), &finish, &best.value);
+        assert!(again.best.is_none());
     }
 }
