@@ -3,7 +3,8 @@
 //! `cargo bench --bench cain_search -- [--time S] [--workers N] [--work N]
 //! [--objective length|error] [--only NAME] [SPEC...]` compiles every spec of
 //! `benches/specs/` (or the ones named) and prints one row per spec: kernels,
-//! instructions, cycles, seconds to the best program, the search's nodes and the peak
+//! instructions, cycles, the predicted RMSE under `scamp5` (root of the outputs' summed
+//! mean squared errors), seconds to the best program, the search's nodes and the peak
 //! resident memory of the process that compiled it (each spec runs in a child process of
 //! this binary, so the peak is its own). `-- --write-specs DIR` regenerates the random
 //! sets from their fixed seeds (3x3 kernels with weights in eighths, 1 to 4 per set, and
@@ -177,10 +178,15 @@ fn child(a: &Args, spec: &Path) -> Result<(), String> {
     let name = spec.file_stem().map_or("?".into(), |n| n.to_string_lossy());
     match cain::compile(&s, &opts, &Stats::default()) {
         Ok(c) => println!(
-            "{name:14} {:>2} {:>5} {:>6} {:>8.2} {:>10} {:>8} {:>8.1}",
+            "{name:14} {:>2} {:>5} {:>6} {:>9.2} {:>8.2} {:>10} {:>8} {:>8.1}",
             s.kernels.len(),
             c.program.instructions(),
             c.program.cycles(),
+            c.predicted
+                .iter()
+                .map(|p| p.rmse * p.rmse)
+                .sum::<f64>()
+                .sqrt(),
             c.search.seconds_to_best,
             c.search.nodes,
             c.search.source.name(),
@@ -223,7 +229,7 @@ fn run() -> Result<(), String> {
         "# time {} s, workers {}, work {:?}, objective {:?}",
         a.time, a.workers, a.work, a.objective
     );
-    println!("spec           k instr cycles  to_best      nodes   source peak_MiB");
+    println!("spec           k instr cycles predicted  to_best      nodes   source peak_MiB");
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     for s in &a.specs {
         let mut cmd = Command::new(&me);

@@ -188,16 +188,29 @@ fn run_search(
         work: opts.work.map(|n| n / 2),
         ..strict
     };
-    let o = search::search(root, ctx, &first, stats, finish);
-    if o.best.is_some() {
-        return o;
-    }
+    // Outputs beyond what one instruction makes from values within the limit (a 5x5
+    // kernel in eighths reaches eleven times it) leave the first try nothing to find:
+    // the second gets the whole budget.
+    let sources = step::Kind::most_sources(ctx.ops);
+    let o = if root.0.iter().all(|g| range.reachable(g, sources)) {
+        let o = search::search(root, ctx, &first, stats, finish);
+        if o.best.is_some() {
+            return o;
+        }
+        Some(o)
+    } else {
+        None
+    };
+    let spent = o.as_ref().map_or(0.0, |o| o.seconds);
     let second = SearchOptions {
         time_limit: opts
             .time_limit
-            .saturating_sub(Duration::from_secs_f64(o.seconds))
+            .saturating_sub(Duration::from_secs_f64(spent))
             .max(Duration::from_millis(1)),
-        work: first.work,
+        work: match o {
+            Some(_) => first.work,
+            None => opts.work,
+        },
         range: Some(GoalRange {
             limit: held_to,
             exempt: Vec::new(),
@@ -206,7 +219,7 @@ fn run_search(
         ..opts.clone()
     };
     let mut o2 = search::search(root, ctx, &second, stats, finish);
-    o2.seconds += o.seconds;
+    o2.seconds += spent;
     o2
 }
 

@@ -45,6 +45,16 @@ impl Kind {
         v
     }
 
+    /// The most sources one instruction of `ops` reads: three (`add(y, a, b, c)`) where
+    /// the set has it, else two.
+    pub fn most_sources(ops: Ops) -> usize {
+        if Kind::Add3.allowed(ops) {
+            3
+        } else {
+            2
+        }
+    }
+
     /// The table entry the instruction is written as.
     pub fn id(self) -> Id {
         let by_steps = |s: Shift, one: Id, two: Id| if s.is_single() { one } else { two };

@@ -82,17 +82,26 @@ pub struct GoalRange {
 impl GoalRange {
     /// Whether `g` and `-g` stay within the limit.
     pub fn fits(&self, g: &crate::cain::moves::goal::Goal) -> bool {
-        if self.exempt.iter().any(|e| e == g) {
-            return true;
-        }
+        self.exempt.iter().any(|e| e == g) || self.magnitude(g) <= self.limit * (1.0 + 1e-12)
+    }
+
+    /// Whether one instruction of at most `sources` sources can make `g` from values
+    /// within the limit (exempt or not). Where an output cannot be, no plan holds
+    /// everything else within the limit, and a search that asks for it is futile.
+    pub fn reachable(&self, g: &crate::cain::moves::goal::Goal, sources: usize) -> bool {
+        self.magnitude(g) <= sources as f64 * self.limit * (1.0 + 1e-12)
+    }
+
+    /// The largest magnitude `g` reaches for inputs in the range.
+    fn magnitude(&self, g: &crate::cain::moves::goal::Goal) -> f64 {
         let (mut low, mut high) = (0.0, 0.0);
         for t in &g.0 {
             let n = f64::from(t.n);
             low += (n * self.lo).min(n * self.hi);
             high += (n * self.lo).max(n * self.hi);
         }
-        let scale = 2f64.powi(self.depth.min(1000) as i32);
-        low.abs().max(high.abs()) <= self.limit * scale * (1.0 + 1e-12)
+        // Exact: a power of two.
+        low.abs().max(high.abs()) / 2f64.powi(self.depth.min(1000) as i32)
     }
 
     /// Whether every goal of `bag` fits.
@@ -1059,6 +1068,20 @@ fn search_phases<T: Send>(
     // beyond the limit on flat images are refused in the first half, and in the second
     // too if the first found a plan; otherwise (outputs far beyond the range, as in CNN
     // layers) they are allowed up to the largest output's flat magnitude.
+    // Where an output is beyond what one instruction makes from values held so (a 5x5
+    // kernel in eighths), the first half has nothing to find: the second gets it all.
+    let sources = crate::cain::moves::step::Kind::most_sources(ctx.ops) as f64;
+    let k = sources * opts.tuning.strict_range;
+    let reachable = |m: &ClipModel, g: &crate::cain::moves::goal::Goal| {
+        m.peak_within(g, k) && m.flat_magnitude(g) <= sources * m.limit * (1.0 + 1e-12)
+    };
+    if !opts
+        .clip
+        .as_ref()
+        .is_some_and(|m| root.0.iter().all(|g| reachable(m, g)))
+    {
+        return search_once(root, ctx, opts, stats, finish, false);
+    }
     let start = Instant::now();
     let within = |c: &ClipModel| ClipModel {
         unavoidable: 0.0,
@@ -1405,6 +1428,7 @@ mod tests {
     use super::*;
     use crate::cain::moves::goal::fixtures::grid;
     use crate::cain::moves::goal::Goal;
+    use crate::cain::moves::step::Kind;
     use crate::cain::spec::Ops;
 
     #[test]
@@ -1438,6 +1462,26 @@ mod tests {
     }
 
     #[test]
+    fn reachable_asks_for_at_most_the_sources_times_the_limit() {
+        // Quarters of inputs -128..127 against a limit of 128: a goal of 12 atoms
+        // reaches 3 x 128, made by adding three values of 4 atoms each.
+        let range = GoalRange {
+            depth: 2,
+            lo: -128.0,
+            hi: 127.0,
+            limit: 128.0,
+            exempt: Vec::new(),
+        };
+        let three = grid(&[&[4, -4, 4]]);
+        assert!(!range.fits(&three));
+        assert!(range.reachable(&three, 3) && !range.reachable(&three, 2));
+        assert!(!range.reachable(&grid(&[&[4, -4, 5]]), 3));
+        assert!(range.reachable(&grid(&[&[4]]), 1) && range.fits(&grid(&[&[4]])));
+        assert_eq!(Kind::most_sources(Ops::All), 3);
+        assert_eq!(Kind::most_sources(Ops::Basic), 2);
+    }
+
+    #[test]
     fn polishing_a_plan_returns_only_improvements() {
         let ctx = Ctx {
             init: Goal::single(0, 0, 1),
@@ -1449,7 +1493,7 @@ mod tests {
         };
         let x = ctx.init.clone();
         let east = |g: &Goal, s: usize| Step {
-            kind: crate::cain::moves::step::Kind::Shift(crate::cain::moves::goal::SHIFTS[s]),
+            kind: Kind::Shift(crate::cain::moves::goal::SHIFTS[s]),
             outs: vec![g
                 .shifted(crate::cain::moves::goal::SHIFTS[s])
                 .expect("in reach")],
