@@ -707,23 +707,8 @@ pub fn search<T: Send>(
             finalists.truncate(opts.tuning.finalists.max(1));
         }
     }
-    let polish = Polish {
-        root,
-        ctx,
-        opts,
-        stats,
-        finish,
-        start,
-        struck: AtomicBool::new(false),
-    };
+    let polish = Polish::new(root, ctx, opts, stats, finish, start);
     let polished = polish.all(&finalists);
-    let unwrap = |f: Polished<T>| Found {
-        value: f.value.0,
-        instructions: f.instructions,
-        cycles: f.cycles,
-        score: f.score,
-        at: f.at,
-    };
     // Polishing keeps a result only where it beats the search's: shorter, or under the
     // error objective lower scored (within the slack: see `all`).
     let best = match (out.best, polished) {
@@ -733,20 +718,16 @@ pub fn search<T: Send>(
             } else {
                 (p.instructions, p.cycles) < (b.instructions, b.cycles)
             };
-            Some(unwrap(if better { p } else { b }))
+            Some(unplan(if better { p } else { b }))
         }
-        (b, p) => b.or(p).map(unwrap),
+        (b, p) => b.or(p).map(unplan),
     };
     Outcome {
         best,
         nodes: out.nodes,
         plans_found: out.plans_found,
         seconds: start.elapsed().as_secs_f64(),
-        stop: if polish.struck.load(Ordering::Relaxed) {
-            StopReason::Time
-        } else {
-            out.stop
-        },
+        stop: polish.stop(out.stop),
     }
 }
 
@@ -769,37 +750,29 @@ pub fn polish<T: Send>(
         score: score + plan_risk(opts, plan, &root.0),
         plan: plan.to_vec(),
     });
-    let polish = Polish {
-        root,
-        ctx,
-        opts,
-        stats,
-        finish,
-        start,
-        struck: AtomicBool::new(false),
-    };
-    let best = finalist.and_then(|f| polish.all(&[f])).map(|f| Found {
-        value: f.value.0,
-        instructions: f.instructions,
-        cycles: f.cycles,
-        score: f.score,
-        at: f.at,
-    });
+    let polish = Polish::new(root, ctx, opts, stats, finish, start);
     Outcome {
-        best,
+        best: finalist.and_then(|f| polish.all(&[f])).map(unplan),
         nodes: 0,
         plans_found: 0,
         seconds: start.elapsed().as_secs_f64(),
-        stop: if polish.struck.load(Ordering::Relaxed) {
-            StopReason::Time
-        } else {
-            StopReason::Exhausted
-        },
+        stop: polish.stop(StopReason::Exhausted),
     }
 }
 
 /// A result with the plan it was finished from.
 type Polished<T> = Found<(T, Vec<Step>)>;
+
+/// The result without its plan.
+fn unplan<T>(f: Polished<T>) -> Found<T> {
+    Found {
+        value: f.value.0,
+        instructions: f.instructions,
+        cycles: f.cycles,
+        score: f.score,
+        at: f.at,
+    }
+}
 
 /// What polishing compares results by: instructions, cycles and score.
 type Rank = (usize, u64, f64);
@@ -849,7 +822,36 @@ struct Polish<'a, 'f, T> {
     struck: AtomicBool,
 }
 
-impl<T: Send> Polish<'_, '_, T> {
+impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
+    /// A polish of plans of the problem `root`, `ctx` whose budget counts from `start`.
+    fn new(
+        root: &'a Bag,
+        ctx: &'a Ctx,
+        opts: &'a SearchOptions,
+        stats: &'a Stats,
+        finish: &'a Finisher<'f, T>,
+        start: Instant,
+    ) -> Self {
+        Polish {
+            root,
+            ctx,
+            opts,
+            stats,
+            finish,
+            start,
+            struck: AtomicBool::new(false),
+        }
+    }
+
+    /// `time` where the clock cut a polish short, else `otherwise`.
+    fn stop(&self, otherwise: StopReason) -> StopReason {
+        if self.struck.load(Ordering::Relaxed) {
+            StopReason::Time
+        } else {
+            otherwise
+        }
+    }
+
     /// The longest plan within the slack of the shortest found (or of `shortest`).
     fn slack_bound(&self, shortest: usize) -> usize {
         let least = self.stats.best.load(Ordering::Relaxed).min(shortest);
