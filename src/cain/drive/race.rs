@@ -211,11 +211,7 @@ fn run_search(
             Some(_) => first.work,
             None => opts.work,
         },
-        range: Some(GoalRange {
-            limit: held_to,
-            exempt: Vec::new(),
-            ..range.clone()
-        }),
+        range: Some(range.held_to(held_to)),
         ..opts.clone()
     };
     let mut o2 = search::search(root, ctx, &second, stats, finish);
@@ -364,9 +360,10 @@ pub fn search_group(
             stats
                 .best
                 .store(s.0.instructions, std::sync::atomic::Ordering::Relaxed);
-            let left = time.saturating_sub(start.elapsed().saturating_sub(began));
+            // What the group's time leaves now.
+            let left = || time.saturating_sub(start.elapsed().saturating_sub(began));
             let error = SearchOptions {
-                time_limit: left.mul_f64(1.0 - objective::REROUTE_SHARE),
+                time_limit: left().mul_f64(1.0 - objective::REROUTE_SHARE),
                 clip: Some(clip.clone()),
                 ..setup.search.clone()
             };
@@ -376,17 +373,14 @@ pub fn search_group(
             // and the predicted error, it takes its place.
             let seed = &s.0.value.steps;
             let fits = |r: &GoalRange| seed.iter().all(|t| t.outs.iter().all(|g| r.fits(g)));
-            let held = GoalRange {
-                limit: judge.held_to.max(range.limit),
-                exempt: Vec::new(),
-                ..range.clone()
-            };
             let polish = SearchOptions {
-                time_limit: time
-                    .saturating_sub(start.elapsed().saturating_sub(began))
-                    .max(Duration::from_millis(1)),
+                time_limit: left().max(Duration::from_millis(1)),
                 clip: Some(clip),
-                range: Some(if fits(&range) { range.clone() } else { held }),
+                range: Some(if fits(&range) {
+                    range.clone()
+                } else {
+                    range.held_to(judge.held_to.max(range.limit))
+                }),
                 ..setup.search.clone()
             };
             let finish = |steps: &[step::Step]| finish(steps, Objective::Error);

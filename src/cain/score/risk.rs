@@ -113,6 +113,14 @@ impl ClipModel {
         l1 * bound <= k * self.limit * (1.0 + 1e-12)
     }
 
+    /// Whether one instruction of at most `sources` sources can make `g` from values
+    /// within `k` times the limit for any input and within the limit on flat regions
+    /// (what the error search's first half holds every value but the outputs to).
+    pub fn reachable(&self, g: &Goal, sources: usize, k: f64) -> bool {
+        let n = sources as f64;
+        self.peak_within(g, n * k) && self.flat_magnitude(g) <= n * self.limit * (1.0 + 1e-12)
+    }
+
     /// Summed risk of the values `steps` write, leaving out final goals (`finals`) that
     /// no later step reads.
     pub fn plan_risk(&self, steps: &[Step], finals: &[Goal]) -> f64 {
@@ -232,6 +240,9 @@ mod tests {
         // Static peaks: 8 quarters reach 2 x 128.
         let big = grid(&[&[4, -4], &[-2, 2]]);
         assert!(m.peak_within(&big, 3.0) && !m.peak_within(&big, 2.9));
+        // Two sources within 1.5 x the limit reach 3 x it; flat sums up to 2 x it.
+        assert!(m.reachable(&big, 2, 1.5) && !m.reachable(&big, 2, 1.4));
+        assert!(!m.reachable(&grid(&[&[4, 4, 1]]), 2, 10.0));
         assert!(m.peak_within(&grid(&[&[4]]), 1.0));
     }
 

@@ -85,6 +85,15 @@ impl GoalRange {
         self.exempt.iter().any(|e| e == g) || self.magnitude(g) <= self.limit * (1.0 + 1e-12)
     }
 
+    /// The same range with every goal, the outputs too, held to `limit`.
+    pub fn held_to(&self, limit: f64) -> GoalRange {
+        GoalRange {
+            limit,
+            exempt: Vec::new(),
+            ..self.clone()
+        }
+    }
+
     /// Whether one instruction of at most `sources` sources can make `g` from values
     /// within the limit (exempt or not). Where an output cannot be, no plan holds
     /// everything else within the limit, and a search that asks for it is futile.
@@ -671,12 +680,7 @@ pub fn search<T: Send>(
     let keep = |steps: &[Step]| {
         let done = finish(steps)?;
         if let Ok(mut f) = finalists.lock() {
-            let plan = Finalist {
-                instructions: done.1,
-                cycles: done.2,
-                score: done.3 + plan_risk(opts, steps, &root.0),
-                plan: steps.to_vec(),
-            };
+            let plan = Finalist::of(steps, &done, opts, &root.0);
             admit(&mut f, plan, opts.tuning.finalists, by_score);
         }
         Some(((done.0, steps.to_vec()), done.1, done.2, done.3))
@@ -744,12 +748,7 @@ pub fn polish<T: Send>(
     plan: &[Step],
 ) -> Outcome<T> {
     let start = Instant::now();
-    let finalist = finish(plan).map(|(_, instructions, cycles, score)| Finalist {
-        instructions,
-        cycles,
-        score: score + plan_risk(opts, plan, &root.0),
-        plan: plan.to_vec(),
-    });
+    let finalist = finish(plan).map(|done| Finalist::of(plan, &done, opts, &root.0));
     let polish = Polish::new(root, ctx, opts, stats, finish, start);
     Outcome {
         best: finalist.and_then(|f| polish.all(&[f])).map(unplan),
@@ -785,6 +784,24 @@ struct Finalist {
     /// Its score under the error objective (saturation risk included).
     score: f64,
     plan: Vec<Step>,
+}
+
+impl Finalist {
+    /// `plan` as finished (`done`), its score with the saturation risk of the error
+    /// objective added.
+    fn of<T>(
+        plan: &[Step],
+        done: &Finished<T>,
+        opts: &SearchOptions,
+        finals: &[crate::cain::moves::goal::Goal],
+    ) -> Finalist {
+        Finalist {
+            instructions: done.1,
+            cycles: done.2,
+            score: done.3 + plan_risk(opts, plan, finals),
+            plan: plan.to_vec(),
+        }
+    }
 }
 
 /// Keeps `f` the `most` best distinct plans: the shortest (then fewest cycles), or
@@ -1060,7 +1077,20 @@ fn search_phases<T: Send>(
     stats: &Stats,
     finish: &Finisher<'_, T>,
 ) -> Outcome<T> {
-    if opts.slack <= 0.0 || opts.clip.is_none() {
+    // Where an output is beyond what one instruction makes from values held near the
+    // range (a 5x5 kernel in eighths), the first half below has nothing to find: one
+    // search gets it all.
+    let sources = crate::cain::moves::step::Kind::most_sources(ctx.ops);
+    let halves = opts
+        .clip
+        .as_ref()
+        .filter(|_| opts.slack > 0.0)
+        .is_some_and(|m| {
+            root.0
+                .iter()
+                .all(|g| m.reachable(g, sources, opts.tuning.strict_range))
+        });
+    if !halves {
         return search_once(root, ctx, opts, stats, finish, false);
     }
     // Error objective: half the budget looks among plans whose values stay near the
@@ -1070,20 +1100,6 @@ fn search_phases<T: Send>(
     // beyond the limit on flat images are refused in the first half, and in the second
     // too if the first found a plan; otherwise (outputs far beyond the range, as in CNN
     // layers) they are allowed up to the largest output's flat magnitude.
-    // Where an output is beyond what one instruction makes from values held so (a 5x5
-    // kernel in eighths), the first half has nothing to find: the second gets it all.
-    let sources = crate::cain::moves::step::Kind::most_sources(ctx.ops) as f64;
-    let k = sources * opts.tuning.strict_range;
-    let reachable = |m: &ClipModel, g: &crate::cain::moves::goal::Goal| {
-        m.peak_within(g, k) && m.flat_magnitude(g) <= sources * m.limit * (1.0 + 1e-12)
-    };
-    if !opts
-        .clip
-        .as_ref()
-        .is_some_and(|m| root.0.iter().all(|g| reachable(m, g)))
-    {
-        return search_once(root, ctx, opts, stats, finish, false);
-    }
     let start = Instant::now();
     let within = |c: &ClipModel| ClipModel {
         unavoidable: 0.0,
