@@ -125,3 +125,37 @@ fn polished_three_kernel_sets_are_reproducible_and_proven() {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+#[test]
+fn a_work_budget_gives_the_same_program_under_load() {
+    // The tutorial's running example: its finalists are polished on two threads, which
+    // once shared the shortest length as they went, so that under load (CI ran the
+    // docs' tests side by side) one compile in forty gave another program.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/tutorial/examples/blur_h.yaml"
+    );
+    let s = spec(&std::fs::read_to_string(path).expect("blur_h spec"));
+    let alone = cain::compile(&s, &CompileOptions::default(), &Stats::default())
+        .expect("a program")
+        .program
+        .to_string();
+    for _round in 0..4 {
+        let programs: Vec<String> = std::thread::scope(|scope| {
+            let runs: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        cain::compile(&s, &CompileOptions::default(), &Stats::default())
+                            .map(|c| c.program.to_string())
+                    })
+                })
+                .collect();
+            runs.into_iter()
+                .map(|r| r.join().expect("no panic").expect("a program"))
+                .collect()
+        });
+        for p in programs {
+            assert_eq!(p, alone);
+        }
+    }
+}

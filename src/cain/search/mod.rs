@@ -869,10 +869,9 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
         }
     }
 
-    /// The longest plan within the slack of the shortest found (or of `shortest`).
+    /// The longest plan within the slack of a plan of `shortest` instructions.
     fn slack_bound(&self, shortest: usize) -> usize {
-        let least = self.stats.best.load(Ordering::Relaxed).min(shortest);
-        (least as f64 * (1.0 + self.opts.slack)).floor() as usize
+        (shortest as f64 * (1.0 + self.opts.slack)).floor() as usize
     }
 
     /// Polishes every finalist (spread over the workers' threads, each with its share
@@ -887,6 +886,10 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
             .max(1);
         let from = start.elapsed();
         let span = opts.time_limit.saturating_sub(from);
+        // The shortest length as the polish begins: each finalist's bound on length
+        // comes from it and its own progress, never from what another thread found
+        // meanwhile, so that a work budget gives the same program under any load.
+        let least = self.stats.best.load(Ordering::Relaxed);
         let run = |t: usize| -> Vec<(usize, Option<Polished<T>>)> {
             let mine: Vec<usize> = (t..finalists.len()).step_by(threads).collect();
             let m = mine.len() as f64;
@@ -899,7 +902,7 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
                     // decided at the end.
                     let f = &finalists[k];
                     let own = (f.instructions, f.cycles, f.score);
-                    (k, self.one(&f.plan, own, until))
+                    (k, self.one(&f.plan, own, least, until))
                 })
                 .collect()
         };
@@ -917,7 +920,7 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
         results.sort_by_key(|r| r.0);
         let results = results.into_iter().filter_map(|r| r.1);
         if opts.slack > 0.0 {
-            let most = self.slack_bound(usize::MAX);
+            let most = self.slack_bound(self.stats.best.load(Ordering::Relaxed));
             results
                 .filter(|r| r.instructions <= most)
                 .min_by(|a, b| a.score.total_cmp(&b.score))
@@ -930,8 +933,10 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
     /// of the work; returns its best result better than `own` (its instructions and
     /// cycles, the score not to exceed): shorter (then fewer cycles) without a higher
     /// score. Under the error objective the rest of the budget re-routes the result
-    /// (see [`window::reroute`]): no longer than the slack allows, a lower score.
-    fn one(&self, plan: &[Step], own: Rank, until: Duration) -> Option<Polished<T>> {
+    /// (see [`window::reroute`]): no longer than the slack allows of the shortest of
+    /// `least` (the shortest length as the polish began) and this plan's own results,
+    /// with a lower score.
+    fn one(&self, plan: &[Step], own: Rank, least: usize, until: Duration) -> Option<Polished<T>> {
         let Polish {
             root,
             ctx,
@@ -1020,7 +1025,8 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
             // outputs): a re-routing may lower the predicted noise, never the risk.
             let risk = plan_risk(opts, &shortened, finals);
             let mut lower = |steps: &[Step]| {
-                let most = self.slack_bound(own.0);
+                let mine = best.borrow().as_ref().map_or(own.0, |b| b.instructions);
+                let most = self.slack_bound(least.min(own.0).min(mine));
                 in_time()
                     && plan_risk(opts, steps, finals) <= risk * (1.0 + 1e-9)
                     && consider(steps, &|(n, _, s), (_, _, s0)| {
