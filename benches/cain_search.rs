@@ -14,6 +14,10 @@ use scamp::cain::{self, CompileOptions, Objective, Stats};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The `scamp` command's allocator, so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The random sets: (name, seed, kernels, size).
 const SETS: &[(&str, u64, usize, usize)] = &[
     ("r1a", 11, 1, 3),

@@ -17,6 +17,11 @@ mod run;
 
 use pyo3::prelude::*;
 
+/// The code generator's search allocates small vectors at a high rate: the allocator of
+/// the `scamp` command, so that a compile's clock budget buys the same search here.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The native module; `scamp/__init__.py` re-exports what it defines.
 #[pymodule]
 fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {

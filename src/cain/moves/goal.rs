@@ -226,6 +226,45 @@ impl Goal {
         Goal(out)
     }
 
+    /// The atoms of `self + k x other` with `other` translated by `(dr, dc)`, counted
+    /// without making the goal: the generator tries many such sums per goal and keeps
+    /// only the smaller ones. Counts saturate as in [`Goal::combine`].
+    pub fn combined_atoms(&self, other: &Goal, k: i32, dr: i8, dc: i8) -> i64 {
+        let (a, b) = (&self.0, &other.0);
+        let at = |t: &Term| (i16::from(t.r), i16::from(t.c));
+        let moved = |t: &Term| {
+            (
+                i16::from(t.r) + i16::from(dr),
+                i16::from(t.c) + i16::from(dc),
+            )
+        };
+        let (mut i, mut j, mut total) = (0, 0, 0i64);
+        while i < a.len() || j < b.len() {
+            let n = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if at(x) == moved(y) => {
+                    i += 1;
+                    j += 1;
+                    x.n.saturating_add(y.n.saturating_mul(k))
+                }
+                (Some(x), Some(y)) if at(x) < moved(y) => {
+                    i += 1;
+                    x.n
+                }
+                (Some(x), None) => {
+                    i += 1;
+                    x.n
+                }
+                (_, Some(y)) => {
+                    j += 1;
+                    y.n.saturating_mul(k)
+                }
+                (None, None) => break,
+            };
+            total += i64::from(n.unsigned_abs());
+        }
+        total
+    }
+
     /// `self + other`.
     pub fn plus(&self, other: &Goal) -> Goal {
         self.combine(other, 1)
@@ -445,8 +484,32 @@ pub(crate) mod fixtures {
 
 #[cfg(test)]
 mod tests {
-    use super::fixtures::row;
+    use super::fixtures::{grid, row};
     use super::*;
+
+    #[test]
+    fn combined_atoms_counts_the_goal_combine_makes() {
+        let goals = [
+            grid(&[&[1, -2, 0], &[3, 4, -1], &[0, 2, 5]]),
+            grid(&[&[0, 1, 0], &[-1, 4, -1], &[0, 1, 0]]),
+            row(&[1, 2, 1]),
+            row(&[-3, 0, 0, 2, 7]),
+            Goal::empty(),
+        ];
+        for a in &goals {
+            for b in &goals {
+                for k in [-2, -1, 1, 3] {
+                    for s in SHIFTS {
+                        let made = b.shifted(s).map(|m| a.combine(&m, k).atoms());
+                        assert_eq!(made, Some(a.combined_atoms(b, k, s.dr, s.dc)));
+                    }
+                    assert_eq!(a.combine(b, k).atoms(), a.combined_atoms(b, k, 0, 0));
+                }
+            }
+        }
+        // Equal goals cancel.
+        assert_eq!(goals[0].combined_atoms(&goals[0], -1, 0, 0), 0);
+    }
 
     #[test]
     fn arithmetic_and_families() {

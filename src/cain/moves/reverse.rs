@@ -168,6 +168,7 @@ impl Gen<'_> {
             // G = moved H - H (subx reads H twice in different bus instructions).
             if g.sum() == 0
                 && g.support() <= 2 * h.support()
+                && h.combined_atoms(h, -1, s.dr, s.dc) == g.atoms()
                 && h.shifted(s).map(|x| x.minus(h)).as_ref() == Some(g)
             {
                 self.push(
@@ -187,6 +188,9 @@ impl Gen<'_> {
         let sums: Vec<i64> = avail.iter().map(Goal::sum).collect();
         let fps: Vec<u64> = avail.iter().map(Goal::fingerprint).collect();
         let has_sum = |x: i64| sums.contains(&x);
+        // And the same atoms, counted before the goal is made.
+        let atoms: Vec<i64> = avail.iter().map(Goal::atoms).collect();
+        let has_atoms = |x: i64| atoms.contains(&x);
         let find = |d: &Goal| {
             let fp = d.fingerprint();
             fps.iter().zip(avail).any(|(f, a)| *f == fp && a == d)
@@ -210,9 +214,12 @@ impl Gen<'_> {
                 }
                 self.push(Rule::Halve, Kind::Divq, vec![g.clone()], vec![h.clone()]);
             }
+            // G moved back less H, and H moved less G, have the atoms of G less H moved.
+            let moved_difference = |s: Shift| has_atoms(g.combined_atoms(h, -1, s.dr, s.dc));
+            let difference = has_atoms(g.combined_atoms(h, -1, 0, 0));
             if has_sum(gs - hs) {
-                let d = g.minus(h);
-                if find(&d) {
+                let d = difference.then(|| g.minus(h)).filter(|d| find(d));
+                if let Some(d) = d {
                     self.push(
                         Rule::SumOfLive,
                         Kind::Add2,
@@ -221,7 +228,7 @@ impl Gen<'_> {
                     );
                 }
                 for &s in self.shifts() {
-                    if let Some(x) = g.unshifted(s) {
+                    if let Some(x) = g.unshifted(s).filter(|_| moved_difference(s)) {
                         let d = x.minus(h);
                         if find(&d) {
                             self.push(
@@ -235,8 +242,8 @@ impl Gen<'_> {
                 }
             }
             if has_sum(hs - gs) {
-                let d = h.minus(g);
-                if find(&d) {
+                let d = difference.then(|| h.minus(g)).filter(|d| find(d));
+                if let Some(d) = d {
                     self.push(
                         Rule::DifferenceOfLive,
                         Kind::Sub,
@@ -245,7 +252,7 @@ impl Gen<'_> {
                     );
                 }
                 for &s in self.shifts() {
-                    if let Some(x) = h.shifted(s) {
+                    if let Some(x) = h.shifted(s).filter(|_| moved_difference(s)) {
                         let d = x.minus(g);
                         if find(&d) {
                             self.push(
@@ -280,7 +287,6 @@ impl Gen<'_> {
     /// `G` from at most one new goal (and live goals).
     fn one_new(&mut self, g: &Goal, avail: &[Goal]) {
         let size = g.atoms();
-        let smaller = |x: &Goal| !x.is_empty() && x.atoms() < size;
         if g.level(self.ctx.depth) >= 1 {
             if let Some(h) = g.scaled(2) {
                 let neg = g.neg();
@@ -309,48 +315,50 @@ impl Gen<'_> {
                 }
             }
         }
+        // Each sum or difference is counted before it is made: most are not smaller.
+        let smaller_by = |h: &Goal, k: i32, dr: i8, dc: i8| {
+            let n = g.combined_atoms(h, k, dr, dc);
+            n > 0 && n < size
+        };
         for h in avail {
-            let r = g.minus(h);
-            if smaller(&r) {
+            let (difference, sum) = (smaller_by(h, -1, 0, 0), smaller_by(h, 1, 0, 0));
+            if difference {
                 self.push(
                     Rule::AddRemainder,
                     Kind::Add2,
                     vec![g.clone()],
-                    vec![h.clone(), r],
+                    vec![h.clone(), g.minus(h)],
                 );
-            }
-            let r = h.minus(g);
-            if smaller(&r) {
                 self.push(
                     Rule::SubtractRemainder,
                     Kind::Sub,
                     vec![g.clone()],
-                    vec![h.clone(), r],
+                    vec![h.clone(), h.minus(g)],
                 );
             }
-            let r = g.plus(h);
-            if smaller(&r) {
+            let g_plus_h = sum.then(|| g.plus(h));
+            if let Some(r) = &g_plus_h {
                 self.push(
                     Rule::SubtractRemainder,
                     Kind::Sub,
                     vec![g.clone()],
-                    vec![r, h.clone()],
+                    vec![r.clone(), h.clone()],
                 );
             }
             for &s in self.shifts() {
-                if let Some(x) = g.unshifted(s) {
-                    let r = x.minus(h);
-                    if smaller(&r) {
-                        self.push(
-                            Rule::AddRemainder,
-                            Kind::AddShift(s),
-                            vec![g.clone()],
-                            vec![h.clone(), r],
-                        );
-                    }
+                // G moved back less H, and H moved less G, have the atoms of G less H
+                // moved.
+                let moved_difference = smaller_by(h, -1, s.dr, s.dc);
+                if let Some(x) = g.unshifted(s).filter(|_| moved_difference) {
+                    self.push(
+                        Rule::AddRemainder,
+                        Kind::AddShift(s),
+                        vec![g.clone()],
+                        vec![h.clone(), x.minus(h)],
+                    );
                 }
                 // G = moved R - H with R = (G + H) moved back.
-                if let Some(r) = g.plus(h).unshifted(s).filter(&smaller) {
+                if let Some(r) = g_plus_h.as_ref().and_then(|r| r.unshifted(s)) {
                     self.push(
                         Rule::SubtractRemainder,
                         Kind::SubShift(s),
@@ -358,16 +366,13 @@ impl Gen<'_> {
                         vec![r, h.clone()],
                     );
                 }
-                if let Some(x) = h.shifted(s) {
-                    let r = x.minus(g);
-                    if smaller(&r) {
-                        self.push(
-                            Rule::SubtractRemainder,
-                            Kind::SubShift(s),
-                            vec![g.clone()],
-                            vec![h.clone(), r],
-                        );
-                    }
+                if let Some(x) = h.shifted(s).filter(|_| moved_difference) {
+                    self.push(
+                        Rule::SubtractRemainder,
+                        Kind::SubShift(s),
+                        vec![g.clone()],
+                        vec![h.clone(), x.minus(g)],
+                    );
                 }
             }
         }
