@@ -193,12 +193,14 @@ fn the_spec_key_fits_for_check_too() {
     assert!(msg.starts_with("28:6:") && msg.contains("boolean"), "{msg}");
 }
 
-/// Cain's AnalogNet2 program measured (issue 27) 8.75 total RMSE on kernel B under
-/// `scamp5` on the bundled images; the bundled program is at or under it.
-const CAIN_ANALOGNET2_B_TOTAL_RMSE: f64 = 8.75;
+/// Total RMSE of Cain's AnalogNet2 program (21 macros, found by Cain 3.1 in 60 s on two
+/// workers) per kernel A, B, C, as `scamp check --kernel programs/analognet2.yaml`
+/// measures it under `scamp5` on the bundled images (chip and run seed 1). The bundled
+/// program is at or under it on every kernel.
+const CAIN_ANALOGNET2_TOTAL_RMSE: [f64; 3] = [12.846, 8.748, 12.513];
 
 #[test]
-fn bundled_analognet2_is_at_or_under_cains_kernel_b() {
+fn bundled_analognet2_is_at_or_under_cain_on_every_kernel() {
     use scamp::bank::Bank;
     use scamp::isa::{parse_program, Device};
     use scamp::sim::noise::Profile;
@@ -231,15 +233,14 @@ fn bundled_analognet2_is_at_or_under_cains_kernel_b() {
             .expect("total rmse")
     };
     assert_eq!(v["verified"], true);
-    assert!(
-        total(1) <= CAIN_ANALOGNET2_B_TOTAL_RMSE,
-        "kernel B: {} > Cain's {CAIN_ANALOGNET2_B_TOTAL_RMSE}",
-        total(1)
-    );
-    // Every kernel's error is mostly its outputs' clipping (peaks up to 351 against
-    // 128) and stays within the bounds measured for the bundled program (before the
-    // error objective re-routed its plans: 12.59 and 9.36).
-    for (i, bound) in [(0, 12.45), (2, 8.74)] {
-        assert!(total(i) <= bound, "kernel {i}: {}", total(i));
+    for (i, cain) in CAIN_ANALOGNET2_TOTAL_RMSE.into_iter().enumerate() {
+        assert!(total(i) <= cain, "kernel {i}: {} > Cain's {cain}", total(i));
     }
+    // The figures docs/cain.md quotes (every kernel's error is mostly its outputs'
+    // clipping: peaks up to 351 against 128).
+    let cents = |x: f64| (x * 100.0).round() / 100.0;
+    let totals: Vec<f64> = (0..3).map(|i| cents(total(i))).collect();
+    assert_eq!(totals, [12.45, 8.40, 8.74]);
+    let bias_c = v["kernels"][2]["total"]["bias"].as_f64().expect("bias");
+    assert_eq!(cents(bias_c), -1.87);
 }
