@@ -110,6 +110,36 @@ fn a_search_that_cannot_succeed_is_skipped() {
     assert_eq!(c.program.instructions(), 40);
 }
 
+/// The 3x3 box at depth 3 (weights 7/64 and 8/64): at 5000 nodes per worker the length
+/// search's shortest is 9 macros, and the error search finishes a 7 on its way. The
+/// default is held to the 7 (the shortest program any search found) rather than to the
+/// 9: nothing it chooses is more than the slack longer than the 7.
+#[test]
+fn the_choice_is_held_to_the_shortest_program_any_search_finished() {
+    let s = cain::parse_spec(
+        "name: box3x3_d3
+input: A
+registers: [A, B, C, D, E, F]
+kernels:
+  - out: A
+    scale: 1/9
+    weights: [[1, 1, 1], [1, 1, 1], [1, 1, 1]]
+approximation: { max_depth: 3, max_error: 0, accept: true }
+",
+    )
+    .expect("valid spec");
+    let default = compile(&s, Objective::Error, 5000);
+    let length = compile(&s, Objective::Length, 5000);
+    assert_eq!(
+        (
+            default.program.instructions(),
+            length.program.instructions()
+        ),
+        (7, 9)
+    );
+    assert!(total_mse(&default) <= total_mse(&length));
+}
+
 /// The 5x5 Gaussian's shortest program (15 macros) divides the input first and sums
 /// many copies of it: its division offsets add up to a bias of about -84. Re-routing
 /// the error objective's plans (the same values made another way) finds a program as

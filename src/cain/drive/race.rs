@@ -329,6 +329,16 @@ pub fn search_group(
         std::sync::atomic::Ordering::Relaxed,
     );
     let began = start.elapsed();
+    // The shortest program the error objective's searches finish: where it is shorter
+    // than the length search's, the choice is held to it instead.
+    let seen = objective::Shortest::default();
+    let finish = |steps: &[step::Step], objective: Objective| {
+        let done = finish(steps, objective)?;
+        if objective == Objective::Error {
+            seen.offer(&done, start.elapsed());
+        }
+        Some(done)
+    };
     let run = |opts: &SearchOptions, objective: Objective| {
         let finish = |steps: &[step::Step]| finish(steps, objective);
         let o = run_search(&root, &ctx, opts, &range, judge.held_to, stats, &finish);
@@ -375,7 +385,7 @@ pub fn search_group(
             let fits = |r: &GoalRange| seed.iter().all(|t| t.outs.iter().all(|g| r.fits(g)));
             let polish = SearchOptions {
                 time_limit: left().max(Duration::from_millis(1)),
-                clip: Some(clip),
+                clip: Some(clip.clone()),
                 range: Some(if fits(&range) {
                     range.clone()
                 } else {
@@ -390,6 +400,14 @@ pub fn search_group(
                 ..b
             });
             let chosen = objective::prefer(chosen, polished, setup.search.slack);
+            let chosen = match seen.shorter_than(s.0.instructions) {
+                Some(shorter) => {
+                    let shorter =
+                        objective::rescore((shorter, Source::Search), &judge, &clip, &root.0)?;
+                    objective::hold_to(shorter, chosen, setup.search.slack)
+                }
+                None => chosen,
+            };
             let best = Some(chosen.0.clone());
             let outcome = objective::merge(outcome, e, None);
             (objective::merge(outcome, p, best), chosen)

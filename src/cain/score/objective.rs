@@ -12,7 +12,7 @@
 use crate::cain::drive::race::{Candidate, Judge};
 use crate::cain::moves::goal::Goal;
 use crate::cain::score::risk::ClipModel;
-use crate::cain::search::{Found, Outcome, StopReason};
+use crate::cain::search::{Finished, Found, Outcome, StopReason};
 use crate::cain::{CompileError, Source};
 use crate::verify::predict::{InputStats, Predicted};
 
@@ -73,19 +73,79 @@ pub(crate) fn prefer(
     searched: Option<Found<Candidate>>,
     slack: f64,
 ) -> (Found<Candidate>, Source) {
-    let Some(e) = searched else {
-        return shortest;
-    };
-    let s = &shortest.0;
+    match searched {
+        Some(e) if beats(&e, &shortest.0, slack) => (e, Source::Search),
+        _ => shortest,
+    }
+}
+
+/// Whether `e` may replace the shortest program `s`: within `slack` of the shorter of
+/// the two, predicted no worse in total, and scored lower (then shorter, then fewer
+/// cycles).
+fn beats(e: &Found<Candidate>, s: &Found<Candidate>, slack: f64) -> bool {
     let least = e.instructions.min(s.instructions);
     let bound = (least as f64 * (1.0 + slack)).floor() as usize;
     let reference = total_mse(s.value.predicted.as_deref());
     let accurate = total_mse(e.value.predicted.as_deref()) <= reference * (1.0 + 1e-12);
     let better = (e.score, e.instructions, e.cycles) < (s.score, s.instructions, s.cycles);
-    if e.instructions <= bound && accurate && better {
-        (e, Source::Search)
+    e.instructions <= bound && accurate && better
+}
+
+/// The shortest program one objective's searches finished (then fewest cycles, lowest
+/// score, the program's text: the same one whatever order the workers finish in).
+#[derive(Default)]
+pub(crate) struct Shortest(std::sync::Mutex<Option<Found<Candidate>>>);
+
+impl Shortest {
+    /// Keeps `done` (finished at `at`) if it ranks before the one kept.
+    pub(crate) fn offer(&self, done: &Finished<Candidate>, at: std::time::Duration) {
+        let key = |c: &Candidate, n: usize, cycles: u64, score: f64| {
+            (n, cycles, score, c.program.to_string())
+        };
+        let Ok(mut kept) = self.0.lock() else {
+            return;
+        };
+        let before = kept.as_ref().is_none_or(|k| {
+            let (a, b) = (
+                key(&done.0, done.1, done.2, done.3),
+                key(&k.value, k.instructions, k.cycles, k.score),
+            );
+            (a.0, a.1)
+                .cmp(&(b.0, b.1))
+                .then(a.2.total_cmp(&b.2))
+                .then_with(|| a.3.cmp(&b.3))
+                .is_lt()
+        });
+        if before {
+            *kept = Some(Found {
+                value: done.0.clone(),
+                instructions: done.1,
+                cycles: done.2,
+                score: done.3,
+                at,
+            });
+        }
+    }
+
+    /// The program kept, if it has fewer than `instructions`.
+    pub(crate) fn shorter_than(&self, instructions: usize) -> Option<Found<Candidate>> {
+        let kept = self.0.lock().ok()?.take()?;
+        (kept.instructions < instructions).then_some(kept)
+    }
+}
+
+/// The choice held to a program shorter than the shortest it was chosen against
+/// (`shorter`, rescored): kept where it is within `slack` of it, predicted no worse in
+/// total and scored lower, else `shorter` takes its place.
+pub(crate) fn hold_to(
+    shorter: (Found<Candidate>, Source),
+    chosen: (Found<Candidate>, Source),
+    slack: f64,
+) -> (Found<Candidate>, Source) {
+    if beats(&chosen.0, &shorter.0, slack) {
+        chosen
     } else {
-        shortest
+        shorter
     }
 }
 
@@ -165,5 +225,43 @@ mod tests {
         let (f, src) = prefer((found(20, 9.0, 3.0), Source::Fallback), None, 0.25);
         assert_eq!((f.instructions, src), (20, Source::Fallback));
         assert_eq!(total_mse(None), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_shorter_program_found_later_holds_the_choice_to_it() {
+        // The shortest the error search finished, whatever order plans arrive in.
+        let done = |n: usize, score: f64| {
+            let f = found(n, score, 1.0);
+            (f.value, f.instructions, f.cycles, f.score)
+        };
+        let kept = |order: &[(usize, f64)]| {
+            let seen = Shortest::default();
+            for &(n, score) in order {
+                seen.offer(&done(n, score), Duration::ZERO);
+            }
+            seen.shorter_than(20).map(|f| (f.instructions, f.score))
+        };
+        assert_eq!(kept(&[(19, 5.0), (18, 7.0), (18, 6.0)]), Some((18, 6.0)));
+        assert_eq!(kept(&[(18, 6.0), (18, 7.0), (19, 5.0)]), Some((18, 6.0)));
+        assert_eq!(kept(&[(20, 1.0), (24, 0.5)]), None);
+        let hold = |shorter: Found<Candidate>, chosen: Found<Candidate>| {
+            let (f, src) = hold_to((shorter, Source::Search), (chosen, Source::Fallback), 0.25);
+            (f.instructions, src)
+        };
+        // Within the slack of the shorter one, better scored and predicted: kept, with
+        // its source.
+        assert_eq!(
+            hold(found(16, 9.0, 3.0), found(20, 4.0, 2.0)),
+            (20, Source::Fallback)
+        );
+        // Beyond it (21 > 1.25 x 16), or predicted worse: the shorter one.
+        assert_eq!(
+            hold(found(16, 9.0, 3.0), found(21, 4.0, 2.0)),
+            (16, Source::Search)
+        );
+        assert_eq!(
+            hold(found(16, 9.0, 3.0), found(18, 4.0, 3.5)),
+            (16, Source::Search)
+        );
     }
 }
