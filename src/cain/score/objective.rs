@@ -99,21 +99,17 @@ pub(crate) struct Shortest(std::sync::Mutex<Option<Found<Candidate>>>);
 impl Shortest {
     /// Keeps `done` (finished at `at`) if it ranks before the one kept.
     pub(crate) fn offer(&self, done: &Finished<Candidate>, at: std::time::Duration) {
-        let key = |c: &Candidate, n: usize, cycles: u64, score: f64| {
-            (n, cycles, score, c.program.to_string())
-        };
         let Ok(mut kept) = self.0.lock() else {
             return;
         };
         let before = kept.as_ref().is_none_or(|k| {
-            let (a, b) = (
-                key(&done.0, done.1, done.2, done.3),
-                key(&k.value, k.instructions, k.cycles, k.score),
-            );
-            (a.0, a.1)
-                .cmp(&(b.0, b.1))
-                .then(a.2.total_cmp(&b.2))
-                .then_with(|| a.3.cmp(&b.3))
+            (done.1, done.2)
+                .cmp(&(k.instructions, k.cycles))
+                .then(done.3.total_cmp(&k.score))
+                .then_with(|| {
+                    let text = |c: &Candidate| c.program.to_string();
+                    text(&done.0).cmp(&text(&k.value))
+                })
                 .is_lt()
         });
         if before {
