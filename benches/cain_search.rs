@@ -11,6 +11,7 @@
 //! single 5x5 kernels); sets named `heldout_*` are kept out of tuning.
 
 use scamp::cain::{self, CompileOptions, Objective, Stats};
+use scamp::verify::predict::Predicted;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -186,11 +187,7 @@ fn child(a: &Args, spec: &Path) -> Result<(), String> {
             s.kernels.len(),
             c.program.instructions(),
             c.program.cycles(),
-            c.predicted
-                .iter()
-                .map(|p| p.rmse * p.rmse)
-                .sum::<f64>()
-                .sqrt(),
+            Predicted::summed_mse(&c.predicted).sqrt(),
             c.search.seconds_to_best,
             c.search.nodes,
             c.search.source.name(),

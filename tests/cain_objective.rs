@@ -27,7 +27,7 @@ fn compile(s: &cain::Spec, objective: Objective, work: u64) -> cain::Compiled {
 }
 
 fn total_mse(c: &cain::Compiled) -> f64 {
-    c.predicted.iter().map(|p| p.rmse * p.rmse).sum()
+    scamp::verify::predict::Predicted::summed_mse(&c.predicted)
 }
 
 fn assert_no_worse_than_shortest(name: &str, work: u64) {

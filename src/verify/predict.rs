@@ -857,6 +857,14 @@ pub struct Predicted {
     pub bias: f64,
 }
 
+impl Predicted {
+    /// The summed mean squared error of several outputs (what the code generator's
+    /// error objective ranks programs by, before saturation).
+    pub fn summed_mse(outputs: &[Predicted]) -> f64 {
+        outputs.iter().map(|p| p.rmse * p.rmse).sum()
+    }
+}
+
 /// Follows `program` (input image in `input`, every other register zero and exact)
 /// through the error model of `profile`.
 pub fn analyse(

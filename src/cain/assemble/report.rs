@@ -66,7 +66,7 @@ pub(crate) fn predicted_score(
     } = *clip;
     let model = predict::analyse(program, wiring, profile).ok()?;
     let predicted: Vec<Predicted> = outs.iter().map(|&r| model.predict(r, stats)).collect();
-    let mse: f64 = predicted.iter().map(|p| p.rmse.powi(2)).sum();
+    let mse = Predicted::summed_mse(&predicted);
     let same = |a: &[((i32, i32), f64)], b: &BTreeMap<(i32, i32), f64>, sign: f64| {
         a.len() == b.len()
             && a.iter()

@@ -216,9 +216,9 @@ impl Gen<'_> {
             }
             // G moved back less H, and H moved less G, have the atoms of G less H moved.
             let moved_difference = |s: Shift| has_atoms(g.combined_atoms(h, -1, s.dr, s.dc));
-            let difference = has_atoms(g.combined_atoms(h, -1, 0, 0));
+            let difference = || has_atoms(g.combined_atoms(h, -1, 0, 0));
             if has_sum(gs - hs) {
-                let d = difference.then(|| g.minus(h)).filter(|d| find(d));
+                let d = difference().then(|| g.minus(h)).filter(|d| find(d));
                 if let Some(d) = d {
                     self.push(
                         Rule::SumOfLive,
@@ -242,7 +242,7 @@ impl Gen<'_> {
                 }
             }
             if has_sum(hs - gs) {
-                let d = difference.then(|| h.minus(g)).filter(|d| find(d));
+                let d = difference().then(|| h.minus(g)).filter(|d| find(d));
                 if let Some(d) = d {
                     self.push(
                         Rule::DifferenceOfLive,

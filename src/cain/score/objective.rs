@@ -36,7 +36,7 @@ pub const REROUTE_SHARE: f64 = 0.3;
 /// The summed predicted mean squared error of a candidate's outputs (infinite when it
 /// was not predicted).
 pub fn total_mse(predicted: Option<&[Predicted]>) -> f64 {
-    predicted.map_or(f64::INFINITY, |p| p.iter().map(|x| x.rmse * x.rmse).sum())
+    predicted.map_or(f64::INFINITY, Predicted::summed_mse)
 }
 
 /// Scores the length objective's choice (with its source) under the error objective:
