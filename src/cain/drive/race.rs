@@ -378,9 +378,7 @@ pub fn search_group(
                 ..setup.search.clone()
             };
             let (e, searched) = run(&error, Objective::Error);
-            let chosen = objective::prefer(s.clone(), searched, setup.search.slack);
-            // The shortest plan, re-routed: where it beats the choice on both the score
-            // and the predicted error, it takes its place.
+            // The shortest plan, re-routed.
             let seed = &s.0.value.steps;
             let fits = |r: &GoalRange| seed.iter().all(|t| t.outs.iter().all(|g| r.fits(g)));
             let polish = SearchOptions {
@@ -399,15 +397,22 @@ pub fn search_group(
                 at: start.elapsed(),
                 ..b
             });
-            let chosen = objective::prefer(chosen, polished, setup.search.slack);
-            let chosen = match seen.shorter_than(s.0.instructions) {
-                Some(shorter) => {
-                    let shorter =
-                        objective::rescore((shorter, Source::Search), &judge, &clip, &root.0)?;
-                    objective::hold_to(shorter, chosen, setup.search.slack)
-                }
-                None => chosen,
+            // Where the error search or the polish finished a program shorter than the
+            // length search's, the choice is held to it too.
+            let shorter = match seen.shorter_than(s.0.instructions) {
+                Some(f) => Some(objective::rescore(
+                    (f, Source::Search),
+                    &judge,
+                    &clip,
+                    &root.0,
+                )?),
+                None => None,
             };
+            let searched = [searched, polished]
+                .into_iter()
+                .flatten()
+                .map(|f| (f, Source::Search));
+            let chosen = objective::prefer(s, shorter, searched, setup.search.slack);
             let best = Some(chosen.0.clone());
             let outcome = objective::merge(outcome, e, None);
             (objective::merge(outcome, p, best), chosen)

@@ -64,27 +64,55 @@ pub(crate) fn rescore(
     Ok((Found { score, value, ..s }, source))
 }
 
-/// The error objective's choice between the shortest program (`shortest`, with its
-/// source) and the error search's (`searched`): the searched one only where it is
-/// within `slack` of the shorter of the two, predicted no worse in total, and scored
-/// lower (then shorter, then fewer cycles).
+/// The error objective's choice among the shortest programs found (`shortest`, the
+/// length search's, and `shorter`, a shorter one the other searches finished) and the
+/// error search's and the polish's programs (`searched`), each with its source.
+///
+/// The slack counts from the shortest of them, and the choice starts from the first
+/// candidate within it that is predicted no worse than either (where none is, from the
+/// shorter one). Each candidate then takes the place of the choice so far where it
+/// beats it (see [`beats`]), so each replacement is predicted no worse than the one it
+/// replaces: the result is never more than the slack longer than the shortest program,
+/// and where any candidate allows it, never predicted worse than either of them (the
+/// length search's program is what `--objective length` prints).
 pub(crate) fn prefer(
     shortest: (Found<Candidate>, Source),
-    searched: Option<Found<Candidate>>,
+    shorter: Option<(Found<Candidate>, Source)>,
+    searched: impl IntoIterator<Item = (Found<Candidate>, Source)>,
     slack: f64,
 ) -> (Found<Candidate>, Source) {
-    match searched {
-        Some(e) if beats(&e, &shortest.0, slack) => (e, Source::Search),
-        _ => shortest,
-    }
+    let least = shorter.as_ref().unwrap_or(&shortest).0.instructions;
+    let bound = (least as f64 * (1.0 + slack)).floor() as usize;
+    let mse = |f: &Found<Candidate>| total_mse(f.value.predicted.as_deref());
+    let reference = shorter
+        .as_ref()
+        .map_or(f64::INFINITY, |s| mse(&s.0))
+        .min(mse(&shortest.0));
+    let admissible = |f: &Found<Candidate>| f.instructions <= bound && mse(f) <= reference;
+    let searched: Vec<_> = searched.into_iter().collect();
+    // Without a shorter program the length search's is admissible; with one, where no
+    // candidate is, the choice starts from that shorter program.
+    let first = std::iter::once(&shortest)
+        .chain(&shorter)
+        .chain(&searched)
+        .find(|c| admissible(&c.0))
+        .unwrap_or(shorter.as_ref().unwrap_or(&shortest))
+        .clone();
+    std::iter::once(shortest)
+        .chain(shorter)
+        .chain(searched)
+        .fold(first, |chosen, e| {
+            if beats(&e.0, &chosen.0, bound) {
+                e
+            } else {
+                chosen
+            }
+        })
 }
 
-/// Whether `e` may replace the shortest program `s`: within `slack` of the shorter of
-/// the two, predicted no worse in total, and scored lower (then shorter, then fewer
-/// cycles).
-fn beats(e: &Found<Candidate>, s: &Found<Candidate>, slack: f64) -> bool {
-    let least = e.instructions.min(s.instructions);
-    let bound = (least as f64 * (1.0 + slack)).floor() as usize;
+/// Whether `e` may replace the choice `s`: at most `bound` instructions, predicted no
+/// worse in total, and scored lower (then shorter, then fewer cycles).
+fn beats(e: &Found<Candidate>, s: &Found<Candidate>, bound: usize) -> bool {
     let reference = total_mse(s.value.predicted.as_deref());
     let accurate = total_mse(e.value.predicted.as_deref()) <= reference * (1.0 + 1e-12);
     let better = (e.score, e.instructions, e.cycles) < (s.score, s.instructions, s.cycles);
@@ -127,21 +155,6 @@ impl Shortest {
     pub(crate) fn shorter_than(&self, instructions: usize) -> Option<Found<Candidate>> {
         let kept = self.0.lock().ok()?.take()?;
         (kept.instructions < instructions).then_some(kept)
-    }
-}
-
-/// The choice held to a program shorter than the shortest it was chosen against
-/// (`shorter`, rescored): kept where it is within `slack` of it, predicted no worse in
-/// total and scored lower, else `shorter` takes its place.
-pub(crate) fn hold_to(
-    shorter: (Found<Candidate>, Source),
-    chosen: (Found<Candidate>, Source),
-    slack: f64,
-) -> (Found<Candidate>, Source) {
-    if beats(&chosen.0, &shorter.0, slack) {
-        chosen
-    } else {
-        shorter
     }
 }
 
@@ -203,29 +216,81 @@ mod tests {
     #[test]
     fn the_searched_program_wins_only_within_slack_and_no_worse_predicted() {
         let pick = |s: Found<Candidate>, e: Found<Candidate>| {
-            let (f, src) = prefer((s, Source::Fallback), Some(e), 0.25);
+            let (f, src) = prefer((s, Source::Fallback), None, [(e, Source::Search)], 0.25);
             (f.instructions, src)
         };
         // Longer within the slack, better score and error: taken.
         assert_eq!(
-            pick(found(20, 9.0, 3.0), found(25, 4.0, 2.0)).1,
-            Source::Search
+            pick(found(20, 9.0, 3.0), found(25, 4.0, 2.0)),
+            (25, Source::Search)
         );
         // Beyond the slack (25 > 1.25 x 19): the shortest stays.
         assert_eq!(pick(found(19, 9.0, 3.0), found(25, 4.0, 2.0)).0, 19);
         // Lower score but a higher predicted error: the shortest stays.
         assert_eq!(pick(found(20, 9.0, 3.0), found(22, 4.0, 3.5)).0, 20);
-        // Shorter and no worse: taken even at an equal score.
-        assert_eq!(pick(found(20, 9.0, 3.0), found(18, 9.0, 3.0)).0, 18);
+        // Equally long and no worse: taken only with a lower score.
+        assert_eq!(pick(found(20, 9.0, 3.0), found(20, 8.0, 3.0)).0, 20);
+        assert_eq!(
+            pick(found(20, 9.0, 3.0), found(20, 9.0, 3.0)),
+            (20, Source::Fallback)
+        );
         // Nothing searched: the shortest, with its source.
-        let (f, src) = prefer((found(20, 9.0, 3.0), Source::Fallback), None, 0.25);
+        let (f, src) = prefer((found(20, 9.0, 3.0), Source::Fallback), None, [], 0.25);
         assert_eq!((f.instructions, src), (20, Source::Fallback));
         assert_eq!(total_mse(None), f64::INFINITY);
     }
 
     #[test]
-    fn a_shorter_program_found_later_holds_the_choice_to_it() {
-        // The shortest the error search finished, whatever order plans arrive in.
+    fn each_replacement_is_held_to_the_shortest_and_to_the_one_it_replaces() {
+        let chain = |refs: &[(usize, f64, f64)], rest: &[(usize, f64, f64)]| {
+            let list = |l: &[(usize, f64, f64)]| -> Vec<_> {
+                l.iter()
+                    .map(|&(n, score, rmse)| (found(n, score, rmse), Source::Search))
+                    .collect()
+            };
+            let mut refs = list(refs).into_iter();
+            let shortest = refs.next().expect("the length search's program");
+            let f = prefer(shortest, refs.next(), list(rest), 0.25);
+            (f.0.instructions, f.0.score)
+        };
+        // The slack counts from the shortest (16: at most 20), not from a replacement
+        // (20 would allow 25).
+        assert_eq!(
+            chain(&[(16, 9.0, 3.0)], &[(20, 5.0, 2.0), (22, 1.0, 1.0)]).0,
+            20
+        );
+        // A later candidate must be predicted no worse than the one it replaces.
+        assert_eq!(
+            chain(&[(16, 9.0, 3.0)], &[(18, 5.0, 2.0), (17, 4.0, 2.5)]).0,
+            18
+        );
+        // One that does not beat the choice leaves the next to compare with it.
+        assert_eq!(
+            chain(&[(16, 9.0, 3.0)], &[(24, 1.0, 1.0), (19, 6.0, 2.0)]).0,
+            19
+        );
+        // A shorter program found later (22) than the length search's (24): the choice
+        // is held to the better predicted of the two (the 23 is predicted worse than
+        // the 24) and to the slack of the shorter.
+        assert_eq!(
+            chain(
+                &[(24, 9.0, 3.0), (22, 8.0, 3.5)],
+                &[(23, 1.0, 3.2), (22, 7.0, 2.9)]
+            ),
+            (22, 7.0)
+        );
+        // The length search's program beyond the slack of the shorter one (26 > 1.25 x
+        // 20): the choice starts from the shorter, and a candidate within the slack and
+        // predicted no worse than both is preferred to it.
+        assert_eq!(chain(&[(26, 9.0, 3.0), (20, 8.0, 4.0)], &[]).0, 20);
+        assert_eq!(
+            chain(&[(26, 9.0, 3.0), (20, 8.0, 4.0)], &[(25, 7.0, 2.5)]).0,
+            25
+        );
+    }
+
+    #[test]
+    fn the_shortest_program_finished_does_not_depend_on_arrival_order() {
         let done = |n: usize, score: f64| {
             let f = found(n, score, 1.0);
             (f.value, f.instructions, f.cycles, f.score)
@@ -240,24 +305,5 @@ mod tests {
         assert_eq!(kept(&[(19, 5.0), (18, 7.0), (18, 6.0)]), Some((18, 6.0)));
         assert_eq!(kept(&[(18, 6.0), (18, 7.0), (19, 5.0)]), Some((18, 6.0)));
         assert_eq!(kept(&[(20, 1.0), (24, 0.5)]), None);
-        let hold = |shorter: Found<Candidate>, chosen: Found<Candidate>| {
-            let (f, src) = hold_to((shorter, Source::Search), (chosen, Source::Fallback), 0.25);
-            (f.instructions, src)
-        };
-        // Within the slack of the shorter one, better scored and predicted: kept, with
-        // its source.
-        assert_eq!(
-            hold(found(16, 9.0, 3.0), found(20, 4.0, 2.0)),
-            (20, Source::Fallback)
-        );
-        // Beyond it (21 > 1.25 x 16), or predicted worse: the shorter one.
-        assert_eq!(
-            hold(found(16, 9.0, 3.0), found(21, 4.0, 2.0)),
-            (16, Source::Search)
-        );
-        assert_eq!(
-            hold(found(16, 9.0, 3.0), found(18, 4.0, 3.5)),
-            (16, Source::Search)
-        );
     }
 }
