@@ -167,7 +167,7 @@ pub struct SearchReport {
     /// Ordering seed.
     pub seed: u64,
     /// Children the search took, by the generator rule that made them (rule names of
-    /// [`rule::Rule::name`], alphabetical; rules never applied left out).
+    /// [`moves::rule::Rule::name`], alphabetical; rules never applied left out).
     pub rules: std::collections::BTreeMap<String, u64>,
 }
 

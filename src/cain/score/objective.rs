@@ -7,7 +7,8 @@
 //! looks among plans up to the slack longer. The shortest program stays a candidate of
 //! the final choice, so the result is never the constructive program where the length
 //! search found something shorter, never longer than the slack allows, and never
-//! predicted worse than the shortest program.
+//! predicted worse than the shortest program (see `prefer` for a shorter one found
+//! after the length search).
 
 use crate::cain::drive::race::{Candidate, Judge};
 use crate::cain::moves::goal::Goal;
