@@ -399,15 +399,10 @@ pub fn search_group(
             });
             // Where the error search or the polish finished a program shorter than the
             // length search's, the choice is held to it too.
-            let shorter = match seen.shorter_than(s.0.instructions) {
-                Some(f) => Some(objective::rescore(
-                    (f, Source::Search),
-                    &judge,
-                    &clip,
-                    &root.0,
-                )?),
-                None => None,
-            };
+            let shorter = seen
+                .shorter_than(s.0.instructions)
+                .map(|f| objective::rescore((f, Source::Search), &judge, &clip, &root.0))
+                .transpose()?;
             let searched = [searched, polished]
                 .into_iter()
                 .flatten()

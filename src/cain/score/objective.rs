@@ -152,7 +152,7 @@ impl Shortest {
         }
     }
 
-    /// The program kept, if it has fewer than `instructions`.
+    /// The program kept, taken out of the keeper, if it has fewer than `instructions`.
     pub(crate) fn shorter_than(&self, instructions: usize) -> Option<Found<Candidate>> {
         let kept = self.0.lock().ok()?.take()?;
         (kept.instructions < instructions).then_some(kept)
