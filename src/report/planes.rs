@@ -45,16 +45,6 @@ pub fn quantise_bits(bits: &[u8], side: usize) -> Vec<u8> {
         .collect()
 }
 
-/// A plane of any range as bytes 0..=255 over `lo..=hi` (for pictures scaled to their
-/// own range: inputs, results, error maps).
-pub fn quantise_range(values: &[f64], lo: f64, hi: f64) -> Vec<u8> {
-    let span = (hi - lo).max(f64::EPSILON);
-    values
-        .iter()
-        .map(|v| ((v - lo) / span * 255.0).round().clamp(0.0, 255.0) as u8)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
