@@ -11,6 +11,9 @@ pub enum Form {
     Tanh,
     /// `knee + room (1 - 1 / (1 + excess / room))`.
     Rational,
+    /// No compression: values pass unchanged, and those beyond the knees are counted
+    /// (how far a program reaches, without modelling what the register does there).
+    Count,
 }
 
 /// Knees and limits of a write (`lo <= knee_lo < knee_hi <= hi`).
@@ -43,7 +46,7 @@ impl Saturate {
     /// Whether the knees are the limits.
     #[inline(always)]
     pub fn is_hard(&self) -> bool {
-        self.knee_lo == self.lo && self.knee_hi == self.hi
+        self.form != Form::Count && self.knee_lo == self.lo && self.knee_hi == self.hi
     }
 
     /// Every magnitude up to this is inside both knees (negative when zero is not).
@@ -55,7 +58,9 @@ impl Saturate {
     /// `x` beyond a knee, compressed (`x` itself between the knees, NaN as NaN).
     #[inline]
     pub fn soft(&self, x: f32) -> f32 {
-        if x > self.knee_hi {
+        if self.form == Form::Count {
+            x
+        } else if x > self.knee_hi {
             self.knee_hi + self.room(x - self.knee_hi, self.hi - self.knee_hi)
         } else if x < self.knee_lo {
             self.knee_lo - self.room(self.knee_lo - x, self.knee_lo - self.lo)
@@ -74,6 +79,7 @@ impl Saturate {
         room * match self.form {
             Form::Tanh => t.tanh(),
             Form::Rational => 1.0 - 1.0 / (1.0 + t),
+            Form::Count => t,
         }
     }
 }
@@ -104,5 +110,11 @@ mod tests {
         // Halfway: excess equal to the room lands halfway for the rational form.
         assert_eq!(r.soft(128.0 + 384.0), 128.0 + 192.0);
         assert_eq!(Saturate::hard(-5.0, 5.0).soft(9.0), 5.0);
+        let count = Saturate {
+            form: Form::Count,
+            ..Saturate::hard(-5.0, 5.0)
+        };
+        assert!(!count.is_hard());
+        assert_eq!(count.soft(9.0), 9.0);
     }
 }

@@ -15,6 +15,9 @@ pub enum KneeForm {
     Tanh,
     /// `knee + room excess / (excess + room)`: approaches the limit like `1/excess`.
     Rational,
+    /// No compression at all: values pass unchanged and the writes beyond a knee are
+    /// only counted (how far a program reaches, as under no saturation).
+    None,
 }
 
 /// Saturation of every written value, in "in" units: values between the knees are
@@ -105,7 +108,18 @@ impl Saturation {
 
     /// Whether values are clipped at the limits rather than compressed.
     pub fn is_hard(&self) -> bool {
-        self.knee_low == self.low && self.knee_high == self.high
+        self.form != KneeForm::None && self.knee_low == self.low && self.knee_high == self.high
+    }
+
+    /// The same limits, values passing unchanged and the writes beyond the limits
+    /// counted (form `none` with the knees at the limits).
+    pub fn counting_limits(&self) -> Saturation {
+        Saturation {
+            knee_low: self.low,
+            knee_high: self.high,
+            form: KneeForm::None,
+            ..self.clone()
+        }
     }
 
     /// The nearer knee as one magnitude: values up to it are stored unchanged.
@@ -133,6 +147,9 @@ impl Saturation {
 
     /// `v` through the compression (f64, for analyses outside the simulator).
     pub fn apply(&self, v: f64) -> f64 {
+        if self.form == KneeForm::None {
+            return v;
+        }
         let room = |r: f64| r.max(0.0);
         let soft = |excess: f64, room: f64| {
             if room == 0.0 {
@@ -142,6 +159,7 @@ impl Saturation {
             room * match self.form {
                 KneeForm::Tanh => t.tanh(),
                 KneeForm::Rational => 1.0 - 1.0 / (1.0 + t),
+                KneeForm::None => t,
             }
         };
         if v > self.knee_high {
@@ -163,6 +181,7 @@ impl Saturation {
             form: match self.form {
                 KneeForm::Tanh => Form::Tanh,
                 KneeForm::Rational => Form::Rational,
+                KneeForm::None => Form::Count,
             },
         }
     }
