@@ -54,7 +54,9 @@ fn measured_mse(program: &str, name: &str) -> f64 {
     let file = temp_dir("bundled").join("scamp5_hard_clip.yaml");
     std::fs::write(&file, profile.to_yaml()).expect("write the profile");
     let noise = file.to_str().expect("utf-8 path");
-    let v = json(&scamp(&["check", program, "--kernel", &spec, "--noise", noise, "--json"]));
+    let v = json(&scamp(&[
+        "check", program, "--kernel", &spec, "--noise", noise, "--json",
+    ]));
     v["kernels"]
         .as_array()
         .expect("kernels")

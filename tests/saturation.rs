@@ -19,11 +19,17 @@ fn the_default_keeps_values_to_128_and_compresses_beyond() {
     assert_eq!((s.knee(), s.limit()), (128.0, 2048.0));
     assert_eq!(s.apply(127.5), 127.5);
     // docs/noise.md: a value of 1,140 is stored as about 1,056 (7 % low).
-    assert!((s.apply(1140.0) - 1055.6).abs() < 0.1, "{}", s.apply(1140.0));
-    // Tutorial chapter 7: at the near end of the range (knee 128, limit 512) a value
+    assert!(
+        (s.apply(1140.0) - 1055.6).abs() < 0.1,
+        "{}",
+        s.apply(1140.0)
+    );
+    // Tutorial chapter 7: by default a value of 500 is compressed by under 1 %; at
+    // the near end of the range (knee 128, limit 512) a value
     // of 500 is stored as about 415.
     let near = with_range(128.0, 512.0).saturation.unwrap();
     assert_eq!(near.apply(500.0).round(), 415.0);
+    assert!(s.apply(500.0) > 495.0 && s.apply(500.0) < 500.0);
 }
 
 #[test]
@@ -54,7 +60,10 @@ fn calibrate_recovers_a_known_knee_and_limit() {
     let rows = j["points"].as_array().unwrap();
     assert_eq!(rows.len(), 18);
     let far = rows.last().unwrap();
-    assert_eq!((far["input"].as_i64(), far["k"].as_i64()), (Some(120), Some(5)));
+    assert_eq!(
+        (far["input"].as_i64(), far["k"].as_i64()),
+        (Some(120), Some(5))
+    );
     assert!(
         (far["measured"].as_f64().unwrap() - far["simulated"].as_f64().unwrap()).abs() > 5.0,
         "{far}"
@@ -73,8 +82,14 @@ fn the_prediction_separates_candidate_ranges() {
     let wide = read(&with_range(4096.0, 8192.0));
     assert_eq!(hard[0].simulated, default[0].simulated);
     assert_eq!(default[0].simulated, wide[0].simulated);
-    assert!(hard[9].simulated < default[9].simulated - 20.0, "{hard:?} {default:?}");
-    assert!(default[9].simulated < wide[9].simulated - 1.0, "{default:?} {wide:?}");
+    assert!(
+        hard[9].simulated < default[9].simulated - 20.0,
+        "{hard:?} {default:?}"
+    );
+    assert!(
+        default[9].simulated < wide[9].simulated - 1.0,
+        "{default:?} {wide:?}"
+    );
     // The text report of `--saturation-predict` shows the table.
     let o = scamp(&[
         "noise",
@@ -101,7 +116,13 @@ fn bad_saturation_datasets_are_refused() {
     refused(&o, &["bad.csv:2:6:", "value must be a finite number"]);
     let o = scamp(&["noise", "calibrate", "--saturation", "no/such.csv"]);
     refused(&o, &["no/such.csv"]);
-    let o = scamp(&["noise", "calibrate", "--saturation-predict", "--inputs", "300"]);
+    let o = scamp(&[
+        "noise",
+        "calibrate",
+        "--saturation-predict",
+        "--inputs",
+        "300",
+    ]);
     refused(&o, &["input 300"]);
 }
 
@@ -156,7 +177,10 @@ fn uncertainty_shows_the_saturation_share_only_past_the_knee() {
         "name: x8\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: B\n    weights: [[1]]\n",
     );
     let (r, nominal) = saturation_range(program.to_str().unwrap(), spec.to_str().unwrap());
-    let (lo, hi) = (r["rmse"][0].as_f64().unwrap(), r["rmse"][1].as_f64().unwrap());
+    let (lo, hi) = (
+        r["rmse"][0].as_f64().unwrap(),
+        r["rmse"][1].as_f64().unwrap(),
+    );
     assert!(lo <= nominal && nominal <= hi, "{r} {nominal}");
     assert!(hi - lo > 1.0, "{r}");
 }
@@ -166,3 +190,48 @@ fn uncertainty_shows_the_saturation_share_only_past_the_knee() {
 const X8_AND_BACK: &str = "mov(C, A);\nadd(B, A, C);\nmov(C, B);\nadd(B, B, C);\n\
                            mov(C, B);\nadd(B, B, C);\n\
                            diva(B, E, F);\ndiva(B, E, F);\ndiva(B, E, F);\n";
+
+#[test]
+fn eval_uncertainty_gives_the_saturation_share_of_a_deep_network() {
+    if !std::path::Path::new("/usr/share/datasets/fashion-mnist").exists() {
+        eprintln!("SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist");
+        return;
+    }
+    let j = json(&scamp(&[
+        "eval",
+        "programs/deep_net.yaml",
+        "--json",
+        "--train-images",
+        "1000",
+        "--test-images",
+        "100",
+        "--chip-seeds",
+        "1",
+        "--uncertainty",
+    ]));
+    let nominal = j["accuracy"]["noisy"]["mean"].as_f64().unwrap();
+    let u = &j["uncertainty"];
+    let range = |k: &str| [u[k][0].as_f64().unwrap(), u[k][1].as_f64().unwrap()];
+    let (all, sat) = (range("accuracy_range"), range("saturation_range"));
+    assert!(all[0] <= sat[0] && sat[0] <= nominal && nominal <= sat[1] && sat[1] <= all[1]);
+    assert!(u["accepted"].as_u64().unwrap() >= 5, "{u}");
+}
+
+#[test]
+fn compile_warns_when_an_output_depends_on_values_past_the_knee() {
+    let o = scamp(&[
+        "compile",
+        "programs/sobel_x.yaml",
+        "--workers",
+        "1",
+        "--node-limit",
+        "5000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let e = common::stderr(&o);
+    assert!(
+        e.contains("beyond the saturation knee +-128 of profile `scamp5`")
+            && e.contains("depends on the register range"),
+        "{e}"
+    );
+}

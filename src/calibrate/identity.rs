@@ -245,7 +245,7 @@ pub fn fit(
         let p = with_parameters(start, x);
         Ok(misfit(&compare(&p, &[0, 120], 32, setup)?))
     };
-    let (best, value) = super::simplex::minimise_with(&parameters(start), iterations, eval, progress)?;
+    let (best, value) =
+        super::simplex::minimise_with(&parameters(start), iterations, eval, progress)?;
     Ok((with_parameters(start, &best), value))
 }
-

@@ -72,19 +72,31 @@ impl Dataset {
             }
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();
             if fields.len() != 3 {
-                return Err(fail(i + 1, 1, format!("expected 3 fields, got {}", fields.len())));
+                return Err(fail(
+                    i + 1,
+                    1,
+                    format!("expected 3 fields, got {}", fields.len()),
+                ));
             }
             let col = |f: usize| 1 + fields[..f].iter().map(|s| s.len() + 1).sum::<usize>();
             let input: i32 = fields[0]
                 .parse()
                 .ok()
                 .filter(|v| (-128..=127).contains(v))
-                .ok_or_else(|| fail(i + 1, col(0), "input must be an integer in -128..127".into()))?;
+                .ok_or_else(|| {
+                    fail(
+                        i + 1,
+                        col(0),
+                        "input must be an integer in -128..127".into(),
+                    )
+                })?;
             let k: u32 = fields[1]
                 .parse()
                 .ok()
                 .filter(|k| *k <= MAX_K)
-                .ok_or_else(|| fail(i + 1, col(1), format!("k must be an integer in 0..{MAX_K}")))?;
+                .ok_or_else(|| {
+                    fail(i + 1, col(1), format!("k must be an integer in 0..{MAX_K}"))
+                })?;
             let value: f64 = fields[2]
                 .parse()
                 .ok()
@@ -227,7 +239,11 @@ pub fn fit(
     };
     let eval = |x: &[f64]| -> Result<f64, CalibrationError> {
         let (knee, limit) = range(x);
-        Ok(misfit(&compare(&with_range(base, knee, limit), data, setup)?))
+        Ok(misfit(&compare(
+            &with_range(base, knee, limit),
+            data,
+            setup,
+        )?))
     };
     let (k0, l0) = base
         .saturation
@@ -285,7 +301,12 @@ impl Report {
                 "input {v}: the DAC loads integers in -128..127"
             )));
         }
-        Ok(Report::of(p, given, predict(p, inputs, k_max, setup)?, None))
+        Ok(Report::of(
+            p,
+            given,
+            predict(p, inputs, k_max, setup)?,
+            None,
+        ))
     }
 
     /// The fit of `p`'s knee and limit to `data`.
@@ -321,10 +342,18 @@ impl Report {
                 f.knee, f.limit, f.misfit
             );
         }
-        let _ = writeln!(s, "\n{:>6} {:>3} {:>10} {:>10} {:>10}", "input", "k", "measured", "profile", "fitted");
+        let _ = writeln!(
+            s,
+            "\n{:>6} {:>3} {:>10} {:>10} {:>10}",
+            "input", "k", "measured", "profile", "fitted"
+        );
         for (i, p) in self.points.iter().enumerate() {
             let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
-            let fitted = self.fit.as_ref().and_then(|f| f.points.get(i)).map(|q| q.simulated);
+            let fitted = self
+                .fit
+                .as_ref()
+                .and_then(|f| f.points.get(i))
+                .map(|q| q.simulated);
             let _ = writeln!(
                 s,
                 "{:>6} {:>3} {:>10} {:>10.2} {:>10}",

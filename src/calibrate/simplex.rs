@@ -83,6 +83,9 @@ mod tests {
     fn finds_the_minimum_of_a_bowl() {
         let f = |x: &[f64]| Ok::<f64, ()>((x[0] - 3.0).powi(2) + 2.0 * (x[1] + 1.0).powi(2));
         let x = super::minimise(&[1.0, 1.0], 200, f).unwrap();
-        assert!((x[0] - 3.0).abs() < 1e-3 && (x[1] + 1.0).abs() < 1e-3, "{x:?}");
+        assert!(
+            (x[0] - 3.0).abs() < 1e-3 && (x[1] + 1.0).abs() < 1e-3,
+            "{x:?}"
+        );
     }
 }

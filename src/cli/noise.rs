@@ -141,8 +141,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
 fn saturation_cmd(a: &CalibrateArgs, prof: &Profile, setup: Setup) -> Outcome {
     let report = match &a.saturation {
         Some(path) => {
-            let text =
-                super::common::read_source(path, saturation::MAX_DATASET_BYTES, "dataset")?;
+            let text = super::common::read_source(path, saturation::MAX_DATASET_BYTES, "dataset")?;
             let data = saturation::Dataset::parse(&text, &path.display().to_string())?;
             saturation::Report::fit(prof, &a.noise, &data, setup, a.fit.unwrap_or(60))?
         }

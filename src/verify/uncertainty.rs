@@ -110,9 +110,8 @@ pub fn ranges(
         let only_saturation = member.moves_only_saturation();
         for (i, k) in m.kernels.iter().enumerate().take(targets.len()) {
             let (r, b) = (k.total.rmse, k.total.bias);
-            let widen = |x: Option<FigureRange>| {
-                Some(x.map_or(FigureRange::of(r, b), |x| x.widen(r, b)))
-            };
+            let widen =
+                |x: Option<FigureRange>| Some(x.map_or(FigureRange::of(r, b), |x| x.widen(r, b)));
             all[i] = widen(all[i]);
             if only_saturation {
                 saturation[i] = widen(saturation[i]);
