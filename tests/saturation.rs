@@ -30,6 +30,13 @@ fn the_default_keeps_values_to_128_and_compresses_beyond() {
     let near = with_range(128.0, 512.0).saturation.unwrap();
     assert_eq!(near.apply(500.0).round(), 415.0);
     assert!(s.apply(500.0) > 495.0 && s.apply(500.0) < 500.0);
+    // Form `none` only counts: values pass unchanged.
+    let none = Profile::from_yaml("saturation: {low: -10, high: 10, form: none}\n", "p")
+        .unwrap()
+        .saturation
+        .unwrap();
+    assert!(!none.is_hard());
+    assert_eq!(none.apply(50.0), 50.0);
 }
 
 #[test]
