@@ -225,7 +225,9 @@ fn division_adds_more_error_than_plain_transfers() {
 
 #[test]
 fn saturation_is_counted_per_register() {
-    let p = profile("scamp5");
+    // The hard clip at +-128 (scamp5's default compresses past 128 instead; below).
+    let mut p = profile("scamp5");
+    p.saturation = Some(scamp::sim::noise::Saturation::hard(-128.0, 128.0));
     let mut a = array(Some(&p), 1, 1);
     // 100 + 100 exceeds the +128 limit everywhere; the copy into C stays in range.
     let rep = exec(&mut a, "in(A, 100); mov(D, A); add(B, A, D); mov(C, A);");
@@ -253,6 +255,17 @@ fn saturation_is_counted_per_register() {
     let rep = exec(&mut i, "in(A, 100); mov(D, A); add(B, A, D);");
     assert_eq!(rep.saturated, 0);
     assert_eq!(i.read(B, 0, 0), 200.0);
+    // Under the default soft knee the sum passes the knee in NEWS and again in B, and B
+    // holds about 200 (compressed by well under 1 %), far above a hard clip's 128.
+    let mut s = array(Some(&profile("scamp5")), 1, 1);
+    let rep = exec(&mut s, "in(A, 100); mov(D, A); add(B, A, D);");
+    let count = |r: Reg| rep.saturation.iter().find(|x| x.0 == r).map(|x| x.2);
+    assert_eq!(count(Reg::News), Some(65536), "{:?}", rep.saturation);
+    assert_eq!(count(B), Some(65536), "{:?}", rep.saturation);
+    let b = s.plane(B).unwrap();
+    let mean = b.iter().map(|&v| f64::from(v)).sum::<f64>() / b.len() as f64;
+    assert!(mean > 190.0 && mean < 205.0, "{mean}");
+    assert!(b.iter().all(|&v| v > 150.0 && v < 250.0));
 }
 
 #[test]

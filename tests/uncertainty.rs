@@ -52,7 +52,7 @@ fn the_ensemble_is_deterministic_and_keeps_the_measured_combinations() {
     let b = ensemble::ensemble(&p).unwrap();
     assert_eq!(a, b);
     let u = p.uncertainty.as_ref().unwrap();
-    assert_eq!(a.len(), 1 + 2 * 4 + u.samples as usize);
+    assert_eq!(a.len(), 1 + 2 * 6 + u.samples as usize);
     assert!(a[0].values.is_empty() && a[0].profile == p && a[0].rejected.is_none());
     for m in &a {
         for (key, v) in &m.values {

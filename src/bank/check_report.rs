@@ -8,7 +8,7 @@ use crate::verify::check::{ErrorSources, FigureSpread, Measurement};
 use crate::verify::groups::{Evaluation, Groups};
 use crate::verify::metrics::ErrorFigures;
 use crate::verify::predict::Predicted;
-use crate::verify::uncertainty::Ranges;
+use crate::verify::uncertainty::{FigureRange, Ranges};
 use serde::Serialize;
 
 /// Everything `check --json` reports.
@@ -45,11 +45,15 @@ pub struct CheckReport {
     /// The uncertainty ensemble, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uncertainty: Option<UncertaintyReport>,
-    /// PE-register pairs clipped while the program ran (first run, all images, every
+    /// PE-register pairs past the saturation knee (clipped, under a hard clip) while the
+    /// program ran (first run, all images, every
     /// group of a bank).
     pub saturated: u64,
     /// `saturated` per PE-register pair the groups write, per image: a fraction.
     pub saturated_share: f64,
+    /// Per stage (group) and register, the share of PE-writes past the profile's knee
+    /// and, with saturation lifted, past its limit (first run, every image).
+    pub saturation_by_register: Vec<crate::verify::saturation::RegisterSaturation>,
     /// The program text that was proven and measured.
     pub program: String,
 }
@@ -98,6 +102,10 @@ pub struct TotalFigures {
     /// Lowest and highest bias over the accepted ensemble members.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bias_range: Option<[f64; 2]>,
+    /// The range over the nominal profile and the members that move only the register
+    /// range (knee and limit): the saturation share of the spread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturation_range: Option<FigureRange>,
 }
 
 /// How many ensemble members were drawn and which failed the measurements.
@@ -169,6 +177,7 @@ impl CheckReport {
             }),
             saturated,
             saturated_share: saturated as f64 / slots,
+            saturation_by_register: m.map_or_else(Vec::new, |m| m.registers.clone()),
             mismatch: e.mismatch.clone(),
             budget: i.budget.to_vec(),
             budget_met: i.budget_met,
@@ -205,6 +214,7 @@ fn kernels_of(
                 figures: f.total,
                 rmse_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.rmse),
                 bias_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.bias),
+                saturation_range: ranges.and_then(|r| r.kernels.get(i)).map(|k| k.saturation),
             },
             analogue_runs: f.analogue_runs,
             total_runs: f.total_runs,

@@ -110,7 +110,7 @@ pub fn check(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) -> String {
     }
     if let Some(k) = r.kernels.first() {
         o.line(format_args!(
-            "\nsaturated     {} PE-register pairs clipped while the program ran (all images, \
+            "\nsaturated     {} PE-register pairs past the saturation knee while the program ran (all images, \
              run 1; {:.2} % of PE-images)",
             r.saturated,
             100.0 * r.saturated_share
@@ -160,6 +160,12 @@ fn figures(o: &mut Lines, r: &CheckReport) {
             o.line(format_args!(
                 "{:<4} {:<10} {:>9} RMSE {:.4} .. {:.4}, bias {:+.4} .. {:+.4}",
                 "", "", "range", r[0], r[1], b[0], b[1]
+            ));
+        }
+        if let Some(s) = &k.total.saturation_range {
+            o.line(format_args!(
+                "{:<4} {:<10} {:>9} RMSE {:.4} .. {:.4}, bias {:+.4} .. {:+.4} over the saturation range",
+                "", "", "", s.rmse[0], s.rmse[1], s.bias[0], s.bias[1]
             ));
         }
         if r.runs > 1 {

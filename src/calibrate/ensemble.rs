@@ -24,6 +24,19 @@ pub struct Member {
     pub rejected: Option<String>,
 }
 
+impl Member {
+    /// Whether the member moves only the register range (the nominal profile, which
+    /// moves nothing, included): the members that give the saturation share of a
+    /// spread.
+    pub fn moves_only_saturation(&self) -> bool {
+        self.values.keys().all(|k| {
+            Parameter::ALL
+                .iter()
+                .any(|p| p.key() == *k && p.is_saturation())
+        })
+    }
+}
+
 /// Why no ensemble can be drawn.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UncertaintyError {

@@ -239,67 +239,13 @@ pub fn fit(
     start: &Profile,
     setup: Setup,
     iterations: u32,
-    mut progress: impl FnMut(u32, f64),
+    progress: impl FnMut(u32, f64),
 ) -> Result<(Profile, f64), CalibrationError> {
     let eval = |x: &[f64]| -> Result<f64, CalibrationError> {
         let p = with_parameters(start, x);
         Ok(misfit(&compare(&p, &[0, 120], 32, setup)?))
     };
-    let x0 = parameters(start);
-    let n = x0.len();
-    let mut simplex: Vec<Vec<f64>> = vec![x0.clone()];
-    for i in 0..n {
-        let mut x = x0.clone();
-        x[i] += if x[i] == 0.0 { 0.01 } else { 0.2 * x[i] };
-        simplex.push(x);
-    }
-    let mut values = simplex
-        .iter()
-        .map(|x| eval(x))
-        .collect::<Result<Vec<f64>, _>>()?;
-    for it in 0..iterations {
-        let mut order: Vec<usize> = (0..=n).collect();
-        order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-        simplex = order.iter().map(|&i| simplex[i].clone()).collect();
-        values = order.iter().map(|&i| values[i]).collect();
-        progress(it, values[0]);
-        let centroid: Vec<f64> = (0..n)
-            .map(|j| simplex[..n].iter().map(|x| x[j]).sum::<f64>() / n as f64)
-            .collect();
-        let towards = |t: f64| -> Vec<f64> {
-            centroid
-                .iter()
-                .zip(&simplex[n])
-                .map(|(c, w)| c + t * (w - c))
-                .collect()
-        };
-        let xr = towards(-1.0);
-        let fr = eval(&xr)?;
-        if fr < values[0] {
-            let xe = towards(-2.0);
-            let fe = eval(&xe)?;
-            (simplex[n], values[n]) = if fe < fr { (xe, fe) } else { (xr, fr) };
-        } else if fr < values[n - 1] {
-            (simplex[n], values[n]) = (xr, fr);
-        } else {
-            let xc = towards(0.5);
-            let fc = eval(&xc)?;
-            if fc < values[n] {
-                (simplex[n], values[n]) = (xc, fc);
-            } else {
-                for i in 1..=n {
-                    simplex[i] = simplex[0]
-                        .iter()
-                        .zip(&simplex[i])
-                        .map(|(b, x)| b + 0.5 * (x - b))
-                        .collect();
-                    values[i] = eval(&simplex[i])?;
-                }
-            }
-        }
-    }
-    let best = (0..=n)
-        .min_by(|&a, &b| values[a].total_cmp(&values[b]))
-        .unwrap_or(0);
-    Ok((with_parameters(start, &simplex[best]), values[best]))
+    let (best, value) =
+        super::simplex::minimise_with(&parameters(start), iterations, eval, progress)?;
+    Ok((with_parameters(start, &best), value))
 }

@@ -171,8 +171,9 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
         if m > r.limit + 1e-9 {
             eprintln!(
                 "warning: kernel {}: its exact output reaches +-{m} for inputs {}..{}, beyond the \
-                 register limit +-{} of profile `{}`: the output clips; the largest scale that \
-                 fits is {fit:.6} (the spec's is {})",
+                 saturation knee +-{} of profile `{}`: the output depends on the register range \
+                 past it (docs/noise.md, \"Saturation\"); the largest scale that fits is \
+                 {fit:.6} (the spec's is {})",
                 k.out, spec.input_range.lo, spec.input_range.hi, r.limit, compiled.profile, k.scale
             );
         }

@@ -53,6 +53,11 @@ pub struct EvalArgs {
     /// Write a self-contained HTML report.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Error bars: rerun at the network's depth under every profile of the noise
+    /// profile's uncertainty ensemble that still matches the measurements, and report the
+    /// accuracy's range and the part of it the register range gives.
+    #[arg(long, conflicts_with_all = ["merge", "shard"])]
+    uncertainty: bool,
     #[command(flatten)]
     json: args::JsonArg,
 }
@@ -104,11 +109,21 @@ pub fn run(a: &EvalArgs) -> Outcome {
             examples: if a.html.is_some() { 12 } else { 0 },
             progress: Some(&progress),
         };
-        let e = eval::evaluate(&net, data, &opts).map_err(CliError::msg)?;
+        if a.uncertainty {
+            crate::calibrate::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
+        }
+        let e = eval::evaluate(&net, data.clone(), &opts).map_err(CliError::msg)?;
+        let mut report = eval::report(&e.merge);
+        if a.uncertainty {
+            let nominal = report.accuracy.noisy.mean;
+            report.uncertainty = Some(
+                eval::uncertainty::ranges(&net, &data, &opts, nominal).map_err(CliError::msg)?,
+            );
+        }
         if let Ok(Some(b)) = bar_lock.lock().map(|g| g.clone()) {
             b.finish_and_clear();
         }
-        (eval::report(&e.merge), e.examples, (e.rows, e.cols))
+        (report, e.examples, (e.rows, e.cols))
     } else {
         let m = shard::merge_files(&a.merge).map_err(CliError::msg)?;
         (eval::report(&m), Vec::new(), (0, 0))

@@ -4,6 +4,7 @@
 use super::Outcome;
 use crate::calibrate::identity::{self, Setup};
 use crate::calibrate::report;
+use crate::calibrate::saturation;
 use crate::sim::noise::{profile, Profile};
 
 /// Arguments of `scamp noise`.
@@ -61,6 +62,16 @@ pub struct CalibrateArgs {
     /// many iterations) and print the fitted profile as YAML before the comparison.
     #[arg(long, value_name = "ITERATIONS", value_parser = |s: &str| super::args::whole(s, "--fit", 1, 100_000).map(|n| n as u32))]
     fit: Option<u32>,
+    /// Fit the register range (knee and limit) to a saturation dataset instead: CSV
+    /// `input,k,value`, the values read back after `in(A, input)`, k doublings and k
+    /// halvings (docs/noise.md, "Measuring the register range"); `--fit` sets the
+    /// iterations (default 60).
+    #[arg(long, value_name = "FILE.csv", conflicts_with = "saturation_predict")]
+    saturation: Option<std::path::PathBuf>,
+    /// Print the simulator's prediction of that experiment under `--noise` instead, for
+    /// every input of `--inputs` and k up to `--k-max` (at most 16).
+    #[arg(long)]
+    saturation_predict: bool,
     #[command(flatten)]
     json: super::args::JsonArg,
 }
@@ -89,6 +100,9 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         run_seed: a.seed,
         reps: a.reps,
     };
+    if a.saturation.is_some() || a.saturation_predict {
+        return saturation_cmd(a, &prof, setup);
+    }
     if let Some(iterations) = a.fit {
         let (fitted, misfit) = identity::fit(&prof, setup, iterations, |it, best| {
             if !a.json.json {
@@ -119,6 +133,24 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         println!("{}", serde_json::to_string(&c)?);
     } else {
         print!("{}", report::text(&c));
+    }
+    Ok(0)
+}
+
+/// `calibrate --saturation FILE` (fit) or `--saturation-predict`.
+fn saturation_cmd(a: &CalibrateArgs, prof: &Profile, setup: Setup) -> Outcome {
+    let report = match &a.saturation {
+        Some(path) => {
+            let text = super::common::read_source(path, saturation::MAX_DATASET_BYTES, "dataset")?;
+            let data = saturation::Dataset::parse(&text, &path.display().to_string())?;
+            saturation::Report::fit(prof, &a.noise, &data, setup, a.fit.unwrap_or(60))?
+        }
+        None => saturation::Report::predict(prof, &a.noise, &a.inputs, a.k_max, setup)?,
+    };
+    if a.json.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", report.text());
     }
     Ok(0)
 }

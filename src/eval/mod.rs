@@ -24,6 +24,7 @@ pub mod shard;
 pub mod stage;
 pub mod text;
 pub mod tiling;
+pub mod uncertainty;
 
 pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use report::{report, Report};

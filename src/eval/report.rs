@@ -151,6 +151,10 @@ pub struct Report {
     pub chip_images_per_second: f64,
     /// Accuracy figures.
     pub accuracy: Accuracy,
+    /// With `--uncertainty`: the noisy accuracy's range over the profile's ensemble and
+    /// its saturation share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<super::uncertainty::AccuracyRanges>,
     /// Flip rate of the binary features under the noise.
     pub flipped: f64,
     /// Fraction of (image, chip seed) pairs whose class the noise changed.
@@ -214,6 +218,7 @@ pub fn report(m: &Mergeable) -> Report {
         gap: main.map_or(0, |r| r.gap),
         chip_images_per_second: fps * per_frame as f64,
         accuracy: Accuracy::of(c),
+        uncertainty: None,
         flipped: flip_rate(c),
         changed: c.changed as f64 / evaluations.max(1.0),
         confusion: c.confusion.clone(),

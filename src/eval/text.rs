@@ -55,6 +55,20 @@ fn summary(s: &mut String, r: &Report) -> std::fmt::Result {
         pct(r.accuracy.noisy.max),
         pct(r.accuracy.lost)
     )?;
+    if let Some(u) = &r.uncertainty {
+        writeln!(
+            s,
+            "uncertainty   noisy {:.1} % ({:.1}-{:.1} over the saturation range; {:.1}-{:.1} \
+             over {} of {} ensemble profiles)",
+            100.0 * r.accuracy.noisy.mean,
+            100.0 * u.saturation_range[0],
+            100.0 * u.saturation_range[1],
+            100.0 * u.accuracy_range[0],
+            100.0 * u.accuracy_range[1],
+            u.accepted,
+            u.members
+        )?;
+    }
     writeln!(
         s,
         "flipped       {} of the binary-map bits; class changed for {} of (image, chip) pairs",

@@ -10,6 +10,7 @@ pub mod bf16;
 pub mod bus_kind;
 pub mod fused;
 pub mod rng;
+pub mod saturate;
 
 pub use bus_kind::BusKind;
 pub use fused::{Factors, FusedWrite};

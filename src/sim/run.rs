@@ -28,11 +28,12 @@ pub struct RunReport {
     pub cycles: u64,
     /// Simulated time at the clock rate, in microseconds.
     pub time_us: f64,
-    /// Saturated PEs: (PE, register) pairs clipped at least once during the run.
+    /// Saturated PEs: (PE, register) pairs past the saturation knee (clipped, under a
+    /// hard clip) at least once during the run.
     pub saturated: u64,
-    /// Writes clipped by the noise layer (a PE clipped twice counts twice).
+    /// Writes past the knee (a PE past it twice counts twice).
     pub saturated_writes: u64,
-    /// Per register that was clipped: (register, PEs clipped, clipped writes).
+    /// Per register with writes past the knee: (register, PEs, writes).
     pub saturation: Vec<(Reg, u64, u64)>,
     /// Warnings, each reported once.
     pub warnings: Vec<Warning>,

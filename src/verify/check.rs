@@ -39,6 +39,11 @@ pub trait Testbed: Sync {
     fn readout_limits(&self) -> Option<(f64, f64)> {
         None
     }
+    /// Whether this test bed counts the writes past the saturation limits (the
+    /// [`Testbed::unclipped`] of a profile with saturation).
+    fn counts_limits(&self) -> bool {
+        false
+    }
 }
 
 /// Arrays under a noise profile: run `r` uses run seed `seed + r` on the chip
@@ -85,7 +90,8 @@ impl Testbed for ProfileTestbed {
             return None;
         }
         let mut profile = self.profile.clone();
-        profile.saturation = None;
+        // Values pass unchanged; the writes past the limits are only counted.
+        profile.saturation = profile.saturation.as_ref().map(|s| s.counting_limits());
         // The ADC still rounds and adds its noise; only its range is lifted.
         profile.readout.low = -1e9;
         profile.readout.high = 1e9;
@@ -99,6 +105,13 @@ impl Testbed for ProfileTestbed {
     fn readout_limits(&self) -> Option<(f64, f64)> {
         let r = &self.profile.readout;
         r.enabled.then_some((r.low, r.high))
+    }
+
+    fn counts_limits(&self) -> bool {
+        self.profile
+            .saturation
+            .as_ref()
+            .is_some_and(|s| s.form == crate::sim::noise::KneeForm::None)
     }
 }
 
@@ -166,6 +179,9 @@ pub struct Measurement {
     pub runs: u32,
     /// Figures per kernel, in spec order.
     pub kernels: Vec<KernelErrors>,
+    /// Per register, the share of PE-writes past the knee and past the limit (first
+    /// run, every image).
+    pub registers: Vec<super::saturation::RegisterSaturation>,
 }
 
 impl Target {
@@ -263,7 +279,8 @@ pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
     }
 }
 
-/// Simulated results of `program` on one image and one run, per target.
+/// Simulated results of `program` on one image and one run, per target, with the run's
+/// report (its saturation counts).
 pub fn simulate(
     program: &Program,
     wiring: Wiring,
@@ -271,7 +288,7 @@ pub fn simulate(
     img: &GreyImage,
     testbed: &dyn Testbed,
     run: u32,
-) -> Result<(Vec<Array2<f64>>, u64), sim::run::RunError> {
+) -> Result<(Vec<Array2<f64>>, sim::run::RunReport), sim::run::RunError> {
     let Wiring { input, general } = wiring;
     let mut array = testbed.array(general, run);
     array.expose(&img.pixels);
@@ -288,7 +305,7 @@ pub fn simulate(
             Array2::from_shape_fn((N, N), |(r, c)| f64::from(v[r * N + c]))
         })
         .collect();
-    Ok((outs, report.saturated))
+    Ok((outs, report))
 }
 
 /// What run 0 adds beyond the per-run figures: the error split by source.
@@ -300,6 +317,7 @@ struct FirstRunTally {
     clipped: Vec<u64>,
     compared: u64,
     saturated: u64,
+    reach: super::saturation::Tally,
 }
 
 /// One image's exact and approximated results, and the approximation clamped to the
@@ -356,6 +374,7 @@ impl FirstRunTally {
             clipped: vec![0; nk],
             compared: 0,
             saturated: 0,
+            reach: Default::default(),
         }
     }
 
@@ -373,15 +392,12 @@ impl FirstRunTally {
         self.compared += (N.saturating_sub(2 * border) as u64).pow(2);
         let free = match unclipped {
             Some(tb) => {
-                simulate(
-                    b.program,
-                    Wiring::new(b.input, b.general),
-                    b.targets,
-                    img,
-                    tb,
-                    0,
-                )?
-                .0
+                let wiring = Wiring::new(b.input, b.general);
+                let (free, report) = simulate(b.program, wiring, b.targets, img, tb, 0)?;
+                if tb.counts_limits() {
+                    self.reach.add_unsaturated(&report);
+                }
+                free
             }
             None => outs.to_vec(),
         };
@@ -483,9 +499,10 @@ pub fn measure(
             let frames = sim::batch::frames(count as usize, |i| {
                 simulate(program, wiring, targets, img, testbed, start + i as u32)
             })?;
-            for (i, (outs, sat)) in frames.into_iter().enumerate() {
+            for (i, (outs, report)) in frames.into_iter().enumerate() {
                 if start + i as u32 == 0 {
-                    first.saturated += sat;
+                    first.saturated += report.saturated;
+                    first.reach.add_run(&report);
                     first.add(&b, img, &e, &outs, unclipped.as_deref())?;
                 }
                 for k in 0..nk {
@@ -523,6 +540,7 @@ pub fn measure(
         images: images.len(),
         runs,
         kernels,
+        registers: first.reach.shares(program),
     })
 }
 

@@ -82,9 +82,15 @@ pub fn measure_groups(
     runs: u32,
 ) -> Result<Measurement, sim::run::RunError> {
     let mut border = 0;
+    let mut registers = Vec::new();
     let kernels = per_target(groups, targets, |program, ts| {
         let m = check::measure(program, wiring, ts, images, testbed, runs)?;
         border = border.max(m.border);
+        let stage = groups
+            .iter()
+            .position(|(p, _)| std::ptr::eq(p, program))
+            .unwrap_or(0);
+        registers.extend(m.registers.into_iter().map(|r| r.in_stage(stage)));
         Ok(m.kernels)
     })?;
     Ok(Measurement {
@@ -92,6 +98,7 @@ pub fn measure_groups(
         images: images.len(),
         runs: runs.max(1),
         kernels,
+        registers,
     })
 }
 

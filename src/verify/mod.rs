@@ -12,5 +12,6 @@ pub mod predict;
 pub mod proof;
 pub mod range;
 pub mod report;
+pub mod saturation;
 pub mod symbolic;
 pub mod uncertainty;

@@ -17,6 +17,34 @@ pub struct KernelRange {
     pub rmse: [f64; 2],
     /// Total mean bias, lowest and highest.
     pub bias: [f64; 2],
+    /// The part of the spread that the register range alone gives: the same over the
+    /// nominal profile and the members that move only the saturation parameters.
+    pub saturation: FigureRange,
+}
+
+/// Lowest and highest total RMSE and bias over some members.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FigureRange {
+    /// Total RMSE, lowest and highest.
+    pub rmse: [f64; 2],
+    /// Total mean bias, lowest and highest.
+    pub bias: [f64; 2],
+}
+
+impl FigureRange {
+    fn of(r: f64, b: f64) -> FigureRange {
+        FigureRange {
+            rmse: [r, r],
+            bias: [b, b],
+        }
+    }
+
+    fn widen(self, r: f64, b: f64) -> FigureRange {
+        FigureRange {
+            rmse: [self.rmse[0].min(r), self.rmse[1].max(r)],
+            bias: [self.bias[0].min(b), self.bias[1].max(b)],
+        }
+    }
 }
 
 /// The ensemble and the ranges it gives.
@@ -76,24 +104,31 @@ pub fn ranges(
         };
         check::measure(program, wiring, targets, images, &bed, runs)
     })?;
-    let mut kernels: Vec<Option<KernelRange>> = vec![None; targets.len()];
-    for m in &measured {
-        for (range, k) in kernels.iter_mut().zip(&m.kernels) {
+    let mut all: Vec<Option<FigureRange>> = vec![None; targets.len()];
+    let mut saturation = all.clone();
+    for (m, member) in measured.iter().zip(&kept) {
+        let only_saturation = member.moves_only_saturation();
+        for (i, k) in m.kernels.iter().enumerate().take(targets.len()) {
             let (r, b) = (k.total.rmse, k.total.bias);
-            *range = Some(match *range {
-                None => KernelRange {
-                    rmse: [r, r],
-                    bias: [b, b],
-                },
-                Some(x) => KernelRange {
-                    rmse: [x.rmse[0].min(r), x.rmse[1].max(r)],
-                    bias: [x.bias[0].min(b), x.bias[1].max(b)],
-                },
-            });
+            let widen =
+                |x: Option<FigureRange>| Some(x.map_or(FigureRange::of(r, b), |x| x.widen(r, b)));
+            all[i] = widen(all[i]);
+            if only_saturation {
+                saturation[i] = widen(saturation[i]);
+            }
         }
     }
-    Ok(Ranges {
-        members,
-        kernels: kernels.into_iter().flatten().collect(),
-    })
+    let kernels = all
+        .into_iter()
+        .zip(saturation)
+        .filter_map(|(a, s)| {
+            let a = a?;
+            Some(KernelRange {
+                rmse: a.rmse,
+                bias: a.bias,
+                saturation: s?,
+            })
+        })
+        .collect();
+    Ok(Ranges { members, kernels })
 }

@@ -80,12 +80,10 @@ pub(crate) fn predicted_score(
     ))
 }
 
-/// The saturation limit of `profile` as one magnitude (the nearer of its two limits).
+/// The saturation limit of `profile` as one magnitude: the nearer of its two knees,
+/// up to which values are stored unchanged (the limits themselves under a hard clip).
 pub fn saturation_limit(profile: &Profile) -> Option<f64> {
-    profile
-        .saturation
-        .as_ref()
-        .map(|s| s.low.abs().min(s.high.abs()))
+    profile.saturation.as_ref().map(|s| s.knee())
 }
 
 /// The `//` comment header printed above a compiled program.

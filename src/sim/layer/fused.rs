@@ -1,12 +1,13 @@
 //! A write resolved once into the formula every perturbing layer applies per PE:
 //!
-//! `v' = clip(v (1 + g + pg G[pe]) + o + po O[pe] + s_t z)`
+//! `v' = sat(v (1 + g + pg G[pe]) + o + po O[pe] + s_t z)`
 //!
 //! with the unit gain and offset deviates `G` and `O` packed two to a word ([`bf16`])
 //! and the temporal deviates `z` from [`rng::temporal_row`]. The bus pass applies a
 //! [`FusedWrite`] inline, row by row; the noise model builds its rows of the same
 //! formula (`RowTerm`), so the two give the same values bit for bit.
 
+use super::saturate::Saturate;
 use super::{bf16, rng};
 use crate::sim::dims::N;
 use crate::sim::machine::bus_value;
@@ -25,8 +26,8 @@ pub struct FusedWrite<'a> {
     pub noise: Option<u64>,
     /// `s_t`.
     pub sd: f32,
-    /// The clipping limits `(low, high)`.
-    pub limits: (f32, f32),
+    /// The knees and limits of saturation.
+    pub sat: Saturate,
 }
 
 impl FusedWrite<'_> {
@@ -45,8 +46,8 @@ impl FusedWrite<'_> {
         }
     }
 
-    /// `out :=` row `row` of bus values `src` through the model, clipped; marks in
-    /// `clipped` which entries were clipped when any was, and returns how many.
+    /// `out :=` row `row` of bus values `src` through the model, saturated; marks in
+    /// `clipped` which entries went past a knee when any did, and returns how many.
     #[inline(always)]
     pub fn row(&self, row: usize, src: &[f32], out: &mut [f32], clipped: &mut [bool]) -> u64 {
         let t = self.row_term(row);
@@ -55,7 +56,7 @@ impl FusedWrite<'_> {
             one_row_mut(out),
             None,
             one_row_mut(clipped),
-            self.limits,
+            self.sat,
         )
     }
 
@@ -72,26 +73,26 @@ impl FusedWrite<'_> {
     ) -> u64 {
         let t = self.row_term(row);
         let (out, clipped) = (one_row_mut(out), one_row_mut(clipped));
-        let limits = self.limits;
+        let sat = self.sat;
         match *srcs {
-            [] => t.clipped_by(|_| bus_value::<f32>(&[], 1), out, clipped, limits),
+            [] => t.clipped_by(|_| bus_value::<f32>(&[], 1), out, clipped, sat),
             [a] => {
                 let a = one_row(a);
-                t.clipped_by(|c| bus_value(&[a[c]], 1), out, clipped, limits)
+                t.clipped_by(|c| bus_value(&[a[c]], 1), out, clipped, sat)
             }
             [a, b] => {
                 let (a, b) = (one_row(a), one_row(b));
-                t.clipped_by(|c| bus_value(&[a[c], b[c]], 1), out, clipped, limits)
+                t.clipped_by(|c| bus_value(&[a[c], b[c]], 1), out, clipped, sat)
             }
             [a, b, c3] => {
                 let (a, b, c3) = (one_row(a), one_row(b), one_row(c3));
                 let v = |c: usize| bus_value(&[a[c], b[c], c3[c]], 1);
-                t.clipped_by(v, out, clipped, limits)
+                t.clipped_by(v, out, clipped, sat)
             }
             [a, b, c3, d] => {
                 let (a, b, c3, d) = (one_row(a), one_row(b), one_row(c3), one_row(d));
                 let v = |c: usize| bus_value(&[a[c], b[c], c3[c], d[c]], 1);
-                t.clipped_by(v, out, clipped, limits)
+                t.clipped_by(v, out, clipped, sat)
             }
             _ => unreachable!("a bus instruction has at most four sources"),
         }
@@ -177,15 +178,15 @@ impl RowTerm<'_> {
         out: &mut [f32; N],
         mask: Option<&[bool; N]>,
         clipped: &mut [bool; N],
-        (lo, hi): (f32, f32),
+        sat: Saturate,
     ) -> u64 {
         if self.signal2 != 0.0 {
             self.apply(src, out);
-            return clip_row(out, mask, clipped, (lo, hi));
+            return clip_row(out, mask, clipped, sat);
         }
         match mask {
-            None => self.clipped_by(|c| src[c], out, clipped, (lo, hi)),
-            Some(m) => self.masked_clipped(src, out, m, clipped, (lo, hi)),
+            None => self.clipped_by(|c| src[c], out, clipped, sat),
+            Some(m) => self.masked_clipped(src, out, m, clipped, sat),
         }
     }
 
@@ -202,7 +203,7 @@ impl RowTerm<'_> {
         x: impl Fn(usize) -> f32,
         out: &mut [f32; N],
         clipped: &mut [bool; N],
-        (lo, hi): (f32, f32),
+        sat: Saturate,
     ) -> u64 {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
@@ -213,12 +214,12 @@ impl RowTerm<'_> {
             out[c] = y;
             largest = largest.max(y.to_bits() & MAGNITUDE);
         });
-        // Every magnitude up to the nearer limit is inside both (when zero is).
-        let inside = (-lo).min(hi);
+        // Every magnitude up to the nearer knee is inside both (when zero is).
+        let inside = sat.inside();
         if inside >= 0.0 && largest <= inside.to_bits() {
             return 0;
         }
-        clip_row(out, None, clipped, (lo, hi))
+        clip_row(out, None, clipped, sat)
     }
 
     /// [`RowTerm::apply_clipped`] under a mask.
@@ -229,43 +230,70 @@ impl RowTerm<'_> {
         out: &mut [f32; N],
         m: &[bool; N],
         clipped: &mut [bool; N],
-        (lo, hi): (f32, f32),
+        sat: Saturate,
     ) -> u64 {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
         rng::each_deviate(z, |c, z| out[c] = perturbed(src[c], f, p[c], sd, z));
-        clip_row(out, Some(m), clipped, (lo, hi))
+        clip_row(out, Some(m), clipped, sat)
     }
 }
 
 /// A row of zero deviates (a term without temporal noise).
 static ZEROS: rng::Window = [0; N / 2];
 
-/// Clips a row to `lo..=hi` in place; marks in `clipped` which entries the mask stores
-/// were clipped and returns how many.
+/// Saturates a row in place (see [`Saturate`]); marks in `clipped` which entries the
+/// mask stores went past a knee and returns how many. A hard clip takes the
+/// compare-and-select loop, a soft knee the compression; both count a value as past
+/// the knee when it is not inside both knees (NaN included).
 #[inline(always)]
 pub(crate) fn clip_row(
     out: &mut [f32; N],
     mask: Option<&[bool; N]>,
     clipped: &mut [bool; N],
-    (lo, hi): (f32, f32),
+    sat: Saturate,
+) -> u64 {
+    if sat.is_hard() {
+        let (lo, hi) = (sat.lo, sat.hi);
+        return mark_row(out, mask, clipped, |x| clip(x, lo, hi), |x, y| y != x);
+    }
+    let (klo, khi) = (sat.knee_lo, sat.knee_hi);
+    mark_row(
+        out,
+        mask,
+        clipped,
+        |x| sat.soft(x),
+        |x, _| !(klo <= x && x <= khi),
+    )
+}
+
+/// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which
+/// `past(x, f(x))` holds.
+#[inline(always)]
+fn mark_row(
+    out: &mut [f32; N],
+    mask: Option<&[bool; N]>,
+    clipped: &mut [bool; N],
+    f: impl Fn(f32) -> f32,
+    past: impl Fn(f32, f32) -> bool,
 ) -> u64 {
     let mut n = 0u32;
     // One loop per kind of mask, so that a full row loads none.
     match mask {
         None => {
             for c in 0..N {
-                let (x, y) = (out[c], clip(out[c], lo, hi));
-                clipped[c] = y != x;
-                n += u32::from(y != x);
+                let (x, y) = (out[c], f(out[c]));
+                let hit = past(x, y);
+                clipped[c] = hit;
+                n += u32::from(hit);
                 out[c] = y;
             }
         }
         Some(m) => {
             for c in 0..N {
-                let (x, y) = (out[c], clip(out[c], lo, hi));
-                let hit = m[c] & (y != x);
+                let (x, y) = (out[c], f(out[c]));
+                let hit = m[c] & past(x, y);
                 clipped[c] = hit;
                 n += u32::from(hit);
                 out[c] = y;

@@ -18,6 +18,7 @@ use crate::sim::clock::DEFAULT_CLOCK_HZ;
 use crate::sim::dims::N;
 use crate::sim::layer::fused::{clip_row, one_row, one_row_mut, RowTerm};
 use crate::sim::layer::rng::{self, stream};
+use crate::sim::layer::saturate::Saturate;
 use crate::sim::layer::{BusKind, FusedWrite, ReadCtx, RowWrite, WriteCtx, WriteLayer};
 use crate::sim::vector_unit::{run_widest, Kernel};
 use std::sync::{Arc, OnceLock};
@@ -35,7 +36,7 @@ pub struct NoiseModel {
     /// The uncorrected load's extra error, when the profile has any.
     uncorrected: Option<Uncorrected>,
     capture: Term,
-    saturation: Option<(f32, f32)>,
+    saturation: Option<Saturate>,
     decay: Option<(f64, f32)>,
     /// The chip's fixed pattern (unit planes, shared with every model of the chip).
     chip: Arc<Chip>,
@@ -59,10 +60,7 @@ impl NoiseModel {
                 pattern: OnceLock::new(),
             }),
             capture: Term::of_injection(&profile.capture),
-            saturation: profile
-                .saturation
-                .as_ref()
-                .map(|s| (s.low as f32, s.high as f32)),
+            saturation: profile.saturation.as_ref().map(|s| s.resolve()),
             decay: profile
                 .decay
                 .as_ref()
@@ -175,7 +173,7 @@ impl NoiseModel {
         let load = ctx.reads_in && !self.load.is_identity();
         let uncorrected = self.uncorrected.is_some() && ctx.in_uncorrected;
         let capture = ctx.reads_pix && !self.capture.is_identity();
-        let limits = self.saturation?;
+        let sat = self.saturation?;
         if load || uncorrected || capture || term.signal2 != 0.0 {
             return None;
         }
@@ -186,7 +184,7 @@ impl NoiseModel {
             factors: term.factors(),
             noise: noisy.then(|| rng::write_key(stream_key, ctx.seq, ctx.plane)),
             sd: term.noise2.sqrt(),
-            limits,
+            sat,
         })
     }
 
@@ -229,9 +227,9 @@ impl NoiseModel {
         let pattern = self.chip.transfer(ctx.reg);
         let first = self.row_term(transfer, pattern, stream::TEMPORAL, ctx, w.row);
         let plain = !load && uncorrected.is_none() && !capture;
-        if let (true, Some((lo, hi))) = (plain, self.saturation) {
-            // The common case in one pass: the transfer's term and clipping.
-            return first.apply_clipped(src, out, mask, clipped, (lo, hi));
+        if let (true, Some(sat)) = (plain, self.saturation) {
+            // The common case in one pass: the transfer's term and saturation.
+            return first.apply_clipped(src, out, mask, clipped, sat);
         }
         first.apply(src, out);
         if load {
@@ -263,7 +261,7 @@ impl NoiseModel {
             t.apply(&out.clone(), out);
         }
         match self.saturation {
-            Some(limits) => clip_row(out, mask, clipped, limits),
+            Some(sat) => clip_row(out, mask, clipped, sat),
             None => 0,
         }
     }
@@ -375,8 +373,20 @@ mod tests {
 
     #[test]
     fn fused_rows_match_the_layer_write_for_write() {
-        let profile = Profile::load("scamp5").unwrap();
-        let model = NoiseModel::new(&profile, 7, 8);
+        let hard = Profile::load("scamp5").unwrap();
+        let mut soft = hard.clone();
+        soft.saturation = Some(crate::sim::noise::Saturation {
+            knee_low: -100.0,
+            knee_high: 90.0,
+            ..crate::sim::noise::Saturation::hard(-140.0, 130.0)
+        });
+        for profile in [hard, soft] {
+            fused_matches_layer(&profile);
+        }
+    }
+
+    fn fused_matches_layer(profile: &Profile) {
+        let model = NoiseModel::new(profile, 7, 8);
         let writes = [
             ctx(5, Reg::Gen(2), 1, 2),
             ctx(6, Reg::News, 2, 1),

@@ -7,9 +7,11 @@
 pub mod chip;
 pub mod layer;
 pub mod profile;
+pub mod saturation;
 mod term;
 pub mod uncertainty;
 
 pub use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
 pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};
+pub use saturation::{KneeForm, Saturation};

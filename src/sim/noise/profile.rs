@@ -5,6 +5,7 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position (the approach of the filter specs, see [`crate::isa::yaml`]).
 
+pub use super::saturation::{KneeForm, Saturation};
 use crate::isa::source::{self, SourceError};
 use crate::isa::yaml::YamlError;
 use crate::isa::Pos;
@@ -33,7 +34,8 @@ pub struct Profile {
     pub transfer: Transfers,
     /// Per-chip fixed pattern shared by all bus kinds.
     pub fixed_pattern: FixedPattern,
-    /// Clipping of every written value; absent means no clipping.
+    /// Saturation of every written value (a soft knee or a hard clip); absent means
+    /// none.
     pub saturation: Option<Saturation>,
     /// Relaxation of registers between writes; absent means none.
     pub decay: Option<Decay>,
@@ -139,55 +141,33 @@ pub struct FixedPattern {
     pub offset: f64,
 }
 
-/// Clipping limits, in "in" units.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Saturation {
-    /// Lowest value a register holds.
-    pub low: f64,
-    /// Highest value a register holds.
-    pub high: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SaturationRaw {
-    #[serde(deserialize_with = "level")]
-    low: f64,
-    #[serde(deserialize_with = "level")]
-    high: f64,
-}
-
-/// Where an empty `low..high` range was written: at its `low` key (serde reports the
-/// end of the section, which can be the next key of the file).
+/// Where an invalid range was written: at the key the message names, `low` for an
+/// empty `low..high` range (serde reports the end of the section, which can be the
+/// next key of the file).
 fn range_key_pos(text: &str, msg: &str) -> Option<Pos> {
     use crate::isa::yaml::{locate, Misplaced, Step};
-    let section = ["saturation", "readout"]
-        .into_iter()
-        .find(|s| msg.contains(&format!("{s}: low (")))?;
-    let path = [Step::Key(section), Step::Key("low")];
+    let (section, key) = ["saturation", "readout"].into_iter().find_map(|s| {
+        let key = SECTION_KEYS
+            .iter()
+            .find(|k| msg.contains(&format!("{s}: {k} (")))?;
+        Some((s, *key))
+    })?;
+    let path = [Step::Key(section), Step::Key(key)];
     Some(locate(text, Misplaced::at(&path, msg)).pos)
 }
 
+/// The keys a range error of a section can name (see [`range_key_pos`]).
+const SECTION_KEYS: &[&str] = &["low", "knee_low", "knee_high"];
+
 /// A `low..high` range must not be empty: clamping to an empty range panics (min
 /// above max), and no value could be represented.
-fn ordered<E: serde::de::Error>(section: &str, low: f64, high: f64) -> Result<(), E> {
+pub(super) fn ordered<E: serde::de::Error>(section: &str, low: f64, high: f64) -> Result<(), E> {
     if low >= high {
         return Err(E::custom(format!(
             "{section}: low ({low}) must be below high ({high})"
         )));
     }
     Ok(())
-}
-
-impl<'de> Deserialize<'de> for Saturation {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let r = SaturationRaw::deserialize(d)?;
-        ordered("saturation", r.low, r.high)?;
-        Ok(Saturation {
-            low: r.low,
-            high: r.high,
-        })
-    }
 }
 
 /// Relaxation of stored values while a register is not written:
@@ -402,7 +382,7 @@ impl serde::de::Visitor<'_> for Ranged {
     }
 }
 
-fn ranged<'de, D: Deserializer<'de>>(
+pub(super) fn ranged<'de, D: Deserializer<'de>>(
     d: D,
     lo: f64,
     hi: f64,

@@ -41,6 +41,14 @@ pub struct Uncertainty {
     /// A factor on the capture error (no measurement covers it).
     #[serde(default, deserialize_with = "ratio_range")]
     pub capture_scale: Option<Range>,
+    /// Where saturation starts, as a magnitude (knees at `-v` and `v`); the limits
+    /// stay (a knee no further out than the limit).
+    #[serde(default, deserialize_with = "level_range")]
+    pub saturation_knee: Option<Range>,
+    /// The register limit, as a magnitude (limits at `-v` and `v`); the knees stay
+    /// (moved in to the limit when it is below them).
+    #[serde(default, deserialize_with = "level_range")]
+    pub saturation_limit: Option<Range>,
 }
 
 fn default_samples() -> u32 {
@@ -115,6 +123,10 @@ fn ratio_range<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Range>, D::Erro
     range(d, 0.0, 10.0)
 }
 
+fn level_range<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Range>, D::Error> {
+    range(d, 0.0, super::saturation::MAX_LEVEL)
+}
+
 fn samples<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     use serde::de::Error;
     let n = u32::deserialize(d)?;
@@ -137,16 +149,28 @@ pub enum Parameter {
     PatternRatio,
     /// [`Uncertainty::capture_scale`].
     CaptureScale,
+    /// [`Uncertainty::saturation_knee`].
+    SaturationKnee,
+    /// [`Uncertainty::saturation_limit`].
+    SaturationLimit,
 }
 
 impl Parameter {
     /// Every parameter.
-    pub const ALL: [Parameter; 4] = [
+    pub const ALL: [Parameter; 6] = [
         Parameter::PlainOffset,
         Parameter::GainRatio,
         Parameter::PatternRatio,
         Parameter::CaptureScale,
+        Parameter::SaturationKnee,
+        Parameter::SaturationLimit,
     ];
+
+    /// Whether the parameter describes the register range (reports show the spread
+    /// these alone give apart from the rest).
+    pub fn is_saturation(self) -> bool {
+        matches!(self, Parameter::SaturationKnee | Parameter::SaturationLimit)
+    }
 
     /// The key in the profile.
     pub fn key(self) -> &'static str {
@@ -155,6 +179,8 @@ impl Parameter {
             Parameter::GainRatio => "gain_ratio",
             Parameter::PatternRatio => "pattern_ratio",
             Parameter::CaptureScale => "capture_scale",
+            Parameter::SaturationKnee => "saturation_knee",
+            Parameter::SaturationLimit => "saturation_limit",
         }
     }
 
@@ -167,6 +193,8 @@ impl Parameter {
             Parameter::GainRatio => ratio(t.bus2.gain, t.bus_1.gain),
             Parameter::PatternRatio => ratio(t.bus2.pattern, t.bus_1.pattern),
             Parameter::CaptureScale => 1.0,
+            Parameter::SaturationKnee => p.saturation.as_ref().map_or(0.0, |s| s.knee()),
+            Parameter::SaturationLimit => p.saturation.as_ref().map_or(0.0, |s| s.limit()),
         }
     }
 
@@ -210,6 +238,13 @@ impl Parameter {
                 q.capture.noise *= v;
                 q.capture.noise_signal *= v;
             }
+            // A profile without saturation has no range to move.
+            Parameter::SaturationKnee => {
+                q.saturation = p.saturation.as_ref().map(|s| s.symmetric(v, s.limit()));
+            }
+            Parameter::SaturationLimit => {
+                q.saturation = p.saturation.as_ref().map(|s| s.symmetric(s.knee(), v));
+            }
         }
         q
     }
@@ -223,6 +258,8 @@ impl Uncertainty {
             Parameter::GainRatio => self.gain_ratio,
             Parameter::PatternRatio => self.pattern_ratio,
             Parameter::CaptureScale => self.capture_scale,
+            Parameter::SaturationKnee => self.saturation_knee,
+            Parameter::SaturationLimit => self.saturation_limit,
         }
     }
 }

@@ -1,0 +1,244 @@
+//! The register range (docs/noise.md, "Saturation"): the default profile's soft knee,
+//! the calibration that fits knee and limit to the doubling experiment, the saturation
+//! share of `check --uncertainty` and the per-register counts of `check --json`.
+
+mod common;
+use common::{json, refused, scamp, temp_file};
+use scamp::calibrate::identity::Setup;
+use scamp::calibrate::saturation;
+use scamp::sim::noise::Profile;
+
+/// `scamp5` with its knee and limit at `knee` and `limit`.
+fn with_range(knee: f64, limit: f64) -> Profile {
+    saturation::with_range(&Profile::builtin("scamp5").unwrap(), knee, limit)
+}
+
+#[test]
+fn the_default_keeps_values_to_128_and_compresses_beyond() {
+    let s = Profile::builtin("scamp5").unwrap().saturation.unwrap();
+    assert_eq!((s.knee(), s.limit()), (128.0, 2048.0));
+    assert_eq!(s.apply(127.5), 127.5);
+    // docs/noise.md: a value of 1,140 is stored as about 1,056 (7 % low).
+    assert!(
+        (s.apply(1140.0) - 1055.6).abs() < 0.1,
+        "{}",
+        s.apply(1140.0)
+    );
+    // Tutorial chapter 7: by default a value of 500 is compressed by under 1 %; at
+    // the near end of the range (knee 128, limit 512) a value
+    // of 500 is stored as about 415.
+    let near = with_range(128.0, 512.0).saturation.unwrap();
+    assert_eq!(near.apply(500.0).round(), 415.0);
+    assert!(s.apply(500.0) > 495.0 && s.apply(500.0) < 500.0);
+    // Form `none` only counts: values pass unchanged.
+    let none = Profile::from_yaml("saturation: {low: -10, high: 10, form: none}\n", "p")
+        .unwrap()
+        .saturation
+        .unwrap();
+    assert!(!none.is_hard());
+    assert_eq!(none.apply(50.0), 50.0);
+}
+
+#[test]
+fn calibrate_recovers_a_known_knee_and_limit() {
+    // Data simulated on another chip under a profile whose range is known.
+    let truth = with_range(300.0, 900.0);
+    let setup = Setup {
+        chip_seed: 7,
+        run_seed: 3,
+        reps: 1,
+    };
+    let points = saturation::predict(&truth, &[40, 80, 120], 5, setup).unwrap();
+    let mut csv = String::from("input,k,value\n");
+    for p in &points {
+        csv.push_str(&format!("{},{},{}\n", p.input, p.k, p.simulated));
+    }
+    let file = temp_file("saturation", "doubling.csv", csv);
+    let f = file.to_str().unwrap();
+    let j = json(&scamp(&["noise", "calibrate", "--saturation", f, "--json"]));
+    let (knee, limit) = (
+        j["fit"]["knee"].as_f64().unwrap(),
+        j["fit"]["limit"].as_f64().unwrap(),
+    );
+    assert!((knee / 300.0 - 1.0).abs() < 0.1, "knee {knee}");
+    assert!((limit / 900.0 - 1.0).abs() < 0.1, "limit {limit}");
+    // The given profile (knee 128, limit 2048) misses the data; the fit does not.
+    assert!(j["fit"]["misfit"].as_f64().unwrap() < 1.0, "{j}");
+    let rows = j["points"].as_array().unwrap();
+    assert_eq!(rows.len(), 18);
+    let far = rows.last().unwrap();
+    assert_eq!(
+        (far["input"].as_i64(), far["k"].as_i64()),
+        (Some(120), Some(5))
+    );
+    assert!(
+        (far["measured"].as_f64().unwrap() - far["simulated"].as_f64().unwrap()).abs() > 5.0,
+        "{far}"
+    );
+}
+
+#[test]
+fn the_prediction_separates_candidate_ranges() {
+    // The device program's read-back: the same for every candidate while the value
+    // stays inside the knee (input 60, k = 0), then lower the nearer the range (input
+    // 120, k = 4: 1,920).
+    let setup = Setup::default();
+    let read = |p: &Profile| saturation::predict(p, &[60, 120], 4, setup).unwrap();
+    let hard = read(&with_range(128.0, 128.0));
+    let default = read(&Profile::builtin("scamp5").unwrap());
+    let wide = read(&with_range(4096.0, 8192.0));
+    assert_eq!(hard[0].simulated, default[0].simulated);
+    assert_eq!(default[0].simulated, wide[0].simulated);
+    assert!(
+        hard[9].simulated < default[9].simulated - 20.0,
+        "{hard:?} {default:?}"
+    );
+    assert!(
+        default[9].simulated < wide[9].simulated - 1.0,
+        "{default:?} {wide:?}"
+    );
+    // The text report of `--saturation-predict` shows the table.
+    let o = scamp(&[
+        "noise",
+        "calibrate",
+        "--saturation-predict",
+        "--inputs",
+        "120",
+        "--k-max",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("knee 128.0, limit 2048.0"), "{text}");
+    assert!(
+        text.contains(&format!("{:>10.2}", default[9].simulated)),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_saturation_datasets_are_refused() {
+    let f = temp_file("saturation-bad", "bad.csv", "input,k,value\n60,1,abc\n");
+    let o = scamp(&["noise", "calibrate", "--saturation", f.to_str().unwrap()]);
+    refused(&o, &["bad.csv:2:6:", "value must be a finite number"]);
+    let o = scamp(&["noise", "calibrate", "--saturation", "no/such.csv"]);
+    refused(&o, &["no/such.csv"]);
+    let o = scamp(&[
+        "noise",
+        "calibrate",
+        "--saturation-predict",
+        "--inputs",
+        "300",
+    ]);
+    refused(&o, &["input 300"]);
+}
+
+#[test]
+fn check_counts_writes_past_the_knee_per_register() {
+    let args = [
+        "check",
+        "programs/gauss5x5.scamp",
+        "--kernel",
+        "programs/gauss5x5.yaml",
+        "--json",
+    ];
+    let j = json(&scamp(&args));
+    let regs = j["saturation_by_register"].as_array().unwrap();
+    assert!(!regs.is_empty());
+    for r in regs {
+        // A Gaussian of 8-bit images stays inside the knee and the limit.
+        assert_eq!(r["beyond_knee"].as_u64(), Some(0), "{r}");
+        assert_eq!(r["beyond_limit"].as_u64(), Some(0), "{r}");
+        assert!(r["writes"].as_u64().unwrap() > 0);
+    }
+}
+
+/// The range of `check --uncertainty` over the saturation members, `[rmse, bias]` of
+/// the first kernel, with the nominal figures.
+fn saturation_range(program: &str, spec: &str) -> (serde_json::Value, f64) {
+    let j = json(&scamp(&[
+        "check",
+        program,
+        "--kernel",
+        spec,
+        "--uncertainty",
+        "--json",
+    ]));
+    let t = j["kernels"][0]["total"].clone();
+    let nominal = t["rmse"].as_f64().unwrap();
+    (t["saturation_range"].clone(), nominal)
+}
+
+#[test]
+fn uncertainty_shows_the_saturation_share_only_past_the_knee() {
+    // Values inside the knee: every saturation member gives the nominal figure.
+    let (r, nominal) = saturation_range("programs/gauss5x5.scamp", "programs/gauss5x5.yaml");
+    assert_eq!(r["rmse"][0].as_f64(), Some(nominal), "{r}");
+    assert_eq!(r["rmse"][1].as_f64(), Some(nominal), "{r}");
+    // The input times eight (up to +-1,024) and back: the register range moves the
+    // error.
+    let program = temp_file("saturation-x8", "x8.scamp", X8_AND_BACK);
+    let spec = temp_file(
+        "saturation-x8",
+        "x8.yaml",
+        "name: x8\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: B\n    weights: [[1]]\n",
+    );
+    let (r, nominal) = saturation_range(program.to_str().unwrap(), spec.to_str().unwrap());
+    let (lo, hi) = (
+        r["rmse"][0].as_f64().unwrap(),
+        r["rmse"][1].as_f64().unwrap(),
+    );
+    assert!(lo <= nominal && nominal <= hi, "{r} {nominal}");
+    assert!(hi - lo > 1.0, "{r}");
+}
+
+/// `B := A`, through eight times `A` (a register is read once per bus instruction, so
+/// each doubling copies first).
+const X8_AND_BACK: &str = "mov(C, A);\nadd(B, A, C);\nmov(C, B);\nadd(B, B, C);\n\
+                           mov(C, B);\nadd(B, B, C);\n\
+                           diva(B, E, F);\ndiva(B, E, F);\ndiva(B, E, F);\n";
+
+#[test]
+fn eval_uncertainty_gives_the_saturation_share_of_a_deep_network() {
+    if !std::path::Path::new("/usr/share/datasets/fashion-mnist").exists() {
+        eprintln!("SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist");
+        return;
+    }
+    let j = json(&scamp(&[
+        "eval",
+        "programs/deep_net.yaml",
+        "--json",
+        "--train-images",
+        "1000",
+        "--test-images",
+        "100",
+        "--chip-seeds",
+        "1",
+        "--uncertainty",
+    ]));
+    let nominal = j["accuracy"]["noisy"]["mean"].as_f64().unwrap();
+    let u = &j["uncertainty"];
+    let range = |k: &str| [u[k][0].as_f64().unwrap(), u[k][1].as_f64().unwrap()];
+    let (all, sat) = (range("accuracy_range"), range("saturation_range"));
+    assert!(all[0] <= sat[0] && sat[0] <= nominal && nominal <= sat[1] && sat[1] <= all[1]);
+    assert!(u["accepted"].as_u64().unwrap() >= 5, "{u}");
+}
+
+#[test]
+fn compile_warns_when_an_output_depends_on_values_past_the_knee() {
+    let o = scamp(&[
+        "compile",
+        "programs/sobel_x.yaml",
+        "--workers",
+        "1",
+        "--node-limit",
+        "5000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let e = common::stderr(&o);
+    assert!(
+        e.contains("beyond the saturation knee +-128 of profile `scamp5`")
+            && e.contains("depends on the register range"),
+        "{e}"
+    );
+}
