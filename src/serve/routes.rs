@@ -37,6 +37,16 @@ fn json<T: Serialize>(status: u16, value: &T) -> Reply {
     }
 }
 
+/// The refusal of a body over [`MAX_BODY_BYTES`] (413).
+pub fn too_big() -> Refusal {
+    Refusal {
+        status: 413,
+        msg: format!(
+            "request body over {MAX_BODY_BYTES} bytes (a program may have at most {MAX_PROGRAM_BYTES} bytes, as in the CLI)"
+        ),
+    }
+}
+
 /// A refusal as JSON `{"error": "..."}` with its status.
 pub fn refused(r: &Refusal) -> Reply {
     let body = serde_json::to_vec(&ErrorReply {
