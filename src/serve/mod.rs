@@ -16,6 +16,7 @@ pub mod page;
 pub mod routes;
 pub mod session;
 pub mod steps;
+pub mod tutorial;
 
 pub use http::{ServeError, ServeOptions, Server};
 
