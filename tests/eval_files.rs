@@ -29,19 +29,25 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-/// `n` 28x28 images per split, a bright square placed by the class; labels 0..9.
-fn split_bytes(n: u32) -> (Vec<u8>, Vec<u8>) {
+/// `n` 28x28 images per split, a square of pixel value `level` placed by the class;
+/// labels 0..9.
+fn split_at_level(n: u32, level: u8) -> (Vec<u8>, Vec<u8>) {
     let mut pixels = vec![0u8; n as usize * 784];
     let labels: Vec<u8> = (0..n).map(|i| (i % 10) as u8).collect();
     for (i, &l) in labels.iter().enumerate() {
         let (r0, c0) = (2 + 2 * usize::from(l), 4 + usize::from(l));
         for r in r0..r0 + 6 {
             for c in c0..c0 + 8 {
-                pixels[i * 784 + r * 28 + c] = 200;
+                pixels[i * 784 + r * 28 + c] = level;
             }
         }
     }
     (idx_bytes(&[n, 28, 28], &pixels), idx_bytes(&[n], &labels))
+}
+
+/// `n` 28x28 images per split, a bright square placed by the class; labels 0..9.
+fn split_bytes(n: u32) -> (Vec<u8>, Vec<u8>) {
+    split_at_level(n, 200)
 }
 
 /// A tiny dataset folder; `wrap` turns each file's bytes into what is written.
@@ -96,7 +102,8 @@ fn network(purpose: &str, net: &str) -> PathBuf {
     )
     .unwrap();
     std::fs::write(dir.join("nothing.scamp"), "// A is already A.\n").unwrap();
-    std::fs::write(dir.join("where.scamp"), "where(A);\n").unwrap();
+    std::fs::write(dir.join("copy.scamp"), "mov(B, A);\n").unwrap();
+    std::fs::write(dir.join("copy-where.scamp"), "mov(B, A);\nwhere(A);\n").unwrap();
     let p = dir.join("net.yaml");
     std::fs::write(&p, net).unwrap();
     p
@@ -232,7 +239,7 @@ fn folders_fifos_and_symlink_loops_say_what_they_are() {
 /// Writes a float32 `.npy` whose header claims `shape`, with `data` bytes after it.
 fn npy_claiming(path: &Path, shape: &str, data: usize) {
     let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + dict.len() + 1) % 64 != 0 {
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');
@@ -304,25 +311,33 @@ fn thresholds_the_dac_cannot_load_are_refused_at_their_position() {
 
 #[test]
 fn a_stage_that_clears_flag_does_not_mask_the_decision() {
-    let data = tiny("ef-flag", 40);
+    // Dim squares (pixel 100, register value -28) decided against -50: the threshold's
+    // load `in(B, 50)` must reach every PE. A stage that leaves FLAG = A > 0 (no PE)
+    // would leave B = A there, and no bit would be set.
+    let dir = temp_dir("ef-flag");
+    let (images, labels) = split_at_level(40, 100);
+    for split in ["train", "t10k"] {
+        std::fs::write(dir.join(format!("{split}-images-idx3-ubyte")), &images).unwrap();
+        std::fs::write(dir.join(format!("{split}-labels-idx1-ubyte")), &labels).unwrap();
+    }
     let run = |program: &str| {
         let p = network(
             &format!("ef-flag-{program}"),
-            &format!("name: x\nstages:\n  - spec: identity.yaml\n    program: {program}\n    decision: threshold\n    threshold: 10\n"),
+            &format!("name: x\nstages:\n  - spec: identity.yaml\n    program: {program}\n    decision: threshold\n    threshold: -50\n"),
         );
         json(&scamp(&[
             "eval",
             s(&p),
             "--dataset",
-            s(&data),
+            s(&dir),
             "--noise",
             "ideal",
             "--json",
         ]))
     };
-    let plain = run("nothing.scamp");
+    let plain = run("copy.scamp");
     assert_eq!(plain["accuracy"]["ideal"], 1.0, "{plain}");
-    assert_eq!(run("where.scamp")["accuracy"], plain["accuracy"]);
+    assert_eq!(run("copy-where.scamp")["accuracy"], plain["accuracy"]);
 }
 
 #[test]

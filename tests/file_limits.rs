@@ -96,7 +96,7 @@ fn idx_claiming(dims: &[u32], tail: &[u8]) -> Vec<u8> {
 /// A float32 `.npy` header claiming `shape`, followed by `tail`.
 fn npy_claiming(shape: &str, tail: &[u8]) -> Vec<u8> {
     let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + dict.len() + 1) % 64 != 0 {
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');
