@@ -57,28 +57,28 @@ pub fn page(path: &str) -> Option<String> {
 fn render(name: &str, markdown: &str) -> String {
     let mut body = String::new();
     let mut code: Option<String> = None;
-    let events = Parser::new(markdown).filter_map(|e| match e {
+    let events = Parser::new(markdown).map(|e| match e {
         Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) if lang.as_ref() == "scamp" => {
             code = Some(String::new());
-            Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))))
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))
         }
         Event::Text(t) => {
             if let Some(c) = code.as_mut() {
                 c.push_str(&t);
             }
-            Some(Event::Text(t))
+            Event::Text(t)
         }
         Event::End(TagEnd::CodeBlock) => match code.take() {
-            Some(program) => Some(Event::Html(
+            Some(program) => Event::Html(
                 format!(
                     "</code></pre>\n<p class=\"try\"><a href=\"/?program={}\">open in the playground</a></p>\n",
                     encode(&program)
                 )
                 .into(),
-            )),
-            None => Some(Event::End(TagEnd::CodeBlock)),
+            ),
+            None => Event::End(TagEnd::CodeBlock),
         },
-        other => Some(other),
+        other => other,
     });
     pulldown_cmark::html::push_html(&mut body, events);
     format!(
