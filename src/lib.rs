@@ -122,6 +122,7 @@
 pub mod bank;
 pub mod cain;
 pub mod calibrate;
+pub mod cancel;
 pub mod cli;
 pub mod eval;
 pub mod isa;

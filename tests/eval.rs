@@ -431,7 +431,7 @@ fn bad_shards_and_merges_are_refused() {
     let o = scamp(&["eval", "--shard", "4/3"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("expected K/N with 1 <= K <= N"));
-    let data = tiny("eval-mergedata", 20);
+    let data = tiny("eval-mergedata", 200);
     let d = data.to_str().unwrap();
     let dir = temp_dir("eval-merge");
     let shard = |name: &str, extra: &[&str]| {

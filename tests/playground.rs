@@ -277,6 +277,11 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     b.click("#run");
     b.wait("document.getElementById('where').textContent.includes('step 2 of 2')");
     assert_eq!(b.pe_value("C"), "127");
+    // A new program opens on the register it wrote last.
+    assert_eq!(
+        b.eval("document.querySelector('#regs button.on').dataset.reg"),
+        json!("C")
+    );
     b.click("#back");
     b.wait("document.getElementById('where').textContent.includes('step 1 of 2')");
     assert_eq!(b.pe_value("B"), "129");
@@ -309,9 +314,17 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     assert_eq!(b.pe_value("A"), "131");
     assert_eq!(b.pe_value("B"), "132");
     assert_eq!(
-        b.text("#pe-table tr[data-reg='A'] td:nth-child(5)"),
+        b.text("#pe-table tr[data-reg='A'] td:nth-child(5) .ideal"),
         "132",
         "the east neighbour's A"
+    );
+    let noisy = b.text("#pe-table tr[data-reg='A'] td:nth-child(5) .noisy");
+    let noisy: f64 = noisy
+        .parse()
+        .unwrap_or_else(|_| panic!("a noisy value: {noisy}"));
+    assert!(
+        (noisy - 132.0).abs() < 20.0,
+        "the east neighbour's noisy A: {noisy}"
     );
     b.screenshot(&dir.join("2-zoomed-pe.png"));
     b.assert_layout();

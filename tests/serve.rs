@@ -174,3 +174,36 @@ fn grading_gives_the_proof_and_the_figures_of_check() {
     assert_eq!(g["register"], "A", "{r}");
     assert_ne!(g["expected"], g["computed"]);
 }
+
+#[test]
+fn the_tutorial_is_served_and_the_macro_list_names_each_macro_once() {
+    let s = Serve::start();
+    let (status, page) = s.request("GET", "/tutorial", b"");
+    assert_eq!(status, 200);
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.contains("<a href=\"01-pe-array.md\">"), "{page}");
+    let (status, chapter) = s.request("GET", "/tutorial/04-flag.md", b"");
+    assert_eq!(status, 200);
+    let chapter = String::from_utf8(chapter).unwrap();
+    assert!(chapter.contains("open in the playground") && chapter.contains("/?program="));
+    assert_eq!(s.request("GET", "/tutorial/nope.md", b"").0, 404);
+
+    let (_, page) = s.request("GET", "/", b"");
+    let page = String::from_utf8(page).unwrap();
+    let data = page
+        .split("<script id=\"page-data\" type=\"application/json\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the page data");
+    let data: serde_json::Value = serde_json::from_str(data).unwrap();
+    let names: Vec<&str> = data["macros"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    for name in ["SET", "CLR", "OR", "NOR", "add", "where"] {
+        let count = names.iter().filter(|n| **n == name).count();
+        assert_eq!(count, 1, "{name} in {names:?}");
+    }
+}

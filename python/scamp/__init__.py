@@ -60,6 +60,15 @@ ProgramLike = Union[Program, str, "os.PathLike[str]"]
 NoiseLike = Union[str, "os.PathLike[str]", Profile]
 
 
+def _register_names(registers):
+    """``registers`` as a list of names: one name as a string, or a sequence of them."""
+    if registers is None:
+        return None
+    if isinstance(registers, str):
+        return [registers]
+    return list(registers)
+
+
 def run(
     program: ProgramLike,
     inputs: Optional[Mapping[str, np.ndarray]] = None,
@@ -106,7 +115,7 @@ def run(
         chip_seed=chip_seed,
         edge=edge,
         readout=readout,
-        registers=None if registers is None else list(registers),
+        registers=_register_names(registers),
     )
     return _scamp.run(program, None if inputs is None else dict(inputs), options)
 
@@ -224,6 +233,6 @@ def compare(
         border=border,
         edge=edge,
         readout=readout,
-        registers=None if registers is None else list(registers),
+        registers=_register_names(registers),
     )
     return _scamp.compare(program, None if inputs is None else dict(inputs), options)

@@ -20,8 +20,8 @@ use std::path::PathBuf;
 pub struct CompareArgs<'py> {
     images: Option<Bound<'py, PyAny>>,
     noise: Bound<'py, PyAny>,
-    seed: u64,
-    chip_seed: u64,
+    seed: Bound<'py, PyAny>,
+    chip_seed: Bound<'py, PyAny>,
     runs: u32,
     tolerance: Option<f64>,
     border: usize,
@@ -47,12 +47,22 @@ pub fn compare<'py>(
         Ok(p) if profile.name.is_empty() => p.to_string_lossy().into_owned(),
         _ => profile.name.clone(),
     };
+    let seed = crate::args::seed("seed", &options.seed)?;
+    let chip_seed = crate::args::seed("chip_seed", &options.chip_seed)?;
     let opts = RunOptions {
-        seed: options.seed,
-        chip_seed: options.chip_seed,
+        seed,
+        chip_seed,
         raw: !options.readout,
         ..RunOptions::new(profile)
     };
+    // As `run --border`: the border leaves an interior to compare.
+    let most = scamp::sim::N / 2 - 1;
+    if options.border > most {
+        return Err(value_error(format!(
+            "border: {} is outside 0..{most} (it must leave an interior of the 256x256 array to compare)",
+            options.border
+        )));
+    }
     bank::RUNS.check(options.runs.into()).map_err(value_error)?;
     if let Some(t) = options.tolerance {
         bank::check_tolerance(t).map_err(|m| value_error(format!("tolerance: {m}")))?;
@@ -83,8 +93,8 @@ pub fn compare<'py>(
         tolerance: options.tolerance.unwrap_or_else(|| adc_step(&opts.profile)),
         border: options.border,
         runs: options.runs,
-        seed: options.seed,
-        chip_seed: options.chip_seed,
+        seed,
+        chip_seed,
     };
     let plan = RunPlan {
         program: &program.program,
@@ -96,12 +106,12 @@ pub fn compare<'py>(
         compare: Some((&scenes, compare_opts)),
     };
     let file = program.file.clone();
-    let result = py
-        .detach(|| run_plan(&plan, &|r| warnings_of(&file, r), None))
-        .map_err(|e| match e {
-            CompareError::Run(r) => run_error(py, program, &r),
-            other => value_error(other.to_string()),
-        })?;
+    let result =
+        crate::interrupt::interruptible(py, || run_plan(&plan, &|r| warnings_of(&file, r), None))?
+            .map_err(|e| match e {
+                CompareError::Run(r) => run_error(py, program, &r),
+                other => value_error(other.to_string()),
+            })?;
     to_dict(py, &result.summary)
 }
 

@@ -64,8 +64,8 @@ pub fn to_dict<'py, T: Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound
 /// name errors give it.
 fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> {
     let (text, file) = if spec.is_instance_of::<PyDict>() {
-        let json = PyModule::import(py, "json")?.call_method1("dumps", (spec,))?;
-        (json.extract::<String>()?, "<spec>".to_string())
+        let json = crate::numbers::to_json("spec", spec)?;
+        (json.to_string(), "<spec>".to_string())
     } else if let Ok(text) = spec.extract::<String>() {
         let path = std::path::Path::new(&text);
         if !text.contains('\n') && path.is_file() {
@@ -95,7 +95,7 @@ pub struct CompileArgs<'py> {
     time_limit: Option<f64>,
     work: Option<u64>,
     workers: Option<usize>,
-    seed: Option<u64>,
+    seed: Option<Bound<'py, PyAny>>,
     noise: Option<Bound<'py, PyAny>>,
 }
 
@@ -114,7 +114,7 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     let opts = CompileOptions {
         time_limit: a.time_limit,
         workers: a.workers,
-        seed: a.seed,
+        seed: crate::args::optional_seed("seed", a.seed.as_ref())?,
         work: a.work,
         objective: Some(objective),
         slack: Some(cain::DEFAULT_SLACK),
@@ -144,9 +144,9 @@ pub fn compile(
 ) -> PyResult<PyCompiled> {
     let (spec, file) = spec_of(py, spec)?;
     let opts = compile_options(py, &options)?;
-    let bank = py
-        .detach(|| Bank::compile(spec, &opts, &Stats::default()))
-        .map_err(|e| bank_error(py, &file, e))?;
+    let bank =
+        crate::interrupt::interruptible(py, || Bank::compile(spec, &opts, &Stats::default()))?
+            .map_err(|e| bank_error(py, &file, e))?;
     Ok(PyCompiled { bank, file })
 }
 
@@ -159,8 +159,8 @@ pub struct CheckArgs<'py> {
     noise: Bound<'py, PyAny>,
     runs: u32,
     uncertainty: bool,
-    seed: u64,
-    chip_seed: u64,
+    seed: Bound<'py, PyAny>,
+    chip_seed: Bound<'py, PyAny>,
 }
 
 /// The bank `check` evaluates: a compiled spec as it is, or a program with the kernel
@@ -218,16 +218,15 @@ pub fn check<'py>(
         .map_err(value_error)?;
     let testbed = ProfileTestbed {
         profile,
-        chip_seed: options.chip_seed,
-        seed: options.seed,
+        chip_seed: crate::args::seed("chip_seed", &options.chip_seed)?,
+        seed: crate::args::seed("seed", &options.seed)?,
     };
     let opts = CheckOptions {
         noise,
         runs: options.runs,
         uncertainty: options.uncertainty,
     };
-    let checked = py
-        .detach(|| bank.check(&images, &testbed, &opts))
+    let checked = crate::interrupt::interruptible(py, || bank.check(&images, &testbed, &opts))?
         .map_err(|e| bank_error(py, &file, e))?;
     to_dict(py, &checked.report)
 }

@@ -80,13 +80,18 @@ fn split<'a, T>(what: &str, view: ArrayViewD<'a, T>) -> Vec<(String, ArrayView2<
 /// Every plane of `view` checked by `make` (the library's bit or register-value rule),
 /// each named in its message.
 fn planes<T>(
+    py: Python<'_>,
     what: &str,
     view: ArrayViewD<'_, T>,
     make: impl Fn(&str, ArrayView2<'_, T>) -> Result<PlaneValues, InputError>,
 ) -> PyResult<Values> {
     split(what, view)
         .into_iter()
-        .map(|(n, p)| make(&n, p).map_err(value_error))
+        .map(|(n, p)| {
+            // A large batch takes seconds to copy: Ctrl-C stops it here too.
+            py.check_signals()?;
+            make(&n, p).map_err(value_error)
+        })
         .collect::<PyResult<_>>()
         .map(Values::Planes)
 }
@@ -106,18 +111,30 @@ pub fn read(what: &str, name: &str, value: &Bound<'_, PyAny>, digital: bool) -> 
     let frames = frames_of(what, array.shape())?;
     let dtype = array.dtype();
     let py = value.py();
+    // Big-endian (or other non-native) numbers are the same values: converted to the
+    // machine's order first.
+    if dtype.is_native_byteorder() == Some(false) {
+        let native = dtype.call_method1("newbyteorder", ("=",))?;
+        let converted = value.call_method1("astype", (native,))?;
+        return read(what, name, &converted, digital);
+    }
     let is = |t: Bound<'_, numpy::PyArrayDescr>| dtype.is_equiv_to(&t);
     let values = if digital && is(numpy::dtype::<bool>(py)) {
         let a: PyReadonlyArrayDyn<'_, bool> = array.extract()?;
-        planes(what, a.as_array().mapv(u8::from).view(), PlaneValues::bits)?
+        planes(
+            py,
+            what,
+            a.as_array().mapv(u8::from).view(),
+            PlaneValues::bits,
+        )?
     } else if digital && is(numpy::dtype::<u8>(py)) {
         let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
-        planes(what, a.as_array(), PlaneValues::bits)?
+        planes(py, what, a.as_array(), PlaneValues::bits)?
     } else if digital && is(numpy::dtype::<i64>(py)) {
         let a: PyReadonlyArrayDyn<'_, i64> = array.extract()?;
         // Out-of-range integers become 255, which the library refuses as not a bit.
         let bytes = a.as_array().mapv(|v| u8::try_from(v).unwrap_or(u8::MAX));
-        planes(what, bytes.view(), PlaneValues::bits)?
+        planes(py, what, bytes.view(), PlaneValues::bits)?
     } else if digital {
         return Err(PyTypeError::new_err(format!(
             "{what}: a digital register takes a bool (or 0/1 integer) array, got dtype {}",
@@ -125,11 +142,11 @@ pub fn read(what: &str, name: &str, value: &Bound<'_, PyAny>, digital: bool) -> 
         )));
     } else if is(numpy::dtype::<f32>(py)) {
         let a: PyReadonlyArrayDyn<'_, f32> = array.extract()?;
-        planes(what, a.as_array(), PlaneValues::analogue)?
+        planes(py, what, a.as_array(), PlaneValues::analogue)?
     } else if is(numpy::dtype::<f64>(py)) {
         let a: PyReadonlyArrayDyn<'_, f64> = array.extract()?;
         let single = a.as_array().mapv(|v| v as f32);
-        planes(what, single.view(), PlaneValues::analogue)?
+        planes(py, what, single.view(), PlaneValues::analogue)?
     } else if is(numpy::dtype::<u8>(py)) {
         let a: PyReadonlyArrayDyn<'_, u8> = array.extract()?;
         let planes = split(what, a.as_array());

@@ -5,12 +5,15 @@
 //! the seeding and the checks all live in the library, so that Python and the command
 //! line cannot drift apart.
 
+mod args;
 mod compare;
 mod errors;
 mod evaluate;
 mod images;
 mod inputs;
+mod interrupt;
 mod memory;
+mod numbers;
 mod profile;
 mod program;
 mod run;

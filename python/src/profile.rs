@@ -28,13 +28,6 @@ pub fn to_py_err(py: Python<'_>, e: &ProfileError) -> PyErr {
     )
 }
 
-/// `json.dumps(value)`.
-fn dumps(value: &Bound<'_, PyAny>) -> PyResult<String> {
-    PyModule::import(value.py(), "json")?
-        .call_method1("dumps", (value,))?
-        .extract()
-}
-
 /// `json.loads(text)`.
 fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     PyModule::import(py, "json")?.call_method1("loads", (text,))
@@ -140,8 +133,7 @@ impl PyProfile {
     fn replace(&self, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut tree = serde_json::to_value(&self.profile).map_err(errors::value_error)?;
         if let Some(changes) = changes {
-            let change: serde_json::Value =
-                serde_json::from_str(&dumps(changes.as_any())?).map_err(errors::value_error)?;
+            let change = crate::numbers::to_json("Profile.replace", changes.as_any())?;
             merge(&mut tree, change, "")?;
         }
         serde_json::from_value(tree)

@@ -200,8 +200,8 @@ pub fn watched_of(
 #[pyo3(from_item_all)]
 pub struct RunArgs<'py> {
     noise: Bound<'py, PyAny>,
-    seed: u64,
-    chip_seed: u64,
+    seed: Bound<'py, PyAny>,
+    chip_seed: Bound<'py, PyAny>,
     edge: String,
     readout: bool,
     registers: Option<Vec<String>>,
@@ -220,8 +220,8 @@ pub fn run<'py>(
     let program = program_of(py, program)?;
     let program = program.get();
     let opts = RunOptions {
-        seed: options.seed,
-        chip_seed: options.chip_seed,
+        seed: crate::args::seed("seed", &options.seed)?,
+        chip_seed: crate::args::seed("chip_seed", &options.chip_seed)?,
         raw: !options.readout,
         ..RunOptions::new(profile_of(py, &options.noise)?)
     };
@@ -233,14 +233,40 @@ pub fn run<'py>(
     let default_scene = capture::default_image();
     let setups: Vec<Setup> = (0..count)
         .map(|i| {
+            py.check_signals()?;
             let scene = inputs.scene(i).unwrap_or_else(|| default_scene.clone());
-            inputs.setup(i, scene, device, edge)
+            Ok(inputs.setup(i, scene, device, edge))
         })
-        .collect();
-    let frames = py
-        .detach(|| bank::run_batch(&program.program, &setups, &opts, &watched))
-        .map_err(|e| run_error(py, program, &e))?;
+        .collect::<PyResult<_>>()?;
+    let frames = crate::interrupt::interruptible(py, || {
+        run_frames(&program.program, &setups, &opts, &watched)
+    })?
+    .map_err(|e| run_error(py, program, &e))?;
     outputs(py, &watched, &frames, inputs.frames)
+}
+
+/// Frames run side by side at once; between such chunks a batch looks for Ctrl-C.
+const FRAMES_AT_ONCE: usize = 8;
+
+/// [`bank::run_batch`] in chunks, frame `i` still run `i`, stopping early when the
+/// call is cancelled (its result is then dropped).
+fn run_frames(
+    program: &Program,
+    setups: &[Setup],
+    opts: &RunOptions,
+    watched: &[Watched],
+) -> Result<Vec<Frame>, RunError> {
+    let mut frames = Vec::with_capacity(setups.len());
+    for (c, part) in setups.chunks(FRAMES_AT_ONCE).enumerate() {
+        if scamp::cancel::requested() {
+            break;
+        }
+        let first = c * FRAMES_AT_ONCE;
+        frames.extend(scamp::sim::batch::frames(part.len(), |i| {
+            bank::run_one(program, &part[i], opts, watched, (first + i) as u32)
+        })?);
+    }
+    Ok(frames)
 }
 
 /// `values` as a (256, 256) array, or (N, 256, 256) for a batch.

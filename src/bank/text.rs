@@ -229,10 +229,19 @@ fn sources(o: &mut Lines, r: &CheckReport) {
         if s.clipped_share > 0.0 {
             o.line(format_args!(
                 "{:<4} note: the exact result leaves the 8-bit readout range on {:.1} % of the \
-                 PEs; that clipping ({:.2} RMSE) is lost on any device: scale the kernel down",
+                 PEs; that clipping ({:.2} RMSE) is lost on any device: scale the kernel down \
+                 if the values matter. A network that keeps only the sign of this output \
+                 (`decision: sign`, as AnalogNet2) loses {} decisions to it: clipping changed \
+                 the sign of {} PEs",
                 "",
                 100.0 * s.clipped_share,
-                s.readout_clipping.rmse
+                s.readout_clipping.rmse,
+                if s.clipped_sign_changes == 0 {
+                    "no"
+                } else {
+                    "some"
+                },
+                s.clipped_sign_changes
             ));
         }
     }

@@ -1,7 +1,7 @@
 //! `scamp eval [NET.yaml]`: a network's accuracy on a dataset, ideal against a noise
 //! profile (docs/eval.md).
 
-use super::{args, CliError, Outcome};
+use super::{args, files, CliError, Outcome};
 use crate::cain::CompileOptions;
 use crate::eval::network;
 use crate::eval::shard::{self, Shard};
@@ -16,7 +16,8 @@ use std::sync::Mutex;
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
     /// Network file (docs/eval.md). Default: the bundled AnalogNet2 network
-    /// (programs/analognet2_net.yaml).
+    /// (programs/analognet2_net.yaml). Not with --merge: the shards carry it.
+    #[arg(conflicts_with = "merge")]
     pub network: Option<PathBuf>,
     /// Folder of MNIST-style IDX files (train-images-idx3-ubyte[.gz], ...).
     #[arg(long, value_name = "DIR", default_value = dataset::DEFAULT_DIR)]
@@ -74,10 +75,31 @@ fn progress_bar(json: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
+/// Every file an evaluation reads: the network, its specs, programs and head weights,
+/// and the dataset folder's files.
+fn inputs_of(a: &EvalArgs, net: &network::Network) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = a.network.iter().cloned().collect();
+    for s in &net.stages {
+        files.push(s.spec_file.clone());
+        files.extend(s.program.as_ref().map(|(f, _)| f.clone()));
+    }
+    if let network::HeadDef::Weights(f) = &net.head {
+        files.push(f.clone());
+    }
+    if let Ok(entries) = std::fs::read_dir(&a.dataset) {
+        files.extend(entries.flatten().map(|e| e.path()));
+    }
+    files
+}
+
 /// Runs `scamp eval`.
 pub fn run(a: &EvalArgs) -> Outcome {
     let (report, examples, size) = if a.merge.is_empty() {
         let net = network::load_path(a.network.as_deref()).map_err(CliError::msg)?;
+        if let Some(file) = &a.html {
+            files::check_writable_file(file)?;
+            files::check_not_an_input(file, &inputs_of(a, &net))?;
+        }
         let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
         let bar = progress_bar(a.json.json);
         let bar_lock = Mutex::new(bar);
@@ -125,6 +147,10 @@ pub fn run(a: &EvalArgs) -> Outcome {
         }
         (report, e.examples, (e.rows, e.cols))
     } else {
+        if let Some(file) = &a.html {
+            files::check_writable_file(file)?;
+            files::check_not_an_input(file, &a.merge)?;
+        }
         let m = shard::merge_files(&a.merge).map_err(CliError::msg)?;
         (eval::report(&m), Vec::new(), (0, 0))
     };

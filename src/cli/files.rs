@@ -67,6 +67,27 @@ pub fn check_writable_file(path: &Path) -> Result<(), CliError> {
     std::fs::remove_file(path).map_err(|e| fail(e.to_string()))
 }
 
+/// Fails when `out` is one of `inputs` (the same file under any name or link): an
+/// output never overwrites what the command reads.
+pub fn check_not_an_input(out: &Path, inputs: &[std::path::PathBuf]) -> Result<(), CliError> {
+    use std::os::unix::fs::MetadataExt;
+    // A file not there yet is no input.
+    let Ok(o) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    let same = |i: &std::path::PathBuf| {
+        std::fs::metadata(i).is_ok_and(|m| (m.dev(), m.ino()) == (o.dev(), o.ino()))
+    };
+    match inputs.iter().find(|i| same(i)) {
+        Some(i) => Err(CliError::msg(format!(
+            "{}: cannot write: it is an input of this command ({}); choose another file",
+            out.display(),
+            i.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Creates the directory `dir` if needed and fails unless files can be written in it.
 pub fn prepare_dir(dir: &Path) -> Result<(), CliError> {
     let fail = |m: String| CliError::msg(format!("{}: cannot create: {m}", dir.display()));

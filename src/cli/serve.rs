@@ -28,12 +28,20 @@ pub fn run(a: &ServeArgs) -> Outcome {
     .map_err(CliError::msg)?;
     let url = server.url();
     println!("scamp playground listening on {url}");
+    if !server.is_loopback() {
+        eprintln!(
+            "warning: listening on {} beyond this machine: anyone who can reach it may run programs here; \
+             pages must address it as an IP address or `{}` (use --host 127.0.0.1 to keep it local)",
+            server.addr(),
+            a.host
+        );
+    }
     println!("share a program as {url}?program=<url-encoded text>; Ctrl-C stops");
     if a.open {
         if let Err(e) = std::process::Command::new("xdg-open").arg(&url).spawn() {
             eprintln!("warning: cannot open a browser ({e}); open {url} yourself");
         }
     }
-    server.run();
+    server.run().map_err(CliError::msg)?;
     Ok(0)
 }

@@ -87,8 +87,9 @@ fn write_html(
     device: Device,
     pe: (usize, usize),
 ) -> Outcome {
-    let source = std::fs::read_to_string(&a.program)
-        .map_err(|e| CliError::msg(format!("{}: cannot read program: {e}", a.program.display())))?;
+    let source =
+        crate::isa::source::read_text(&a.program, crate::isa::source::MAX_PROGRAM_BYTES, "program")
+            .map_err(|e| CliError::msg(format!("{}: {e}", a.program.display())))?;
     let ideal = prepared(a, device)?;
     let mut noisy = prepared(a, device)?;
     a.noise.install(&mut noisy)?;

@@ -98,6 +98,103 @@ impl Counts {
     }
 }
 
+impl Counts {
+    /// The sum of these counts and `o`'s, or `None` when a count would overflow (for
+    /// counts read back from files, which may hold any number).
+    pub fn checked_sum(&self, o: &Counts) -> Option<Counts> {
+        let add = |a: &[u64], b: &[u64]| -> Option<Vec<u64>> {
+            a.iter().zip(b).map(|(x, y)| x.checked_add(*y)).collect()
+        };
+        let add_matrix = |a: &[Vec<u64>], b: &[Vec<u64>]| -> Option<Vec<Vec<u64>>> {
+            a.iter().zip(b).map(|(x, y)| add(x, y)).collect()
+        };
+        Some(Counts {
+            images: self.images.checked_add(o.images)?,
+            ideal_correct: self.ideal_correct.checked_add(o.ideal_correct)?,
+            noisy_correct: add(&self.noisy_correct, &o.noisy_correct)?,
+            confusion_ideal: add_matrix(&self.confusion_ideal, &o.confusion_ideal)?,
+            confusion: add_matrix(&self.confusion, &o.confusion)?,
+            flipped_bits: self.flipped_bits.checked_add(o.flipped_bits)?,
+            bits: self.bits.checked_add(o.bits)?,
+            changed: self.changed.checked_add(o.changed)?,
+        })
+    }
+
+    /// What does not add up in counts over `seeds` chip seeds read back from a file, or
+    /// `None` when they are those of some evaluation: shapes, no more correct images
+    /// than images, confusion matrices that count every image once (per seed) with the
+    /// correct ones on their diagonals, no more flipped bits than bits.
+    pub fn inconsistency(&self, seeds: usize) -> Option<String> {
+        if !self.well_formed(seeds) {
+            return Some(format!(
+                "the counts need {seeds} noisy_correct entries (one per chip seed) and {CLASSES}x{CLASSES} confusion matrices"
+            ));
+        }
+        let total = |m: &[Vec<u64>]| m.iter().flatten().map(|&v| u128::from(v)).sum::<u128>();
+        let diagonal = |m: &[Vec<u64>]| (0..CLASSES).map(|k| u128::from(m[k][k])).sum::<u128>();
+        let images = u128::from(self.images);
+        let runs = images * seeds as u128;
+        let noisy: u128 = self.noisy_correct.iter().map(|&c| u128::from(c)).sum();
+        let checks = [
+            (
+                self.ideal_correct <= self.images,
+                format!(
+                    "ideal_correct {} is over images {}",
+                    self.ideal_correct, self.images
+                ),
+            ),
+            (
+                self.noisy_correct.iter().all(|&c| c <= self.images),
+                format!(
+                    "a noisy_correct of {:?} is over images {}",
+                    self.noisy_correct, self.images
+                ),
+            ),
+            (
+                total(&self.confusion_ideal) == images,
+                format!(
+                    "confusion_ideal counts {} images, not {}",
+                    total(&self.confusion_ideal),
+                    self.images
+                ),
+            ),
+            (
+                diagonal(&self.confusion_ideal) == u128::from(self.ideal_correct),
+                format!(
+                    "confusion_ideal's diagonal is not ideal_correct {}",
+                    self.ideal_correct
+                ),
+            ),
+            (
+                total(&self.confusion) == runs,
+                format!(
+                    "confusion counts {} runs, not images x chip seeds = {runs}",
+                    total(&self.confusion)
+                ),
+            ),
+            (
+                diagonal(&self.confusion) == noisy,
+                format!("confusion's diagonal is not the sum of noisy_correct {noisy}"),
+            ),
+            (
+                self.flipped_bits <= self.bits,
+                format!(
+                    "flipped_bits {} is over bits {}",
+                    self.flipped_bits, self.bits
+                ),
+            ),
+            (
+                u128::from(self.changed) <= runs,
+                format!(
+                    "changed {} is over images x chip seeds = {runs}",
+                    self.changed
+                ),
+            ),
+        ];
+        checks.into_iter().find(|(ok, _)| !ok).map(|(_, why)| why)
+    }
+}
+
 fn bump(m: &mut [Vec<u64>], row: u8, col: u8) {
     if let Some(c) = m
         .get_mut(usize::from(row))

@@ -137,7 +137,9 @@ fn find(
     for stem in &stems {
         for name in [format!("{stem}.gz"), stem.clone()] {
             let p = dir.join(name);
-            if p.is_file() {
+            // Whatever is there under the name is the file meant: a FIFO, a folder or a
+            // symlink loop is reported by the reader as what it is.
+            if std::fs::symlink_metadata(&p).is_ok() {
                 return Ok(p);
             }
         }
@@ -149,12 +151,27 @@ fn find(
     })
 }
 
+/// Whether images of dimensions `d` can be evaluated: a count, then rows and columns
+/// that fit the array (checked on the header, before the pixels are read).
+fn image_dims_fit(d: &[usize]) -> Result<(), String> {
+    let side = crate::sim::dims::N;
+    match *d {
+        [_, r, c] if r > 0 && c > 0 && r <= side && c <= side => Ok(()),
+        [_, r, c] if r > 0 && c > 0 => Err(format!(
+            "images of {r}x{c} pixels do not fit the {side}x{side} array"
+        )),
+        _ => Err(format!(
+            "images need 3 dimensions (count, rows, columns) of at least 1, found {d:?}"
+        )),
+    }
+}
+
 /// Reads one split (`train` or `t10k`) from `dir`.
 pub fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
     let images_path = find(dir, prefix, "images", "idx3", "images")?;
     let labels_path = find(dir, prefix, "labels", "idx1", "labels")?;
-    let load = |p: &Path| {
-        idx::read(p).map_err(|source| DatasetError::Idx {
+    let load = |p: &Path, accept: &dyn Fn(&[usize]) -> Result<(), String>| {
+        idx::read(p, accept).map_err(|source| DatasetError::Idx {
             file: p.to_path_buf(),
             source,
         })
@@ -163,36 +180,16 @@ pub fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
         file: p.to_path_buf(),
         msg,
     };
-    let images = load(&images_path)?;
-    let labels = load(&labels_path)?;
-    let (count, rows, cols) = match images.dims[..] {
-        [n, r, c] if r > 0 && c > 0 => (n, r, c),
-        _ => {
-            return Err(content(
-                &images_path,
-                format!(
-                    "images need 3 dimensions (count, rows, columns), found {:?}",
-                    images.dims
-                ),
-            ))
-        }
-    };
-    if labels.dims.len() != 1 {
-        return Err(content(
-            &labels_path,
-            format!("labels need 1 dimension, found {:?}", labels.dims),
-        ));
-    }
-    if labels.dims[0] != count {
-        return Err(content(
-            &labels_path,
-            format!(
-                "{} labels for {count} images in {}",
-                labels.dims[0],
-                images_path.display()
-            ),
-        ));
-    }
+    let images = load(&images_path, &image_dims_fit)?;
+    let (count, rows, cols) = (images.dims[0], images.dims[1], images.dims[2]);
+    let labels = load(&labels_path, &|d: &[usize]| match d {
+        [n] if *n == count => Ok(()),
+        [n] => Err(format!(
+            "{n} labels for {count} images in {}",
+            images_path.display()
+        )),
+        _ => Err(format!("labels need 1 dimension, found {d:?}")),
+    })?;
     if let Some((i, &l)) = labels
         .data
         .iter()

@@ -94,6 +94,16 @@ pub fn fnv(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
+/// The fingerprint of a head's weights file (its contents, within 64 MiB: a head file
+/// is far smaller), or of its absence.
+fn head_file_fingerprint(head: &HeadDef) -> String {
+    match head {
+        HeadDef::Weights(file) => crate::isa::source::read_at_most(file, 1 << 26)
+            .map_or_else(|e| format!("unreadable: {e}"), |b| fnv(&b)),
+        HeadDef::Train(_) => "trained".into(),
+    }
+}
+
 /// Features of every image of `split` under `profile` (training chips spread over the
 /// frames when noisy).
 fn features(
@@ -156,12 +166,14 @@ impl Depth<'_> {
                     self.opts.chip_seeds,
                     self.opts.progress,
                 )?;
-                Ok(Head::train(
-                    &x,
-                    &self.data.train.labels,
-                    pooling.features(),
-                    params,
-                ))
+                let head = Head::train(&x, &self.data.train.labels, pooling.features(), params);
+                if !head.is_finite() {
+                    return Err(EvalError::Msg(format!(
+                        "the head's training diverged (weights not finite) with learning_rate {} and l2 {}: lower them in the network's head.train",
+                        params.learning_rate, params.l2
+                    )));
+                }
+                Ok(head)
             }
         }
     }
@@ -188,6 +200,13 @@ impl Depth<'_> {
         let head = self.head(&chip, &tiling, &pooling)?;
         let frames = tiling.frames(test.len());
         let range = self.opts.shard.map_or(0..frames, |s| s.frames(frames));
+        if range.is_empty() {
+            return Err(EvalError::Msg(format!(
+                "shard {}/{} holds no frame: the test images fill {frames} frames, so use at most {frames} shards",
+                self.opts.shard.map_or(1, |s| s.index),
+                self.opts.shard.map_or(1, |s| s.count),
+            )));
+        }
         let seeds = self.opts.chip_seeds as usize;
         let mut counts = Counts::new(seeds);
         let mut kept = Vec::new();
@@ -313,7 +332,11 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         .depths
         .clone()
         .unwrap_or_else(|| (0..=main_depth).collect());
-    depths.retain(|&d| d <= main_depth);
+    if let Some(d) = depths.iter().find(|&&d| d > main_depth) {
+        return Err(EvalError::Msg(format!(
+            "--depths {d}: the network's stages are written at depth {main_depth}, the deepest evaluated"
+        )));
+    }
     depths.push(main_depth);
     depths.sort_unstable();
     depths.dedup();
@@ -323,7 +346,7 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         .as_ref()
         .map_or_else(|| "ideal".to_string(), |(n, _)| n.clone());
     let fingerprint = fnv(&format!(
-        "{}|{:?}|{}|{:?}|{:?}|{:?}|{}x{}|{}|{}|{}|{:?}|{:?}",
+        "{}|{:?}|{}|{:?}|{:?}|{:?}|{}x{}|{}|{}|{}|{:?}|{:?}|{}|{}",
         net.sources,
         opts.noise.1,
         opts.chip_seeds,
@@ -337,6 +360,8 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         fnv(&data.test.labels),
         fnv(&data.test.pixels),
         fnv(&data.train.labels),
+        fnv(&data.train.pixels),
+        head_file_fingerprint(&net.head),
     )
     .into_bytes());
     let runner = Depth {

@@ -5,6 +5,7 @@
 
 use super::dataset::CLASSES;
 use super::network::TrainParams;
+use crate::sim::readout::npy::{self, NpyError};
 use ndarray::Array2;
 use std::path::Path;
 
@@ -34,9 +35,9 @@ pub enum HeadError {
         /// The file.
         file: std::path::PathBuf,
         /// Its rows.
-        rows: usize,
+        rows: u64,
         /// Its columns.
-        cols: usize,
+        cols: u64,
         /// Features of the network.
         features: usize,
     },
@@ -140,22 +141,19 @@ impl Head {
             file: file.to_path_buf(),
             msg,
         };
-        let a: Array2<f32> = match ndarray_npy::read_npy::<_, Array2<f32>>(file) {
+        // The shape is checked on the header, before anything of its size is read.
+        let a = match npy::read_matrix(file, [CLASSES, features + 1]) {
             Ok(a) => a,
-            Err(e32) => match ndarray_npy::read_npy::<_, Array2<f64>>(file) {
-                Ok(a) => a.mapv(|v| v as f32),
-                Err(_) => return Err(read(e32.to_string())),
-            },
+            Err(NpyError::Shape { got, .. }) if got.len() == 2 => {
+                return Err(HeadError::Shape {
+                    file: file.to_path_buf(),
+                    rows: got[0],
+                    cols: got[1],
+                    features,
+                })
+            }
+            Err(e) => return Err(read(e.to_string())),
         };
-        let (rows, cols) = a.dim();
-        if rows != CLASSES || cols != features + 1 {
-            return Err(HeadError::Shape {
-                file: file.to_path_buf(),
-                rows,
-                cols,
-                features,
-            });
-        }
         if a.iter().any(|v| !v.is_finite()) {
             return Err(read("the weights must be finite".into()));
         }
@@ -163,6 +161,12 @@ impl Head {
             features,
             weights: a.iter().copied().collect(),
         })
+    }
+
+    /// Whether every weight is a finite number (training that diverged leaves some
+    /// infinite or NaN).
+    pub fn is_finite(&self) -> bool {
+        self.weights.iter().all(|w| w.is_finite())
     }
 
     /// The weights as a CLASSES x (features + 1) array (to save with `.npy`).

@@ -1,14 +1,22 @@
 //! IDX files (the format of MNIST and Fashion-MNIST): a big-endian header (magic with
 //! the element type and the number of dimensions, then each dimension) followed by the
 //! elements. Only unsigned bytes are read (images and labels); gzip'd files (as Debian
-//! ships them) are inflated on the fly, recognised by their own magic, not by the name.
+//! ships them, one member or several) are inflated on the fly, recognised by their own
+//! magic, not by the name. The header is read and checked first (by the caller too, so
+//! an image that cannot be used is refused before anything is inflated), then exactly
+//! the elements it announces are streamed in: memory follows the content actually
+//! there, never what a header claims nor what a gzip bomb would inflate to.
 
-use flate2::read::GzDecoder;
-use std::io::Read;
+use flate2::read::MultiGzDecoder;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Largest IDX file accepted after inflating (Fashion-MNIST's training images are 47 MB).
 pub const MAX_IDX_BYTES: u64 = 1 << 30;
+
+/// What is reserved up front for the elements; more grows as they arrive, so a header
+/// that claims more than the file holds costs no more than the file.
+const FIRST_RESERVE: u64 = 1 << 20;
 
 /// An IDX array of unsigned bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,50 +47,88 @@ pub enum IdxError {
     /// More dimensions or elements than are accepted.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// Dimensions the caller cannot use (checked before the elements are read).
+    #[error("{0}")]
+    Unfit(String),
 }
 
-/// Reads an IDX file of unsigned bytes, gzip'd or not.
-pub fn read(path: &Path) -> Result<Idx, IdxError> {
-    let file = std::fs::File::open(path).map_err(|e| IdxError::Io(e.to_string()))?;
-    let mut raw = Vec::new();
-    file.take(MAX_IDX_BYTES + 1)
-        .read_to_end(&mut raw)
-        .map_err(|e| IdxError::Io(e.to_string()))?;
-    let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        GzDecoder::new(raw.as_slice())
-            .take(MAX_IDX_BYTES + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| IdxError::Io(format!("gzip: {e}")))?;
-        out
-    } else {
-        raw
-    };
-    if bytes.len() as u64 > MAX_IDX_BYTES {
-        return Err(IdxError::TooLarge(format!(
-            "more than {MAX_IDX_BYTES} bytes"
+/// Reads an IDX file of unsigned bytes, gzip'd or not, after `accept` has passed its
+/// dimensions.
+pub fn read(path: &Path, accept: &dyn Fn(&[usize]) -> Result<(), String>) -> Result<Idx, IdxError> {
+    let io = |e: std::io::Error| IdxError::Io(e.to_string());
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(IdxError::Io(format!(
+            "not a regular file ({})",
+            kind_of(&meta)
         )));
     }
-    parse(&bytes)
+    let mut file = BufReader::new(std::fs::File::open(path).map_err(io)?);
+    if file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]) {
+        let mut gz = MultiGzDecoder::new(file);
+        read_from(&mut gz, accept).map_err(|e| match e {
+            IdxError::Io(m) => IdxError::Io(format!("gzip: {m}")),
+            e => e,
+        })
+    } else {
+        read_from(&mut file, accept)
+    }
+}
+
+/// What a file that is not a regular one is, for the message.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a file"
+    }
 }
 
 /// Parses the bytes of an (inflated) IDX file of unsigned bytes.
 pub fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
-    let truncated = |expected: u64| IdxError::Truncated {
+    read_from(&mut &bytes[..], &|_| Ok(()))
+}
+
+/// Reads `want` bytes or up to the end, whichever comes first.
+fn read_up_to(r: &mut dyn Read, want: u64, out: &mut Vec<u8>) -> Result<(), IdxError> {
+    out.reserve(want.min(FIRST_RESERVE) as usize);
+    r.take(want)
+        .read_to_end(out)
+        .map(drop)
+        .map_err(|e| IdxError::Io(e.to_string()))
+}
+
+/// The header, checked, then the elements it announces.
+fn read_from(
+    r: &mut dyn Read,
+    accept: &dyn Fn(&[usize]) -> Result<(), String>,
+) -> Result<Idx, IdxError> {
+    let mut head = Vec::new();
+    read_up_to(r, 4, &mut head)?;
+    let truncated = |expected: u64, found: usize| IdxError::Truncated {
         expected,
-        found: bytes.len() as u64,
+        found: found as u64,
     };
-    let magic: [u8; 4] = match bytes.get(..4) {
-        Some(m) => [m[0], m[1], m[2], m[3]],
-        None => return Err(truncated(4)),
+    let [a, b, c, n] = head[..] else {
+        return Err(truncated(4, head.len()));
     };
-    if magic[0] != 0 || magic[1] != 0 || magic[2] != 0x08 || magic[3] == 0 || magic[3] > 4 {
-        return Err(IdxError::Magic(magic));
+    if a != 0 || b != 0 || c != 0x08 || n == 0 || n > 4 {
+        return Err(IdxError::Magic([a, b, c, n]));
     }
-    let ndims = usize::from(magic[3]);
-    let header = 4 + 4 * ndims;
-    let head = bytes.get(4..header).ok_or(truncated(header as u64))?;
-    let dims: Vec<usize> = head
+    let header = 4 + 4 * u64::from(n);
+    read_up_to(r, header - 4, &mut head)?;
+    if (head.len() as u64) < header {
+        return Err(truncated(header, head.len()));
+    }
+    let dims: Vec<usize> = head[4..]
         .chunks_exact(4)
         .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize)
         .collect();
@@ -90,12 +136,17 @@ pub fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
         .iter()
         .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
         .filter(|&n| n <= MAX_IDX_BYTES)
-        .ok_or_else(|| IdxError::TooLarge(format!("dimensions {dims:?}")))?;
-    let expected = header as u64 + count;
-    let data = bytes
-        .get(header..header + count as usize)
-        .ok_or(truncated(expected))?
-        .to_vec();
+        .ok_or_else(|| {
+            IdxError::TooLarge(format!(
+                "dimensions {dims:?} (at most {MAX_IDX_BYTES} elements)"
+            ))
+        })?;
+    accept(&dims).map_err(IdxError::Unfit)?;
+    let mut data = Vec::new();
+    read_up_to(r, count, &mut data)?;
+    if (data.len() as u64) < count {
+        return Err(truncated(header + count, head.len() + data.len()));
+    }
     Ok(Idx { dims, data })
 }
 
@@ -113,6 +164,8 @@ pub fn encode(dims: &[usize], data: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flate2::{write::GzEncoder, Compression};
+    use std::io::Write;
 
     #[test]
     fn round_trip_and_errors() {
@@ -130,9 +183,67 @@ mod tests {
         let mut bad = bytes.clone();
         bad[2] = 0x0d;
         assert!(matches!(parse(&bad), Err(IdxError::Magic(_))));
-        assert!(matches!(
+        assert_eq!(
             parse(&bytes[..6]),
-            Err(IdxError::Truncated { .. })
-        ));
+            Err(IdxError::Truncated {
+                expected: 16,
+                found: 6
+            })
+        );
+        let huge = encode(&[u32::MAX as usize, u32::MAX as usize, 2], &[]);
+        assert!(matches!(parse(&huge), Err(IdxError::TooLarge(_))));
+    }
+
+    fn gz(bytes: &[u8]) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn file_with(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("scamp-idx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        f
+    }
+
+    #[test]
+    fn several_gzip_members_are_one_file() {
+        let bytes = encode(&[3, 2, 2], &(0..12).collect::<Vec<u8>>());
+        let mut two = gz(&bytes[..10]);
+        two.extend(gz(&bytes[10..]));
+        let f = file_with("two-members.gz", &two);
+        assert_eq!(read(&f, &|_| Ok(())).unwrap(), parse(&bytes).unwrap());
+    }
+
+    #[test]
+    fn the_header_is_checked_before_anything_is_inflated() {
+        // A header claiming a 30000x30000 image, then 100 MB of zeros, gzip'd: refused
+        // by the caller's check on the header alone.
+        let mut bytes = encode(&[1, 30_000, 30_000], &[]);
+        bytes.extend(vec![0u8; 100 << 20]);
+        let f = file_with("big.gz", &gz(&bytes));
+        let seen = std::cell::Cell::new(Vec::new());
+        let e = read(&f, &|d| {
+            seen.set(d.to_vec());
+            Err("too wide".into())
+        })
+        .unwrap_err();
+        assert_eq!(e, IdxError::Unfit("too wide".into()));
+        assert_eq!(seen.take(), vec![1, 30_000, 30_000]);
+        // A gzip bomb with a small header: only what the header announces is inflated.
+        let mut bomb = encode(&[2, 2, 2], &[]);
+        bomb.extend(vec![7u8; 100 << 20]);
+        let f = file_with("bomb.gz", &gz(&bomb));
+        let idx = read(&f, &|_| Ok(())).unwrap();
+        assert_eq!(idx.data, vec![7u8; 8]);
+    }
+
+    #[test]
+    fn folders_and_fifos_are_not_read() {
+        let dir = std::env::temp_dir();
+        let e = read(&dir, &|_| Ok(())).unwrap_err();
+        assert_eq!(e, IdxError::Io("not a regular file (a folder)".into()));
     }
 }

@@ -201,7 +201,7 @@ impl Source<'_> {
         match self {
             Source::Dir(d) => {
                 let p = d.join(name);
-                let text = std::fs::read(&p)
+                let text = crate::isa::source::read_at_most(&p, MAX_NETWORK_BYTES as u64)
                     .map_err(|e| e.to_string())
                     .and_then(|b| {
                         if b.len() > MAX_NETWORK_BYTES {
@@ -231,12 +231,26 @@ impl Source<'_> {
     }
 }
 
+/// A threshold the decision can load: it is loaded negated with `in()`, whose DAC
+/// takes whole numbers in -128..127.
+fn loadable_threshold(v: f64) -> Result<f64, String> {
+    if v.fract() == 0.0 && (-127.0..=128.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "threshold {v} cannot be loaded: the decision loads -threshold into the DAC, so the threshold must be a whole number in -127..128"
+        ))
+    }
+}
+
 /// The decision a stage asks for, or the key at fault and what is wrong.
 fn decision_of(s: &RawStage) -> Result<Decision, (&'static str, String)> {
     match (s.decision.as_str(), s.threshold) {
         ("sign", None) => Ok(Decision::Sign),
         ("none", None) => Ok(Decision::None),
-        ("threshold", Some(v)) if v.is_finite() => Ok(Decision::Threshold(v)),
+        ("threshold", Some(v)) if v.is_finite() => loadable_threshold(v)
+            .map(Decision::Threshold)
+            .map_err(|m| ("threshold", m)),
         ("threshold", _) => Err((
             "decision",
             "decision `threshold` needs a finite `threshold:`".into(),
@@ -257,6 +271,10 @@ fn decision_of(s: &RawStage) -> Result<Decision, (&'static str, String)> {
 pub fn load_path(path: Option<&Path>) -> Result<Network, NetworkError> {
     match path {
         None => load(&Source::Bundled, DEFAULT_NETWORK),
+        Some(p) if p.is_dir() || p.file_name().is_none() => Err(NetworkError::Read {
+            file: p.to_path_buf(),
+            msg: "a folder, not a network file".into(),
+        }),
         Some(p) => {
             let dir = p.parent().unwrap_or(Path::new("."));
             let name = p
@@ -292,14 +310,15 @@ pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
     let t = raw.head.train;
     if t.epochs == 0
         || t.batch == 0
-        || t.learning_rate.is_nan()
+        || !t.learning_rate.is_finite()
         || t.learning_rate <= 0.0
-        || t.l2.is_nan()
+        || !t.l2.is_finite()
         || t.l2 < 0.0
     {
         return Err(at(
             &[Step::Key("head"), Step::Key("train")],
-            "train needs epochs >= 1, batch >= 1, learning_rate > 0 and l2 >= 0".into(),
+            "train needs epochs >= 1, batch >= 1, a finite learning_rate > 0 and a finite l2 >= 0"
+                .into(),
         ));
     }
     let mut sources = text.clone();

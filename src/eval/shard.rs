@@ -5,6 +5,9 @@
 use super::report::Mergeable;
 use std::ops::Range;
 
+/// Largest shard report read by `--merge` (a report is a few kilobytes).
+pub const MAX_REPORT_BYTES: u64 = 16 << 20;
+
 /// Shard `index` (1-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -56,7 +59,15 @@ pub enum MergeError {
         /// What is wrong.
         msg: String,
     },
-    /// A shard twice, or a whole run among shards.
+    /// Counts that no evaluation can give (a file edited or damaged).
+    #[error("{file}: {msg}")]
+    Counts {
+        /// The file.
+        file: String,
+        /// What does not add up.
+        msg: String,
+    },
+    /// A shard twice, out of range, or a whole run among shards.
     #[error("{file}: {msg}")]
     Shards {
         /// The file.
@@ -71,9 +82,11 @@ pub enum MergeError {
 pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Mergeable, MergeError> {
     let mut parts = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| MergeError::Read {
-            file: f.display().to_string(),
-            msg: format!("cannot read: {e}"),
+        let text = crate::isa::source::read_text(f, MAX_REPORT_BYTES, "report").map_err(|e| {
+            MergeError::Read {
+                file: f.display().to_string(),
+                msg: e.to_string(),
+            }
         })?;
         let r: super::Report = serde_json::from_str(&text).map_err(|e| MergeError::Read {
             file: format!("{}:{}:{}", f.display(), e.line(), e.column()),
@@ -85,60 +98,122 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Mergeable, MergeError
 }
 
 /// Adds up the shards `parts` (each with its file name); the result is the whole run's
-/// counts (`shard` absent). Every shard of the same N must be there exactly once.
+/// counts (`shard` absent). Every shard of the same N must be there exactly once, the
+/// counts of each must be those of some evaluation, and their sums those of the whole
+/// test split; sums that would overflow are refused.
 pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
-    let ((first_file, first), rest) = parts.split_first().ok_or(MergeError::Empty)?;
-    let mut seen = Vec::new();
+    let ((first_file, first), _) = parts.split_first().ok_or(MergeError::Empty)?;
+    for (file, m) in parts {
+        check_counts(file, m)?;
+    }
+    let n = shard_of(first_file, first)?[1];
+    let mut seen = std::collections::BTreeSet::new();
     let mut out = first.clone();
     out.shard = None;
     for (i, (file, m)) in parts.iter().enumerate() {
         let same_rows = m.rows.len() == first.rows.len()
-            && m.rows.iter().zip(&first.rows).all(|(a, b)| {
-                a.depth == b.depth
-                    && a.program == b.program
-                    && a.counts.well_formed(first.meta.chip_seeds.len())
-            });
-        if m.fingerprint != first.fingerprint || !same_rows || m.main_depth != first.main_depth {
+            && m.rows
+                .iter()
+                .zip(&first.rows)
+                .all(|(a, b)| a.depth == b.depth && a.program == b.program);
+        if m.fingerprint != first.fingerprint
+            || !same_rows
+            || m.main_depth != first.main_depth
+            || m.meta != first.meta
+        {
             return Err(MergeError::Different {
                 file: file.clone(),
                 first: first_file.clone(),
             });
         }
-        let shard = |msg: String| MergeError::Shards {
+        let shards = |msg: String| MergeError::Shards {
             file: file.clone(),
             msg,
         };
-        let Some([k, n]) = m.shard else {
-            return Err(shard(
-                "a whole run, not a shard (made without --shard)".into(),
-            ));
-        };
-        if Some(n) != first.shard.map(|s| s[1]) {
-            return Err(shard(format!(
-                "shard {k}/{n} does not belong with {first_file}'s shards"
+        let [k, this_n] = shard_of(file, m)?;
+        if this_n != n {
+            return Err(shards(format!(
+                "shard {k}/{this_n} does not belong with {first_file}'s shards (of {n})"
             )));
         }
-        if seen.contains(&k) {
-            return Err(shard(format!("shard {k}/{n} is given twice")));
+        if !seen.insert(k) {
+            return Err(shards(format!("shard {k}/{n} is given twice")));
         }
-        seen.push(k);
         if i > 0 {
             for (a, b) in out.rows.iter_mut().zip(&m.rows) {
-                a.counts.add(&b.counts);
+                a.counts = a.counts.checked_sum(&b.counts).ok_or_else(|| {
+                    shards("the counts overflow when added to the other shards'".into())
+                })?;
                 a.noisy_seconds += b.noisy_seconds;
             }
         }
     }
-    let n = first.shard.map_or(0, |s| s[1]);
-    if seen.len() != n as usize {
-        let mut missing: Vec<u32> = (1..=n).filter(|k| !seen.contains(k)).collect();
-        missing.truncate(8);
+    // At most as many shards are seen as files given, so this stops soon.
+    let missing: Vec<u32> = (1..=n).filter(|k| !seen.contains(k)).take(8).collect();
+    let last = parts.last().map_or(first_file, |(f, _)| f);
+    if !missing.is_empty() {
         return Err(MergeError::Shards {
-            file: rest.last().map_or(first_file, |(f, _)| f).clone(),
+            file: last.clone(),
             msg: format!("shards {missing:?} of {n} are missing"),
         });
     }
+    if let Some(r) = out
+        .rows
+        .iter()
+        .find(|r| r.counts.images != out.meta.test_images)
+    {
+        return Err(MergeError::Counts {
+            file: last.clone(),
+            msg: format!(
+                "the shards count {} images at depth {}, the test split has {}",
+                r.counts.images, r.depth, out.meta.test_images
+            ),
+        });
+    }
     Ok(out)
+}
+
+/// `[K, N]` of a shard with 1 <= K <= N, or why it is none.
+fn shard_of(file: &str, m: &Mergeable) -> Result<[u32; 2], MergeError> {
+    let shards = |msg: String| MergeError::Shards {
+        file: file.to_string(),
+        msg,
+    };
+    match m.shard {
+        None => Err(shards(
+            "a whole run, not a shard (made without --shard)".into(),
+        )),
+        Some([k, n]) if k == 0 || k > n => Err(shards(format!(
+            "shard {k}/{n} is out of range (1 <= K <= N)"
+        ))),
+        Some(kn) => Ok(kn),
+    }
+}
+
+/// Refuses a file whose counts no evaluation can give.
+fn check_counts(file: &str, m: &Mergeable) -> Result<(), MergeError> {
+    let seeds = m.meta.chip_seeds.len();
+    for row in &m.rows {
+        let why = row.counts.inconsistency(seeds).or_else(|| {
+            (row.counts.images > m.meta.test_images).then(|| {
+                format!(
+                    "images {} is over the test split's {}",
+                    row.counts.images, m.meta.test_images
+                )
+            })
+        });
+        let why = why.or_else(|| {
+            (!(row.noisy_seconds.is_finite() && row.noisy_seconds >= 0.0))
+                .then(|| format!("noisy_seconds {} is not a duration", row.noisy_seconds))
+        });
+        if let Some(why) = why {
+            return Err(MergeError::Counts {
+                file: file.to_string(),
+                msg: format!("depth {}: {why}", row.depth),
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

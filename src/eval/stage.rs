@@ -232,6 +232,15 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         }
         let stage = stage_program(def, i, opts)?;
         text.push_str(&stage.program.to_string());
+        // A stage that leaves FLAG partly cleared would mask what follows (the
+        // threshold's load, the next stage): FLAG is set everywhere again after it.
+        if stage
+            .program
+            .written_digital_registers()
+            .contains(&DReg::Flag)
+        {
+            text.push_str("all();\n");
+        }
         let outputs: Vec<Reg> = stage.kernels.iter().map(|k| k.out).collect();
         let scratch = def
             .spec

@@ -59,17 +59,26 @@ impl SourceError {
 /// Reads `path` as text of at most `limit` bytes. The limit is checked on the file's size
 /// before reading and again while reading (for pipes and files that grow).
 pub fn read_text(path: &Path, limit: u64, what: &'static str) -> Result<String, SourceError> {
-    let io = |source| SourceError::Io { what, source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    if file.metadata().map_err(io)?.len() > limit {
-        return Err(SourceError::TooLarge { what, limit });
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    let bytes = read_at_most(path, limit).map_err(|source| SourceError::Io { what, source })?;
     if bytes.len() as u64 > limit {
         return Err(SourceError::TooLarge { what, limit });
     }
     decode(bytes, what)
+}
+
+/// The bytes of `path` up to `limit` + 1: a longer file, or one without end such as
+/// `/dev/zero` or a FIFO, gives `limit` + 1 bytes for the caller to refuse, so memory
+/// never exceeds the limit. A folder is an error.
+pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("it is a folder, not a file"));
+    }
+    let cap = limit.saturating_add(1);
+    let mut bytes = Vec::with_capacity(meta.len().min(cap) as usize);
+    file.take(cap).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The text of `bytes`, without a leading byte-order mark.

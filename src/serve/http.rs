@@ -1,10 +1,12 @@
-//! The socket side: a `tiny_http` server with a few worker threads, each answering one
-//! request at a time through [`super::routes::route`].
+//! The socket side: a tokio runtime accepts connections and reads requests with hyper
+//! (heads bounded in size and time, bodies in size and time), and runs each request's
+//! work through [`super::routes::route`] on a bounded pool of blocking threads, so a
+//! slow or hostile client never holds a thread that another client's answer needs.
 
-use super::routes::{refused, route, Reply, MAX_BODY_BYTES};
-use super::Refusal;
-use std::io::Read;
-use std::net::SocketAddr;
+use super::connection::{serve_connection, turn_away, Shared};
+use super::guard::Addressed;
+use super::limits::Clients;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 
 /// Where and how to listen.
@@ -14,7 +16,7 @@ pub struct ServeOptions {
     pub host: String,
     /// Port (0: any free port).
     pub port: u16,
-    /// Requests answered at once.
+    /// Requests worked on at once.
     pub workers: usize,
 }
 
@@ -28,7 +30,7 @@ impl Default for ServeOptions {
     }
 }
 
-/// Why the server could not start.
+/// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot listen on {addr}: {why}")]
 pub struct ServeError {
@@ -40,27 +42,33 @@ pub struct ServeError {
 
 /// A bound server, not yet answering.
 pub struct Server {
-    inner: Arc<tiny_http::Server>,
+    listener: TcpListener,
     addr: SocketAddr,
+    host: String,
     workers: usize,
 }
 
 impl Server {
     /// Binds the address of `opts`.
     pub fn bind(opts: &ServeOptions) -> Result<Server, ServeError> {
-        let addr = format!("{}:{}", opts.host, opts.port);
+        let asked = if opts.host.contains(':') && !opts.host.starts_with('[') {
+            format!("[{}]:{}", opts.host, opts.port)
+        } else {
+            format!("{}:{}", opts.host, opts.port)
+        };
         let err = |why: String| ServeError {
-            addr: addr.clone(),
+            addr: asked.clone(),
             why,
         };
-        let inner = tiny_http::Server::http(&addr).map_err(|e| err(e.to_string()))?;
-        let bound = inner
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| err("not an IP address".into()))?;
+        let listener = TcpListener::bind(&asked).map_err(|e| err(e.to_string()))?;
+        let addr = listener.local_addr().map_err(|e| err(e.to_string()))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| err(e.to_string()))?;
         Ok(Server {
-            inner: Arc::new(inner),
-            addr: bound,
+            listener,
+            addr,
+            host: opts.host.clone(),
             workers: opts.workers.max(1),
         })
     }
@@ -70,73 +78,51 @@ impl Server {
         self.addr
     }
 
+    /// Whether only this machine can reach it.
+    pub fn is_loopback(&self) -> bool {
+        self.addr.ip().is_loopback()
+    }
+
     /// The playground's address for a browser.
     pub fn url(&self) -> String {
         format!("http://{}/", self.addr)
     }
 
-    /// Answers requests until the process ends.
-    pub fn run(self) {
-        let threads: Vec<_> = (0..self.workers)
-            .map(|_| {
-                let server = Arc::clone(&self.inner);
-                std::thread::spawn(move || {
-                    while let Ok(rq) = server.recv() {
-                        answer(rq);
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            // A worker only ends when the socket closes; its panic (none is expected)
-            // must not take the others down with it.
-            let _ = t.join();
-        }
-    }
-}
-
-/// Reads the body (refusing one over the limit), routes it and sends the reply.
-fn answer(mut rq: tiny_http::Request) {
-    let too_big = rq.body_length().is_some_and(|n| n as u64 > MAX_BODY_BYTES);
-    let mut body = Vec::new();
-    let read = rq
-        .as_reader()
-        .take(MAX_BODY_BYTES + 1)
-        .read_to_end(&mut body);
-    let reply = if too_big || body.len() as u64 > MAX_BODY_BYTES {
-        refused(&Refusal {
-            status: 413,
-            msg: format!(
-                "request body over {MAX_BODY_BYTES} bytes (a program may have at most {} bytes, as in the CLI)",
-                crate::isa::source::MAX_PROGRAM_BYTES
-            ),
+    /// Answers requests until the process ends (or the runtime cannot start).
+    pub fn run(self) -> Result<(), ServeError> {
+        let err = |why: String| ServeError {
+            addr: self.addr.to_string(),
+            why,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(self.workers)
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| err(e.to_string()))?;
+        let shared = Arc::new(Shared {
+            addressed: Addressed::new(&self.host, self.addr),
+        });
+        let clients = Clients::default();
+        runtime.block_on(async move {
+            let listener =
+                tokio::net::TcpListener::from_std(self.listener).map_err(|e| err(e.to_string()))?;
+            loop {
+                // A failed accept (out of descriptors, a client gone) ends only that one.
+                let Ok((stream, peer)) = listener.accept().await else {
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    continue;
+                };
+                let shared = Arc::clone(&shared);
+                match clients.take(peer.ip()) {
+                    Ok(slot) => tokio::spawn(async move {
+                        serve_connection(stream, shared).await;
+                        drop(slot);
+                    }),
+                    Err(full) => tokio::spawn(turn_away(stream, full)),
+                };
+            }
         })
-    } else if let Err(e) = read {
-        refused(&Refusal::bad(format!("cannot read the request body: {e}")))
-    } else {
-        let method = rq.method().as_str().to_string();
-        let url = rq.url().to_string();
-        std::panic::catch_unwind(|| route(&method, &url, &body)).unwrap_or_else(|_| {
-            refused(&Refusal {
-                status: 500,
-                msg: "internal error (a bug: please report the request)".into(),
-            })
-        })
-    };
-    send(rq, reply);
-}
-
-fn send(rq: tiny_http::Request, reply: Reply) {
-    let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
-    for (k, v) in [
-        ("Content-Type", reply.content_type),
-        ("Cache-Control", "no-store"),
-        ("X-Content-Type-Options", "nosniff"),
-    ] {
-        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-            response.add_header(h);
-        }
     }
-    // The client may have gone; nothing to do about it.
-    let _ = rq.respond(response);
 }

@@ -1,17 +1,22 @@
 //! `scamp serve`: the playground, a local web app to edit, run and step through
 //! programs, compare the exact and the noisy array, and grade the tutorial's exercises.
 //! One self-contained page (styles and script built in, nothing fetched from the
-//! network) talks JSON to a small synchronous HTTP server. Every request carries all it
+//! network) talks JSON to a small HTTP server that bounds what each client may ask of it
+//! ([`limits`], [`guard`]). Every request carries all it
 //! needs (the program, the inputs, the step), so users never share state.
 
 pub mod api;
+pub mod connection;
 pub mod exercises;
+pub mod guard;
 pub mod http;
 pub mod images;
+pub mod limits;
 pub mod page;
 pub mod routes;
 pub mod session;
 pub mod steps;
+pub mod tutorial;
 
 pub use http::{ServeError, ServeOptions, Server};
 

@@ -37,7 +37,10 @@ pub fn html() -> String {
             summary: d.summary,
         })
         .collect();
-    macros.dedup_by(|a, b| a.name == b.name);
+    // The table lists some macros once per form (`SET` of one register or several):
+    // each name once, in the table's order.
+    let mut seen = std::collections::HashSet::new();
+    macros.retain(|m| seen.insert(m.name));
     let data = PageData {
         macros,
         exercises: exercises::list(),

@@ -2,7 +2,7 @@
 //! the whole protocol is testable as plain function calls.
 
 use super::api::{ErrorReply, GradeRequest, ParseReply, ParseRequest, RunRequest};
-use super::{exercises, page, session, Refusal};
+use super::{exercises, page, session, tutorial, Refusal};
 use crate::isa::source::MAX_PROGRAM_BYTES;
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -34,6 +34,16 @@ fn json<T: Serialize>(status: u16, value: &T) -> Reply {
             status: 500,
             msg: format!("cannot encode the answer: {e}"),
         }),
+    }
+}
+
+/// The refusal of a body over [`MAX_BODY_BYTES`] (413).
+pub fn too_big() -> Refusal {
+    Refusal {
+        status: 413,
+        msg: format!(
+            "request body over {MAX_BODY_BYTES} bytes (a program may have at most {MAX_PROGRAM_BYTES} bytes, as in the CLI)"
+        ),
     }
 }
 
@@ -87,6 +97,17 @@ pub fn route(method: &str, path: &str, body: &[u8]) -> Reply {
             body: page::html().into_bytes(),
         },
         ("GET", "/api/exercises") => json(200, &exercises::list()),
+        ("GET", p) if p == "/tutorial" || p.starts_with("/tutorial/") => match tutorial::page(p) {
+            Some(html) => Reply {
+                status: 200,
+                content_type: "text/html; charset=utf-8",
+                body: html.into_bytes(),
+            },
+            None => refused(&Refusal {
+                status: 404,
+                msg: format!("no tutorial chapter at {p}"),
+            }),
+        },
         ("POST", "/api/parse") => answer(parse(body)),
         ("POST", "/api/run") => answer(body_of::<RunRequest>(body).and_then(|r| session::run(&r))),
         ("POST", "/api/grade") => {

@@ -28,7 +28,8 @@ pub fn seeded<T: Send, E: Send>(
 ) -> Result<(), E> {
     let chunk = (2 * rayon::current_num_threads()).max(1) as u32;
     let mut start = 0;
-    while start < count {
+    // A cancelled call (see `crate::cancel`) stops after its first chunk.
+    while start < count && !(start > 0 && crate::cancel::requested()) {
         let n = chunk.min(count - start);
         let done = frames(n as usize, |i| one(start + i as u32))?;
         for (i, t) in (start..).zip(done) {

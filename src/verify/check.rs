@@ -144,6 +144,9 @@ pub struct ErrorSources {
     pub saturation: ErrorFigures,
     /// Share of the compared PEs whose exact result lies outside the readout's codes.
     pub clipped_share: f64,
+    /// Compared PEs (over all images) whose sign the readout clipping changes: the
+    /// decisions a network that keeps only the sign of this output would lose to it.
+    pub clipped_sign_changes: u64,
 }
 
 /// Error figures of one kernel over all images.
@@ -315,6 +318,7 @@ struct FirstRunTally {
     analogue_only: Vec<ErrorAccumulator>,
     saturation: Vec<ErrorAccumulator>,
     clipped: Vec<u64>,
+    clipped_signs: Vec<u64>,
     compared: u64,
     saturated: u64,
     reach: super::saturation::Tally,
@@ -372,6 +376,7 @@ impl FirstRunTally {
             analogue_only: acc.clone(),
             saturation: acc,
             clipped: vec![0; nk],
+            clipped_signs: vec![0; nk],
             compared: 0,
             saturated: 0,
             reach: Default::default(),
@@ -405,6 +410,7 @@ impl FirstRunTally {
             self.approx[k].add(&e.approximated[k], &e.exact[k], border);
             self.readout_clip[k].add(&e.clamped[k], &e.approximated[k], border);
             self.clipped[k] += count_inside(&e.approximated[k], &e.clamped[k], border);
+            self.clipped_signs[k] += count_sign_changes(&e.approximated[k], &e.clamped[k], border);
             self.analogue_only[k].add(&free[k], &e.approximated[k], border);
             // outs - free - (clamped - approximated), as a difference of two.
             let inside = &outs[k] - &free[k] + &e.approximated[k];
@@ -420,6 +426,7 @@ impl FirstRunTally {
             analogue: self.analogue_only[k].figures(),
             saturation: self.saturation[k].figures(),
             clipped_share: self.clipped[k] as f64 / self.compared.max(1) as f64,
+            clipped_sign_changes: self.clipped_signs[k],
         }
     }
 }
@@ -488,7 +495,8 @@ pub fn measure(
     let limits = testbed.readout_limits();
     let chunk = (2 * rayon::current_num_threads()).max(1) as u32;
     let mut start = 0;
-    while start < runs {
+    // A cancelled call (see `crate::cancel`) stops after its first chunk of runs.
+    while start < runs && !(start > 0 && crate::cancel::requested()) {
         let count = chunk.min(runs - start);
         let mut analogue = vec![vec![ErrorAccumulator::default(); nk]; count as usize];
         let mut total = analogue.clone();
@@ -550,6 +558,17 @@ fn count_inside(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
     for r in border..N.saturating_sub(border) {
         for c in border..N.saturating_sub(border) {
             n += u64::from(a[[r, c]] != b[[r, c]]);
+        }
+    }
+    n
+}
+
+/// PEs inside `border` where `a` and `b` differ in sign (`> 0` or not, as `where`).
+fn count_sign_changes(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
+    let mut n = 0;
+    for r in border..N.saturating_sub(border) {
+        for c in border..N.saturating_sub(border) {
+            n += u64::from((a[[r, c]] > 0.0) != (b[[r, c]] > 0.0));
         }
     }
     n

@@ -44,6 +44,18 @@ impl Serve {
         Serve { child, addr }
     }
 
+    /// The server's resident memory in bytes (from `/proc`).
+    pub fn rss_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .expect("a VmRSS line")
+            * 1024
+    }
+
     /// The playground's address.
     pub fn url(&self) -> String {
         format!("http://{}/", self.addr)

@@ -625,7 +625,7 @@ impl<T> Worker<'_, '_, T> {
         if sh.stop.load(Ordering::Relaxed) {
             return true;
         }
-        if sh.start.elapsed() >= sh.opts.time_limit {
+        if sh.start.elapsed() >= sh.opts.time_limit || crate::cancel::requested() {
             sh.halt(StopReason::Time);
             return true;
         }
@@ -648,7 +648,7 @@ impl<T> Worker<'_, '_, T> {
         if sh.stop.load(Ordering::Relaxed) {
             return true;
         }
-        if sh.start.elapsed() >= sh.opts.time_limit {
+        if sh.start.elapsed() >= sh.opts.time_limit || crate::cancel::requested() {
             sh.halt(StopReason::Time);
         } else if sh.opts.node_limit.is_some_and(|l| nodes >= l) {
             sh.halt(StopReason::Nodes);
@@ -967,7 +967,7 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
         // A work budget whose polish the clock cuts short no longer gives the same
         // program on every machine: the outcome says so.
         let in_time = |end: Duration| {
-            let left = start.elapsed() < end;
+            let left = start.elapsed() < end && !crate::cancel::requested();
             if !left && end == until && node_limit != u64::MAX {
                 self.struck.store(true, Ordering::Relaxed);
             }

@@ -12,7 +12,7 @@ const VIEW_PX = 368;
 
 const st = {
   steps: [], step: 0, pe: [128, 128], reg: "A", zoom: "fit", reply: null,
-  errors: [], inputsEdited: false, parseSeq: 0, runSeq: 0, busy: 0, exercise: "",
+  errors: [], inputsEdited: false, parseSeq: 0, runSeq: 0, busy: 0, exercise: "", ranProgram: null,
 };
 
 function busy(d) {
@@ -173,6 +173,12 @@ async function runTo(step) {
   try {
     const r = await post("/api/run", body);
     if (seq !== st.runSeq) return;
+    // A new program opens on the register it wrote last (its result), not on A.
+    if (body.program !== st.ranProgram) {
+      st.ranProgram = body.program;
+      const last = lastWritten(r.steps);
+      if (last) st.reg = last;
+    }
     st.reply = r;
     st.errors = r.errors;
     st.steps = r.steps;
@@ -185,6 +191,15 @@ async function runTo(step) {
     if (seq === st.runSeq) setStatus(String(e.message), true);
   }
   render();
+}
+
+/** The register the last writing step wrote (NEWS only when nothing else is). */
+function lastWritten(steps) {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const w = steps[i].writes.filter((n) => n !== "NEWS");
+    if (w.length) return w[0];
+  }
+  return null;
 }
 
 function showRun() {
@@ -318,11 +333,16 @@ function showPe() {
   const me = ideal.pe[0];
   const nb = ideal.pe.slice(1);
   let h = `<tr><th>reg</th><th>${esc(ideal.name)}</th><th>${esc(noisy.name)}</th>` +
-    nb.map((n) => `<th title="${n.row === null ? "beyond the edge" : `PE (${n.row}, ${n.col})`}">${n.dir}</th>`).join("") + "</tr>";
+    nb.map((n) => `<th title="${n.row === null ? "beyond the edge" : `PE (${n.row}, ${n.col}): ideal, then noisy`}">${n.dir}</th>`).join("") + "</tr>";
   me.values.forEach((v, i) => {
     const cls = cur.writes.includes(v.name) ? "written" : cur.reads.includes(v.name) ? "read" : "";
     h += `<tr class="${cls}" data-reg="${esc(v.name)}"><td>${esc(v.name)}</td><td>${fmt(v.value)}</td><td>${fmt(noisy.pe[0].values[i].value)}</td>` +
-      nb.map((n) => `<td>${n.values.length ? fmt(n.values[i].value) : "-"}</td>`).join("") + "</tr>";
+      nb.map((n, k) => {
+        const far = noisy.pe[k + 1];
+        return n.values.length
+          ? `<td><span class="ideal">${fmt(n.values[i].value)}</span><span class="noisy">${fmt(far.values[i].value)}</span></td>`
+          : "<td>-</td>";
+      }).join("") + "</tr>";
   });
   $("pe-table").innerHTML = h;
 }

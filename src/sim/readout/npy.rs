@@ -1,12 +1,14 @@
-//! Reading a 256x256 plane from a `.npy` file. `ndarray-npy` reads it from memory, but
-//! its reader allocates whatever shape a header claims before it reads any data, so the
-//! file is first read into a buffer of bounded size (at most [`MAX_NPY_FILE`] + 1
-//! bytes), and the header's claims (its length, element type and shape) are checked
-//! against the plane and the bytes actually there before the reader is called. The
+//! Reading a float matrix of a known shape (a 256x256 plane, a head's weights) from a
+//! `.npy` file. `ndarray-npy` reads it from memory, but its reader allocates whatever
+//! shape a header claims before it reads any data, so the file is first read into a
+//! buffer of bounded size (at most the start, the largest header and the matrix as
+//! float64, plus one byte), and the header's claims (its length, element type and
+//! shape) are checked against the shape wanted and the bytes actually there before the
+//! reader is called. The
 //! header's dict is parsed by `py_literal`, the parser `ndarray-npy` uses itself, so
 //! the two read the same shape.
 
-use crate::sim::dims::{N, PES};
+use crate::sim::dims::N;
 use ndarray::Array2;
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use py_literal::Value;
@@ -15,10 +17,6 @@ use std::path::Path;
 
 /// Largest `.npy` header accepted, in bytes (a real one is under 200).
 pub const MAX_NPY_HEADER: usize = 1 << 16;
-
-/// Largest `.npy` file read: the fixed start, the largest header and a plane of
-/// float64 values.
-pub const MAX_NPY_FILE: usize = 12 + MAX_NPY_HEADER + PES * 8;
 
 /// Why a `.npy` file does not hold a 256x256 plane of float32 or float64.
 #[derive(Debug, thiserror::Error)]
@@ -53,12 +51,19 @@ pub enum NpyError {
     /// A shape tuple with an entry that is not a size.
     #[error("the shape `{0}` is not a tuple of sizes")]
     ShapeNotSizes(String),
-    /// Another shape than the array's.
-    #[error("expected a {N}x{N} array, got shape ({})", join(.0))]
-    Shape(Vec<u64>),
-    /// Fewer data bytes than the plane needs.
-    #[error("truncated: {have} bytes of data, a {N}x{N} array of float{bits} needs {need}")]
+    /// Another shape than the one wanted.
+    #[error("expected a {}x{} array, got shape ({})", .want[0], .want[1], join(.got))]
+    Shape {
+        /// Rows and columns wanted.
+        want: [usize; 2],
+        /// The header's shape.
+        got: Vec<u64>,
+    },
+    /// Fewer data bytes than the matrix needs.
+    #[error("truncated: {have} bytes of data, a {}x{} array of float{bits} needs {need}", .want[0], .want[1])]
     Truncated {
+        /// Rows and columns wanted.
+        want: [usize; 2],
         /// Data bytes in the file.
         have: usize,
         /// Bits per element.
@@ -79,30 +84,38 @@ fn join(sizes: &[u64]) -> String {
 
 /// The values of the 256x256 float32 or float64 `.npy` file at `path`, row after row.
 pub fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
+    Ok(read_matrix(path, [N, N])?.iter().copied().collect())
+}
+
+/// The float32 or float64 `.npy` file at `path` holding a matrix of shape `want`,
+/// read within a memory bound set by `want`, whatever the file's size or header.
+pub fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyError> {
+    let data_max = want[0].saturating_mul(want[1]).saturating_mul(8);
+    let limit = (12 + MAX_NPY_HEADER).saturating_add(data_max) as u64;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(MAX_NPY_FILE as u64 + 1)
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
     let (dict_at, header_len) = frame(&bytes)?;
     let data_at = dict_at + header_len;
     let header = bytes.get(dict_at..data_at).ok_or(NpyError::EndsInHeader)?;
-    if let Some(item) = check_header(header)? {
-        let (have, need) = (bytes.len() - data_at, PES * item);
+    if let Some(item) = check_header(header, want)? {
+        let (have, need) = (bytes.len() - data_at, want[0] * want[1] * item);
         if have < need {
             return Err(NpyError::Truncated {
+                want,
                 have,
                 bits: item * 8,
                 need,
             });
         }
     }
-    // Reached with a 256x256 shape, or with a dict `py_literal` cannot parse, which
+    // Reached with the shape wanted, or with a dict `py_literal` cannot parse, which
     // the reader (parsing the same text) refuses before it allocates.
-    let plane = match Array2::<f32>::read_npy(bytes.as_slice()) {
+    Ok(match Array2::<f32>::read_npy(bytes.as_slice()) {
         Ok(a) => a,
         Err(_) => Array2::<f64>::read_npy(bytes.as_slice())?.mapv(|v| v as f32),
-    };
-    Ok(plane.iter().copied().collect())
+    })
 }
 
 /// Where the header's dict starts and its length, from the magic, the version and the
@@ -126,7 +139,7 @@ fn frame(bytes: &[u8]) -> Result<(usize, usize), NpyError> {
 
 /// Checks the element type and the shape the header's dict gives; returns the element
 /// size, or `None` when the dict does not parse (left to the reader to refuse).
-fn check_header(header: &[u8]) -> Result<Option<usize>, NpyError> {
+fn check_header(header: &[u8], want: [usize; 2]) -> Result<Option<usize>, NpyError> {
     let text = std::str::from_utf8(header).map_err(|_| NpyError::NotText)?;
     let Ok(Value::Dict(entries)) = text.strip_suffix('\n').unwrap_or(text).parse() else {
         return Ok(None);
@@ -155,8 +168,8 @@ fn check_header(header: &[u8]) -> Result<Option<usize>, NpyError> {
         .map(|v| v.as_integer().and_then(|i| u64::try_from(i).ok()))
         .collect::<Option<Vec<u64>>>()
         .ok_or_else(|| NpyError::ShapeNotSizes(shape.to_string()))?;
-    if sizes != [N as u64, N as u64] {
-        return Err(NpyError::Shape(sizes));
+    if sizes != [want[0] as u64, want[1] as u64] {
+        return Err(NpyError::Shape { want, got: sizes });
     }
     Ok(Some(item))
 }
@@ -164,6 +177,7 @@ fn check_header(header: &[u8]) -> Result<Option<usize>, NpyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::dims::PES;
 
     fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
         let mut dict =
