@@ -13,12 +13,14 @@
 pub mod counts;
 pub mod dataset;
 pub mod evaluate;
+pub mod features;
 pub mod frames;
 pub mod head;
 pub mod html;
 pub mod idx;
 pub mod network;
 pub mod reach;
+pub mod readout;
 pub mod report;
 pub mod shard;
 pub mod stage;
