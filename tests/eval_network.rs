@@ -488,3 +488,69 @@ fn bad_layers_are_refused_with_their_position() {
         &["h2.npy: head layer 2 is 10x4; it takes 4 inputs, so it must be 10x5"],
     );
 }
+
+/// A layer `[2, 1, 3, 3]` in PyTorch's layout (multiples of 1/4, exact at depth 2).
+fn layer_weights() -> ndarray::Array4<f32> {
+    ndarray::Array4::from_shape_fn((2, 1, 3, 3), |(o, _, r, c)| {
+        (((o * 9 + r * 3 + c) * 5 % 9) as f32 - 4.0) / 4.0
+    })
+}
+
+/// The reference of a layer from arrays: correlation of the capture (row 0 north),
+/// plus the bias, through `activation`, bit = value > 0.
+fn layer_reference(img: &[u8], bias: [f64; 2], activation: fn(f64) -> f64) -> Vec<u8> {
+    let w = layer_weights();
+    let at = |r: isize, c: isize| {
+        let inside = (0..ROWS as isize).contains(&r) && (0..COLS as isize).contains(&c);
+        f64::from(if inside {
+            img[r as usize * COLS + c as usize]
+        } else {
+            0
+        }) - 128.0
+    };
+    let mut bits = vec![0u8; 2 * ROWS * COLS];
+    for o in 0..2 {
+        for r in 0..ROWS {
+            for c in 0..COLS {
+                let mut v = bias[o];
+                for dr in 0..3 {
+                    for dc in 0..3 {
+                        let x = at(r as isize + dr as isize - 1, c as isize + dc as isize - 1);
+                        v += f64::from(w[[o, 0, dr, dc]]) * x;
+                    }
+                }
+                bits[o * ROWS * COLS + r * COLS + c] = u8::from(activation(v) > 0.0);
+            }
+        }
+    }
+    bits
+}
+
+#[test]
+fn a_layer_from_pytorch_arrays_with_a_bias_matches_the_reference() {
+    let split = images(40);
+    for (purpose, activation, f) in [
+        ("evalnet-layer-fold", "", identity as fn(f64) -> f64),
+        ("evalnet-layer-relu", "    activation: relu\n", relu),
+    ] {
+        let net = folder(
+            purpose,
+            &format!(
+                "name: t\nstages:\n  - weights: w.npy\n    bias: b.npy\n    depth: 2\n{activation}"
+            ),
+        );
+        let dir = net.parent().unwrap();
+        ndarray_npy::write_npy(dir.join("w.npy"), &layer_weights()).unwrap();
+        let bias = ndarray::arr1(&[-30.0f64, 45.0]);
+        ndarray_npy::write_npy(dir.join("b.npy"), &bias).unwrap();
+        let got = simulated(&net, &split);
+        let want: Vec<u8> = (0..split.len())
+            .flat_map(|i| layer_reference(split.image(i), [-30.0, 45.0], f))
+            .collect();
+        assert_eq!(got.bits, want, "{purpose}");
+        let unbiased: Vec<u8> = (0..split.len())
+            .flat_map(|i| layer_reference(split.image(i), [0.0, 0.0], f))
+            .collect();
+        assert_ne!(got.bits, unbiased, "{purpose}: the bias changes the maps");
+    }
+}

@@ -171,6 +171,18 @@ fn stage_program(
     })
 }
 
+/// `v` as a DAC constant, or why it cannot be loaded (`what` names it).
+fn dac(v: f64, what: &str, file: &Path) -> Result<i64, StageError> {
+    if (-128.0..=127.0).contains(&v) {
+        Ok(v as i64)
+    } else {
+        Err(structure(
+            file,
+            format!("{what} {v} cannot be loaded: the DAC loads -128..127"),
+        ))
+    }
+}
+
 /// The decision statements for `out` into `bit` (`scratch` holds a threshold `t`).
 fn decision_text(threshold: Option<i64>, out: Reg, bit: DReg, scratch: Reg) -> String {
     match threshold {
@@ -248,13 +260,15 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
     }
     let mut stages = Vec::new();
     let mut maps = Vec::new();
-    let mut prev_outputs: Vec<Reg> = Vec::new();
+    // Outputs of earlier stages that no later stage may have overwritten since.
+    let mut live: Vec<Reg> = Vec::new();
     for (i, def) in net.stages.iter().enumerate() {
-        if i > 0 && !prev_outputs.contains(&def.spec.input) {
+        if i > 0 && !live.contains(&def.spec.input) {
             return Err(structure(
                 &def.spec_file,
                 format!(
-                    "stage {}'s input {} is not an output of stage {i}",
+                    "stage {}'s input {} is not an output of an earlier stage that is still held \
+                     (a stage may overwrite every register of its spec's list)",
                     i + 1,
                     def.spec.input
                 ),
@@ -278,7 +292,8 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
                 ),
             ));
         }
-        prev_outputs = outputs;
+        live.retain(|r| !def.spec.registers.contains(r));
+        live.extend(outputs);
         stages.push(stage);
     }
     let program = parse_program(&text, Device { general }).map_err(|e| StageError::Structure {
@@ -315,14 +330,27 @@ fn after_stage(
         .iter()
         .copied()
         .find(|r| !outputs.contains(r) && r.is_general());
-    let mut text = String::new();
-    if let Some(a) = def.activation {
-        let s = scratch.ok_or_else(|| {
+    let need_scratch = |what: &str| {
+        scratch.ok_or_else(|| {
             structure(
                 &def.spec_file,
-                "an activation needs a register that is not an output, as scratch".into(),
+                format!("{what} needs a register that is not an output, as scratch"),
             )
-        })?;
+        })
+    };
+    let mut text = String::new();
+    // A bias before an activation or a next stage is loaded with `in`; before a
+    // decision alone it moves the threshold instead (no instruction, no DAC noise).
+    let fold = def.activation.is_none() && def.decision != Decision::None;
+    if !def.bias.is_empty() && !fold {
+        let s = need_scratch("a bias")?;
+        for (&out, &b) in outputs.iter().zip(&def.bias) {
+            let v = dac(b.round(), "bias", &def.spec_file)?;
+            text.push_str(&format!("in({s}, {v});\nadd({out}, {out}, {s});\n"));
+        }
+    }
+    if let Some(a) = def.activation {
+        let s = need_scratch("an activation")?;
         for &out in outputs {
             text.push_str(&activation_text(a, out, s));
         }
@@ -338,15 +366,17 @@ fn after_stage(
             ));
         }
         let bit = DReg::R(FIRST_MAP + maps.len() as u8);
-        let threshold = def.decision.threshold(k);
-        let scratch = match (threshold, scratch) {
-            (Some(_), None) => {
-                return Err(structure(
-                    &def.spec_file,
-                    "a threshold decision needs a register that is not an output, to hold the threshold".into(),
-                ))
-            }
-            (_, s) => s.unwrap_or(out),
+        let threshold = match (def.decision.threshold(k), def.bias.get(k)) {
+            (t, Some(&b)) if fold => Some(-dac(
+                (b - t.unwrap_or(0) as f64).round(),
+                "threshold less the bias",
+                &def.spec_file,
+            )?),
+            (t, _) => t,
+        };
+        let scratch = match threshold {
+            Some(_) => need_scratch("a threshold decision")?,
+            None => scratch.unwrap_or(out),
         };
         text.push_str(&decision_text(threshold, out, bit, scratch));
         maps.push(MapInfo {

@@ -3,6 +3,7 @@
 //! on-chip decision after each, the readout (pooled blocks or explicit bins of the
 //! binary maps, optionally capped) and the host-side head (softmax or an MLP).
 
+mod layer;
 mod parts;
 
 pub use parts::{Activation, Bin, Binarise, Decision, Grouping, Readout};
@@ -58,6 +59,9 @@ pub struct StageDef {
     pub spec_file: PathBuf,
     /// A program computing the spec's kernels, with its file name (proven before use).
     pub program: Option<(PathBuf, String)>,
+    /// Per output, a bias added on the sensor (empty for none): loaded with `in` before
+    /// an activation or into a next stage, else folded into the decision's threshold.
+    pub bias: Vec<f64>,
     /// The activation applied to each output on the sensor.
     pub activation: Option<Activation>,
     /// The decision after the stage.
@@ -155,7 +159,26 @@ struct RawBinarise {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawStage {
-    spec: String,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    weights: Option<String>,
+    #[serde(default)]
+    bias: Option<String>,
+    #[serde(default)]
+    groups: Option<usize>,
+    #[serde(default)]
+    depth: Option<u32>,
+    #[serde(default)]
+    approximation: Option<crate::cain::spec::ApproxParams>,
+    #[serde(default)]
+    input: Option<String>,
+    #[serde(default)]
+    outputs: Option<Vec<String>>,
+    #[serde(default)]
+    registers: Option<Vec<String>>,
+    #[serde(default)]
+    scale: Option<f64>,
     #[serde(default)]
     program: Option<String>,
     #[serde(default)]
@@ -353,12 +376,31 @@ fn stages_of(
             .map(|v| parts::activation(v, &here("activation")))
             .transpose()
             .map_err(at)?;
-        let (spec_file, spec_text) = source.read(&s.spec)?;
-        let spec = cain::parse_spec(&spec_text).map_err(|err| NetworkError::Yaml {
-            file: spec_file.clone(),
-            err,
-        })?;
-        sources.push_str(&spec_text);
+        let previous = stages
+            .last()
+            .and_then(|p: &StageDef| p.spec.kernels.first().map(|k| k.out));
+        let (spec, spec_file, bias) = match (&s.spec, &s.weights) {
+            (Some(name), None) => {
+                let (spec_file, spec_text) = source.read(name)?;
+                let spec = cain::parse_spec(&spec_text).map_err(|err| NetworkError::Yaml {
+                    file: spec_file.clone(),
+                    err,
+                })?;
+                sources.push_str(&spec_text);
+                (spec, spec_file, Vec::new())
+            }
+            (None, Some(w)) => {
+                let made = layer::from_arrays(s, w, previous, source, &here, at)?;
+                sources.push_str(&format!("{:?}{:?}", made.spec, made.bias));
+                (made.spec, made.file, made.bias)
+            }
+            _ => {
+                return Err(at(Misplaced::at(
+                    &[Step::Key("stages"), Step::Index(i)],
+                    "a stage needs `spec: FILE.yaml` or `weights: FILE.npy` (one of them)",
+                )))
+            }
+        };
         if let Decision::Threshold(t) = &decision {
             if t.len() > 1 && t.len() != spec.kernels.len() {
                 return Err(at(Misplaced::at(
@@ -367,7 +409,7 @@ fn stages_of(
                         "{} thresholds for the {} maps of {}: give one per map, or one for all",
                         t.len(),
                         spec.kernels.len(),
-                        s.spec
+                        spec_file.file_name().unwrap_or_default().to_string_lossy()
                     ),
                 )));
             }
@@ -384,6 +426,7 @@ fn stages_of(
             spec,
             spec_file,
             program,
+            bias,
             activation,
             decision,
         });
