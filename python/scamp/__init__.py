@@ -37,6 +37,7 @@ from ._scamp import (
     load_images,
     parse,
 )
+from .network import Network
 
 __all__ = [
     "Compiled",
@@ -52,6 +53,7 @@ __all__ = [
     "load",
     "load_image",
     "load_images",
+    "Network",
     "parse",
     "run",
 ]
