@@ -13,6 +13,7 @@ mod images;
 mod inputs;
 mod interrupt;
 mod memory;
+mod network;
 mod numbers;
 mod profile;
 mod program;
@@ -38,6 +39,7 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate::check, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<evaluate::PyCompiled>()?;
+    m.add_class::<network::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_images, m)?)?;
     Ok(())

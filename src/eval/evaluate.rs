@@ -4,9 +4,11 @@
 
 use super::counts::Counts;
 use super::dataset::{Dataset, Split};
-use super::frames::{run_frame, run_seed, FrameNoise, Pooling};
+use super::features::{Built, CHUNK};
+use super::frames::{run_frame, run_seed, FrameNoise};
 use super::head::Head;
-use super::network::{HeadDef, Network};
+use super::network::{Decision, HeadDef, Network};
+use super::readout::Layout;
 use super::report::{DepthCounts, Mergeable, Meta};
 use super::shard::Shard;
 use super::stage::{self, BuildOptions, Chip};
@@ -19,9 +21,6 @@ use std::time::Instant;
 
 /// Chip seeds of noise-aware training start here (away from the test chips 1..).
 pub const TRAIN_CHIP_BASE: u64 = 1001;
-
-/// Frames run side by side before the counts are taken (bounds the memory held).
-const CHUNK: usize = 32;
 
 /// Called as frames finish: (what, done, total).
 pub type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
@@ -51,7 +50,8 @@ pub struct Options<'a> {
     pub progress: Option<Progress<'a>>,
 }
 
-/// An image whose class the noise changed, with its binary maps.
+/// An image whose class the noise changed on some chip, with its binary maps ideal
+/// and on every chip.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Example {
     /// Index in the test split.
@@ -62,14 +62,21 @@ pub struct Example {
     pub label: u8,
     /// Class under `ideal`.
     pub ideal: u8,
-    /// Class under the noise.
-    pub noisy: u8,
-    /// The chip seed of the noisy run.
-    pub chip_seed: u64,
     /// The binary maps under `ideal` (maps one after another).
     pub ideal_bits: Vec<u8>,
-    /// The binary maps under the noise.
-    pub noisy_bits: Vec<u8>,
+    /// Each chip's run, in chip-seed order.
+    pub chips: Vec<ChipView>,
+}
+
+/// One chip's run of an image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChipView {
+    /// The chip seed.
+    pub chip_seed: u64,
+    /// Class under the noise on this chip.
+    pub class: u8,
+    /// The binary maps on this chip.
+    pub bits: Vec<u8>,
 }
 
 /// The result of an evaluation.
@@ -109,7 +116,7 @@ fn head_file_fingerprint(head: &HeadDef) -> String {
 fn features(
     chip: &Chip,
     tiling: &Tiling,
-    pooling: &Pooling,
+    pooling: &Layout,
     split: &Split,
     profile: &Profile,
     seeds: u32,
@@ -139,6 +146,57 @@ fn features(
     Ok(out)
 }
 
+/// One test image's binary maps, ideal and on each chip.
+struct Image<'a> {
+    index: usize,
+    label: u8,
+    ideal: &'a [u8],
+    noisy: &'a [&'a Vec<u8>],
+}
+
+/// Classifies `image` ideal and on every chip and counts it; returns it as an example
+/// (without its pixels) when `keep` and the noise changed its class on some chip.
+fn count_image(
+    head: &Head,
+    readout: &Layout,
+    image: &Image,
+    counts: &mut Counts,
+    keep: bool,
+) -> Option<Example> {
+    let plane = image.ideal.len() / readout.maps.max(1);
+    let pi = head.predict(&readout.features_of(image.ideal));
+    counts.add_ideal(image.label, pi);
+    let mut classes = Vec::with_capacity(image.noisy.len());
+    for (s, nb) in image.noisy.iter().enumerate() {
+        let pn = head.predict(&readout.features_of(nb));
+        let flipped: Vec<u64> = image
+            .ideal
+            .chunks(plane.max(1))
+            .zip(nb.chunks(plane.max(1)))
+            .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x != y).count() as u64)
+            .collect();
+        counts.add_noisy(s, (image.label, pi, pn), &flipped, image.ideal.len() as u64);
+        classes.push(pn);
+    }
+    (keep && classes.iter().any(|&c| c != pi)).then(|| Example {
+        index: image.index,
+        pixels: Vec::new(),
+        label: image.label,
+        ideal: pi,
+        ideal_bits: image.ideal.to_vec(),
+        chips: classes
+            .iter()
+            .zip(image.noisy)
+            .enumerate()
+            .map(|(s, (&class, bits))| ChipView {
+                chip_seed: s as u64 + 1,
+                class,
+                bits: (*bits).clone(),
+            })
+            .collect(),
+    })
+}
+
 /// One depth: the chip part, the head, and the counts over the test frames.
 struct Depth<'a> {
     net: &'a Network,
@@ -148,10 +206,10 @@ struct Depth<'a> {
 }
 
 impl Depth<'_> {
-    fn head(&self, chip: &Chip, tiling: &Tiling, pooling: &Pooling) -> Result<Head, EvalError> {
+    fn head(&self, chip: &Chip, tiling: &Tiling, pooling: &Layout) -> Result<Head, EvalError> {
         match &self.net.head {
-            HeadDef::Weights(file) => Ok(Head::load(file, pooling.features())?),
-            HeadDef::Train(params) => {
+            HeadDef::Weights(files) => Ok(Head::load(files, pooling.features())?),
+            HeadDef::Train { params, hidden } => {
                 let profile = self
                     .opts
                     .train_noise
@@ -166,7 +224,13 @@ impl Depth<'_> {
                     self.opts.chip_seeds,
                     self.opts.progress,
                 )?;
-                let head = Head::train(&x, &self.data.train.labels, pooling.features(), params);
+                let head = Head::train(
+                    &x,
+                    &self.data.train.labels,
+                    pooling.features(),
+                    hidden,
+                    params,
+                );
                 if !head.is_finite() {
                     return Err(EvalError::Msg(format!(
                         "the head's training diverged (weights not finite) with learning_rate {} and l2 {}: lower them in the network's head.train",
@@ -179,24 +243,16 @@ impl Depth<'_> {
     }
 
     fn run(&self, depth: u32, examples: usize) -> Result<(DepthCounts, Vec<Example>), EvalError> {
+        let test = &self.data.test;
         let build = BuildOptions {
             depth: Some(depth),
             compile: self.opts.compile.clone(),
         };
-        let chip = stage::build(self.net, &build)?;
-        let test = &self.data.test;
-        let tiling = Tiling::new(test.rows, test.cols, chip.reach).ok_or_else(|| {
-            EvalError::Msg(format!(
-                "{}x{} images with a gap of {} PEs do not fit the 256x256 array",
-                test.rows, test.cols, chip.reach
-            ))
-        })?;
-        let pooling = Pooling {
-            rows: test.rows,
-            cols: test.cols,
-            maps: chip.maps.len(),
-            pool: self.net.pool,
-        };
+        let Built {
+            chip,
+            tiling,
+            layout: pooling,
+        } = Built::new(self.net, test.rows, test.cols, &build)?;
         let head = self.head(&chip, &tiling, &pooling)?;
         let frames = tiling.frames(test.len());
         let range = self.opts.shard.map_or(0..frames, |s| s.frames(frames));
@@ -236,26 +292,18 @@ impl Depth<'_> {
             for (i, &f) in chunk.iter().enumerate() {
                 for (slot, ib) in ideal[i].iter().enumerate() {
                     let index = f * tiling.per_frame() + slot;
-                    let label = test.labels[index];
-                    let pi = head.predict(&pooling.features_of(ib));
-                    counts.add_ideal(label, pi);
-                    for s in 0..seeds {
-                        let nb = &noisy[i * seeds + s][slot];
-                        let pn = head.predict(&pooling.features_of(nb));
-                        let flipped = ib.iter().zip(nb).filter(|(a, b)| a != b).count() as u64;
-                        counts.add_noisy(s, label, pi, pn, flipped, ib.len() as u64);
-                        if pn != pi && kept.len() < examples {
-                            kept.push(Example {
-                                index,
-                                pixels: test.image(index).to_vec(),
-                                label,
-                                ideal: pi,
-                                noisy: pn,
-                                chip_seed: s as u64 + 1,
-                                ideal_bits: ib.clone(),
-                                noisy_bits: nb.clone(),
-                            });
-                        }
+                    let noisy: Vec<&Vec<u8>> =
+                        (0..seeds).map(|s| &noisy[i * seeds + s][slot]).collect();
+                    let image = Image {
+                        index,
+                        label: test.labels[index],
+                        ideal: ib,
+                        noisy: &noisy,
+                    };
+                    let keep = kept.len() < examples;
+                    if let Some(mut e) = count_image(&head, &pooling, &image, &mut counts, keep) {
+                        e.pixels = test.image(index).to_vec();
+                        kept.push(e);
                     }
                 }
             }
@@ -295,16 +343,11 @@ fn own_shape(net: &Network, rows: usize, cols: usize) -> Result<(u32, usize, usi
             }
         })?;
         depth = depth.max(k.iter().map(|k| k.approx.depth).max().unwrap_or(0));
-        if s.decision != super::network::Decision::None {
+        if s.decision != Decision::None {
             maps += k.len();
         }
     }
-    let pooling = Pooling {
-        rows,
-        cols,
-        maps,
-        pool: net.pool,
-    };
+    let pooling = Layout::new(rows, cols, maps, &net.readout).map_err(EvalError::Msg)?;
     Ok((depth, maps, pooling.features()))
 }
 
@@ -317,7 +360,7 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
     if let Some(n) = opts.test_images {
         data.test = data.test.truncated(n);
     }
-    if data.train.is_empty() && matches!(net.head, HeadDef::Train(_)) {
+    if data.train.is_empty() && matches!(net.head, HeadDef::Train { .. }) {
         return Err(EvalError::Msg(
             "no training images to train the head on".into(),
         ));

@@ -143,11 +143,13 @@ pub struct Report {
     pub time_us: f64,
     /// Frames per second the chip would run at (program time only).
     pub frames_per_second: f64,
-    /// Images per frame.
+    /// Images the simulator tiles on one frame (a simulation device: the chip, as a
+    /// camera, sees one scene per frame).
     pub images_per_frame: usize,
     /// Empty PEs between tiles.
     pub gap: usize,
-    /// Images per second on the chip (frames per second times images per frame).
+    /// Images per second on the chip, one scene per frame as a camera sees it: the
+    /// frames per second.
     pub chip_images_per_second: f64,
     /// Accuracy figures.
     pub accuracy: Accuracy,
@@ -157,6 +159,9 @@ pub struct Report {
     pub uncertainty: Option<super::uncertainty::AccuracyRanges>,
     /// Flip rate of the binary features under the noise.
     pub flipped: f64,
+    /// Flip rate of each binary map, in map order.
+    #[serde(default)]
+    pub flipped_per_map: Vec<f64>,
     /// Fraction of (image, chip seed) pairs whose class the noise changed.
     pub changed: f64,
     /// CLASSES x CLASSES counts under the noise profile, summed over chip seeds (rows:
@@ -216,10 +221,17 @@ pub fn report(m: &Mergeable) -> Report {
         frames_per_second: fps,
         images_per_frame: per_frame,
         gap: main.map_or(0, |r| r.gap),
-        chip_images_per_second: fps * per_frame as f64,
+        chip_images_per_second: fps,
         accuracy: Accuracy::of(c),
         uncertainty: None,
         flipped: flip_rate(c),
+        flipped_per_map: {
+            let per_map = c.bits as f64 / c.flipped_per_map.len().max(1) as f64;
+            c.flipped_per_map
+                .iter()
+                .map(|&f| f as f64 / per_map.max(1.0))
+                .collect()
+        },
         changed: c.changed as f64 / evaluations.max(1.0),
         confusion: c.confusion.clone(),
         confusion_ideal: c.confusion_ideal.clone(),

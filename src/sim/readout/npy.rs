@@ -1,15 +1,13 @@
-//! Reading a float matrix of a known shape (a 256x256 plane, a head's weights) from a
-//! `.npy` file. `ndarray-npy` reads it from memory, but its reader allocates whatever
-//! shape a header claims before it reads any data, so the file is first read into a
-//! buffer of bounded size (at most the start, the largest header and the matrix as
-//! float64, plus one byte), and the header's claims (its length, element type and
-//! shape) are checked against the shape wanted and the bytes actually there before the
-//! reader is called. The
+//! Reading a 256x256 plane from a `.npy` file. `ndarray-npy` reads it from memory, but
+//! its reader allocates whatever shape a header claims before it reads any data, so the
+//! file is first read into a buffer of bounded size (at most [`MAX_NPY_FILE`] + 1
+//! bytes), and the header's claims (its length, element type and shape) are checked
+//! against the plane and the bytes actually there before the reader is called. The
 //! header's dict is parsed by `py_literal`, the parser `ndarray-npy` uses itself, so
 //! the two read the same shape.
 
-use crate::sim::dims::N;
-use ndarray::Array2;
+use crate::sim::dims::{N, PES};
+use ndarray::{Array2, ArrayD, Ix2};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use py_literal::Value;
 use std::io::Read;
@@ -17,6 +15,10 @@ use std::path::Path;
 
 /// Largest `.npy` header accepted, in bytes (a real one is under 200).
 pub const MAX_NPY_HEADER: usize = 1 << 16;
+
+/// Largest `.npy` file read: the fixed start, the largest header and a plane of
+/// float64 values.
+pub const MAX_NPY_FILE: usize = 12 + MAX_NPY_HEADER + PES * 8;
 
 /// Why a `.npy` file does not hold a 256x256 plane of float32 or float64.
 #[derive(Debug, thiserror::Error)]
@@ -59,16 +61,19 @@ pub enum NpyError {
         /// The header's shape.
         got: Vec<u64>,
     },
-    /// Fewer data bytes than the matrix needs.
-    #[error("truncated: {have} bytes of data, a {}x{} array of float{bits} needs {need}", .want[0], .want[1])]
+    /// Another shape than the caller of [`read_floats`] accepts.
+    #[error("{0}")]
+    Unexpected(String),
+    /// Fewer data bytes than the array needs.
+    #[error("truncated: {have} bytes of data, a {shape} array of float{bits} needs {need}")]
     Truncated {
-        /// Rows and columns wanted.
-        want: [usize; 2],
+        /// The shape the header gives, as `2x3`.
+        shape: String,
         /// Data bytes in the file.
         have: usize,
         /// Bits per element.
         bits: usize,
-        /// Data bytes the plane needs.
+        /// Data bytes the array needs.
         need: usize,
     },
     /// The reader refused the file (for float64, the second attempt's error).
@@ -91,31 +96,66 @@ pub fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
 /// read within a memory bound set by `want`, whatever the file's size or header.
 pub fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyError> {
     let data_max = want[0].saturating_mul(want[1]).saturating_mul(8);
-    let limit = (12 + MAX_NPY_HEADER).saturating_add(data_max) as u64;
+    let limit = (12 + MAX_NPY_HEADER).saturating_add(data_max);
+    let a = read_floats(path, limit, |sizes| {
+        if sizes == [want[0] as u64, want[1] as u64] {
+            Ok(())
+        } else {
+            Err(NpyError::Shape {
+                want,
+                got: sizes.to_vec(),
+            })
+        }
+    })?;
+    let a = a
+        .into_dimensionality::<Ix2>()
+        .map_err(|e| NpyError::Unexpected(e.to_string()))?;
+    Ok(a.mapv(|v| v as f32))
+}
+
+/// The float32 or float64 array (either byte order) of the `.npy` file at `path`, read
+/// as float64. At most `max_file` bytes are read, and `shape_ok` judges the header's
+/// shape before anything it claims is allocated: its error is returned as it is.
+pub fn read_floats(
+    path: &Path,
+    max_file: usize,
+    shape_ok: impl FnOnce(&[u64]) -> Result<(), NpyError>,
+) -> Result<ArrayD<f64>, NpyError> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(limit.saturating_add(1))
+        .take(max_file as u64 + 1)
         .read_to_end(&mut bytes)?;
     let (dict_at, header_len) = frame(&bytes)?;
     let data_at = dict_at + header_len;
     let header = bytes.get(dict_at..data_at).ok_or(NpyError::EndsInHeader)?;
-    if let Some(item) = check_header(header, want)? {
-        let (have, need) = (bytes.len() - data_at, want[0] * want[1] * item);
-        if have < need {
+    if let Some((item, sizes)) = check_header(header)? {
+        shape_ok(&sizes)?;
+        let count = sizes
+            .iter()
+            .try_fold(1usize, |n, &s| n.checked_mul(s as usize));
+        let (have, need) = (
+            bytes.len() - data_at,
+            count.and_then(|n| n.checked_mul(item)),
+        );
+        if need.is_none_or(|need| have < need) {
             return Err(NpyError::Truncated {
-                want,
+                shape: sizes
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join("x"),
                 have,
                 bits: item * 8,
-                need,
+                need: need.unwrap_or(usize::MAX),
             });
         }
     }
-    // Reached with the shape wanted, or with a dict `py_literal` cannot parse, which
+    // Reached with an accepted shape, or with a dict `py_literal` cannot parse, which
     // the reader (parsing the same text) refuses before it allocates.
-    Ok(match Array2::<f32>::read_npy(bytes.as_slice()) {
-        Ok(a) => a,
-        Err(_) => Array2::<f64>::read_npy(bytes.as_slice())?.mapv(|v| v as f32),
-    })
+    match ArrayD::<f32>::read_npy(bytes.as_slice()) {
+        Ok(a) => Ok(a.mapv(f64::from)),
+        Err(_) => Ok(ArrayD::<f64>::read_npy(bytes.as_slice())?),
+    }
 }
 
 /// Where the header's dict starts and its length, from the magic, the version and the
@@ -137,9 +177,9 @@ fn frame(bytes: &[u8]) -> Result<(usize, usize), NpyError> {
     }
 }
 
-/// Checks the element type and the shape the header's dict gives; returns the element
-/// size, or `None` when the dict does not parse (left to the reader to refuse).
-fn check_header(header: &[u8], want: [usize; 2]) -> Result<Option<usize>, NpyError> {
+/// Checks the element type the header's dict gives; returns the element size and the
+/// shape, or `None` when the dict does not parse (left to the reader to refuse).
+fn check_header(header: &[u8]) -> Result<Option<(usize, Vec<u64>)>, NpyError> {
     let text = std::str::from_utf8(header).map_err(|_| NpyError::NotText)?;
     let Ok(Value::Dict(entries)) = text.strip_suffix('\n').unwrap_or(text).parse() else {
         return Ok(None);
@@ -168,16 +208,12 @@ fn check_header(header: &[u8], want: [usize; 2]) -> Result<Option<usize>, NpyErr
         .map(|v| v.as_integer().and_then(|i| u64::try_from(i).ok()))
         .collect::<Option<Vec<u64>>>()
         .ok_or_else(|| NpyError::ShapeNotSizes(shape.to_string()))?;
-    if sizes != [want[0] as u64, want[1] as u64] {
-        return Err(NpyError::Shape { want, got: sizes });
-    }
-    Ok(Some(item))
+    Ok(Some((item, sizes)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::dims::PES;
 
     fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
         let mut dict =
