@@ -10,6 +10,7 @@ mod errors;
 mod evaluate;
 mod images;
 mod inputs;
+mod layer;
 mod memory;
 mod profile;
 mod program;
@@ -35,6 +36,7 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate::check, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<evaluate::PyCompiled>()?;
+    m.add_function(wrap_pyfunction!(layer::choose_layer, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_images, m)?)?;
     Ok(())
