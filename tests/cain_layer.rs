@@ -293,3 +293,122 @@ fn bad_weight_files_in_a_spec_are_positioned_and_named() {
         refused(&o, &[&at, name, part]);
     }
 }
+
+/// A spec whose kernels are the layer of `weights` (a `.npy` file beside it).
+fn layer_text(weights: &str, extra: &str) -> String {
+    format!(
+        "name: conv\ninput: A\nlayer:\n  weights: {weights}\n  outputs: [B, C]\n{extra}\
+         search: {{ work: 400, workers: 1 }}\n"
+    )
+}
+
+#[test]
+fn a_layer_in_a_spec_compiles_as_its_kernels_typed() {
+    let dir = temp_dir("cain-layer-block");
+    std::fs::write(dir.join("conv.npy"), floats("<f4", "(2, 1, 3, 3)", &TWO)).expect("write");
+    let layer = dir.join("layer.yaml");
+    std::fs::write(&layer, layer_text("conv.npy", "")).expect("write");
+    let rows = |w: &[f64]| format!("[{:?}, {:?}, {:?}]", &w[..3], &w[3..6], &w[6..]);
+    let typed = dir.join("typed.yaml");
+    std::fs::write(&typed, spec_text(&rows(&TWO[..9]), &rows(&TWO[9..]))).expect("write");
+    let a = json(&scamp(&["compile", layer.to_str().unwrap(), "--json"]));
+    let b = json(&scamp(&["compile", typed.to_str().unwrap(), "--json"]));
+    assert_eq!(a["program"], b["program"]);
+    assert_eq!(a["kernels"][0]["out"], "B");
+    // A scale halves every weight: one more halving, the same integers.
+    let half = dir.join("half.yaml");
+    std::fs::write(
+        &half,
+        layer_text("conv.npy", "").replace("  outputs", "  scale: 1/2\n  outputs"),
+    )
+    .expect("write");
+    let h = json(&scamp(&["compile", half.to_str().unwrap(), "--json"]));
+    assert_eq!(h["kernels"][1]["depth"], 5);
+    assert_eq!(
+        h["kernels"][1]["approximated"],
+        a["kernels"][1]["approximated"]
+    );
+}
+
+#[test]
+fn bad_layers_in_a_spec_are_positioned() {
+    let dir = temp_dir("cain-layer-block-bad");
+    std::fs::write(dir.join("conv.npy"), floats("<f4", "(2, 1, 3, 3)", &TWO)).expect("write");
+    std::fs::write(
+        dir.join("three.npy"),
+        floats("<f4", "(3, 1, 3, 3)", &[0.5; 27]),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("deep.npy"),
+        floats("<f4", "(2, 2, 1, 1)", &[0.5; 4]),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("odd.npy"),
+        floats("<f4", "(2, 1, 1, 1)", &[0.3, 0.1]),
+    )
+    .expect("write");
+    let cases = [
+        (
+            "three",
+            layer_text("three.npy", ""),
+            "5:12",
+            "3 outputs, 2 output registers",
+        ),
+        (
+            "deep",
+            layer_text("deep.npy", ""),
+            "4:12",
+            "read 2 input channels (2 per group x 1 groups), 1 input registers",
+        ),
+        (
+            "groups",
+            layer_text("deep.npy", "").replace("  outputs", "  groups: 2\n  outputs"),
+            "4:12",
+            "read 4 input channels",
+        ),
+        (
+            "zero",
+            layer_text("conv.npy", "").replace("  outputs", "  groups: 0\n  outputs"),
+            "5:11",
+            "groups must be between 1 and 64",
+        ),
+        (
+            "text",
+            layer_text("text.yaml", ""),
+            "4:12",
+            "not a numpy .npy file",
+        ),
+        (
+            "outside",
+            layer_text("conv.npy", "registers: [A, B]\n"),
+            "5:16",
+            "not in `registers`",
+        ),
+        (
+            "inexact",
+            layer_text("odd.npy", "approximation: { max_depth: 2 }\n"),
+            "4:12",
+            "kernel 0 (output B): the approximation at max_depth 2",
+        ),
+        (
+            "both",
+            layer_text("conv.npy", "kernels: [{ out: A, weights: [[1]] }]\n"),
+            "4:3",
+            "`kernels` or a `layer`, not both",
+        ),
+        (
+            "neither",
+            "name: none\n".to_string(),
+            "1:1",
+            "missing field `kernels` (or a `layer`",
+        ),
+    ];
+    for (name, text, at, part) in cases {
+        let spec = dir.join(format!("{name}.yaml"));
+        std::fs::write(&spec, text).expect("write");
+        let o = scamp(&["compile", spec.to_str().unwrap()]);
+        refused(&o, &[&format!("{}:{at}: ", spec.display()), part]);
+    }
+}

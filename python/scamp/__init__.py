@@ -42,6 +42,7 @@ from .network import Network
 __all__ = [
     "Compiled",
     "check",
+    "choose_layer",
     "compare",
     "compile",
     "Profile",
@@ -180,6 +181,59 @@ def compile(
         noise=noise,
     )
     return _scamp.compile(_spec_arg(spec), options)
+
+
+ArrayLike = Union[str, "os.PathLike[str]", np.ndarray, Sequence[Any]]
+
+
+def _floats(value: ArrayLike) -> Any:
+    """A path as it is; anything else as a float64 numpy array."""
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    return np.ascontiguousarray(value, dtype=np.float64)
+
+
+def choose_layer(
+    weights: ArrayLike,
+    bias: Optional[ArrayLike] = None,
+    *,
+    outputs: Sequence[str],
+    groups: int = 1,
+    inputs: Sequence[str] = ("A",),
+    registers: Optional[Sequence[str]] = None,
+    name: str = "layer",
+    noise: NoiseLike = "scamp5",
+    max_depth: int = 8,
+) -> dict[str, Any]:
+    """Turns a trained convolution layer into a spec, choosing its scale and depth.
+
+    ``weights`` is PyTorch's ``Conv2d.weight`` as a numpy array (or a ``.npy`` file)
+    of shape ``[out, in/groups, kh, kw]``, ``bias`` its bias ``[out]``; ``outputs``
+    names one register per output channel and ``inputs`` one per input channel.
+    The scale is the largest power of two that keeps every output within the
+    profile's saturation limit for inputs of +-128 (the pixel minus 128), and the
+    depth (up to ``max_depth``) the one with the lowest predicted error: the
+    approximation's plus the chip's, under ``noise``.
+
+    Returns a dict: ``spec`` (YAML text for :func:`compile`), ``scale``,
+    ``exponent`` (scale = 2**exponent), ``depth``, ``limit``, ``bias`` (times the
+    scale: the program cannot add it, the caller does), ``kernels`` (per output:
+    ``out``, ``error``, ``approximation_rmse``, ``chip_rmse``, ``peak``) and
+    ``tried`` (every depth's predicted summed MSE). Bad arrays or registers raise
+    ``ValueError``.
+    """
+    options = dict(
+        outputs=list(outputs),
+        groups=groups,
+        inputs=list(inputs),
+        registers=None if registers is None else list(registers),
+        name=name,
+        noise=noise,
+        max_depth=max_depth,
+    )
+    return _scamp.choose_layer(
+        _floats(weights), None if bias is None else _floats(bias), options
+    )
 
 
 def check(

@@ -101,6 +101,18 @@ def compile(
     seed: Optional[int] = None,
     noise: Optional[NoiseLike] = None,
 ) -> Compiled: ...
+def choose_layer(
+    weights: Union[str, os.PathLike[str], npt.ArrayLike],
+    bias: Union[None, str, os.PathLike[str], npt.ArrayLike] = None,
+    *,
+    outputs: Sequence[str],
+    groups: int = 1,
+    inputs: Sequence[str] = ("A",),
+    registers: Optional[Sequence[str]] = None,
+    name: str = "layer",
+    noise: NoiseLike = "scamp5",
+    max_depth: int = 8,
+) -> dict[str, Any]: ...
 def check(
     program_or_compiled: Union[ProgramLike, Compiled],
     *,

@@ -12,6 +12,7 @@ mod evaluate;
 mod images;
 mod inputs;
 mod interrupt;
+mod layer;
 mod memory;
 mod network;
 mod numbers;
@@ -40,6 +41,7 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<evaluate::PyCompiled>()?;
     m.add_class::<network::PyNetwork>()?;
+    m.add_function(wrap_pyfunction!(layer::choose_layer, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_images, m)?)?;
     Ok(())

@@ -21,6 +21,7 @@
 //! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
 
 pub mod assemble;
+pub mod choose;
 pub mod drive;
 pub mod moves;
 pub mod score;

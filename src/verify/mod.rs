@@ -7,6 +7,7 @@ pub mod dyadic;
 pub mod groups;
 pub mod heatmap;
 pub mod metrics;
+pub mod planes;
 pub mod precision;
 pub mod predict;
 pub mod proof;

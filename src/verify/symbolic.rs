@@ -378,6 +378,16 @@ pub fn execute_as<V: Symbolic>(
     Ok(pe)
 }
 
+/// Runs every statement of `program` on `pe` from whatever it holds (see
+/// [`crate::verify::planes`] for a start with several inputs), stopping where a value
+/// grows wider than [`MAX_SPAN`].
+pub fn run_program<V: Symbolic>(
+    pe: &mut SymbolicPe<V>,
+    program: &Program,
+) -> Result<(), SymbolicError> {
+    run_on(pe, program, |_, _, _| ())
+}
+
 /// Runs every statement of `program` on `pe`, stopping where a value grows wider than
 /// [`MAX_SPAN`].
 fn run_on<V: Symbolic>(

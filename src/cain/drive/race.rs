@@ -235,6 +235,14 @@ pub struct Prepared<'a> {
     pub reserve: Duration,
 }
 
+impl Prepared<'_> {
+    /// The predicted error of each member's output of the constructive program (`None`
+    /// when the registers do not suffice for it).
+    pub fn constructive_predicted(&self) -> Option<&[Predicted]> {
+        self.fallback.as_ref()?.value.predicted.as_deref()
+    }
+}
+
 /// Makes the constructive program of the kernels `members` (proven, held to the
 /// range, scored and predicted), before any search, so that the search is given only
 /// the time that remains. `start` is when the compile started (the program's `at`).

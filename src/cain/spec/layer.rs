@@ -329,3 +329,39 @@ fn check_approximation(i: usize, k: &KernelSpec, p: &ApproxParams) -> Result<(),
     approx::check_miss(&k.weights, k.scale, &a, p.max_depth, p.max_error)
         .map_err(|e| refuse(e.to_string()))
 }
+
+/// A spec as YAML text that [`crate::cain::parse_spec`] reads back to the same spec:
+/// its name, input, registers, kernels (weights written with every digit, so that they
+/// read back exactly), approximation and input range. Search settings are left out.
+pub fn spec_yaml(spec: &Spec) -> String {
+    let list = |regs: &[Reg]| {
+        let names: Vec<String> = regs.iter().map(ToString::to_string).collect();
+        format!("[{}]", names.join(", "))
+    };
+    let name = serde_json::to_string(&spec.name).unwrap_or_else(|_| "\"filter\"".into());
+    let mut out = format!(
+        "name: {name}\ninput: {}\nregisters: {}\nkernels:\n",
+        spec.input,
+        list(&spec.registers)
+    );
+    for k in &spec.kernels {
+        out.push_str(&format!(
+            "  - out: {}\n    scale: {}\n    weights:\n",
+            k.out, k.scale
+        ));
+        for row in &k.weights {
+            let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
+            out.push_str(&format!("      - [{}]\n", cells.join(", ")));
+        }
+    }
+    let a = &spec.approximation;
+    out.push_str(&format!(
+        "approximation: {{ max_depth: {}, max_error: {}, accept: {} }}\n",
+        a.max_depth, a.max_error, a.accept
+    ));
+    if spec.input_range != InputRange::default() {
+        let r = spec.input_range;
+        out.push_str(&format!("input_range: [{}, {}]\n", r.lo, r.hi));
+    }
+    out
+}

@@ -15,7 +15,7 @@ use crate::isa::{Reg, Wiring};
 use crate::verify::range::InputRange;
 use serde::Deserialize;
 use std::path::Path;
-use yaml::{RawKernel, RawSpec, RawWeights, Weight};
+use yaml::{RawKernel, RawLayer, RawSpec, RawWeights, Weight};
 use Step::{Index, Key};
 
 /// Which instructions the generator may use.
@@ -475,6 +475,85 @@ fn kernel_list(
     Ok(kernels)
 }
 
+/// `layer:`: the kernels of a convolution layer read from its `.npy` weights (relative
+/// to `dir`), one per output register, approximated with `approximation`.
+fn layer_kernels(
+    raw: &RawLayer,
+    input: Reg,
+    registers: &[Reg],
+    general: usize,
+    approximation: ApproxParams,
+    dir: Option<&Path>,
+) -> R<Vec<KernelSpec>> {
+    let at = |key: &'static str| [Key("layer"), Key(key)];
+    let mut outputs = Vec::with_capacity(raw.outputs.len());
+    for (i, name) in raw.outputs.iter().enumerate() {
+        let path = [Key("layer"), Key("outputs"), Index(i)];
+        let r = register(name, &path, general)?;
+        if !registers.contains(&r) {
+            return Err(Misplaced::at(
+                &path,
+                format!("output register {r} is not in `registers`"),
+            ));
+        }
+        outputs.push(r);
+    }
+    let Some(dir) = dir else {
+        return Err(Misplaced::at(
+            &at("weights"),
+            format!(
+                "weights from the file `{}` need the spec's folder: read the spec from a file",
+                raw.weights
+            ),
+        ));
+    };
+    let weights = layer::read_weights(&dir.join(&raw.weights))
+        .map_err(|e| Misplaced::at(&at("weights"), e.to_string()))?;
+    let target = layer::LayerTarget {
+        name: String::new(),
+        inputs: vec![input],
+        outputs,
+        registers: registers.to_vec(),
+        scale: raw.scale,
+        approximation,
+    };
+    let l = layer::layer_spec(weights.view(), None, raw.groups, &target).map_err(|e| {
+        let key = match e {
+            layer::LayerError::Approximation { .. } => "weights",
+            layer::LayerError::Mismatch(ref m)
+                if m.contains("output register") || m.contains("the layer's registers") =>
+            {
+                "outputs"
+            }
+            _ => "weights",
+        };
+        Misplaced::at(&at(key), format!("{}: {e}", raw.weights))
+    })?;
+    Ok(l.spec.kernels)
+}
+
+/// The kernels of `kernels:` or of `layer:` (exactly one of the two).
+fn kernels_of(
+    raw: &RawSpec,
+    input: Reg,
+    registers: &[Reg],
+    general: usize,
+    dir: Option<&Path>,
+) -> R<Vec<KernelSpec>> {
+    match (&raw.kernels, &raw.layer) {
+        (Some(k), None) => kernel_list(k, registers, general, dir),
+        (None, Some(l)) => layer_kernels(l, input, registers, general, raw.approximation, dir),
+        (Some(_), Some(_)) => Err(Misplaced::at(
+            &[Key("layer")],
+            "a spec gives `kernels` or a `layer`, not both",
+        )),
+        (None, None) => Err(Misplaced::at(
+            &[],
+            "missing field `kernels` (or a `layer` of weights from a .npy file)",
+        )),
+    }
+}
+
 /// Rejects, at the offending weight, kernel `i` when it cannot be approximated with these
 /// settings (a weight times the scale and 2^depth beyond [`approx::MAX_WEIGHT`]).
 fn check_approximation(i: usize, k: &KernelSpec, params: &ApproxParams) -> R<()> {
@@ -531,7 +610,7 @@ fn build(raw: RawSpec, dir: Option<&Path>) -> R<Spec> {
     let general = raw.general_registers.unwrap_or(DEVICE_GENERAL);
     let registers = register_list(raw.registers.as_deref(), general)?;
     let input = input_register(raw.input.as_deref(), &registers, general)?;
-    let kernels = kernel_list(&raw.kernels, &registers, general, dir)?;
+    let kernels = kernels_of(&raw, input, &registers, general, dir)?;
     for (i, k) in kernels.iter().enumerate() {
         check_approximation(i, k, &raw.approximation)?;
     }

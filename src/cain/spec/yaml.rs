@@ -24,8 +24,12 @@ pub struct RawSpec {
     /// `registers:`, register names.
     #[serde(default, deserialize_with = "some")]
     pub registers: Option<Vec<String>>,
-    /// `kernels:`.
-    pub kernels: Vec<RawKernel>,
+    /// `kernels:` (or a `layer:` instead).
+    #[serde(default, deserialize_with = "some")]
+    pub kernels: Option<Vec<RawKernel>>,
+    /// `layer:`, a convolution layer's weights from a `.npy` file.
+    #[serde(default, deserialize_with = "some")]
+    pub layer: Option<RawLayer>,
     /// `approximation:`.
     #[serde(default)]
     pub approximation: ApproxParams,
@@ -41,6 +45,32 @@ pub struct RawSpec {
     /// `fit: true|false`.
     #[serde(default)]
     pub fit: bool,
+}
+
+/// A layer as written: `.npy` weights in PyTorch's layout and the registers of its
+/// outputs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename = "layer")]
+pub struct RawLayer {
+    /// `weights:`, a `.npy` file of shape `[out, in/groups, kh, kw]`.
+    pub weights: String,
+    /// `groups:`, as in PyTorch's `Conv2d`.
+    #[serde(default = "one_group", deserialize_with = "groups")]
+    pub groups: usize,
+    /// `outputs:`, one register per output channel.
+    pub outputs: Vec<String>,
+    /// `scale:`, 1 when absent.
+    #[serde(default = "one", deserialize_with = "scale")]
+    pub scale: f64,
+}
+
+fn one_group() -> usize {
+    1
+}
+
+fn groups<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let most = crate::cain::spec::MAX_KERNELS as u64;
+    integer(d, "groups", 1, most).map(|n| n as usize)
 }
 
 /// One kernel as written.
