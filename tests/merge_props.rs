@@ -16,10 +16,11 @@ fn counts_of(picks: &[(u8, u8, [u8; SEEDS])], flips: u64, bits: u64) -> Counts {
     for &(label, ideal, noisy) in picks {
         c.add_ideal(label, ideal);
         for (s, &n) in noisy.iter().enumerate() {
-            c.add_noisy(s, label, ideal, n, 0, 0);
+            c.add_noisy(s, (label, ideal, n), &[], 0);
         }
     }
     c.flipped_bits = flips.min(bits);
+    c.flipped_per_map = vec![c.flipped_bits];
     c.bits = bits;
     c
 }

@@ -84,7 +84,7 @@ fn inputs_of(a: &EvalArgs, net: &network::Network) -> Vec<PathBuf> {
         files.extend(s.program.as_ref().map(|(f, _)| f.clone()));
     }
     if let network::HeadDef::Weights(f) = &net.head {
-        files.push(f.clone());
+        files.extend(f.iter().cloned());
     }
     if let Ok(entries) = std::fs::read_dir(&a.dataset) {
         files.extend(entries.flatten().map(|e| e.path()));

@@ -124,6 +124,13 @@ impl Counts {
         let add_matrix = |a: &[Vec<u64>], b: &[Vec<u64>]| -> Option<Vec<Vec<u64>>> {
             a.iter().zip(b).map(|(x, y)| add(x, y)).collect()
         };
+        // Per-map flips of files with different map counts: the missing maps count 0.
+        let maps = self.flipped_per_map.len().max(o.flipped_per_map.len());
+        let padded = |v: &[u64]| {
+            let mut v = v.to_vec();
+            v.resize(maps, 0);
+            v
+        };
         Some(Counts {
             images: self.images.checked_add(o.images)?,
             ideal_correct: self.ideal_correct.checked_add(o.ideal_correct)?,
@@ -133,13 +140,18 @@ impl Counts {
             flipped_bits: self.flipped_bits.checked_add(o.flipped_bits)?,
             bits: self.bits.checked_add(o.bits)?,
             changed: self.changed.checked_add(o.changed)?,
+            flipped_per_map: add(
+                &padded(&self.flipped_per_map),
+                &padded(&o.flipped_per_map),
+            )?,
         })
     }
 
     /// What does not add up in counts over `seeds` chip seeds read back from a file, or
     /// `None` when they are those of some evaluation: shapes, no more correct images
     /// than images, confusion matrices that count every image once (per seed) with the
-    /// correct ones on their diagonals, no more flipped bits than bits.
+    /// correct ones on their diagonals, no more flipped bits than bits, per-map flips that
+    /// add up to the flipped bits.
     pub fn inconsistency(&self, seeds: usize) -> Option<String> {
         if !self.well_formed(seeds) {
             return Some(format!(
@@ -197,6 +209,15 @@ impl Counts {
                 format!(
                     "flipped_bits {} is over bits {}",
                     self.flipped_bits, self.bits
+                ),
+            ),
+            (
+                self.flipped_per_map.iter().map(|&f| u128::from(f)).sum::<u128>()
+                    == u128::from(self.flipped_bits),
+                format!(
+                    "flipped_per_map sums to {}, not flipped_bits {}",
+                    self.flipped_per_map.iter().map(|&f| u128::from(f)).sum::<u128>(),
+                    self.flipped_bits
                 ),
             ),
             (

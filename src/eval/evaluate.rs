@@ -101,13 +101,19 @@ pub fn fnv(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
-/// The fingerprint of a head's weights file (its contents, within 64 MiB: a head file
-/// is far smaller), or of its absence.
+/// The fingerprint of a head's weights files (their contents, within 64 MiB each: a
+/// head file is far smaller), or of their absence.
 fn head_file_fingerprint(head: &HeadDef) -> String {
     match head {
-        HeadDef::Weights(file) => crate::isa::source::read_at_most(file, 1 << 26)
-            .map_or_else(|e| format!("unreadable: {e}"), |b| fnv(&b)),
-        HeadDef::Train(_) => "trained".into(),
+        HeadDef::Weights(files) => files
+            .iter()
+            .map(|file| {
+                crate::isa::source::read_at_most(file, 1 << 26)
+                    .map_or_else(|e| format!("unreadable: {e}"), |b| fnv(&b))
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        HeadDef::Train { .. } => "trained".into(),
     }
 }
 
