@@ -64,7 +64,7 @@ pub fn to_dict<'py, T: Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound
 /// name errors give it. `weights: FILE.npy` is read relative to a spec file's folder,
 /// and to the current directory for a text or a dict.
 fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> {
-    let (text, file, dir) = spec_text(py, spec)?;
+    let (text, file, dir) = spec_text(spec)?;
     let parsed = cain::parse_spec_in(&text, Some(&dir))
         .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.msg))?;
     Ok((parsed, file))
@@ -72,7 +72,7 @@ fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> 
 
 /// The text of the `spec` argument, the name errors give it and the folder its files
 /// are read from.
-fn spec_text(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(String, String, PathBuf)> {
+fn spec_text(spec: &Bound<'_, PyAny>) -> PyResult<(String, String, PathBuf)> {
     let here = PathBuf::new();
     let folder = |p: &std::path::Path| p.parent().map_or_else(PathBuf::new, PathBuf::from);
     Ok(if spec.is_instance_of::<PyDict>() {

@@ -132,8 +132,7 @@ impl PyNetwork {
         depth: Option<u32>,
         work: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let built = py
-            .detach(|| self.built((rows, cols, depth, work)))
+        let built = crate::interrupt::interruptible(py, || self.built((rows, cols, depth, work)))?
             .map_err(value_error)?;
         let d = PyDict::new(py);
         let p = &built.chip.program;
@@ -211,8 +210,7 @@ impl PyNetwork {
             examples: 0,
             progress: None,
         };
-        let e = py
-            .detach(|| ev::evaluate(&self.net, data, &opts))
+        let e = crate::interrupt::interruptible(py, || ev::evaluate(&self.net, data, &opts))?
             .map_err(value_error)?;
         to_dict(py, &ev::report(&e.merge))
     }
@@ -243,18 +241,17 @@ impl PyNetwork {
             }
         };
         let (rows, cols) = (split.rows, split.cols);
-        let (out, count) = py
-            .detach(|| {
-                let built = self.built((rows, cols, depth, work))?;
-                let sample = Sample {
-                    profile: &profile,
-                    chip_seed,
-                    seed,
-                };
-                let count = built.chip.maps.len();
-                extract(&built, &split, sample, maps).map(|e| (e, count))
-            })
-            .map_err(value_error)?;
+        let (out, count) = crate::interrupt::interruptible(py, || {
+            let built = self.built((rows, cols, depth, work))?;
+            let sample = Sample {
+                profile: &profile,
+                chip_seed,
+                seed,
+            };
+            let count = built.chip.maps.len();
+            extract(&built, &split, sample, maps).map(|e| (e, count))
+        })?
+        .map_err(value_error)?;
         let features = Array2::from_shape_vec((out.images, out.per_image), out.features)
             .map_err(value_error)?
             .into_pyarray(py)

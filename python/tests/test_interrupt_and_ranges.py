@@ -20,6 +20,7 @@ LONG_CALLS = {
     "compile": "scamp.compile(open('programs/gauss5x5.yaml').read().replace(', work: 10000', ''), time_limit=60)",
     "check": "scamp.check('programs/gauss3x3.scamp', kernel='programs/gauss3x3.yaml', runs=100000)",
     "batch": "scamp.run('programs/gauss3x3.scamp', {'A': np.zeros((2000, 256, 256), np.float32)})",
+    "network": "scamp.Network.load('programs/analognet2_net.yaml').features(np.zeros((200000, 28, 28), np.uint8), noise='scamp5')",
 }
 
 

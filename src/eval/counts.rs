@@ -140,10 +140,7 @@ impl Counts {
             flipped_bits: self.flipped_bits.checked_add(o.flipped_bits)?,
             bits: self.bits.checked_add(o.bits)?,
             changed: self.changed.checked_add(o.changed)?,
-            flipped_per_map: add(
-                &padded(&self.flipped_per_map),
-                &padded(&o.flipped_per_map),
-            )?,
+            flipped_per_map: add(&padded(&self.flipped_per_map), &padded(&o.flipped_per_map))?,
         })
     }
 
@@ -212,11 +209,17 @@ impl Counts {
                 ),
             ),
             (
-                self.flipped_per_map.iter().map(|&f| u128::from(f)).sum::<u128>()
+                self.flipped_per_map
+                    .iter()
+                    .map(|&f| u128::from(f))
+                    .sum::<u128>()
                     == u128::from(self.flipped_bits),
                 format!(
                     "flipped_per_map sums to {}, not flipped_bits {}",
-                    self.flipped_per_map.iter().map(|&f| u128::from(f)).sum::<u128>(),
+                    self.flipped_per_map
+                        .iter()
+                        .map(|&f| u128::from(f))
+                        .sum::<u128>(),
                     self.flipped_bits
                 ),
             ),

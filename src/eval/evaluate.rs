@@ -131,6 +131,7 @@ fn features(
     let frames = tiling.frames(split.len());
     let mut out = Vec::with_capacity(split.len() * pooling.features());
     for start in (0..frames).step_by(CHUNK) {
+        super::check_cancel()?;
         let n = CHUNK.min(frames - start);
         let done = batch::frames(n, |i| {
             let f = start + i;
@@ -275,6 +276,7 @@ impl Depth<'_> {
         let mut noisy_seconds = 0.0;
         let frame_list: Vec<usize> = range.clone().collect();
         for chunk in frame_list.chunks(CHUNK) {
+            super::check_cancel()?;
             let ideal = batch::frames(chunk.len(), |i| {
                 let noise = FrameNoise {
                     profile: self.ideal,

@@ -110,6 +110,7 @@ pub fn extract(
         bits: Vec::with_capacity(split.len() * bits_per_image),
     };
     for start in (0..frames).step_by(CHUNK) {
+        super::check_cancel()?;
         let n = CHUNK.min(frames - start);
         let done = batch::frames(n, |i| {
             let f = start + i;

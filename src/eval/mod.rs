@@ -66,7 +66,20 @@ pub enum EvalError {
     /// A frame program stopped (an internal error: the programs are proven).
     #[error("a frame stopped: {0}")]
     Run(#[from] crate::sim::run::RunError),
+    /// The caller asked the evaluation to stop ([`crate::cancel`]).
+    #[error("interrupted")]
+    Cancelled,
     /// Anything else, as a message.
     #[error("{0}")]
     Msg(String),
+}
+
+/// [`EvalError::Cancelled`] when a stop was asked for: the frame loops look between
+/// chunks of frames.
+fn check_cancel() -> Result<(), EvalError> {
+    if crate::cancel::requested() {
+        Err(EvalError::Cancelled)
+    } else {
+        Ok(())
+    }
 }
