@@ -102,7 +102,9 @@ fn is_network(text: &str) -> bool {
 fn bank(a: &ExportArgs, text: &str) -> Result<Bank, CliError> {
     if is_yaml(&a.target) {
         if a.kernel.is_some() {
-            return Err(CliError::msg("--kernel is for programs; a spec carries its own kernels"));
+            return Err(CliError::msg(
+                "--kernel is for programs; a spec carries its own kernels",
+            ));
         }
         let spec = cain::parse_spec(text).map_err(|e| super::positioned(&a.target, e))?;
         let opts = CompileOptions {
@@ -119,14 +121,21 @@ fn bank(a: &ExportArgs, text: &str) -> Result<Bank, CliError> {
     };
     let spec_text = read_source(spec_path, MAX_SPEC_BYTES, "spec")?;
     let spec = cain::parse_spec(&spec_text).map_err(|e| super::positioned(spec_path, e))?;
-    let program = load_program(&a.target, Device { general: spec.general_count() })?;
+    let program = load_program(
+        &a.target,
+        Device {
+            general: spec.general_count(),
+        },
+    )?;
     Bank::with_kernels(program, text, spec).map_err(CliError::msg)
 }
 
 /// The samples of a program's golden outputs: the pictures of `--images`.
 fn picture_samples(a: &ExportArgs) -> Result<Vec<Sample>, CliError> {
     let images = load_images(&a.images).map_err(|e| {
-        CliError::msg(format!("{e} (choose the golden outputs' pictures with --images DIR)"))
+        CliError::msg(format!(
+            "{e} (choose the golden outputs' pictures with --images DIR)"
+        ))
     })?;
     Ok(images
         .into_iter()
@@ -155,7 +164,10 @@ fn network_samples(host: &NetworkHost, test: &dataset::Split, n: usize) -> Vec<S
 }
 
 /// The plan, host and golden samples of a network target.
-fn network_parts(a: &ExportArgs, profile: (&str, &Profile)) -> Result<(Plan, Option<NetworkHost>, Vec<Sample>), CliError> {
+fn network_parts(
+    a: &ExportArgs,
+    profile: (&str, &Profile),
+) -> Result<(Plan, Option<NetworkHost>, Vec<Sample>), CliError> {
     let net = network::load_path(Some(&a.target)).map_err(CliError::msg)?;
     let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
     let opts = export::HeadOptions {
@@ -194,7 +206,8 @@ pub fn run(a: &ExportArgs) -> Outcome {
         .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", a.output.display())))?;
     if let Some(dir) = &a.golden {
         super::files::prepare_dir(dir)?;
-        golden::write(dir, &plan, host.as_ref(), &samples, (shown, &profile)).map_err(export_error)?;
+        golden::write(dir, &plan, host.as_ref(), &samples, (shown, &profile))
+            .map_err(export_error)?;
     }
     let report = ExportReport::of(
         &plan,
@@ -206,7 +219,11 @@ pub fn run(a: &ExportArgs) -> Outcome {
     } else {
         eprintln!(
             "{}: {} blocks, {} instructions, {} cycles per frame; energy model {:.2} uJ per frame",
-            report.output, report.blocks, report.instructions, report.cycles, report.energy_uj_per_frame
+            report.output,
+            report.blocks,
+            report.instructions,
+            report.cycles,
+            report.energy_uj_per_frame
         );
     }
     Ok(0)

@@ -96,10 +96,16 @@ mod tests {
 
     #[test]
     fn counts_each_class_once_per_cycle() {
-        let p = parse_program("get_image(A, D); in(B, 3); where(A); MOV(R5, FLAG); all();", Device::default())
-            .unwrap();
+        let p = parse_program(
+            "get_image(A, D); in(B, 3); where(A); MOV(R5, FLAG); all();",
+            Device::default(),
+        )
+        .unwrap();
         let e = FrameEnergy::of(&p, 1);
-        assert_eq!((e.analogue_cycles, e.digital_cycles, e.control_cycles), (5, 1, 5));
+        assert_eq!(
+            (e.analogue_cycles, e.digital_cycles, e.control_cycles),
+            (5, 1, 5)
+        );
         assert_eq!(e.cycles(), p.cycles());
         assert_eq!(e.energy_uj_per_frame, 11.0 * instruction_uj());
     }

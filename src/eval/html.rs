@@ -107,7 +107,8 @@ pub fn page_of(
     let mut body = format!(
         "<h1>scamp eval: {}</h1><p>{} test images, noise <code>{}</code> on chip seeds {:?}, head trained under <code>{}</code>. \
          Accuracy ideal {}, noisy {} &plusmn; {} (min {}, max {}), lost {}; {} of the binary-map bits flipped; \
-         the noise changed the class of {} of the (image, chip) pairs.</p>",
+         the noise changed the class of {} of the (image, chip) pairs. Energy {:.2} &micro;J per frame, {:.2} &micro;J per image \
+         (one scene per frame; a model from published power figures, not a measurement).</p>",
         escape(&r.network),
         r.images,
         escape(&r.noise),
@@ -121,6 +122,8 @@ pub fn page_of(
         pct(r.accuracy.lost),
         pct(r.flipped),
         pct(r.changed),
+        r.energy_uj_per_frame,
+        r.energy_uj_per_image,
     );
     let row = |tag: &str, cells: &[&str]| {
         let cells: String = cells

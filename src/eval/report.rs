@@ -149,6 +149,14 @@ pub struct Report {
     pub gap: usize,
     /// Images per second on the chip (frames per second times images per frame).
     pub chip_images_per_second: f64,
+    /// The energy model's figure for one frame program, in microjoules: a model from
+    /// published power figures, not a measurement ([`crate::energy`]).
+    #[serde(default)]
+    pub energy_uj_per_frame: f64,
+    /// The energy of one image as a camera sees it (one scene per frame: the frame's
+    /// energy), in microjoules.
+    #[serde(default)]
+    pub energy_uj_per_image: f64,
     /// Accuracy figures.
     pub accuracy: Accuracy,
     /// Flip rate of the binary features under the noise.
@@ -213,6 +221,8 @@ pub fn report(m: &Mergeable) -> Report {
         images_per_frame: per_frame,
         gap: main.map_or(0, |r| r.gap),
         chip_images_per_second: fps * per_frame as f64,
+        energy_uj_per_frame: crate::energy::cycles_uj(cycles),
+        energy_uj_per_image: crate::energy::cycles_uj(cycles),
         accuracy: Accuracy::of(c),
         flipped: flip_rate(c),
         changed: c.changed as f64 / evaluations.max(1.0),

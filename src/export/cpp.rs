@@ -21,7 +21,11 @@ fn host_call(s: &Stmt) -> Option<&'static str> {
 /// One statement as a C++ call (`movx(C, A, south);`).
 pub fn call(s: &Stmt) -> String {
     let args: Vec<String> = s.args.iter().map(ToString::to_string).collect();
-    format!("{}({});", host_call(s).unwrap_or(s.def.name), args.join(", "))
+    format!(
+        "{}({});",
+        host_call(s).unwrap_or(s.def.name),
+        args.join(", ")
+    )
 }
 
 /// The statements of `program` as kernel blocks, indented by `pad`: consecutive kernel

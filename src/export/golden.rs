@@ -114,7 +114,12 @@ fn prefix(plan: &Plan, b: usize) -> Program {
 }
 
 /// Runs `program` on `scene` and returns the planes of `regs`.
-fn planes(program: &Program, scene: &GreyImage, opts: &RunOptions, regs: &[Watched]) -> Result<Vec<Vec<f32>>, ExportError> {
+fn planes(
+    program: &Program,
+    scene: &GreyImage,
+    opts: &RunOptions,
+    regs: &[Watched],
+) -> Result<Vec<Vec<f32>>, ExportError> {
     let frame = run_one(program, &Setup::new(scene.clone()), opts, regs, 0)
         .map_err(|e| ExportError::Internal(format!("a golden run stopped: {e}")))?;
     Ok(frame.planes.into_iter().map(|(_, v)| v).collect())
@@ -127,7 +132,11 @@ fn window_bits(host: &NetworkHost, maps: &[Vec<f32>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(maps.len() * p.rows * p.cols);
     for m in maps {
         for r in r0..r0 + p.rows {
-            out.extend(m[r * N + c0..r * N + c0 + p.cols].iter().map(|&b| u8::from(b != 0.0)));
+            out.extend(
+                m[r * N + c0..r * N + c0 + p.cols]
+                    .iter()
+                    .map(|&b| u8::from(b != 0.0)),
+            );
         }
     }
     out
@@ -136,7 +145,8 @@ fn window_bits(host: &NetworkHost, maps: &[Vec<f32>]) -> Vec<u8> {
 /// The profiles the golden outputs are written under: `ideal`, and `profile` unless it
 /// is `ideal` itself.
 fn profiles(profile: (&str, &Profile)) -> Result<Vec<(String, RunOptions)>, ExportError> {
-    let ideal = Profile::builtin("ideal").ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
+    let ideal = Profile::builtin("ideal")
+        .ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
     let mut out = vec![("ideal".to_string(), RunOptions::new(ideal))];
     if profile.0 != "ideal" {
         let mut o = RunOptions::new(profile.1.clone());
@@ -148,7 +158,13 @@ fn profiles(profile: (&str, &Profile)) -> Result<Vec<(String, RunOptions)>, Expo
 }
 
 /// Writes the golden outputs of `plan` for `samples` into `dir` (which must exist).
-pub fn write(dir: &Path, plan: &Plan, host: Option<&NetworkHost>, samples: &[Sample], profile: (&str, &Profile)) -> Result<GoldenIndex, ExportError> {
+pub fn write(
+    dir: &Path,
+    plan: &Plan,
+    host: Option<&NetworkHost>,
+    samples: &[Sample],
+    profile: (&str, &Profile),
+) -> Result<GoldenIndex, ExportError> {
     let runs = profiles(profile)?;
     let mut features: BTreeMap<String, Vec<f32>> = BTreeMap::new();
     let mut index = GoldenIndex {
@@ -165,8 +181,15 @@ pub fn write(dir: &Path, plan: &Plan, host: Option<&NetworkHost>, samples: &[Sam
             std::fs::create_dir_all(dir.join(&s.name).join(name)).map_err(file_err)?;
         }
         let scene = format!("{}/scene.png", s.name);
-        readout::save_png(&dir.join(&scene), &s.scene.pixels.iter().map(|&p| f32::from(p) - 128.0).collect::<Vec<_>>())
-            .map_err(file_err)?;
+        readout::save_png(
+            &dir.join(&scene),
+            &s.scene
+                .pixels
+                .iter()
+                .map(|&p| f32::from(p) - 128.0)
+                .collect::<Vec<_>>(),
+        )
+        .map_err(file_err)?;
         let mut sample = SampleIndex {
             name: s.name.clone(),
             scene,
@@ -185,7 +208,8 @@ pub fn write(dir: &Path, plan: &Plan, host: Option<&NetworkHost>, samples: &[Sam
                     save(dir, &rel, *w, &v)?;
                     files.insert(w.to_string(), rel);
                 }
-                let reads: Vec<Watched> = blk.readout.iter().map(|r| watched(r.register())).collect();
+                let reads: Vec<Watched> =
+                    blk.readout.iter().map(|r| watched(r.register())).collect();
                 let read = planes(&program, &s.scene, opts, &reads)?;
                 let files_read = sample.readout.entry(name.clone()).or_default();
                 for (w, v) in reads.iter().zip(&read) {
@@ -193,7 +217,10 @@ pub fn write(dir: &Path, plan: &Plan, host: Option<&NetworkHost>, samples: &[Sam
                     save(dir, &rel, *w, v)?;
                     files_read.insert(w.to_string(), rel);
                 }
-                if let (Some(h), true) = (host, blk.readout.iter().any(|r| matches!(r, Readout::Events(_)))) {
+                if let (Some(h), true) = (
+                    host,
+                    blk.readout.iter().any(|r| matches!(r, Readout::Events(_))),
+                ) {
                     let f = h.pooling.features_of(&window_bits(h, &read));
                     sample.classes.insert(name.clone(), h.head.predict(&f));
                     features.entry(name.clone()).or_default().extend(f);

@@ -50,8 +50,16 @@ impl NetworkHost {
             .weights
             .chunks(w)
             .map(|row| {
-                let vals: Vec<String> = row.iter().map(|v| format!("{v:e}f")).collect();
-                format!("    {{{}}}", vals.join(", "))
+                let lines: Vec<String> = row
+                    .chunks(6)
+                    .map(|c| {
+                        c.iter()
+                            .map(|v| format!("{v:e}f"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .collect();
+                format!("    {{{}}}", lines.join(",\n     "))
             })
             .collect();
         rows.join(",\n")
@@ -61,7 +69,8 @@ impl NetworkHost {
     pub fn cpp_globals(&self) -> String {
         let p = &self.pooling;
         let (down, across) = p.blocks();
-        let mut s = String::from("\n// The network's window on the array, its pooling and its head.\n");
+        let mut s =
+            String::from("\n// The network's window on the array, its pooling and its head.\n");
         let _ = writeln!(
             s,
             "static const int WIN_ROW = {}, WIN_COL = {}, ROWS = {}, COLS = {}, POOL = {};",

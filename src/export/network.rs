@@ -70,11 +70,18 @@ fn decision_name(d: Decision) -> String {
 }
 
 /// One block per stage: the capture goes with the first, the decisions with each.
-fn stage_blocks(net: &Network, chip: &Chip, profile: (&str, &Profile)) -> Result<Vec<Block>, ExportError> {
+fn stage_blocks(
+    net: &Network,
+    chip: &Chip,
+    profile: (&str, &Profile),
+) -> Result<Vec<Block>, ExportError> {
     let starts = stage_starts(chip)?;
     let mut blocks = Vec::new();
     for (i, (def, st)) in net.stages.iter().zip(&chip.stages).enumerate() {
-        let end = starts.get(i + 1).copied().unwrap_or(chip.program.stmts.len());
+        let end = starts
+            .get(i + 1)
+            .copied()
+            .unwrap_or(chip.program.stmts.len());
         let from = starts[i];
         let outs: Vec<Reg> = st.kernels.iter().map(|k| k.out).collect();
         let wiring = Wiring::new(def.spec.input, chip.general);
@@ -87,7 +94,11 @@ fn stage_blocks(net: &Network, chip: &Chip, profile: (&str, &Profile)) -> Result
             .filter(|m| m.stage == i)
             .map(|m| format!("{} -> {}", m.from, m.bit))
             .collect();
-        let mut notes = vec![format!("spec: {} ({})", def.spec.name, def.spec_file.display())];
+        let mut notes = vec![format!(
+            "spec: {} ({})",
+            def.spec.name,
+            def.spec_file.display()
+        )];
         notes.extend(st.kernels.iter().map(kernel_line));
         notes.push(format!(
             "proof: every output above is computed exactly (symbolic execution, {} instructions, {} cycles)",
@@ -103,7 +114,11 @@ fn stage_blocks(net: &Network, chip: &Chip, profile: (&str, &Profile)) -> Result
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
-        notes.push(format!("decision: {}; {}", decision_name(def.decision), maps.join(", ")));
+        notes.push(format!(
+            "decision: {}; {}",
+            decision_name(def.decision),
+            maps.join(", ")
+        ));
         blocks.push(Block {
             title: format!("stage {}: {}", i + 1, def.spec.name),
             notes,
@@ -113,7 +128,12 @@ fn stage_blocks(net: &Network, chip: &Chip, profile: (&str, &Profile)) -> Result
             watch: outs
                 .iter()
                 .map(|r| AnyReg::Analogue(*r))
-                .chain(chip.maps.iter().filter(|m| m.stage == i).map(|m| AnyReg::Digital(m.bit)))
+                .chain(
+                    chip.maps
+                        .iter()
+                        .filter(|m| m.stage == i)
+                        .map(|m| AnyReg::Digital(m.bit)),
+                )
                 .collect(),
         });
     }
@@ -124,8 +144,14 @@ fn stage_blocks(net: &Network, chip: &Chip, profile: (&str, &Profile)) -> Result
 }
 
 /// Features of every image of `split` under `ideal`, as `eval` trains its head on them.
-fn ideal_features(chip: &Chip, tiling: &Tiling, pooling: &Pooling, split: &Split) -> Result<Vec<f32>, ExportError> {
-    let ideal = Profile::builtin("ideal").ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
+fn ideal_features(
+    chip: &Chip,
+    tiling: &Tiling,
+    pooling: &Pooling,
+    split: &Split,
+) -> Result<Vec<f32>, ExportError> {
+    let ideal = Profile::builtin("ideal")
+        .ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
     let frames = batch::frames(tiling.frames(split.len()), |f| {
         let noise = FrameNoise {
             profile: &ideal,
@@ -144,7 +170,14 @@ fn ideal_features(chip: &Chip, tiling: &Tiling, pooling: &Pooling, split: &Split
 
 /// The head `eval` would use: read from its file, or trained on the ideal features of
 /// the training split.
-fn head(net: &Network, data: &Dataset, chip: &Chip, tiling: &Tiling, pooling: &Pooling, opts: &HeadOptions) -> Result<Head, ExportError> {
+fn head(
+    net: &Network,
+    data: &Dataset,
+    chip: &Chip,
+    tiling: &Tiling,
+    pooling: &Pooling,
+    opts: &HeadOptions,
+) -> Result<Head, ExportError> {
     match &net.head {
         HeadDef::Weights(file) => {
             Head::load(file, pooling.features()).map_err(|e| ExportError::Input(e.to_string()))
@@ -161,7 +194,12 @@ fn head(net: &Network, data: &Dataset, chip: &Chip, tiling: &Tiling, pooling: &P
 }
 
 /// Builds the chip part of `net` (refusing an unproven stage), its head, and the plan.
-pub fn of_network(net: &Network, data: &Dataset, profile: (&str, &Profile), opts: &HeadOptions) -> Result<NetworkExport, ExportError> {
+pub fn of_network(
+    net: &Network,
+    data: &Dataset,
+    profile: (&str, &Profile),
+    opts: &HeadOptions,
+) -> Result<NetworkExport, ExportError> {
     let build = BuildOptions {
         depth: None,
         compile: opts.compile.clone(),
@@ -191,7 +229,7 @@ pub fn of_network(net: &Network, data: &Dataset, profile: (&str, &Profile), opts
     let plan = Plan {
         name: net.name.clone(),
         notes: vec![
-            format!("network: {} ({} stages, {} binary maps, {} features)", net.name, net.stages.len(), chip.maps.len(), pooling.features()),
+            format!("network: {}; stages: {}, binary maps: {}, features: {}", net.name, net.stages.len(), chip.maps.len(), pooling.features()),
             format!(
                 "the network sees the {rows}x{cols} window at row {gap}, column {gap} of the captured frame; \
                  events are read as (column, row) pairs"

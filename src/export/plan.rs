@@ -5,7 +5,7 @@
 
 use super::ExportError;
 use crate::bank::Bank;
-use crate::cain::{self, KernelReport};
+use crate::cain::{self, KernelReport, Spec};
 use crate::energy::FrameEnergy;
 use crate::isa::{parse_program, AnyReg, DReg, Device, Operand, Program, Reg, Stmt};
 use crate::sim::noise::Profile;
@@ -104,8 +104,11 @@ pub fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
 
 /// `get_image(input, scratch)`: the capture a block computing from `input` starts with.
 pub fn capture(input: Reg, scratch: Reg) -> Result<Program, ExportError> {
-    parse_program(&format!("get_image({input}, {scratch});"), Device::default())
-        .map_err(|e| ExportError::Internal(format!("capture does not parse: {e}")))
+    parse_program(
+        &format!("get_image({input}, {scratch});"),
+        Device::default(),
+    )
+    .map_err(|e| ExportError::Internal(format!("capture does not parse: {e}")))
 }
 
 /// The capture's scratch register: one the block writes before it reads it (so the
@@ -122,6 +125,37 @@ fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<Reg> 
         .or_else(|| general.last())
 }
 
+/// The capture a group of a bank with `spec` needs before it (none when the group
+/// captures the image itself).
+pub fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, ExportError> {
+    if captures_itself(program) {
+        return Ok(None);
+    }
+    let scratch = scratch_for(program, spec.input, &spec.registers).ok_or_else(|| {
+        ExportError::Device(format!(
+            "the capture needs a register besides the input {}",
+            spec.input
+        ))
+    })?;
+    capture(spec.input, scratch).map(Some)
+}
+
+/// The energy model's figures for one frame of `bank` as it is exported: every group
+/// with its capture, each output read once.
+pub fn frame_energy(bank: &Bank) -> FrameEnergy {
+    if bank.spec().is_none() {
+        return bare(bank.program(), "").energy();
+    }
+    let mut stmts = Vec::new();
+    for (program, _) in bank.groups() {
+        if let Some(Ok(Some(c))) = bank.spec().map(|s| capture_of(program, s)) {
+            stmts.extend(c.stmts);
+        }
+        stmts.extend(program.stmts.iter().cloned());
+    }
+    FrameEnergy::of(&Program { stmts }, bank.kernels().len() as u64)
+}
+
 fn captures_itself(program: &Program) -> bool {
     program
         .stmts
@@ -135,7 +169,12 @@ pub fn kernel_line(k: &KernelReport) -> String {
         .approx
         .weights
         .iter()
-        .map(|r| r.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))
+        .map(|r| {
+            r.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect();
     format!(
         "{} = [{}] / 2^{} (depth {}, approximation error {})",
@@ -155,7 +194,9 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
     let Some(spec) = bank.spec() else {
         return Ok(bare(bank.program(), name));
     };
-    let proof = bank.prove().map_err(|e| ExportError::Internal(e.to_string()))?;
+    let proof = bank
+        .prove()
+        .map_err(|e| ExportError::Internal(e.to_string()))?;
     if !proof.verified {
         return Err(ExportError::Unproven(format!(
             "{name}: the program does not compute the kernels of {}: {}",
@@ -166,20 +207,15 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
     let stats = InputStats::of_bundled_images(spec.input_range);
     let mut blocks = Vec::new();
     for (i, (program, members)) in bank.groups().iter().enumerate() {
-        let kernels: Vec<&KernelReport> =
-            members.iter().filter_map(|&k| bank.kernels().get(k)).collect();
+        let kernels: Vec<&KernelReport> = members
+            .iter()
+            .filter_map(|&k| bank.kernels().get(k))
+            .collect();
         let outs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
-        let capture = if captures_itself(program) {
-            None
-        } else {
-            let scratch = scratch_for(program, spec.input, &spec.registers).ok_or_else(|| {
-                ExportError::Device(format!(
-                    "{name}: the capture needs a register besides the input {}",
-                    spec.input
-                ))
-            })?;
-            Some(capture(spec.input, scratch)?)
-        };
+        let capture = capture_of(program, spec).map_err(|e| match e {
+            ExportError::Device(m) => ExportError::Device(format!("{name}: {m}")),
+            other => other,
+        })?;
         let predicted = cain::predict_outputs(program, spec.wiring(), &outs, profile.1, &stats)
             .map_err(|e| ExportError::Internal(format!("prediction: {e}")))?;
         let mut notes: Vec<String> = kernels.iter().map(|k| kernel_line(k)).collect();
@@ -201,8 +237,15 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
             title: format!(
                 "block {}: kernels {} into {}",
                 i + 1,
-                members.iter().map(|k| (k + 1).to_string()).collect::<Vec<_>>().join(", "),
-                outs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                members
+                    .iter()
+                    .map(|k| (k + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                outs.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             notes,
             capture,
@@ -214,7 +257,12 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
     Ok(Plan {
         name: spec.name.clone(),
         notes: vec![
-            format!("spec: {} ({} kernels), input image in {}", spec.name, bank.kernels().len(), spec.input),
+            format!(
+                "spec: {}, kernels: {}, input image in {}",
+                spec.name,
+                bank.kernels().len(),
+                spec.input
+            ),
             format!("source: {name}"),
         ],
         blocks,
