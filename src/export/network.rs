@@ -226,6 +226,11 @@ pub fn of_network(
     // Row and column 0 are kept out of the window: the vendor's event buffer marks its
     // unused entries (0, 0).
     let gap = tiling.gap.max(1);
+    if gap + rows.max(cols) > crate::sim::N {
+        return Err(ExportError::Input(format!(
+            "{rows}x{cols} images do not fit the array with row and column 0 kept out of the window"
+        )));
+    }
     let plan = Plan {
         name: net.name.clone(),
         notes: vec![

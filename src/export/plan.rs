@@ -102,27 +102,37 @@ pub fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// `get_image(input, scratch)`: the capture a block computing from `input` starts with.
-pub fn capture(input: Reg, scratch: Reg) -> Result<Program, ExportError> {
+/// `get_image(input, scratch)`: the capture a block computing from `input` starts
+/// with; `res(scratch)` after it when the block reads `scratch` before writing it (the
+/// proof takes every register but the input to start at 0).
+pub fn capture(input: Reg, scratch: Reg, reset: bool) -> Result<Program, ExportError> {
+    let reset = if reset {
+        format!(" res({scratch});")
+    } else {
+        String::new()
+    };
     parse_program(
-        &format!("get_image({input}, {scratch});"),
+        &format!("get_image({input}, {scratch});{reset}"),
         Device::default(),
     )
     .map_err(|e| ExportError::Internal(format!("capture does not parse: {e}")))
 }
 
-/// The capture's scratch register: one the block writes before it reads it (so the
-/// capture's by-product never reaches the result), else the last general one.
-fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<Reg> {
+/// The capture's scratch register and whether it needs a reset: one the block writes
+/// before it reads it (the capture's by-product never reaches the result), else the
+/// last general one, reset.
+fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<(Reg, bool)> {
     let unwritten = crate::isa::unwritten_reads(program, &[AnyReg::Analogue(input)]);
-    let general = registers
+    let general: Vec<Reg> = registers
         .iter()
         .copied()
-        .filter(|r| *r != input && matches!(r, Reg::Gen(i) if usize::from(*i) < DEVICE_GENERAL));
+        .filter(|r| *r != input && matches!(r, Reg::Gen(i) if usize::from(*i) < DEVICE_GENERAL))
+        .collect();
     general
-        .clone()
-        .find(|r| !unwritten.iter().any(|u| u.reg == AnyReg::Analogue(*r)))
-        .or_else(|| general.last())
+        .iter()
+        .find(|r| !unwritten.iter().any(|u| u.reg == AnyReg::Analogue(**r)))
+        .map(|r| (*r, false))
+        .or_else(|| general.last().map(|r| (*r, true)))
 }
 
 /// The capture a group of a bank with `spec` needs before it (none when the group
@@ -131,13 +141,13 @@ pub fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, Exp
     if captures_itself(program) {
         return Ok(None);
     }
-    let scratch = scratch_for(program, spec.input, &spec.registers).ok_or_else(|| {
+    let (scratch, reset) = scratch_for(program, spec.input, &spec.registers).ok_or_else(|| {
         ExportError::Device(format!(
             "the capture needs a register besides the input {}",
             spec.input
         ))
     })?;
-    capture(spec.input, scratch).map(Some)
+    capture(spec.input, scratch, reset).map(Some)
 }
 
 /// The energy model's figures for one frame of `bank` as it is exported: every group
@@ -301,5 +311,54 @@ fn bare(program: Program, name: &str) -> Plan {
             watch: readout.iter().map(Readout::register).collect(),
             readout,
         }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(registers: &str) -> Spec {
+        cain::parse_spec(&format!(
+            "name: t\ninput: A\nregisters: [{registers}]\nkernels:\n  - out: A\n    weights: [[1]]\n"
+        ))
+        .unwrap()
+    }
+
+    fn text(p: Option<Program>) -> String {
+        p.map(|p| p.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_capture_uses_a_register_the_block_writes_first() {
+        let p = parse_program("mov(C, A); add(B, C, A); mov(A, C);", Device::default()).unwrap();
+        assert_eq!(
+            text(capture_of(&p, &spec("A, B, C")).unwrap()),
+            "get_image(A, B);\n"
+        );
+    }
+
+    #[test]
+    fn a_scratch_the_block_reads_first_is_reset_after_the_capture() {
+        let p = parse_program("add(A, A, B);", Device::default()).unwrap();
+        assert_eq!(
+            text(capture_of(&p, &spec("A, B")).unwrap()),
+            "get_image(A, B);\nres(B);\n"
+        );
+    }
+
+    #[test]
+    fn a_block_that_captures_itself_gets_no_capture() {
+        let p = parse_program("get_image(A, B); mov(C, A);", Device::default()).unwrap();
+        assert!(capture_of(&p, &spec("A, B, C")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_spec_with_the_input_alone_has_no_scratch() {
+        let p = parse_program("mov(A, A);", Device::default()).unwrap();
+        assert!(matches!(
+            capture_of(&p, &spec("A")),
+            Err(ExportError::Device(_))
+        ));
     }
 }
