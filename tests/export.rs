@@ -616,3 +616,123 @@ fn golden_outputs_equal_scamp_run_bit_for_bit() {
         }
     }
 }
+
+const BANK_SPEC: &str = "name: two_blocks\ninput: A\nregisters: [A, B]\nkernels:\n  - out: B\n    weights:\n      - [1]\n  - out: A\n    weights:\n      - [2]\n";
+const BANK_PROGRAM: &str = "scamp5_kernel_begin();\nmov(B, A);\nscamp5_kernel_end();\nscamp5_kernel_begin();\nmov(B, A);\nadd(A, B, A);\nscamp5_kernel_end();\n";
+
+#[test]
+fn a_bank_in_kernel_blocks_replays_block_by_block() {
+    let dir = temp_dir("export-bank");
+    let (spec_file, prog) = (dir.join("bank.yaml"), dir.join("bank.scamp"));
+    std::fs::write(&spec_file, BANK_SPEC).unwrap();
+    std::fs::write(&prog, BANK_PROGRAM).unwrap();
+    let gold = dir.join("gold");
+    let log = export_and_replay(
+        &dir,
+        &prog,
+        &[
+            "--kernel",
+            spec_file.to_str().unwrap(),
+            "--golden",
+            gold.to_str().unwrap(),
+        ],
+    );
+    let sp = spec(&spec_file);
+    let program = parse_program(BANK_PROGRAM, Device::default()).unwrap();
+    let bank = Bank::with_kernels(program, BANK_PROGRAM, sp.clone()).unwrap();
+    let groups = groups_of(&bank);
+    assert_eq!(groups.len(), 2);
+    assert_replays("bank", &log, &groups, Some(sp.input));
+    // Golden planes per block: block 1 holds B = x, block 2 A = 2x, on every sample.
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap()).unwrap();
+    let s = &index["samples"][0];
+    assert_eq!(s["blocks"].as_array().unwrap().len(), 2);
+    for (b, reg) in [(0, "B"), (1, "A")] {
+        assert!(gold
+            .join(s["blocks"][b]["planes"]["ideal"][reg].as_str().unwrap())
+            .exists());
+    }
+}
+
+#[test]
+fn every_bundled_network_replays_its_chip() {
+    let data = dataset("export-nets-data", 30);
+    let d = data.to_str().unwrap();
+    let dir = temp_dir("export-nets");
+    for name in ["analognet2_net", "deep_net"] {
+        let (out, gold) = (dir.join(format!("{name}.cpp")), dir.join(name));
+        let target = format!("programs/{name}.yaml");
+        let (o, g) = (out.to_str().unwrap(), gold.to_str().unwrap());
+        export(&[
+            &target,
+            "-o",
+            o,
+            "--force",
+            "--samples",
+            "3",
+            "--golden",
+            g,
+            "--dataset",
+            d,
+        ]);
+        let exe = compile(&out);
+        let net = scamp::eval::network::load_path(Some(&root().join(&target))).unwrap();
+        let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
+        let index: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap())
+                .unwrap();
+        for s in index["samples"].as_array().unwrap() {
+            let sample = s["name"].as_str().unwrap();
+            let fs = frames(&replay(&exe, 2, Some(&gold.join(sample).join("ideal"))));
+            for f in &fs {
+                assert_eq!(f.program.stmts.len(), chip.program.stmts.len(), "{name}");
+                assert!(f
+                    .program
+                    .stmts
+                    .iter()
+                    .zip(&chip.program.stmts)
+                    .all(|(a, b)| same(a, b)));
+                assert_eq!(
+                    f.text[0],
+                    format!("class {}", s["classes"]["ideal"]),
+                    "{name}"
+                );
+            }
+            // One block per stage, each with its planes under both profiles.
+            assert_eq!(s["blocks"].as_array().unwrap().len(), net.stages.len());
+        }
+        assert!(
+            gold.join("features_ideal.npy").exists() && gold.join("features_scamp5.npy").exists()
+        );
+    }
+}
+
+#[test]
+fn a_network_with_an_unproven_stage_is_refused() {
+    let dir = temp_dir("export-net-unproven");
+    for f in ["gauss3x3.yaml", "gauss3x3_wrong.scamp"] {
+        std::fs::copy(root().join("programs").join(f), dir.join(f)).unwrap();
+    }
+    let net = dir.join("net.yaml");
+    std::fs::write(
+        &net,
+        "name: wrong\nstages:\n  - spec: gauss3x3.yaml\n    program: gauss3x3_wrong.scamp\n    decision: sign\n",
+    )
+    .unwrap();
+    let data = dataset("export-net-unproven-data", 10);
+    let out = dir.join("net.cpp");
+    let o = scamp(&[
+        "export",
+        net.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--dataset",
+        data.to_str().unwrap(),
+    ]);
+    refused(
+        &o,
+        &["gauss3x3_wrong.scamp", "does not compute the kernels"],
+    );
+    assert!(!out.exists());
+}
