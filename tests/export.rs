@@ -324,6 +324,33 @@ fn the_energy_figure_is_the_cycles_at_the_published_pj_per_op() {
     assert_eq!(r["energy"]["readouts"], 1);
 }
 
+#[test]
+fn check_reports_the_energy_of_the_exported_frame() {
+    let dir = temp_dir("export-check-energy");
+    let (out, page) = (dir.join("g.cpp"), dir.join("g.html"));
+    let (prog, kernel) = ("programs/gauss3x3.scamp", "programs/gauss3x3.yaml");
+    let o = out.to_str().unwrap();
+    let r = export(&[prog, "--kernel", kernel, "-o", o, "--force"]);
+    let p = page.to_str().unwrap();
+    let c = json(&scamp(&[
+        "check", prog, "--kernel", kernel, "--noise", "ideal", "--json", "--html", p,
+    ]));
+    // The check measures the program from its input; the frame adds the capture.
+    assert_eq!(
+        r["cycles"].as_u64().unwrap(),
+        c["cycles"].as_u64().unwrap() + 6
+    );
+    assert_eq!(c["energy_uj_per_frame"], r["energy_uj_per_frame"]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let shown = format!(
+        "{:.2} &micro;J per frame",
+        r["energy_uj_per_frame"].as_f64().unwrap()
+    );
+    assert!(html.contains(&shown), "{shown}");
+    let text = scamp(&["check", prog, "--kernel", kernel, "--noise", "ideal"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("uJ per frame"));
+}
+
 // ---- refusals: nothing is written ----
 
 #[test]
@@ -558,6 +585,8 @@ fn an_exported_network_replays_its_chip_and_classifies_as_eval() {
         d,
         "--train-images",
         "60",
+        "--html",
+        dir.join("eval.html").to_str().unwrap(),
         "programs/analognet2_net.yaml",
     ]));
     let eval_confusion: Vec<Vec<u64>> =
@@ -567,6 +596,8 @@ fn an_exported_network_replays_its_chip_and_classifies_as_eval() {
     assert_eq!(e["cycles"], r["cycles"]);
     assert_eq!(e["energy_uj_per_frame"], r["energy_uj_per_frame"]);
     assert_eq!(e["energy_uj_per_image"], r["energy_uj_per_frame"]);
+    let page = std::fs::read_to_string(dir.join("eval.html")).unwrap();
+    assert!(page.contains("Energy 6.97 &micro;J per frame, 6.97 &micro;J per image"));
 }
 
 #[test]
