@@ -157,39 +157,48 @@ fn profiles(profile: (&str, &Profile)) -> Result<Vec<(String, RunOptions)>, Expo
     Ok(out)
 }
 
-/// Writes the golden outputs of `plan` for `samples` into `dir` (which must exist).
-pub fn write(
-    dir: &Path,
-    plan: &Plan,
-    host: Option<&NetworkHost>,
-    samples: &[Sample],
-    profile: (&str, &Profile),
-) -> Result<GoldenIndex, ExportError> {
-    let runs = profiles(profile)?;
-    let mut features: BTreeMap<String, Vec<f32>> = BTreeMap::new();
-    let mut index = GoldenIndex {
-        name: plan.name.clone(),
-        profiles: runs.iter().map(|(n, _)| n.clone()).collect(),
-        seed: SEED,
-        chip_seed: CHIP_SEED,
-        samples: Vec::new(),
-        features: BTreeMap::new(),
-    };
-    for s in samples {
-        std::fs::create_dir_all(dir.join(&s.name)).map_err(file_err)?;
-        for (name, _) in &runs {
-            std::fs::create_dir_all(dir.join(&s.name).join(name)).map_err(file_err)?;
+/// What every sample is written with: the folder, the frame, the host and the runs.
+struct Golden<'a> {
+    dir: &'a Path,
+    plan: &'a Plan,
+    host: Option<&'a NetworkHost>,
+    runs: Vec<(String, RunOptions)>,
+}
+
+impl Golden<'_> {
+    /// Writes `reg`'s plane as `SAMPLE/PROFILE/{stem}_REG.npy` and names it in `files`.
+    fn file(
+        &self,
+        at: (&str, &str, &str),
+        w: Watched,
+        v: &[f32],
+        files: &mut Planes,
+    ) -> Result<(), ExportError> {
+        let (sample, profile, stem) = at;
+        let rel = format!("{sample}/{profile}/{stem}_{w}.npy");
+        save(self.dir, &rel, w, v)?;
+        files.insert(w.to_string(), rel);
+        Ok(())
+    }
+
+    /// One sample: its scene, the planes after each block and the readouts under each
+    /// profile, and a network's class (its features go to `features`).
+    fn sample(
+        &self,
+        s: &Sample,
+        features: &mut BTreeMap<String, Vec<f32>>,
+    ) -> Result<SampleIndex, ExportError> {
+        for (name, _) in &self.runs {
+            std::fs::create_dir_all(self.dir.join(&s.name).join(name)).map_err(file_err)?;
         }
         let scene = format!("{}/scene.png", s.name);
-        readout::save_png(
-            &dir.join(&scene),
-            &s.scene
-                .pixels
-                .iter()
-                .map(|&p| f32::from(p) - 128.0)
-                .collect::<Vec<_>>(),
-        )
-        .map_err(file_err)?;
+        let levels: Vec<f32> = s
+            .scene
+            .pixels
+            .iter()
+            .map(|&p| f32::from(p) - 128.0)
+            .collect();
+        readout::save_png(&self.dir.join(&scene), &levels).map_err(file_err)?;
         let mut sample = SampleIndex {
             name: s.name.clone(),
             scene,
@@ -197,30 +206,34 @@ pub fn write(
             readout: BTreeMap::new(),
             classes: BTreeMap::new(),
         };
-        for (b, blk) in plan.blocks.iter().enumerate() {
-            let program = prefix(plan, b);
+        for (b, blk) in self.plan.blocks.iter().enumerate() {
+            let program = prefix(self.plan, b);
+            let watch: Vec<Watched> = blk.watch.iter().map(|r| watched(*r)).collect();
+            let reads: Vec<Watched> = blk.readout.iter().map(|r| watched(r.register())).collect();
+            // One read of each register: a read goes through the profile's readout path.
+            let mut all = watch.clone();
+            all.extend(reads.iter().filter(|r| !watch.contains(r)));
             let mut per = BTreeMap::new();
-            for (name, opts) in &runs {
-                let regs: Vec<Watched> = blk.watch.iter().map(|r| watched(*r)).collect();
+            for (name, opts) in &self.runs {
+                let values = planes(&program, &s.scene, opts, &all)?;
+                let of = |w: &Watched| all.iter().position(|a| a == w).map(|i| values[i].clone());
+                let kept: Vec<Vec<f32>> = watch.iter().filter_map(of).collect();
+                let read: Vec<Vec<f32>> = reads.iter().filter_map(of).collect();
                 let mut files = Planes::new();
-                for (w, v) in regs.iter().zip(planes(&program, &s.scene, opts, &regs)?) {
-                    let rel = format!("{}/{name}/block{}_{w}.npy", s.name, b + 1);
-                    save(dir, &rel, *w, &v)?;
-                    files.insert(w.to_string(), rel);
+                for (w, v) in watch.iter().zip(&kept) {
+                    self.file(
+                        (&s.name, name, &format!("block{}", b + 1)),
+                        *w,
+                        v,
+                        &mut files,
+                    )?;
                 }
-                let reads: Vec<Watched> =
-                    blk.readout.iter().map(|r| watched(r.register())).collect();
-                let read = planes(&program, &s.scene, opts, &reads)?;
                 let files_read = sample.readout.entry(name.clone()).or_default();
                 for (w, v) in reads.iter().zip(&read) {
-                    let rel = format!("{}/{name}/readout_{w}.npy", s.name);
-                    save(dir, &rel, *w, v)?;
-                    files_read.insert(w.to_string(), rel);
+                    self.file((&s.name, name, "readout"), *w, v, files_read)?;
                 }
-                if let (Some(h), true) = (
-                    host,
-                    blk.readout.iter().any(|r| matches!(r, Readout::Events(_))),
-                ) {
+                let events = blk.readout.iter().any(|r| matches!(r, Readout::Events(_)));
+                if let (Some(h), true) = (self.host, events) {
                     let f = h.pooling.features_of(&window_bits(h, &read));
                     sample.classes.insert(name.clone(), h.head.predict(&f));
                     features.entry(name.clone()).or_default().extend(f);
@@ -233,7 +246,35 @@ pub fn write(
                 planes: per,
             });
         }
-        index.samples.push(sample);
+        Ok(sample)
+    }
+}
+
+/// Writes the golden outputs of `plan` for `samples` into `dir` (which must exist).
+pub fn write(
+    dir: &Path,
+    plan: &Plan,
+    host: Option<&NetworkHost>,
+    samples: &[Sample],
+    profile: (&str, &Profile),
+) -> Result<GoldenIndex, ExportError> {
+    let golden = Golden {
+        dir,
+        plan,
+        host,
+        runs: profiles(profile)?,
+    };
+    let mut features: BTreeMap<String, Vec<f32>> = BTreeMap::new();
+    let mut index = GoldenIndex {
+        name: plan.name.clone(),
+        profiles: golden.runs.iter().map(|(n, _)| n.clone()).collect(),
+        seed: SEED,
+        chip_seed: CHIP_SEED,
+        samples: Vec::new(),
+        features: BTreeMap::new(),
+    };
+    for s in samples {
+        index.samples.push(golden.sample(s, &mut features)?);
     }
     if let Some(h) = host {
         for (name, f) in features {
