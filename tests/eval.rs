@@ -406,7 +406,7 @@ fn head_weights_of_the_wrong_shape_are_refused() {
             "--depths",
             "2",
         ],
-        "head weights are 10x5; this network has 147 features, so they must be 10x148",
+        "head layer 1 is 10x5; it takes 147 inputs, so it must be 10x148",
     );
     // The right shape runs: all-zero weights predict class 0 for every image.
     let w = ndarray::Array2::<f32>::zeros((10, 148));

@@ -37,6 +37,7 @@ from ._scamp import (
     load_images,
     parse,
 )
+from .network import Network
 
 __all__ = [
     "Compiled",
@@ -52,6 +53,7 @@ __all__ = [
     "load",
     "load_image",
     "load_images",
+    "Network",
     "parse",
     "run",
 ]
@@ -114,6 +116,27 @@ def run(
 SpecLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
 
+def _plain(value: Any) -> Any:
+    """A spec dict's value with numpy arrays and numbers as lists and Python numbers.
+
+    A dict spec goes to the library as JSON, which knows no numpy types: an array of
+    weights becomes nested lists, a numpy number a Python one, and anything else is
+    left for the spec's own checks.
+    """
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    return value
+
+
+def _spec_arg(spec: Any) -> Any:
+    """``spec`` with numpy arrays in a dict made plain (see :func:`_plain`)."""
+    return _plain(spec) if isinstance(spec, Mapping) else spec
+
+
 def compile(
     spec: SpecLike,
     *,
@@ -147,7 +170,7 @@ def compile(
         seed=seed,
         noise=noise,
     )
-    return _scamp.compile(spec, options)
+    return _scamp.compile(_spec_arg(spec), options)
 
 
 def check(
@@ -175,7 +198,7 @@ def check(
     ``result["verified"]`` is False when the proof fails.
     """
     options = dict(
-        kernel=kernel,
+        kernel=None if kernel is None else _spec_arg(kernel),
         images=images,
         noise=noise,
         runs=runs,

@@ -127,3 +127,49 @@ def compare(
     readout: bool = True,
     registers: Optional[Sequence[str]] = None,
 ) -> dict[str, Any]: ...
+
+class Network:
+    """A network: on-sensor layers, a readout and a head (docs/eval.md)."""
+
+    path: Optional[str]
+    def __init__(
+        self,
+        layers: Sequence[Mapping[str, Any]],
+        readout: Optional[Mapping[str, Any]] = ...,
+        head: Optional[Mapping[str, Any]] = ...,
+        *,
+        input: Optional[Mapping[str, Any]] = ...,
+        name: str = ...,
+        folder: Optional[Union[str, os.PathLike[str]]] = ...,
+    ) -> None: ...
+    @classmethod
+    def load(cls, path: Optional[Union[str, os.PathLike[str]]] = ...) -> Network: ...
+    @property
+    def name(self) -> str: ...
+    def compile(
+        self, rows: int = ..., cols: int = ..., *, depth: Optional[int] = ..., work: Optional[int] = ...
+    ) -> dict[str, Any]: ...
+    def evaluate(
+        self,
+        dataset: Optional[Union[str, os.PathLike[str]]] = ...,
+        *,
+        noise: Any = ...,
+        chip_seeds: int = ...,
+        train_noise: Any = ...,
+        train_images: Optional[int] = ...,
+        test_images: Optional[int] = ...,
+        depths: Optional[Sequence[int]] = ...,
+        work: Optional[int] = ...,
+        shard: Optional[str] = ...,
+    ) -> dict[str, Any]: ...
+    def features(
+        self,
+        images: np.ndarray,
+        *,
+        noise: Any = ...,
+        chip_seed: int = ...,
+        seed: int = ...,
+        depth: Optional[int] = ...,
+        work: Optional[int] = ...,
+        maps: bool = ...,
+    ) -> Any: ...

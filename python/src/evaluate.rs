@@ -61,25 +61,38 @@ pub fn to_dict<'py, T: Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound
 }
 
 /// Reads the `spec` argument: a path, YAML text, or a dict; returns the spec and the
-/// name errors give it.
+/// name errors give it. `weights: FILE.npy` is read relative to a spec file's folder,
+/// and to the current directory for a text or a dict.
 fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> {
-    let (text, file) = if spec.is_instance_of::<PyDict>() {
+    let (text, file, dir) = spec_text(py, spec)?;
+    let parsed = cain::parse_spec_in(&text, Some(&dir))
+        .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.msg))?;
+    Ok((parsed, file))
+}
+
+/// The text of the `spec` argument, the name errors give it and the folder its files
+/// are read from.
+fn spec_text(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(String, String, PathBuf)> {
+    let here = PathBuf::new();
+    let folder = |p: &std::path::Path| p.parent().map_or_else(PathBuf::new, PathBuf::from);
+    Ok(if spec.is_instance_of::<PyDict>() {
         let json = PyModule::import(py, "json")?.call_method1("dumps", (spec,))?;
-        (json.extract::<String>()?, "<spec>".to_string())
+        (json.extract::<String>()?, "<spec>".to_string(), here)
     } else if let Ok(text) = spec.extract::<String>() {
         let path = std::path::Path::new(&text);
         if !text.contains('\n') && path.is_file() {
-            (read_spec_file(path)?, text.clone())
+            (read_spec_file(path)?, text.clone(), folder(path))
         } else {
-            (text, "<spec>".to_string())
+            (text, "<spec>".to_string(), here)
         }
     } else {
         let path: PathBuf = spec.extract()?;
-        (read_spec_file(&path)?, path.display().to_string())
-    };
-    let parsed = cain::parse_spec(&text)
-        .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.msg))?;
-    Ok((parsed, file))
+        (
+            read_spec_file(&path)?,
+            path.display().to_string(),
+            folder(&path),
+        )
+    })
 }
 
 fn read_spec_file(path: &std::path::Path) -> PyResult<String> {

@@ -11,6 +11,7 @@ mod evaluate;
 mod images;
 mod inputs;
 mod memory;
+mod network;
 mod profile;
 mod program;
 mod run;
@@ -35,6 +36,7 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate::check, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<evaluate::PyCompiled>()?;
+    m.add_class::<network::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_images, m)?)?;
     Ok(())

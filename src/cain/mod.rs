@@ -30,7 +30,7 @@ pub mod spec;
 pub use assemble::report::{header, predict_outputs, program_text, saturation_limit};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx};
-pub use spec::{parse_spec, Ops, Spec};
+pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
 
 use crate::isa::{Program, Reg};
 use crate::sim::noise::Profile;

@@ -68,7 +68,7 @@ fn is_spec(p: &Path) -> bool {
 
 fn read_spec(path: &Path, accept: args::AcceptArg) -> Result<Spec, CliError> {
     let text = super::common::read_source(path, MAX_SPEC_BYTES, "spec")?;
-    let spec = cain::parse_spec(&text).map_err(|e| super::positioned(path, e))?;
+    let spec = cain::parse_spec_in(&text, path.parent()).map_err(|e| super::positioned(path, e))?;
     Ok(accept.apply(spec))
 }
 

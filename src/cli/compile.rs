@@ -78,7 +78,8 @@ pub fn run(a: &CompileArgs) -> Outcome {
         super::files::check_writable_file(path)?;
     }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
-    let spec = cain::parse_spec(&text).map_err(|e| super::positioned(&a.spec, e))?;
+    let spec =
+        cain::parse_spec_in(&text, a.spec.parent()).map_err(|e| super::positioned(&a.spec, e))?;
     let spec = a.accept.apply(spec);
     let opts = options(a)?;
     let stats = Stats::default();

@@ -4,9 +4,11 @@
 
 use super::counts::Counts;
 use super::dataset::{Dataset, Split};
-use super::frames::{run_frame, run_seed, FrameNoise, Pooling};
+use super::features::{Built, CHUNK};
+use super::frames::{run_frame, run_seed, FrameNoise};
 use super::head::Head;
-use super::network::{HeadDef, Network};
+use super::network::{Decision, HeadDef, Network};
+use super::readout::Layout;
 use super::report::{DepthCounts, Mergeable, Meta};
 use super::shard::Shard;
 use super::stage::{self, BuildOptions, Chip};
@@ -19,9 +21,6 @@ use std::time::Instant;
 
 /// Chip seeds of noise-aware training start here (away from the test chips 1..).
 pub const TRAIN_CHIP_BASE: u64 = 1001;
-
-/// Frames run side by side before the counts are taken (bounds the memory held).
-const CHUNK: usize = 32;
 
 /// Called as frames finish: (what, done, total).
 pub type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
@@ -99,7 +98,7 @@ pub fn fnv(bytes: &[u8]) -> String {
 fn features(
     chip: &Chip,
     tiling: &Tiling,
-    pooling: &Pooling,
+    pooling: &Layout,
     split: &Split,
     profile: &Profile,
     seeds: u32,
@@ -138,10 +137,10 @@ struct Depth<'a> {
 }
 
 impl Depth<'_> {
-    fn head(&self, chip: &Chip, tiling: &Tiling, pooling: &Pooling) -> Result<Head, EvalError> {
+    fn head(&self, chip: &Chip, tiling: &Tiling, pooling: &Layout) -> Result<Head, EvalError> {
         match &self.net.head {
-            HeadDef::Weights(file) => Ok(Head::load(file, pooling.features())?),
-            HeadDef::Train(params) => {
+            HeadDef::Weights(files) => Ok(Head::load(files, pooling.features())?),
+            HeadDef::Train { params, hidden } => {
                 let profile = self
                     .opts
                     .train_noise
@@ -160,6 +159,7 @@ impl Depth<'_> {
                     &x,
                     &self.data.train.labels,
                     pooling.features(),
+                    hidden,
                     params,
                 ))
             }
@@ -167,24 +167,16 @@ impl Depth<'_> {
     }
 
     fn run(&self, depth: u32, examples: usize) -> Result<(DepthCounts, Vec<Example>), EvalError> {
+        let test = &self.data.test;
         let build = BuildOptions {
             depth: Some(depth),
             compile: self.opts.compile.clone(),
         };
-        let chip = stage::build(self.net, &build)?;
-        let test = &self.data.test;
-        let tiling = Tiling::new(test.rows, test.cols, chip.reach).ok_or_else(|| {
-            EvalError::Msg(format!(
-                "{}x{} images with a gap of {} PEs do not fit the 256x256 array",
-                test.rows, test.cols, chip.reach
-            ))
-        })?;
-        let pooling = Pooling {
-            rows: test.rows,
-            cols: test.cols,
-            maps: chip.maps.len(),
-            pool: self.net.pool,
-        };
+        let Built {
+            chip,
+            tiling,
+            layout: pooling,
+        } = Built::new(self.net, test.rows, test.cols, &build)?;
         let head = self.head(&chip, &tiling, &pooling)?;
         let frames = tiling.frames(test.len());
         let range = self.opts.shard.map_or(0..frames, |s| s.frames(frames));
@@ -276,16 +268,11 @@ fn own_shape(net: &Network, rows: usize, cols: usize) -> Result<(u32, usize, usi
             }
         })?;
         depth = depth.max(k.iter().map(|k| k.approx.depth).max().unwrap_or(0));
-        if s.decision != super::network::Decision::None {
+        if s.decision != Decision::None {
             maps += k.len();
         }
     }
-    let pooling = Pooling {
-        rows,
-        cols,
-        maps,
-        pool: net.pool,
-    };
+    let pooling = Layout::new(rows, cols, maps, &net.readout).map_err(EvalError::Msg)?;
     Ok((depth, maps, pooling.features()))
 }
 
@@ -298,7 +285,7 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
     if let Some(n) = opts.test_images {
         data.test = data.test.truncated(n);
     }
-    if data.train.is_empty() && matches!(net.head, HeadDef::Train(_)) {
+    if data.train.is_empty() && matches!(net.head, HeadDef::Train { .. }) {
         return Err(EvalError::Msg(
             "no training images to train the head on".into(),
         ));

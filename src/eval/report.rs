@@ -143,11 +143,13 @@ pub struct Report {
     pub time_us: f64,
     /// Frames per second the chip would run at (program time only).
     pub frames_per_second: f64,
-    /// Images per frame.
+    /// Images the simulator tiles on one frame (a simulation device: the chip, as a
+    /// camera, sees one scene per frame).
     pub images_per_frame: usize,
     /// Empty PEs between tiles.
     pub gap: usize,
-    /// Images per second on the chip (frames per second times images per frame).
+    /// Images per second on the chip, one scene per frame as a camera sees it: the
+    /// frames per second.
     pub chip_images_per_second: f64,
     /// The energy model's figure for one frame program, in microjoules: a model from
     /// published power figures, not a measurement ([`crate::energy`]).
@@ -220,7 +222,7 @@ pub fn report(m: &Mergeable) -> Report {
         frames_per_second: fps,
         images_per_frame: per_frame,
         gap: main.map_or(0, |r| r.gap),
-        chip_images_per_second: fps * per_frame as f64,
+        chip_images_per_second: fps,
         energy_uj_per_frame: crate::energy::cycles_uj(cycles),
         energy_uj_per_image: crate::energy::cycles_uj(cycles),
         accuracy: Accuracy::of(c),

@@ -2,11 +2,11 @@
 //! or given and proven), the decisions into digital registers, and the whole frame
 //! program: capture, stages and decisions one after another.
 
-use super::network::{Decision, Network, StageDef};
+use super::network::{Activation, Binarise, Decision, Network, StageDef};
 use crate::cain::{self, CompileOptions, KernelReport, Stats};
 use crate::isa::{parse_program, DReg, Device, Program, Reg, Wiring};
 use crate::verify::proof;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// First digital register holding a binary map (R0 is left to the macros that
 /// overwrite it, such as `MUX` and `CLR_IF`).
@@ -171,18 +171,61 @@ fn stage_program(
     })
 }
 
-/// The decision statements for `out` into `bit` (`scratch` holds the threshold).
-fn decision_text(decision: Decision, out: Reg, bit: DReg, scratch: Reg) -> String {
-    match decision {
-        Decision::Sign => format!("where({out});\nMOV({bit}, FLAG);\nall();\n"),
-        Decision::Threshold(t) => {
-            format!(
-                "in({scratch}, {});\nwhere({out}, {scratch});\nMOV({bit}, FLAG);\nall();\n",
-                -t
-            )
-        }
-        Decision::None => String::new(),
+/// `v` as a DAC constant, or why it cannot be loaded (`what` names it).
+fn dac(v: f64, what: &str, file: &Path) -> Result<i64, StageError> {
+    if (-128.0..=127.0).contains(&v) {
+        Ok(v as i64)
+    } else {
+        Err(structure(
+            file,
+            format!("{what} {v} cannot be loaded: the DAC loads -128..127"),
+        ))
     }
+}
+
+/// The decision statements for `out` into `bit` (`scratch` holds a threshold `t`).
+fn decision_text(threshold: Option<i64>, out: Reg, bit: DReg, scratch: Reg) -> String {
+    match threshold {
+        None => format!("where({out});\nMOV({bit}, FLAG);\nall();\n"),
+        Some(t) => format!(
+            "in({scratch}, {});\nwhere({out}, {scratch});\nMOV({bit}, FLAG);\nall();\n",
+            -t
+        ),
+    }
+}
+
+/// The activation statements for `out` (`scratch` is free): where `out` < 0 (that is
+/// -out > 0), ReLU clears it and a leaky ReLU halves it `shift` times with `divq`.
+pub fn activation_text(a: Activation, out: Reg, scratch: Reg) -> String {
+    let mut s = format!("neg({scratch}, {out});\nwhere({scratch});\n");
+    match a {
+        Activation::Relu => s.push_str(&format!("res({out});\n")),
+        Activation::LeakyRelu { shift } => {
+            // divq needs a destination apart from its source: halve back and forth.
+            let mut at = out;
+            for k in 0..shift {
+                let to = if k % 2 == 0 { scratch } else { out };
+                s.push_str(&format!("divq({to}, {at});\n"));
+                at = to;
+            }
+            if at != out {
+                s.push_str(&format!("mov({out}, {at});\n"));
+            }
+        }
+    }
+    s.push_str("all();\n");
+    s
+}
+
+/// The input stage's binarisation of `x` (`scratch` is free): pixels above the level
+/// (x = p - 128 > level - 128) become the value, the others 0. R0 holds the selection
+/// for the moment between the test and the load.
+pub fn binarise_text(b: Binarise, x: Reg, scratch: Reg) -> String {
+    format!(
+        "in({scratch}, {});\nwhere({x}, {scratch});\nMOV(R0, FLAG);\nall();\nres({x});\nWHERE(R0);\nin({x}, {});\nall();\n",
+        128 - b.level,
+        b.value
+    )
 }
 
 /// The register the capture of the first stage uses besides its input.
@@ -200,8 +243,8 @@ fn capture_scratch(first: &StageDef) -> Result<Reg, StageError> {
         })
 }
 
-/// Builds the chip part of `net`: every stage at the requested depth, the decisions and
-/// the frame program.
+/// Builds the chip part of `net`: every stage at the requested depth, the
+/// activations, the decisions and the frame program.
 pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
     let first = &net.stages[0];
     let general = net
@@ -210,21 +253,22 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         .map(|s| s.spec.general_count())
         .max()
         .unwrap_or(0);
-    let structure = |file: &PathBuf, msg: String| StageError::Structure {
-        file: file.clone(),
-        msg,
-    };
     let capture_scratch = capture_scratch(first)?;
     let mut text = format!("get_image({}, {capture_scratch});\n", first.spec.input);
+    if let Some(b) = net.binarise {
+        text.push_str(&binarise_text(b, first.spec.input, capture_scratch));
+    }
     let mut stages = Vec::new();
     let mut maps = Vec::new();
-    let mut prev_outputs: Vec<Reg> = Vec::new();
+    // Outputs of earlier stages that no later stage may have overwritten since.
+    let mut live: Vec<Reg> = Vec::new();
     for (i, def) in net.stages.iter().enumerate() {
-        if i > 0 && !prev_outputs.contains(&def.spec.input) {
+        if i > 0 && !live.contains(&def.spec.input) {
             return Err(structure(
                 &def.spec_file,
                 format!(
-                    "stage {}'s input {} is not an output of stage {i}",
+                    "stage {}'s input {} is not an output of an earlier stage that is still held \
+                     (a stage may overwrite every register of its spec's list)",
                     i + 1,
                     def.spec.input
                 ),
@@ -233,36 +277,7 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         let stage = stage_program(def, i, opts)?;
         text.push_str(&stage.program.to_string());
         let outputs: Vec<Reg> = stage.kernels.iter().map(|k| k.out).collect();
-        let scratch = def
-            .spec
-            .registers
-            .iter()
-            .copied()
-            .find(|r| !outputs.contains(r));
-        for &out in &outputs {
-            if def.decision == Decision::None {
-                continue;
-            }
-            let bit = DReg::R(FIRST_MAP + maps.len() as u8);
-            if maps.len() >= MAX_MAPS {
-                return Err(structure(
-                    &def.spec_file,
-                    format!("more than {MAX_MAPS} binary maps (one per decided kernel output)"),
-                ));
-            }
-            let scratch = match (def.decision, scratch) {
-                (Decision::Threshold(_), None) => {
-                    return Err(structure(&def.spec_file, "a threshold decision needs a register that is not an output, to hold the threshold".into()))
-                }
-                (_, s) => s.unwrap_or(out),
-            };
-            text.push_str(&decision_text(def.decision, out, bit, scratch));
-            maps.push(MapInfo {
-                stage: i,
-                from: out,
-                bit,
-            });
-        }
+        text.push_str(&after_stage(def, i, &outputs, &mut maps)?);
         if stage
             .program
             .written_digital_registers()
@@ -277,7 +292,8 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
                 ),
             ));
         }
-        prev_outputs = outputs;
+        live.retain(|r| !def.spec.registers.contains(r));
+        live.extend(outputs);
         stages.push(stage);
     }
     let program = parse_program(&text, Device { general }).map_err(|e| StageError::Structure {
@@ -291,4 +307,83 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         maps,
         general,
     })
+}
+
+fn structure(file: &Path, msg: String) -> StageError {
+    StageError::Structure {
+        file: file.to_path_buf(),
+        msg,
+    }
+}
+
+/// The statements after stage `index`: the activation of each output, then its
+/// decision into the next free digital register (recorded in `maps`).
+fn after_stage(
+    def: &StageDef,
+    index: usize,
+    outputs: &[Reg],
+    maps: &mut Vec<MapInfo>,
+) -> Result<String, StageError> {
+    let scratch = def
+        .spec
+        .registers
+        .iter()
+        .copied()
+        .find(|r| !outputs.contains(r) && r.is_general());
+    let need_scratch = |what: &str| {
+        scratch.ok_or_else(|| {
+            structure(
+                &def.spec_file,
+                format!("{what} needs a register that is not an output, as scratch"),
+            )
+        })
+    };
+    let mut text = String::new();
+    // A bias before an activation or a next stage is loaded with `in`; before a
+    // decision alone it moves the threshold instead (no instruction, no DAC noise).
+    let fold = def.activation.is_none() && def.decision != Decision::None;
+    if !def.bias.is_empty() && !fold {
+        let s = need_scratch("a bias")?;
+        for (&out, &b) in outputs.iter().zip(&def.bias) {
+            let v = dac(b.round(), "bias", &def.spec_file)?;
+            text.push_str(&format!("in({s}, {v});\nadd({out}, {out}, {s});\n"));
+        }
+    }
+    if let Some(a) = def.activation {
+        let s = need_scratch("an activation")?;
+        for &out in outputs {
+            text.push_str(&activation_text(a, out, s));
+        }
+    }
+    if def.decision == Decision::None {
+        return Ok(text);
+    }
+    for (k, &out) in outputs.iter().enumerate() {
+        if maps.len() >= MAX_MAPS {
+            return Err(structure(
+                &def.spec_file,
+                format!("more than {MAX_MAPS} binary maps (one per decided kernel output)"),
+            ));
+        }
+        let bit = DReg::R(FIRST_MAP + maps.len() as u8);
+        let threshold = match (def.decision.threshold(k), def.bias.get(k)) {
+            (t, Some(&b)) if fold => Some(-dac(
+                (b - t.unwrap_or(0) as f64).round(),
+                "threshold less the bias",
+                &def.spec_file,
+            )?),
+            (t, _) => t,
+        };
+        let scratch = match threshold {
+            Some(_) => need_scratch("a threshold decision")?,
+            None => scratch.unwrap_or(out),
+        };
+        text.push_str(&decision_text(threshold, out, bit, scratch));
+        maps.push(MapInfo {
+            stage: index,
+            from: out,
+            bit,
+        });
+    }
+    Ok(text)
 }

@@ -35,15 +35,14 @@ fn summary(s: &mut String, r: &Report) -> std::fmt::Result {
     )?;
     writeln!(
         s,
-        "chip          {} instructions, {} cycles, {:.1} us per frame of {} images (gap {}): \
-         {:.0} frames/s, {:.0} images/s",
-        r.instructions,
-        r.cycles,
-        r.time_us,
-        r.images_per_frame,
-        r.gap,
-        r.frames_per_second,
-        r.chip_images_per_second
+        "chip          {} instructions, {} cycles, {:.1} us per frame: {:.0} frames/s, \
+         {:.0} images/s at one scene per frame",
+        r.instructions, r.cycles, r.time_us, r.frames_per_second, r.chip_images_per_second
+    )?;
+    writeln!(
+        s,
+        "simulator     {} images tiled per frame (gap {}), {:.0} noisy test images/s",
+        r.images_per_frame, r.gap, r.images_per_second
     )?;
     writeln!(
         s,
@@ -65,11 +64,6 @@ fn summary(s: &mut String, r: &Report) -> std::fmt::Result {
         "flipped       {} of the binary-map bits; class changed for {} of (image, chip) pairs",
         pct(r.flipped),
         pct(r.changed)
-    )?;
-    writeln!(
-        s,
-        "simulated     {:.0} noisy test images/s",
-        r.images_per_second
     )
 }
 

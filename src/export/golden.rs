@@ -128,7 +128,7 @@ fn planes(
 /// The window bits of every map, maps one after another (what the host's events give).
 fn window_bits(host: &NetworkHost, maps: &[Vec<f32>]) -> Vec<u8> {
     let (r0, c0) = host.origin;
-    let p = &host.pooling;
+    let p = &host.layout;
     let mut out = Vec::with_capacity(maps.len() * p.rows * p.cols);
     for m in maps {
         for r in r0..r0 + p.rows {
@@ -234,7 +234,7 @@ impl Golden<'_> {
                 }
                 let events = blk.readout.iter().any(|r| matches!(r, Readout::Events(_)));
                 if let (Some(h), true) = (self.host, events) {
-                    let f = h.pooling.features_of(&window_bits(h, &read));
+                    let f = h.layout.features_of(&window_bits(h, &read));
                     sample.classes.insert(name.clone(), h.head.predict(&f));
                     features.entry(name.clone()).or_default().extend(f);
                 }
@@ -279,7 +279,7 @@ pub fn write(
     if let Some(h) = host {
         for (name, f) in features {
             let rel = format!("features_{name}.npy");
-            let arr = ndarray::Array2::from_shape_vec((samples.len(), h.pooling.features()), f)
+            let arr = ndarray::Array2::from_shape_vec((samples.len(), h.layout.features()), f)
                 .map_err(|e| ExportError::Internal(e.to_string()))?;
             ndarray_npy::write_npy(dir.join(&rel), &arr).map_err(file_err)?;
             index.features.insert(name, rel);

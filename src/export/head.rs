@@ -1,15 +1,17 @@
 //! The host side of an exported network in plain C++: the event readout of each binary
-//! map inside the network's window, the pooling of the events into block counts, and
-//! the dense head with its weights as arrays, printing the class of every frame.
+//! map inside the network's window, the cap applied in the documented scan order, the
+//! counts per pooling block or bin, and the head (softmax regression or an MLP) with
+//! its weights as arrays, printing the class of every frame.
 //!
 //! The arithmetic follows the library's, operation for operation, so that the C++
-//! classifies a frame's counts exactly as [`crate::eval::head::Head::predict`] does:
-//! each feature is `count as f32 / (block height * block width)`, each score the
-//! weights times the features summed left to right in `f32`, plus the bias, and the
-//! first of equal scores wins.
+//! classifies a frame's events exactly as [`crate::eval::readout::Layout`] and
+//! [`crate::eval::head::Head::predict`] do: each feature is `count as f32 / group
+//! size`, each layer's output the weights times its inputs summed left to right in
+//! `f32` plus the bias, ReLU between layers, and the first of equal scores wins.
 
-use crate::eval::frames::Pooling;
-use crate::eval::head::Head;
+use crate::eval::head::{Dense, Head};
+use crate::eval::network::{Bin, Grouping};
+use crate::eval::readout::Layout;
 use crate::isa::DReg;
 use std::fmt::Write;
 
@@ -18,8 +20,8 @@ use std::fmt::Write;
 pub struct NetworkHost {
     /// Top-left PE (row, column) of the image window.
     pub origin: (usize, usize),
-    /// Window size and pooling (rows, cols, maps, pool).
-    pub pooling: Pooling,
+    /// Window size, maps, groups (blocks or bins) and cap.
+    pub layout: Layout,
     /// The digital registers holding the binary maps, in feature order.
     pub maps: Vec<DReg>,
     /// The head.
@@ -32,119 +34,200 @@ impl NetworkHost {
         self.maps.iter().position(|m| *m == map).unwrap_or(0)
     }
 
-    /// Events one map can hold inside the window: every pixel of it, so none is lost.
-    pub fn cap(&self) -> usize {
-        self.pooling.rows * self.pooling.cols
+    /// Events the host asks the device for per map: every pixel of the window, so that
+    /// the cap is applied in the documented scan order whatever order the device's
+    /// scan takes.
+    pub fn event_buffer(&self) -> usize {
+        self.layout.rows * self.layout.cols
     }
 
-    /// The block counts of one image from its maps' bits (maps one after another, each
-    /// `rows x cols`), as the C++ `scan_map` computes them from the events.
-    pub fn counts(&self, bits: &[u8]) -> Vec<u32> {
-        self.pooling.counts(bits)
-    }
-
-    fn weights_text(&self) -> String {
-        let w = self.head.features + 1;
-        let rows: Vec<String> = self
-            .head
-            .weights
-            .chunks(w)
-            .map(|row| {
-                let lines: Vec<String> = row
-                    .chunks(6)
-                    .map(|c| {
-                        c.iter()
-                            .map(|v| format!("{v:e}f"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+    /// The rectangles counted in each map, in feature order: the pooling blocks (row by
+    /// row, the last ones possibly smaller) or the bins.
+    pub fn groups(&self) -> Vec<Bin> {
+        let l = &self.layout;
+        match &l.readout.grouping {
+            Grouping::Bins(b) => b.clone(),
+            Grouping::Pool(p) => {
+                let (down, across) = (l.rows.div_ceil(*p), l.cols.div_ceil(*p));
+                (0..down * across)
+                    .map(|b| {
+                        let (row, col) = ((b / across) * p, (b % across) * p);
+                        Bin {
+                            row,
+                            col,
+                            height: (*p).min(l.rows - row),
+                            width: (*p).min(l.cols - col),
+                        }
                     })
-                    .collect();
-                format!("    {{{}}}", lines.join(",\n     "))
-            })
-            .collect();
-        rows.join(",\n")
+                    .collect()
+            }
+        }
     }
 
-    /// Constants, weights and the two host functions (`scan_map`, `classify`).
+    /// Constants, the groups, the head's layers and the two host functions
+    /// (`scan_map`, `classify`).
     pub fn cpp_globals(&self) -> String {
-        let p = &self.pooling;
-        let (down, across) = p.blocks();
+        let l = &self.layout;
+        let groups = self.groups();
         let mut s =
-            String::from("\n// The network's window on the array, its pooling and its head.\n");
+            String::from("\n// The network's window on the array, its readout and its head.\n");
         let _ = writeln!(
             s,
-            "static const int WIN_ROW = {}, WIN_COL = {}, ROWS = {}, COLS = {}, POOL = {};",
-            self.origin.0, self.origin.1, p.rows, p.cols, p.pool
+            "static const int WIN_ROW = {}, WIN_COL = {}, ROWS = {}, COLS = {};",
+            self.origin.0, self.origin.1, l.rows, l.cols
         );
         let _ = writeln!(
             s,
-            "static const int MAPS = {}, DOWN = {down}, ACROSS = {across}, EVENT_CAP = {};",
-            p.maps,
-            self.cap()
+            "static const int MAPS = {}, GROUPS = {}, EVENT_BUFFER = {}, MAP_CAP = {};",
+            l.maps,
+            groups.len(),
+            self.event_buffer(),
+            l.readout.cap.unwrap_or(self.event_buffer())
         );
-        s += "static const int FEATURES = MAPS * DOWN * ACROSS, CLASSES = 10;\n";
-        s += "// Softmax regression: score[k] = HEAD[k][0..FEATURES] . features + HEAD[k][FEATURES].\n";
-        let _ = writeln!(
-            s,
-            "static const float HEAD[CLASSES][FEATURES + 1] = {{\n{}\n}};",
-            self.weights_text()
-        );
-        s += SCAN_AND_CLASSIFY;
+        s += "static const int FEATURES = MAPS * GROUPS;\n";
+        s += &groups_text(&groups);
+        s += SCAN;
+        s += &head_text(&self.head);
         s
     }
 }
 
-/// The host functions, the same for every network (the constants above set them).
-const SCAN_AND_CLASSIFY: &str = r#"
-// Reads the set bits of one binary map inside the window as events (column, row) and
-// adds each to the count of its pooling block. The vendor fills unused entries with
-// (0, 0), which is outside the window (it starts at row and column 1 or more).
+fn groups_text(groups: &[Bin]) -> String {
+    let rects: Vec<String> = groups
+        .iter()
+        .map(|b| format!("{{{}, {}, {}, {}}}", b.row, b.col, b.height, b.width))
+        .collect();
+    let sizes: Vec<String> = groups
+        .iter()
+        .map(|b| format!("{}.0f", b.height * b.width))
+        .collect();
+    format!(
+        "// Each map's counted rectangles {{row, col, height, width}} in window pixels, and their sizes.\n\
+         static const int GROUP[GROUPS][4] = {{\n{}\n}};\n\
+         static const float GROUP_SIZE[GROUPS] = {{\n{}\n}};\n",
+        wrapped(&rects),
+        wrapped(&sizes)
+    )
+}
+
+/// `items` joined by commas, a few per line.
+fn wrapped(items: &[String]) -> String {
+    items
+        .chunks(6)
+        .map(|c| format!("    {}", c.join(", ")))
+        .collect::<Vec<_>>()
+        .join(",\n")
+}
+
+fn layer_text(i: usize, d: &Dense) -> String {
+    let values: Vec<String> = d.weights.iter().map(|v| format!("{v:e}f")).collect();
+    format!(
+        "// Layer {}: {} outputs x ({} inputs + bias), row-major.\n\
+         static const float LAYER{}[{} * {}] = {{\n{}\n}};\n",
+        i + 1,
+        d.outputs,
+        d.inputs,
+        i + 1,
+        d.outputs,
+        d.inputs + 1,
+        wrapped(&values)
+    )
+}
+
+/// The layers' weights and `classify`, which runs them in order.
+fn head_text(head: &Head) -> String {
+    let mut s = String::from("\n// The head: dense layers, ReLU between them.\n");
+    for (i, d) in head.layers.iter().enumerate() {
+        s += &layer_text(i, d);
+    }
+    s += DENSE;
+    s += "\n// The class of one frame: features are each count over its rectangle's size; the\n\
+          // first of equal scores wins. (Compile without floating-point contraction, e.g.\n\
+          // -ffp-contract=off, to get the simulator's classes bit for bit.)\n\
+          static int classify(const uint32_t* counts) {\n\
+          \x20   float x0[FEATURES];\n\
+          \x20   for (int k = 0; k < FEATURES; k++) {\n\
+          \x20       x0[k] = (float)counts[k] / GROUP_SIZE[k % GROUPS];\n\
+          \x20   }\n";
+    let last = head.layers.len();
+    for (i, d) in head.layers.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    float x{}[{}];\n    dense(LAYER{}, {}, {}, x{i}, x{}, {});",
+            i + 1,
+            d.outputs,
+            i + 1,
+            d.inputs,
+            d.outputs,
+            i + 1,
+            i + 1 < last
+        );
+    }
+    let classes = head.layers.last().map_or(0, |d| d.outputs);
+    let _ = write!(
+        s,
+        "    int best = 0;\n    for (int k = 1; k < {classes}; k++) {{\n        \
+         if (x{last}[k] > x{last}[best]) {{\n            best = k;\n        }}\n    }}\n    \
+         return best;\n}}\n"
+    );
+    s
+}
+
+/// One dense layer in C++, the same for every network.
+const DENSE: &str = r#"
+// y[k] = w[k][0..inputs] . x + w[k][inputs], then ReLU when asked.
+static void dense(const float* w, int inputs, int outputs, const float* x, float* y, bool relu) {
+    for (int k = 0; k < outputs; k++) {
+        const float* row = w + k * (inputs + 1);
+        float s = 0.0f;
+        for (int j = 0; j < inputs; j++) {
+            s += row[j] * x[j];
+        }
+        s += row[inputs];
+        y[k] = relu && !(s > 0.0f) ? 0.0f : s;
+    }
+}
+"#;
+
+/// The event readout, the same for every network (the constants above set it).
+const SCAN: &str = r#"
+// Reads the set bits of one binary map inside the window as events (column, row), marks
+// them on a window-sized plane, then takes them in row-major scan order (row 0 from
+// column 0 eastwards, then row 1, ...), at most MAP_CAP of them, adding each to the
+// count of every rectangle it lies in. The vendor fills unused entries with (0, 0),
+// which is outside the window (it starts at row and column 1 or more).
 template <class Map>
 static void scan_map(const Map& map, int index, uint32_t* counts) {
-    static uint8_t events[2 * EVENT_CAP];
-    scamp5_scan_events(map, events, EVENT_CAP, WIN_ROW, WIN_COL, WIN_ROW + ROWS - 1,
+    static uint8_t events[2 * EVENT_BUFFER];
+    static uint8_t set[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++) {
+        set[i] = 0;
+    }
+    scamp5_scan_events(map, events, EVENT_BUFFER, WIN_ROW, WIN_COL, WIN_ROW + ROWS - 1,
                        WIN_COL + COLS - 1, 1, 1);
-    for (int i = 0; i < EVENT_CAP; i++) {
+    for (int i = 0; i < EVENT_BUFFER; i++) {
         int col = events[2 * i], row = events[2 * i + 1];
         if (col == 0 && row == 0) {
             break;
         }
         int r = row - WIN_ROW, c = col - WIN_COL;
-        if (r < 0 || r >= ROWS || c < 0 || c >= COLS) {
+        if (r >= 0 && r < ROWS && c >= 0 && c < COLS) {
+            set[r * COLS + c] = 1;
+        }
+    }
+    int taken = 0;
+    for (int p = 0; p < ROWS * COLS && taken < MAP_CAP; p++) {
+        if (!set[p]) {
             continue;
         }
-        counts[index * DOWN * ACROSS + (r / POOL) * ACROSS + c / POOL] += 1;
-    }
-}
-
-// Pixels in pooling block b of a side n pixels long (the last block may be smaller).
-static float block_side(int b, int n) {
-    int rest = n - b * POOL;
-    return (float)(rest < POOL ? rest : POOL);
-}
-
-// The class of one frame: features are the fraction of set bits per block; the first
-// of equal scores wins. (Compile without floating-point contraction, e.g.
-// -ffp-contract=off, to get the simulator's classes bit for bit.)
-static int classify(const uint32_t* counts) {
-    float x[FEATURES];
-    for (int k = 0; k < FEATURES; k++) {
-        int b = k % (DOWN * ACROSS);
-        x[k] = (float)counts[k] / (block_side(b / ACROSS, ROWS) * block_side(b % ACROSS, COLS));
-    }
-    int best = 0;
-    float best_score = 0.0f;
-    for (int k = 0; k < CLASSES; k++) {
-        float s = 0.0f;
-        for (int j = 0; j < FEATURES; j++) {
-            s += HEAD[k][j] * x[j];
-        }
-        s += HEAD[k][FEATURES];
-        if (k == 0 || s > best_score) {
-            best = k;
-            best_score = s;
+        taken++;
+        int r = p / COLS, c = p % COLS;
+        for (int g = 0; g < GROUPS; g++) {
+            const int* b = GROUP[g];
+            if (r >= b[0] && r < b[0] + b[2] && c >= b[1] && c < b[1] + b[3]) {
+                counts[index * GROUPS + g] += 1;
+            }
         }
     }
-    return best;
 }
 "#;

@@ -8,9 +8,10 @@ use super::plan::{check_device, kernel_line, Block, Plan, Readout};
 use super::ExportError;
 use crate::cain::{self, CompileOptions};
 use crate::eval::dataset::{Dataset, Split};
-use crate::eval::frames::{run_frame, FrameNoise, Pooling};
+use crate::eval::frames::{run_frame, FrameNoise};
 use crate::eval::head::Head;
-use crate::eval::network::{Decision, HeadDef, Network};
+use crate::eval::network::{Activation, Decision, HeadDef, Network};
+use crate::eval::readout::Layout;
 use crate::eval::stage::{self, BuildOptions, Chip};
 use crate::eval::tiling::Tiling;
 use crate::isa::{AnyReg, Program, Reg, Wiring};
@@ -23,7 +24,7 @@ use crate::verify::predict::InputStats;
 pub struct NetworkExport {
     /// The frame: one block per stage, the maps read out after the last.
     pub plan: Plan,
-    /// Window, pooling, maps and head.
+    /// Window, readout, maps and head.
     pub host: NetworkHost,
 }
 
@@ -61,11 +62,40 @@ fn slice(p: &Program, from: usize, to: usize) -> Program {
     }
 }
 
-fn decision_name(d: Decision) -> String {
+fn decision_name(d: &Decision) -> String {
     match d {
         Decision::Sign => "sign (bit = value > 0)".into(),
-        Decision::Threshold(t) => format!("threshold (bit = value > {t})"),
+        Decision::Threshold(t) if t.len() == 1 => format!("threshold (bit = value > {})", t[0]),
+        Decision::Threshold(t) => format!(
+            "threshold per map (bit = value > t, t = {})",
+            t.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+        ),
         Decision::None => "none (analogue outputs feed the next stage)".into(),
+    }
+}
+
+/// The note naming a stage's bias and activation, when it has either.
+fn activation_note(bias: &[f64], a: Option<Activation>) -> Option<String> {
+    let act = match a {
+        None => None,
+        Some(Activation::Relu) => Some("relu (where value < 0: res)".to_string()),
+        Some(Activation::LeakyRelu { shift }) => Some(format!(
+            "leaky relu, slope 1/{} (where value < 0: divq {shift} times)",
+            1u64 << shift
+        )),
+    };
+    let bias = (!bias.is_empty()).then(|| {
+        format!(
+            "bias per output {} (folded into the threshold when a decision alone follows)",
+            bias.iter().map(|b| format!("{b}")).collect::<Vec<_>>().join(", ")
+        )
+    });
+    match (bias, act) {
+        (None, None) => None,
+        (b, a) => Some(format!(
+            "after the kernels: {}",
+            b.into_iter().chain(a).collect::<Vec<_>>().join("; ")
+        )),
     }
 }
 
@@ -114,9 +144,10 @@ fn stage_blocks(
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
+        notes.extend(activation_note(&def.bias, def.activation));
         notes.push(format!(
             "decision: {}; {}",
-            decision_name(def.decision),
+            decision_name(&def.decision),
             maps.join(", ")
         ));
         blocks.push(Block {
@@ -147,7 +178,7 @@ fn stage_blocks(
 fn ideal_features(
     chip: &Chip,
     tiling: &Tiling,
-    pooling: &Pooling,
+    layout: &Layout,
     split: &Split,
 ) -> Result<Vec<f32>, ExportError> {
     let ideal = Profile::builtin("ideal")
@@ -164,7 +195,7 @@ fn ideal_features(
     Ok(frames
         .iter()
         .flatten()
-        .flat_map(|bits| pooling.features_of(bits))
+        .flat_map(|bits| layout.features_of(bits))
         .collect())
 }
 
@@ -175,20 +206,26 @@ fn head(
     data: &Dataset,
     chip: &Chip,
     tiling: &Tiling,
-    pooling: &Pooling,
+    layout: &Layout,
     opts: &HeadOptions,
 ) -> Result<Head, ExportError> {
     match &net.head {
-        HeadDef::Weights(file) => {
-            Head::load(file, pooling.features()).map_err(|e| ExportError::Input(e.to_string()))
+        HeadDef::Weights(files) => {
+            Head::load(files, layout.features()).map_err(|e| ExportError::Input(e.to_string()))
         }
-        HeadDef::Train(params) => {
+        HeadDef::Train { params, hidden } => {
             let train = match opts.train_images {
                 Some(n) => data.train.clone().truncated(n),
                 None => data.train.clone(),
             };
-            let x = ideal_features(chip, tiling, pooling, &train)?;
-            Ok(Head::train(&x, &train.labels, pooling.features(), params))
+            let x = ideal_features(chip, tiling, layout, &train)?;
+            Ok(Head::train(
+                &x,
+                &train.labels,
+                layout.features(),
+                hidden,
+                params,
+            ))
         }
     }
 }
@@ -216,13 +253,9 @@ pub fn of_network(
             chip.reach
         ))
     })?;
-    let pooling = Pooling {
-        rows,
-        cols,
-        maps: chip.maps.len(),
-        pool: net.pool,
-    };
-    let head = head(net, data, &chip, &tiling, &pooling, opts)?;
+    let layout =
+        Layout::new(rows, cols, chip.maps.len(), &net.readout).map_err(ExportError::Input)?;
+    let head = head(net, data, &chip, &tiling, &layout, opts)?;
     // Row and column 0 are kept out of the window: the vendor's event buffer marks its
     // unused entries (0, 0).
     let gap = tiling.gap.max(1);
@@ -234,7 +267,7 @@ pub fn of_network(
     let plan = Plan {
         name: net.name.clone(),
         notes: vec![
-            format!("network: {}; stages: {}, binary maps: {}, features: {}", net.name, net.stages.len(), chip.maps.len(), pooling.features()),
+            format!("network: {}; stages: {}, binary maps: {}, features: {}", net.name, net.stages.len(), chip.maps.len(), layout.features()),
             format!(
                 "the network sees the {rows}x{cols} window at row {gap}, column {gap} of the captured frame; \
                  events are read as (column, row) pairs"
@@ -245,7 +278,7 @@ pub fn of_network(
     Ok(NetworkExport {
         host: NetworkHost {
             origin: (gap, gap),
-            pooling,
+            layout,
             maps: chip.maps.iter().map(|m| m.bit).collect(),
             head,
         },

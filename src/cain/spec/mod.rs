@@ -6,6 +6,7 @@
 
 pub mod approx;
 pub mod fit;
+pub mod layer;
 pub mod yaml;
 
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
@@ -13,7 +14,8 @@ use crate::isa::yaml::{locate, Misplaced, Step, YamlError};
 use crate::isa::{Reg, Wiring};
 use crate::verify::range::InputRange;
 use serde::Deserialize;
-use yaml::{RawKernel, RawSpec, Weight};
+use std::path::Path;
+use yaml::{RawKernel, RawSpec, RawWeights, Weight};
 use Step::{Index, Key};
 
 /// Which instructions the generator may use.
@@ -401,8 +403,34 @@ fn weight_rows(k: usize, rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
         .collect())
 }
 
+/// Kernel `k`'s weights: rows as written, or read from the `.npy` file they name
+/// (relative to `dir`, the spec's folder; a spec read from text has none).
+fn weights_of(k: usize, raw: &RawWeights, dir: Option<&Path>) -> R<Vec<Vec<f64>>> {
+    let name = match raw {
+        RawWeights::Rows(rows) => return weight_rows(k, rows),
+        RawWeights::File(name) => name,
+    };
+    let path = kernel_path(k, "weights");
+    let Some(dir) = dir else {
+        return Err(Misplaced::at(
+            &path,
+            format!(
+                "weights from the file `{name}` need the spec's folder: read the spec from a                  file, or give the weights as rows"
+            ),
+        ));
+    };
+    let a = layer::read_kernel(&dir.join(name)).map_err(|e| Misplaced::at(&path, e.to_string()))?;
+    Ok(a.rows().into_iter().map(|r| r.to_vec()).collect())
+}
+
 /// Kernel `k`, whose output must be a listed register.
-fn kernel(k: usize, raw: &RawKernel, registers: &[Reg], general: usize) -> R<KernelSpec> {
+fn kernel(
+    k: usize,
+    raw: &RawKernel,
+    registers: &[Reg],
+    general: usize,
+    dir: Option<&Path>,
+) -> R<KernelSpec> {
     let path = kernel_path(k, "out");
     let out = register(&raw.out, &path, general)?;
     if !registers.contains(&out) {
@@ -414,13 +442,18 @@ fn kernel(k: usize, raw: &RawKernel, registers: &[Reg], general: usize) -> R<Ker
     Ok(KernelSpec {
         out,
         scale: raw.scale,
-        weights: weight_rows(k, &raw.weights)?,
+        weights: weights_of(k, &raw.weights, dir)?,
     })
 }
 
 /// `kernels:`: not empty. Banks may have more kernels than registers, and kernels may
 /// share an output register: the compiler splits them into groups (`cain::group`).
-fn kernel_list(raw: &[RawKernel], registers: &[Reg], general: usize) -> R<Vec<KernelSpec>> {
+fn kernel_list(
+    raw: &[RawKernel],
+    registers: &[Reg],
+    general: usize,
+    dir: Option<&Path>,
+) -> R<Vec<KernelSpec>> {
     if raw.is_empty() {
         return Err(Misplaced::at(&[Key("kernels")], "the kernel list is empty"));
     }
@@ -436,7 +469,7 @@ fn kernel_list(raw: &[RawKernel], registers: &[Reg], general: usize) -> R<Vec<Ke
     }
     let mut kernels: Vec<KernelSpec> = Vec::with_capacity(raw.len());
     for (i, rk) in raw.iter().enumerate() {
-        let k = kernel(i, rk, registers, general)?;
+        let k = kernel(i, rk, registers, general, dir)?;
         kernels.push(k);
     }
     Ok(kernels)
@@ -494,11 +527,11 @@ fn input_range(bounds: Option<&[yaml::Bound]>) -> R<InputRange> {
 }
 
 /// The checks across values of a deserialised spec.
-fn build(raw: RawSpec) -> R<Spec> {
+fn build(raw: RawSpec, dir: Option<&Path>) -> R<Spec> {
     let general = raw.general_registers.unwrap_or(DEVICE_GENERAL);
     let registers = register_list(raw.registers.as_deref(), general)?;
     let input = input_register(raw.input.as_deref(), &registers, general)?;
-    let kernels = kernel_list(&raw.kernels, &registers, general)?;
+    let kernels = kernel_list(&raw.kernels, &registers, general, dir)?;
     for (i, k) in kernels.iter().enumerate() {
         check_approximation(i, k, &raw.approximation)?;
     }
@@ -519,6 +552,13 @@ fn build(raw: RawSpec) -> R<Spec> {
 /// Text longer than [`MAX_SPEC_BYTES`] is refused before parsing; a leading byte-order
 /// mark is skipped.
 pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
+    parse_spec_in(text, None)
+}
+
+/// Reads a filter spec as [`parse_spec`] does, with `dir` the folder of the spec file:
+/// `weights: FILE.npy` is read from there. Without a folder such a spec is refused at the
+/// file's name.
+pub fn parse_spec_in(text: &str, dir: Option<&Path>) -> Result<Spec, YamlError> {
     if text.len() as u64 > MAX_SPEC_BYTES {
         return Err(YamlError::at_start(format!(
             "the spec is larger than {MAX_SPEC_BYTES} bytes, the most accepted"
@@ -538,7 +578,7 @@ pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
         }
         YamlError::from(&e).without_path()
     })?;
-    build(raw).map_err(|e| locate(text, e))
+    build(raw, dir).map_err(|e| locate(text, e))
 }
 
 /// Whether `text` is a YAML mapping at the top (a program file is plain text or fails

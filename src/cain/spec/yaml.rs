@@ -52,8 +52,47 @@ pub struct RawKernel {
     /// `scale:`, 1 when absent.
     #[serde(default = "one", deserialize_with = "scale")]
     pub scale: f64,
-    /// `weights:`, rows of numbers.
-    pub weights: Vec<Vec<Weight>>,
+    /// `weights:`, rows of numbers or a `.npy` file.
+    pub weights: RawWeights,
+}
+
+/// A kernel's `weights:` as written: rows of numbers, or the name of a `.npy` file
+/// (relative to the spec's folder) holding them.
+#[derive(Debug)]
+pub enum RawWeights {
+    /// Rows north to south of numbers west to east.
+    Rows(Vec<Vec<Weight>>),
+    /// A `.npy` file of shape `[kh, kw]`.
+    File(String),
+}
+
+impl<'de> Deserialize<'de> for RawWeights {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(WeightsVisitor)
+    }
+}
+
+/// Reads rows element by element, so that a bad weight keeps its own position.
+struct WeightsVisitor;
+
+impl<'de> Visitor<'de> for WeightsVisitor {
+    type Value = RawWeights;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("rows of weights, or the name of a .npy file")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<RawWeights, E> {
+        Ok(RawWeights::File(s.to_string()))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawWeights, A::Error> {
+        let mut rows = Vec::new();
+        while let Some(row) = seq.next_element::<Vec<Weight>>()? {
+            rows.push(row);
+        }
+        Ok(RawWeights::Rows(rows))
+    }
 }
 
 /// A finite weight (a number or a fraction such as `1/16`).

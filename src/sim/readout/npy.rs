@@ -7,7 +7,7 @@
 //! the two read the same shape.
 
 use crate::sim::dims::{N, PES};
-use ndarray::Array2;
+use ndarray::ArrayD;
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use py_literal::Value;
 use std::io::Read;
@@ -56,14 +56,19 @@ pub enum NpyError {
     /// Another shape than the array's.
     #[error("expected a {N}x{N} array, got shape ({})", join(.0))]
     Shape(Vec<u64>),
-    /// Fewer data bytes than the plane needs.
-    #[error("truncated: {have} bytes of data, a {N}x{N} array of float{bits} needs {need}")]
+    /// Another shape than the caller of [`read_floats`] accepts.
+    #[error("{0}")]
+    Unexpected(String),
+    /// Fewer data bytes than the array needs.
+    #[error("truncated: {have} bytes of data, a {shape} array of float{bits} needs {need}")]
     Truncated {
+        /// The shape the header gives, as `2x3`.
+        shape: String,
         /// Data bytes in the file.
         have: usize,
         /// Bits per element.
         bits: usize,
-        /// Data bytes the plane needs.
+        /// Data bytes the array needs.
         need: usize,
     },
     /// The reader refused the file (for float64, the second attempt's error).
@@ -79,30 +84,59 @@ fn join(sizes: &[u64]) -> String {
 
 /// The values of the 256x256 float32 or float64 `.npy` file at `path`, row after row.
 pub fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
+    let plane = read_floats(path, MAX_NPY_FILE, |sizes| {
+        if sizes == [N as u64, N as u64] {
+            Ok(())
+        } else {
+            Err(NpyError::Shape(sizes.to_vec()))
+        }
+    })?;
+    Ok(plane.iter().map(|&v| v as f32).collect())
+}
+
+/// The float32 or float64 array (either byte order) of the `.npy` file at `path`, read
+/// as float64. At most `max_file` bytes are read, and `shape_ok` judges the header's
+/// shape before anything it claims is allocated: its error is returned as it is.
+pub fn read_floats(
+    path: &Path,
+    max_file: usize,
+    shape_ok: impl FnOnce(&[u64]) -> Result<(), NpyError>,
+) -> Result<ArrayD<f64>, NpyError> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(MAX_NPY_FILE as u64 + 1)
+        .take(max_file as u64 + 1)
         .read_to_end(&mut bytes)?;
     let (dict_at, header_len) = frame(&bytes)?;
     let data_at = dict_at + header_len;
     let header = bytes.get(dict_at..data_at).ok_or(NpyError::EndsInHeader)?;
-    if let Some(item) = check_header(header)? {
-        let (have, need) = (bytes.len() - data_at, PES * item);
-        if have < need {
+    if let Some((item, sizes)) = check_header(header)? {
+        shape_ok(&sizes)?;
+        let count = sizes
+            .iter()
+            .try_fold(1usize, |n, &s| n.checked_mul(s as usize));
+        let (have, need) = (
+            bytes.len() - data_at,
+            count.and_then(|n| n.checked_mul(item)),
+        );
+        if need.is_none_or(|need| have < need) {
             return Err(NpyError::Truncated {
+                shape: sizes
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join("x"),
                 have,
                 bits: item * 8,
-                need,
+                need: need.unwrap_or(usize::MAX),
             });
         }
     }
-    // Reached with a 256x256 shape, or with a dict `py_literal` cannot parse, which
+    // Reached with an accepted shape, or with a dict `py_literal` cannot parse, which
     // the reader (parsing the same text) refuses before it allocates.
-    let plane = match Array2::<f32>::read_npy(bytes.as_slice()) {
-        Ok(a) => a,
-        Err(_) => Array2::<f64>::read_npy(bytes.as_slice())?.mapv(|v| v as f32),
-    };
-    Ok(plane.iter().copied().collect())
+    match ArrayD::<f32>::read_npy(bytes.as_slice()) {
+        Ok(a) => Ok(a.mapv(f64::from)),
+        Err(_) => Ok(ArrayD::<f64>::read_npy(bytes.as_slice())?),
+    }
 }
 
 /// Where the header's dict starts and its length, from the magic, the version and the
@@ -124,9 +158,9 @@ fn frame(bytes: &[u8]) -> Result<(usize, usize), NpyError> {
     }
 }
 
-/// Checks the element type and the shape the header's dict gives; returns the element
-/// size, or `None` when the dict does not parse (left to the reader to refuse).
-fn check_header(header: &[u8]) -> Result<Option<usize>, NpyError> {
+/// Checks the element type the header's dict gives; returns the element size and the
+/// shape, or `None` when the dict does not parse (left to the reader to refuse).
+fn check_header(header: &[u8]) -> Result<Option<(usize, Vec<u64>)>, NpyError> {
     let text = std::str::from_utf8(header).map_err(|_| NpyError::NotText)?;
     let Ok(Value::Dict(entries)) = text.strip_suffix('\n').unwrap_or(text).parse() else {
         return Ok(None);
@@ -155,10 +189,7 @@ fn check_header(header: &[u8]) -> Result<Option<usize>, NpyError> {
         .map(|v| v.as_integer().and_then(|i| u64::try_from(i).ok()))
         .collect::<Option<Vec<u64>>>()
         .ok_or_else(|| NpyError::ShapeNotSizes(shape.to_string()))?;
-    if sizes != [N as u64, N as u64] {
-        return Err(NpyError::Shape(sizes));
-    }
-    Ok(Some(item))
+    Ok(Some((item, sizes)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,331 @@
+//! Weights as they were trained: a convolution layer's float arrays (PyTorch's
+//! `Conv2d.weight`, `[out, in/groups, kh, kw]`, and its bias, `[out]`) read from `.npy`
+//! files and turned into a [`Spec`] whose kernels the generator approximates by
+//! multiples of 2^-d, as it does typed weights.
+//!
+//! The program a spec compiles to is linear: it cannot add a constant, so the bias is
+//! returned beside the spec ([`LayerSpec::bias`]) for the caller to apply (a decision's
+//! threshold, the next layer's offset).
+
+use crate::cain::spec::{approx, ApproxParams, KernelSpec, SearchParams, Spec};
+use crate::cain::spec::{MAX_GENERAL, MAX_KERNELS, MAX_SIDE};
+use crate::isa::Reg;
+use crate::sim::readout::npy::{self, NpyError, MAX_NPY_HEADER};
+use crate::verify::range::InputRange;
+use ndarray::{Array1, Array2, Array4, ArrayView1, ArrayView4, Dimension, Ix1, Ix2, Ix4};
+use std::path::{Path, PathBuf};
+
+/// Largest weights file read: the fixed start, the largest header and the largest layer
+/// a spec can hold ([`MAX_KERNELS`] kernels of [`MAX_GENERAL`] channels of
+/// [`MAX_SIDE`] x [`MAX_SIDE`] float64 weights).
+pub const MAX_LAYER_FILE: usize =
+    12 + MAX_NPY_HEADER + MAX_KERNELS * MAX_GENERAL * MAX_SIDE * MAX_SIDE * 8;
+
+/// Why a layer's arrays cannot become a spec.
+#[derive(Debug, thiserror::Error)]
+pub enum LayerError {
+    /// A `.npy` file that cannot be read or holds the wrong shape or element type.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: NpyError,
+    },
+    /// A value that is not a finite number, at its index (`[out, in, row, col]`).
+    #[error("{}weight {} is {value}, not a finite number", file_prefix(.path), index_text(.index))]
+    NotFinite {
+        /// The file it came from, if any.
+        path: Option<PathBuf>,
+        /// Its index.
+        index: Vec<usize>,
+        /// The value.
+        value: f64,
+    },
+    /// Arrays, groups and registers that do not fit together.
+    #[error("{0}")]
+    Mismatch(String),
+    /// A kernel that cannot be approximated within the settings.
+    #[error("kernel {kernel} (output {out}): {msg}")]
+    Approximation {
+        /// Its index in the layer.
+        kernel: usize,
+        /// Its output register.
+        out: Reg,
+        /// Why.
+        msg: String,
+    },
+}
+
+fn file_prefix(path: &Option<PathBuf>) -> String {
+    path.as_ref()
+        .map_or_else(String::new, |p| format!("{}: ", p.display()))
+}
+
+fn index_text(index: &[usize]) -> String {
+    let parts: Vec<String> = index.iter().map(ToString::to_string).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Refuses a shape other than `rank` sizes each within `1..=most[i]`; `what` names the
+/// layout in the message (`[out, in/groups, kh, kw]`).
+fn shape_check(sizes: &[u64], most: &[usize], what: &str) -> Result<(), NpyError> {
+    let shape = sizes
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if sizes.len() != most.len() {
+        return Err(NpyError::Unexpected(format!(
+            "expected a {}-dimensional array {what}, got shape ({shape})",
+            most.len()
+        )));
+    }
+    for (&s, &m) in sizes.iter().zip(most) {
+        if s == 0 || s > m as u64 {
+            return Err(NpyError::Unexpected(format!(
+                "shape ({shape}) {what} is out of bounds: each size must be 1..={m} here ({})",
+                most.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a float32 or float64 array (either byte order) of `most.len()` dimensions, each
+/// at most `most[i]`, and refuses NaN and infinities.
+fn read_checked(
+    path: &Path,
+    most: &[usize],
+    what: &str,
+) -> Result<ndarray::ArrayD<f64>, LayerError> {
+    let file = |source| LayerError::File {
+        path: path.to_path_buf(),
+        source,
+    };
+    let a = npy::read_floats(path, MAX_LAYER_FILE, |s| shape_check(s, most, what)).map_err(file)?;
+    if let Some((index, &value)) = a.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        return Err(LayerError::NotFinite {
+            path: Some(path.to_path_buf()),
+            index: index.slice().to_vec(),
+            value,
+        });
+    }
+    Ok(a)
+}
+
+/// Reads a layer's weights from a `.npy` file: float32 or float64 (little or big
+/// endian) of shape `[out, in/groups, kh, kw]` (PyTorch's `Conv2d.weight`), with at
+/// most [`MAX_KERNELS`] outputs, [`MAX_GENERAL`] inputs per group and sides of at most
+/// [`MAX_SIDE`]. The header's shape is checked before anything is allocated and at
+/// most [`MAX_LAYER_FILE`] bytes are read; NaN and infinities are refused. Every error
+/// names the file.
+pub fn read_weights(path: &Path) -> Result<Array4<f64>, LayerError> {
+    let most = [MAX_KERNELS, MAX_GENERAL, MAX_SIDE, MAX_SIDE];
+    let a = read_checked(path, &most, "[out, in/groups, kh, kw]")?;
+    Ok(a.into_dimensionality::<Ix4>()
+        .expect("the shape was checked to have four sizes"))
+}
+
+/// Reads a layer's bias from a `.npy` file: float32 or float64 of shape `[out]` (at most
+/// [`MAX_KERNELS`]), finite. Every error names the file.
+pub fn read_bias(path: &Path) -> Result<Array1<f64>, LayerError> {
+    let a = read_checked(path, &[MAX_KERNELS], "[out]")?;
+    Ok(a.into_dimensionality::<Ix1>()
+        .expect("the shape was checked to have one size"))
+}
+
+/// Reads one kernel's weights from a `.npy` file: float32 or float64 of shape `[kh, kw]`
+/// (rows north to south), sides at most [`MAX_SIDE`], finite.
+pub fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
+    let a = read_checked(path, &[MAX_SIDE, MAX_SIDE], "[kh, kw]")?;
+    Ok(a.into_dimensionality::<Ix2>()
+        .expect("the shape was checked to have two sizes"))
+}
+
+/// Where a layer reads and writes on the chip, and what else the spec says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerTarget {
+    /// The spec's name.
+    pub name: String,
+    /// One register per input channel (the layer's `in`).
+    pub inputs: Vec<Reg>,
+    /// One register per output channel (the layer's `out`).
+    pub outputs: Vec<Reg>,
+    /// The registers the program may use (inputs and outputs among them).
+    pub registers: Vec<Reg>,
+    /// Factor applied to every weight (the weights are `scale * w`).
+    pub scale: f64,
+    /// How the weights are approximated.
+    pub approximation: ApproxParams,
+}
+
+/// A layer as a spec, and the bias the program leaves to its caller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerSpec {
+    /// One kernel per output channel, in the order of the weights.
+    pub spec: Spec,
+    /// Per output channel, the bias times the target's scale (zeros without a bias): the
+    /// output register holds `scale * (w * x)`, the layer's output is that plus this.
+    pub bias: Vec<f64>,
+}
+
+/// Turns a convolution layer into a spec: `weights` of shape `[out, in/groups, kh, kw]`
+/// (PyTorch's `Conv2d.weight`, a correlation: row 0 north, column 0 west), `bias` of
+/// shape `[out]` (or none), `groups` as in `Conv2d` (1 for a full convolution, `in` for
+/// a depthwise one), and `target` for the registers, the scale and the approximation.
+///
+/// Every kernel is approximated with `target.approximation` as typed weights are
+/// (multiples of 2^-d with their summed error); a kernel that misses `max_error` at
+/// `max_depth` is refused unless `accept` is set. Errors say which array, kernel or
+/// register is at fault; nothing panics on any input.
+///
+/// Each output reads one input channel here (`in / groups == 1` and one input
+/// register); a layer whose kernels read several channels is refused.
+pub fn layer_spec(
+    weights: ArrayView4<f64>,
+    bias: Option<ArrayView1<f64>>,
+    groups: usize,
+    target: &LayerTarget,
+) -> Result<LayerSpec, LayerError> {
+    let (out, per_group, kh, kw) = weights.dim();
+    check_shapes(
+        out,
+        per_group,
+        kh,
+        kw,
+        bias.map(|b| b.len()),
+        groups,
+        target,
+    )?;
+    if let Some((index, &value)) = weights.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        return Err(LayerError::NotFinite {
+            path: None,
+            index: vec![index.0, index.1, index.2, index.3],
+            value,
+        });
+    }
+    let bias: Vec<f64> = match bias {
+        Some(b) => b.iter().map(|&v| v * target.scale).collect(),
+        None => vec![0.0; out],
+    };
+    if let Some(i) = bias.iter().position(|v| !v.is_finite()) {
+        return Err(LayerError::NotFinite {
+            path: None,
+            index: vec![i],
+            value: bias[i],
+        });
+    }
+    let kernels: Vec<KernelSpec> = (0..out)
+        .map(|o| KernelSpec {
+            out: target.outputs[o],
+            scale: target.scale,
+            weights: (0..kh)
+                .map(|r| (0..kw).map(|c| weights[[o, 0, r, c]]).collect())
+                .collect(),
+        })
+        .collect();
+    for (i, k) in kernels.iter().enumerate() {
+        check_approximation(i, k, &target.approximation)?;
+    }
+    let spec = Spec {
+        name: target.name.clone(),
+        input: target.inputs[0],
+        registers: target.registers.clone(),
+        kernels,
+        approximation: target.approximation,
+        search: SearchParams::default(),
+        input_range: InputRange::default(),
+        fit: false,
+    };
+    Ok(LayerSpec { spec, bias })
+}
+
+/// The checks of [`layer_spec`] across the arrays' sizes, the groups and the registers.
+fn check_shapes(
+    out: usize,
+    per_group: usize,
+    kh: usize,
+    kw: usize,
+    bias: Option<usize>,
+    groups: usize,
+    t: &LayerTarget,
+) -> Result<(), LayerError> {
+    let bad = |m: String| Err(LayerError::Mismatch(m));
+    if out == 0 || per_group == 0 || kh == 0 || kw == 0 {
+        return bad(format!(
+            "the weights have shape ({out}, {per_group}, {kh}, {kw}): no size may be 0"
+        ));
+    }
+    if out > MAX_KERNELS || kh > MAX_SIDE || kw > MAX_SIDE {
+        return bad(format!(
+            "the weights have shape ({out}, {per_group}, {kh}, {kw}): at most {MAX_KERNELS} \
+             outputs and sides of at most {MAX_SIDE}"
+        ));
+    }
+    if groups == 0 || out % groups != 0 {
+        return bad(format!(
+            "groups {groups} must be at least 1 and divide the {out} outputs"
+        ));
+    }
+    if let Some(b) = bias.filter(|&b| b != out) {
+        return bad(format!(
+            "the bias has {b} values, the weights {out} outputs"
+        ));
+    }
+    let inputs = per_group.saturating_mul(groups);
+    if t.inputs.len() != inputs {
+        return bad(format!(
+            "the weights read {inputs} input channels ({per_group} per group x {groups} \
+             groups), {} input registers are given",
+            t.inputs.len()
+        ));
+    }
+    if t.outputs.len() != out {
+        return bad(format!(
+            "the weights have {out} outputs, {} output registers are given",
+            t.outputs.len()
+        ));
+    }
+    if inputs != 1 {
+        return bad(format!(
+            "the layer reads {inputs} input channels; kernels over several input planes \
+             are not supported, so a layer must read one"
+        ));
+    }
+    if let Some(r) = t
+        .inputs
+        .iter()
+        .chain(&t.outputs)
+        .find(|r| !t.registers.contains(r))
+    {
+        return bad(format!("register {r} is not among the layer's registers"));
+    }
+    if !t.scale.is_finite() || t.scale == 0.0 {
+        return bad(format!(
+            "the scale must be finite and not 0, got {}",
+            t.scale
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses kernel `i` when its weights overflow the approximation or miss `max_error`
+/// at `max_depth` without `accept`.
+fn check_approximation(i: usize, k: &KernelSpec, p: &ApproxParams) -> Result<(), LayerError> {
+    let refuse = |msg: String| LayerError::Approximation {
+        kernel: i,
+        out: k.out,
+        msg,
+    };
+    let a = approx::approximate(&k.weights, k.scale, p.max_depth, p.max_error)
+        .map_err(|e| refuse(e.to_string()))?;
+    if p.accept {
+        return Ok(());
+    }
+    approx::check_miss(&k.weights, k.scale, &a, p.max_depth, p.max_error)
+        .map_err(|e| refuse(e.to_string()))
+}

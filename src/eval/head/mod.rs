@@ -1,0 +1,236 @@
+//! The host-side head: softmax regression, or an MLP with ReLU hidden layers, from
+//! the readout's features to the classes. Trained here ([`softmax`], [`mlp`]) by seeded
+//! mini-batch gradient descent with momentum, in one thread and a fixed order, so the
+//! same data and seed give the same weights bit for bit on any machine and thread
+//! count; or read from `.npy` files, one per layer.
+
+mod mlp;
+mod rng;
+mod softmax;
+
+use super::dataset::CLASSES;
+use super::network::TrainParams;
+use ndarray::Array2;
+use std::path::{Path, PathBuf};
+
+/// One dense layer: `y = W x + b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dense {
+    /// Inputs.
+    pub inputs: usize,
+    /// Outputs.
+    pub outputs: usize,
+    /// Row-major outputs x (inputs + 1); the last column is the bias.
+    pub weights: Vec<f32>,
+}
+
+impl Dense {
+    /// A layer of zeros.
+    pub fn zeros(inputs: usize, outputs: usize) -> Dense {
+        Dense {
+            inputs,
+            outputs,
+            weights: vec![0.0; outputs * (inputs + 1)],
+        }
+    }
+
+    /// Output `k` for input `x`.
+    pub fn output(&self, k: usize, x: &[f32]) -> f32 {
+        let w = self.inputs + 1;
+        let row = &self.weights[k * w..(k + 1) * w];
+        row[..self.inputs]
+            .iter()
+            .zip(x)
+            .map(|(a, b)| a * b)
+            .sum::<f32>()
+            + row[self.inputs]
+    }
+
+    /// Every output for input `x`.
+    pub fn apply(&self, x: &[f32]) -> Vec<f32> {
+        (0..self.outputs).map(|k| self.output(k, x)).collect()
+    }
+
+    /// The weights as an outputs x (inputs + 1) array (to save with `.npy`).
+    pub fn to_array(&self) -> Array2<f32> {
+        Array2::from_shape_vec((self.outputs, self.inputs + 1), self.weights.clone())
+            .unwrap_or_else(|_| Array2::zeros((self.outputs, self.inputs + 1)))
+    }
+}
+
+/// A classifier: dense layers, ReLU between them, the class with the largest score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Head {
+    /// The layers; the last has one output per class.
+    pub layers: Vec<Dense>,
+}
+
+/// Why head files could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadError {
+    /// The file could not be read as a 2-D float array.
+    #[error("{}: cannot read head weights: {msg}", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        msg: String,
+    },
+    /// The array has the wrong shape.
+    #[error("{}: head layer {layer} is {rows}x{cols}; it takes {inputs} inputs, so it must be {}x{} (outputs x inputs + 1, the last column the bias){}", file.display(), if *last { CLASSES.to_string() } else { "N".into() }, inputs + 1, if *last { ", the last layer one row per class" } else { "" })]
+    Shape {
+        /// The file.
+        file: PathBuf,
+        /// 1-based layer number.
+        layer: usize,
+        /// Its rows.
+        rows: usize,
+        /// Its columns.
+        cols: usize,
+        /// Inputs of the layer (the network's features for the first).
+        inputs: usize,
+        /// Whether it is the last layer.
+        last: bool,
+    },
+}
+
+impl Head {
+    /// The scores of one image.
+    pub fn scores(&self, x: &[f32]) -> Vec<f32> {
+        let mut v = x.to_vec();
+        for (i, l) in self.layers.iter().enumerate() {
+            v = l.apply(&v);
+            if i + 1 < self.layers.len() {
+                v.iter_mut().for_each(|a| *a = a.max(0.0));
+            }
+        }
+        v
+    }
+
+    /// The predicted class (the first of equal scores).
+    pub fn predict(&self, x: &[f32]) -> u8 {
+        let s = self.scores(x);
+        let mut best = 0;
+        for k in 1..s.len() {
+            if s[k] > s[best] {
+                best = k;
+            }
+        }
+        best as u8
+    }
+
+    /// Trains on `x` (row-major, `features` per image) and labels `y`, with ReLU layers
+    /// of `hidden` units before the class scores (none: softmax regression).
+    pub fn train(x: &[f32], y: &[u8], features: usize, hidden: &[usize], p: &TrainParams) -> Head {
+        if hidden.is_empty() {
+            Head {
+                layers: vec![softmax::train(x, y, features, p)],
+            }
+        } else {
+            mlp::train(x, y, features, hidden, p)
+        }
+    }
+
+    /// Reads one layer per file (float32 or float64 `.npy`, outputs x (inputs + 1)),
+    /// the first taking `features` inputs, the last giving the class scores.
+    pub fn load(files: &[PathBuf], features: usize) -> Result<Head, HeadError> {
+        let mut layers = Vec::new();
+        let mut inputs = features;
+        for (i, file) in files.iter().enumerate() {
+            let a = read_matrix(file)?;
+            let (rows, cols) = a.dim();
+            let last = i + 1 == files.len();
+            if cols != inputs + 1 || (last && rows != CLASSES) || rows == 0 {
+                return Err(HeadError::Shape {
+                    file: file.clone(),
+                    layer: i + 1,
+                    rows,
+                    cols,
+                    inputs,
+                    last,
+                });
+            }
+            layers.push(Dense {
+                inputs,
+                outputs: rows,
+                weights: a.iter().copied().collect(),
+            });
+            inputs = rows;
+        }
+        Ok(Head { layers })
+    }
+}
+
+/// A finite 2-D float array from a `.npy` file.
+fn read_matrix(file: &Path) -> Result<Array2<f32>, HeadError> {
+    let read = |msg: String| HeadError::Read {
+        file: file.to_path_buf(),
+        msg,
+    };
+    let a: Array2<f32> = match ndarray_npy::read_npy::<_, Array2<f32>>(file) {
+        Ok(a) => a,
+        Err(e32) => match ndarray_npy::read_npy::<_, Array2<f64>>(file) {
+            Ok(a) => a.mapv(|v| v as f32),
+            Err(_) => return Err(read(e32.to_string())),
+        },
+    };
+    if a.iter().any(|v| !v.is_finite()) {
+        return Err(read("the weights must be finite".into()));
+    }
+    Ok(a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Class k has feature k set (and a little of feature (k + 1) % 10).
+    fn separable(n: usize) -> (Vec<f32>, Vec<u8>) {
+        let mut x = vec![0.0f32; n * CLASSES];
+        let y: Vec<u8> = (0..n).map(|i| (i % CLASSES) as u8).collect();
+        for i in 0..n {
+            x[i * CLASSES + i % CLASSES] = 1.0;
+            x[i * CLASSES + (i + 1) % CLASSES] = 0.2;
+        }
+        (x, y)
+    }
+
+    #[test]
+    fn learns_a_separable_problem_the_same_way_twice() {
+        let (x, y) = separable(200);
+        for (hidden, lr) in [(vec![], 0.5), (vec![16], 0.05)] {
+            let p = TrainParams {
+                learning_rate: lr,
+                ..TrainParams::default()
+            };
+            let h = Head::train(&x, &y, CLASSES, &hidden, &p);
+            let correct = (0..y.len())
+                .filter(|&i| h.predict(&x[i * CLASSES..(i + 1) * CLASSES]) == y[i])
+                .count();
+            assert_eq!(correct, y.len(), "hidden {hidden:?}");
+            assert_eq!(h, Head::train(&x, &y, CLASSES, &hidden, &p));
+        }
+    }
+
+    #[test]
+    fn an_mlp_computes_relu_between_its_layers() {
+        let h = Head {
+            layers: vec![
+                Dense {
+                    inputs: 2,
+                    outputs: 2,
+                    weights: vec![1.0, -1.0, 0.5, -1.0, 1.0, 0.0],
+                },
+                Dense {
+                    inputs: 2,
+                    outputs: 2,
+                    weights: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.25],
+                },
+            ],
+        };
+        // Hidden: relu(x0 - x1 + 0.5), relu(x1 - x0).
+        assert_eq!(h.scores(&[2.0, 1.0]), vec![1.5, 0.25]);
+        assert_eq!(h.scores(&[0.0, 3.0]), vec![0.0, 3.25]);
+        assert_eq!(h.predict(&[0.0, 3.0]), 1);
+    }
+}

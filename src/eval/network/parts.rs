@@ -1,0 +1,307 @@
+//! The parts of a network file beside the stages' specs: activations, decisions,
+//! the readout, the input stage and the head's layers, each read from its YAML value
+//! with the path of the node at fault, so that every refusal names `NET.yaml:LINE:COL`.
+
+use crate::isa::yaml::{Misplaced, Step};
+use serde_yaml::Value;
+
+/// Constants the DAC loads (`in(a, v)`).
+pub const DAC: std::ops::RangeInclusive<i64> = -128..=127;
+
+/// The largest `k` of a leaky ReLU's slope 2^-k: each halving is one `divq`, with its
+/// own error, so deeper slopes cost more than they are worth.
+pub const MAX_LEAK_SHIFT: u32 = 8;
+
+/// An on-sensor activation applied to each output of a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// max(x, 0).
+    Relu,
+    /// x where x > 0, else x / 2^shift.
+    LeakyRelu {
+        /// The slope is 2^-shift.
+        shift: u32,
+    },
+}
+
+/// What the chip decides after a stage.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Each output register's sign: bit = value > 0.
+    Sign,
+    /// bit = value > threshold: one threshold for every map, or one per map in kernel
+    /// order. Integers the DAC can load as `-t`.
+    Threshold(Vec<i64>),
+    /// No decision: the analogue outputs feed the next stage only.
+    None,
+}
+
+impl Decision {
+    /// The threshold of the stage's `k`-th map (`None` for a sign or no decision).
+    pub fn threshold(&self, k: usize) -> Option<i64> {
+        match self {
+            Decision::Threshold(t) if t.len() == 1 => Some(t[0]),
+            Decision::Threshold(t) => t.get(k).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// A rectangle of a map whose set bits are counted: `[row, col, height, width]` in
+/// image pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bin {
+    /// Top row.
+    pub row: usize,
+    /// Left column.
+    pub col: usize,
+    /// Height.
+    pub height: usize,
+    /// Width.
+    pub width: usize,
+}
+
+/// How the set bits of each binary map are grouped into features.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Grouping {
+    /// Square blocks of this side tiling the map (the last row and column may be
+    /// smaller).
+    Pool(usize),
+    /// Explicit rectangles, overlapping allowed.
+    Bins(Vec<Bin>),
+}
+
+/// What leaves the chip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Readout {
+    /// Blocks or bins.
+    pub grouping: Grouping,
+    /// At most this many events (set bits) read per map, in row-major scan order.
+    pub cap: Option<usize>,
+}
+
+/// The input stage's binarisation: pixels above `level` become `value`, the others 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binarise {
+    /// A pixel value (1..=255): pixels brighter than it are set.
+    pub level: i64,
+    /// The analogue value of a set pixel (a DAC constant).
+    pub value: i64,
+}
+
+type Found<T> = Result<T, Misplaced>;
+
+fn int_of(v: &Value, path: &[Step], what: &str) -> Found<i64> {
+    match v {
+        Value::Number(n) if n.as_i64().is_some() => Ok(n.as_i64().unwrap_or_default()),
+        Value::Number(n)
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) =>
+        {
+            Ok(n.as_f64().unwrap_or_default() as i64)
+        }
+        _ => Err(Misplaced::at(path, format!("{what} must be an integer"))),
+    }
+}
+
+/// `activation: relu` or `activation: {leaky_relu: 1/4}` (also `0.25`).
+pub fn activation(v: &Value, path: &[Step]) -> Found<Activation> {
+    let expected = "expected `relu` or `{leaky_relu: 1/2^k}`";
+    match v {
+        Value::String(s) if s == "relu" => Ok(Activation::Relu),
+        Value::String(s) => Err(Misplaced::at(
+            path,
+            format!("unknown activation `{s}` ({expected})"),
+        )),
+        Value::Mapping(m) if m.len() == 1 => {
+            let Some(slope) = m.get("leaky_relu") else {
+                return Err(Misplaced::at(
+                    path,
+                    format!("unknown activation ({expected})"),
+                ));
+            };
+            let mut here = path.to_vec();
+            here.push(Step::Key("leaky_relu"));
+            leak_shift(slope, &here).map(|shift| Activation::LeakyRelu { shift })
+        }
+        _ => Err(Misplaced::at(path, expected)),
+    }
+}
+
+/// The `k` of a slope 2^-k written `1/4`, `1/2^2` or `0.25`.
+fn leak_shift(v: &Value, path: &[Step]) -> Found<u32> {
+    let slope = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.split_once('/').and_then(|(a, b)| {
+            let den = match b.trim().split_once('^') {
+                Some((base, exp)) => base
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .zip(exp.trim().parse::<i32>().ok())
+                    .map(|(base, exp)| base.powi(exp)),
+                None => b.trim().parse::<f64>().ok(),
+            };
+            Some(a.trim().parse::<f64>().ok()? / den?)
+        }),
+        _ => None,
+    };
+    (1..=MAX_LEAK_SHIFT)
+        .find(|&k| slope == Some(0.5f64.powi(k as i32)))
+        .ok_or_else(|| {
+            Misplaced::at(
+                path,
+                format!(
+                    "a leaky ReLU's slope must be 1/2^k for k = 1..{MAX_LEAK_SHIFT} \
+                     (halvings on the sensor), such as 1/4"
+                ),
+            )
+        })
+}
+
+/// The thresholds of `threshold: T` or `threshold: [t1, t2, ...]`: integers whose
+/// negation the DAC loads.
+pub fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
+    let one = |v: &Value, path: &[Step]| {
+        let t = int_of(v, path, "a threshold")?;
+        if DAC.contains(&-t) {
+            Ok(t)
+        } else {
+            Err(Misplaced::at(
+                path,
+                format!(
+                    "threshold {t} cannot be loaded: the DAC loads -t, so a threshold must be \
+                     an integer in -127..128"
+                ),
+            ))
+        }
+    };
+    match v {
+        Value::Sequence(items) if items.is_empty() => Err(Misplaced::at(
+            path,
+            "threshold: a list needs one value per map",
+        )),
+        Value::Sequence(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut here = path.to_vec();
+                here.push(Step::Index(i));
+                one(t, &here)
+            })
+            .collect(),
+        t => one(t, path).map(|t| vec![t]),
+    }
+}
+
+/// The rectangles of `bins: [[row, col, height, width], ...]`.
+pub fn bins(v: &[Vec<Value>], path: &[Step]) -> Found<Vec<Bin>> {
+    if v.is_empty() {
+        return Err(Misplaced::at(path, "bins: give at least one rectangle"));
+    }
+    v.iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut here = path.to_vec();
+            here.push(Step::Index(i));
+            let bad = |msg: &str| Misplaced::at(&here, msg.to_string());
+            if b.len() != 4 {
+                return Err(bad("a bin is [row, col, height, width]"));
+            }
+            let mut n = [0usize; 4];
+            for (k, x) in b.iter().enumerate() {
+                let x = int_of(x, &here, "a bin's row, col, height and width")?;
+                n[k] = usize::try_from(x)
+                    .map_err(|_| bad("a bin's row, col, height and width are not negative"))?;
+            }
+            if n[2] == 0 || n[3] == 0 {
+                return Err(bad("a bin's height and width are at least 1"));
+            }
+            Ok(Bin {
+                row: n[0],
+                col: n[1],
+                height: n[2],
+                width: n[3],
+            })
+        })
+        .collect()
+}
+
+/// `binarise: {level: L, value: V}` checked: L a pixel value 1..=255 (the DAC loads
+/// `128 - L`), V a DAC constant.
+pub fn binarise(level: &Value, value: &Value, path: &[Step]) -> Found<Binarise> {
+    let at = |k: &'static str| {
+        let mut p = path.to_vec();
+        p.push(Step::Key(k));
+        p
+    };
+    let l = int_of(level, &at("level"), "level")?;
+    if !(1..=255).contains(&l) {
+        return Err(Misplaced::at(
+            &at("level"),
+            format!("level {l}: a pixel value in 1..255 (the DAC loads 128 - level)"),
+        ));
+    }
+    let v = int_of(value, &at("value"), "value")?;
+    if !DAC.contains(&v) {
+        return Err(Misplaced::at(
+            &at("value"),
+            format!("value {v}: the DAC loads -128..127"),
+        ));
+    }
+    Ok(Binarise { level: l, value: v })
+}
+
+/// The head's weight files: one name or a list of names.
+pub fn weight_files(v: &Value, path: &[Step]) -> Found<Vec<String>> {
+    let bad = || {
+        Misplaced::at(
+            path,
+            "weights: a .npy file name, or a list of them (one per layer)",
+        )
+    };
+    match v {
+        Value::String(s) => Ok(vec![s.clone()]),
+        Value::Sequence(items) if !items.is_empty() => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(s: &str) -> Value {
+        serde_yaml::from_str(s).expect("yaml")
+    }
+
+    #[test]
+    fn slopes_are_powers_of_two_however_written() {
+        for (s, k) in [("1/4", 2), ("1/2^3", 3), ("0.5", 1), ("1/256", 8)] {
+            let v = yaml(&format!("{{leaky_relu: {s}}}"));
+            assert_eq!(activation(&v, &[]), Ok(Activation::LeakyRelu { shift: k }));
+        }
+        for s in ["1/3", "0.3", "1", "1/512", "x"] {
+            let v = yaml(&format!("{{leaky_relu: {s}}}"));
+            assert!(activation(&v, &[]).is_err(), "{s}");
+        }
+        assert!(activation(&yaml("sigmoid"), &[]).is_err());
+    }
+
+    #[test]
+    fn thresholds_must_be_loadable() {
+        assert_eq!(
+            thresholds(&yaml("[15, 25, -127]"), &[]),
+            Ok(vec![15, 25, -127])
+        );
+        assert_eq!(thresholds(&yaml("128"), &[]), Ok(vec![128]));
+        let e = thresholds(&yaml("[15, 129]"), &[]).unwrap_err();
+        assert_eq!(e.path, vec![Step::Index(1)]);
+        assert!(e.msg.contains("-127..128"), "{}", e.msg);
+        assert!(thresholds(&yaml("2.5"), &[]).is_err());
+        assert!(thresholds(&yaml("[]"), &[]).is_err());
+    }
+}
