@@ -47,10 +47,16 @@ fn compile(cpp: &Path) -> PathBuf {
 
 /// Runs the exported program for `frames` frames and returns the mock's log.
 fn replay(exe: &Path, frames: u32, golden: Option<&Path>) -> String {
+    replay_scanning(exe, frames, golden, "rows")
+}
+
+/// [`replay`] with the mock's event scan order (`rows` or `reverse`).
+fn replay_scanning(exe: &Path, frames: u32, golden: Option<&Path>, scan: &str) -> String {
     let log = exe.with_extension("log");
     let mut c = Command::new(exe);
     c.env("SCAMP5_MOCK_LOG", &log)
-        .env("SCAMP5_MOCK_FRAMES", frames.to_string());
+        .env("SCAMP5_MOCK_FRAMES", frames.to_string())
+        .env("SCAMP5_MOCK_SCAN", scan);
     if let Some(g) = golden {
         c.env("SCAMP5_MOCK_GOLDEN", g);
     }
@@ -766,4 +772,145 @@ fn a_network_with_an_unproven_stage_is_refused() {
         &["gauss3x3_wrong.scamp", "does not compute the kernels"],
     );
     assert!(!out.exists());
+}
+
+/// Two kernels of the captured image A: B = A(west) + A(east) - A and C = A(north).
+const REFS_SPEC: &str = "name: refs
+input: A
+registers: [A, B, C, D]
+kernels:
+  - out: B
+    weights:
+      - [0, 0, 0]
+      - [1, -1, 1]
+      - [0, 0, 0]
+  - out: C
+    weights:
+      - [0, 1, 0]
+      - [0, 0, 0]
+      - [0, 0, 0]
+approximation: { max_depth: 0, max_error: 0.0 }
+";
+
+/// A program computing REFS_SPEC (proven when the network is built).
+const REFS_PROGRAM: &str = "movx(B, A, east);
+movx(C, A, west);
+add(B, B, C);
+sub(B, B, A);
+movx(C, A, north);
+";
+
+/// Every layer of the network format at once: a binarised input, a leaky ReLU, one
+/// threshold per map, overlapping bins with a cap and a trained MLP head.
+const FULL_NET: &str = "name: full
+input:
+  binarise: {level: 100, value: 50}
+readout:
+  bins: [[0, 0, 14, 14], [7, 7, 14, 14], [14, 0, 14, 28], [0, 14, 28, 14], [3, 2, 12, 20]]
+  cap: 30
+head:
+  hidden: [12]
+  train: {epochs: 5, learning_rate: 0.05}
+stages:
+  - spec: refs.yaml
+    program: refs.scamp
+    activation: {leaky_relu: 1/4}
+    threshold: [10, -3]
+";
+
+/// The ideal features of the first `n` test images of `data` under `net`, with its cap
+/// or without.
+fn ideal_features(net: &scamp::eval::network::Network, data: &Path, n: usize) -> Vec<f32> {
+    use scamp::eval::features::{extract, Built, Sample};
+    let d = scamp::eval::dataset::read(data).unwrap();
+    let test = d.test.truncated(n);
+    let built = Built::new(net, test.rows, test.cols, &Default::default()).unwrap();
+    let ideal = scamp::sim::noise::Profile::builtin("ideal").unwrap();
+    let sample = Sample {
+        profile: &ideal,
+        chip_seed: 1,
+        seed: 0,
+    };
+    extract(&built, &test, sample, false).unwrap().features
+}
+
+#[test]
+fn a_network_with_bins_a_cap_and_an_mlp_replays_and_classifies_as_eval() {
+    let data = dataset("export-full-data", 60);
+    let d = data.to_str().unwrap();
+    let dir = temp_dir("export-full");
+    std::fs::write(dir.join("refs.yaml"), REFS_SPEC).unwrap();
+    std::fs::write(dir.join("refs.scamp"), REFS_PROGRAM).unwrap();
+    let target = dir.join("net.yaml");
+    std::fs::write(&target, FULL_NET).unwrap();
+    let t = target.to_str().unwrap();
+    let (out, gold) = (dir.join("net.cpp"), dir.join("gold"));
+    let (o, g) = (out.to_str().unwrap(), gold.to_str().unwrap());
+    let all = [
+        t, "-o", o, "--samples", "20", "--golden", g, "--dataset", d, "--train-images", "60",
+    ];
+    export(&all);
+    let cpp = std::fs::read_to_string(&out).unwrap();
+    assert!(cpp.contains("MAP_CAP = 30") && cpp.contains("GROUPS = 5"));
+    assert!(cpp.contains("static const float LAYER2[10 * 13]"));
+    let mut net = scamp::eval::network::load_path(Some(&target)).unwrap();
+    let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
+    // The binarisation, the leaky ReLU and the per-map thresholds are instructions.
+    let text = chip.program.to_string();
+    for s in ["MOV(R0, FLAG)", "in(A, 50)", "divq(", "in(A, -10)", "in(A, 3)"] {
+        assert!(text.contains(s), "{s} in\n{text}");
+    }
+    // The cap bites on these images: without it the features differ.
+    let capped = ideal_features(&net, &data, 20);
+    net.readout.cap = None;
+    assert_ne!(capped, ideal_features(&net, &data, 20));
+    let exe = compile(&out);
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap()).unwrap();
+    let mut confusion = vec![vec![0u64; 10]; 10];
+    for s in index["samples"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        // The device's scan order is not the cap's: the host applies the documented one.
+        let log = replay_scanning(&exe, 2, Some(&gold.join(name).join("ideal")), "reverse");
+        let fs = frames(&log);
+        for f in &fs {
+            assert_eq!(f.program.stmts.len(), chip.program.stmts.len(), "{name}");
+            assert!(f
+                .program
+                .stmts
+                .iter()
+                .zip(&chip.program.stmts)
+                .all(|(a, b)| same(a, b)));
+        }
+        let class: u64 = fs[0].text[0]
+            .strip_prefix("class ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(class, s["classes"]["ideal"].as_u64().unwrap(), "{name}");
+        let label: usize = name.rsplit("label").next().unwrap().parse().unwrap();
+        confusion[label][class as usize] += 1;
+    }
+    let e = json(&scamp(&[
+        "eval",
+        "--json",
+        "--noise",
+        "ideal",
+        "--test-images",
+        "20",
+        "--depths",
+        "0",
+        "--chip-seeds",
+        "1",
+        "--dataset",
+        d,
+        "--train-images",
+        "60",
+        t,
+    ]));
+    let eval_confusion: Vec<Vec<u64>> =
+        serde_json::from_value(e["confusion_ideal"].clone()).unwrap();
+    assert_eq!(confusion, eval_confusion);
+    // Not a degenerate head: it tells some classes apart.
+    assert!(confusion.iter().flatten().filter(|&&n| n > 0).count() > 2);
 }

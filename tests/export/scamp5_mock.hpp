@@ -8,7 +8,8 @@
 // Environment: SCAMP5_MOCK_LOG (the log file; default stdout), SCAMP5_MOCK_FRAMES
 // (frames before the frame loop ends the process; default 1), SCAMP5_MOCK_GOLDEN (a
 // folder of golden outputs: `scamp5_scan_events` reads its bits from
-// `readout_REG.npy` there).
+// `readout_REG.npy` there), SCAMP5_MOCK_SCAN (`reverse`: events come last row first,
+// east to west, to show that the host's cap does not rely on the device's scan order).
 #pragma once
 
 #include <cstdarg>
@@ -204,8 +205,8 @@ void scamp5_output_image(const R& r, vs_handle display) {
 }
 
 // Events of the set bits of `map` in rows r0..r1, columns c0..c1 (steps rs, cs), as
-// (column, row) pairs in row order, from the golden readout plane; unused entries
-// (0, 0).
+// (column, row) pairs in row order (or reversed, see SCAMP5_MOCK_SCAN), from the
+// golden readout plane; unused entries (0, 0).
 inline void scamp5_scan_events(const SCAMP5_PE::DREG& map, uint8_t* buffer, uint16_t max_num,
                                uint8_t r0, uint8_t c0, uint8_t r1, uint8_t c1, uint8_t rs,
                                uint8_t cs) {
@@ -215,14 +216,17 @@ inline void scamp5_scan_events(const SCAMP5_PE::DREG& map, uint8_t* buffer, uint
     }
     std::vector<uint8_t> bits =
         scamp5_mock::read_bits(std::string(dir) + "/readout_" + map.name + ".npy");
+    const char* order = std::getenv("SCAMP5_MOCK_SCAN");
+    bool reverse = order && std::string(order) == "reverse";
+    int rows = (r1 - r0) / rs + 1, cols = (c1 - c0) / cs + 1;
     int n = 0;
-    for (int r = r0; r <= r1 && n < max_num; r += rs) {
-        for (int c = c0; c <= c1 && n < max_num; c += cs) {
-            if (bits[r * 256 + c]) {
-                buffer[2 * n] = (uint8_t)c;
-                buffer[2 * n + 1] = (uint8_t)r;
-                n++;
-            }
+    for (int i = 0; i < rows * cols && n < max_num; i++) {
+        int k = reverse ? rows * cols - 1 - i : i;
+        int r = r0 + (k / cols) * rs, c = c0 + (k % cols) * cs;
+        if (bits[r * 256 + c]) {
+            buffer[2 * n] = (uint8_t)c;
+            buffer[2 * n + 1] = (uint8_t)r;
+            n++;
         }
     }
     for (int i = n; i < max_num; i++) {
