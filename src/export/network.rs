@@ -272,7 +272,18 @@ pub fn of_network(
                 "the network sees the {rows}x{cols} window at row {gap}, column {gap} of the captured frame; \
                  events are read as (column, row) pairs"
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(net.binarise.map(|b| {
+            format!(
+                "input: after the capture, pixels above {} become {} and the others 0",
+                b.level, b.value
+            )
+        }))
+        .chain(net.readout.cap.map(|c| {
+            format!("readout: at most {c} events per map, taken in row-major scan order")
+        }))
+        .collect(),
         blocks: stage_blocks(net, &chip, profile)?,
     };
     Ok(NetworkExport {
