@@ -377,6 +377,9 @@ fn an_mlp_head_from_files_classifies_as_the_reference() {
         "1",
     ]));
     assert_eq!(r["features"], 8);
+    // The chip sees one scene per frame: its images per second are its frames per second.
+    assert_eq!(r["chip_images_per_second"], r["frames_per_second"]);
+    assert_eq!(r["flipped_per_map"], serde_json::json!([0.0, 0.0]));
     assert_eq!(r["accuracy"]["ideal"].as_f64(), Some(correct as f64 / 60.0));
     assert_eq!(r["accuracy"]["lost"].as_f64(), Some(0.0));
 }

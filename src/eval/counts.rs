@@ -21,6 +21,10 @@ pub struct Counts {
     pub flipped_bits: u64,
     /// Binary-map bits compared, over all seeds.
     pub bits: u64,
+    /// Per binary map, the bits the noise flipped, over all seeds (empty in counts
+    /// written before it was kept).
+    #[serde(default)]
+    pub flipped_per_map: Vec<u64>,
     /// (image, chip seed) pairs whose predicted class the noise changed.
     pub changed: u64,
 }
@@ -36,6 +40,7 @@ impl Counts {
             confusion: vec![vec![0; CLASSES]; CLASSES],
             flipped_bits: 0,
             bits: 0,
+            flipped_per_map: Vec::new(),
             changed: 0,
         }
     }
@@ -47,21 +52,26 @@ impl Counts {
         bump(&mut self.confusion_ideal, label, predicted);
     }
 
-    /// Counts one image's noisy run on chip seed number `seed`.
+    /// Counts one image's noisy run on chip seed number `seed`: its class, and per
+    /// map the bits the noise flipped out of `bits` compared.
     pub fn add_noisy(
         &mut self,
         seed: usize,
-        label: u8,
-        ideal: u8,
-        noisy: u8,
-        flipped: u64,
+        (label, ideal, noisy): (u8, u8, u8),
+        flipped: &[u64],
         bits: u64,
     ) {
         if let Some(c) = self.noisy_correct.get_mut(seed) {
             *c += u64::from(label == noisy);
         }
         bump(&mut self.confusion, label, noisy);
-        self.flipped_bits += flipped;
+        if self.flipped_per_map.len() < flipped.len() {
+            self.flipped_per_map.resize(flipped.len(), 0);
+        }
+        for (a, b) in self.flipped_per_map.iter_mut().zip(flipped) {
+            *a += b;
+        }
+        self.flipped_bits += flipped.iter().sum::<u64>();
         self.bits += bits;
         self.changed += u64::from(ideal != noisy);
     }
@@ -85,6 +95,12 @@ impl Counts {
         }
         self.flipped_bits += o.flipped_bits;
         self.bits += o.bits;
+        if self.flipped_per_map.len() < o.flipped_per_map.len() {
+            self.flipped_per_map.resize(o.flipped_per_map.len(), 0);
+        }
+        for (a, b) in self.flipped_per_map.iter_mut().zip(&o.flipped_per_map) {
+            *a += b;
+        }
         self.changed += o.changed;
     }
 

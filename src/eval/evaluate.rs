@@ -50,7 +50,8 @@ pub struct Options<'a> {
     pub progress: Option<Progress<'a>>,
 }
 
-/// An image whose class the noise changed, with its binary maps.
+/// An image whose class the noise changed on some chip, with its binary maps ideal
+/// and on every chip.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Example {
     /// Index in the test split.
@@ -61,14 +62,21 @@ pub struct Example {
     pub label: u8,
     /// Class under `ideal`.
     pub ideal: u8,
-    /// Class under the noise.
-    pub noisy: u8,
-    /// The chip seed of the noisy run.
-    pub chip_seed: u64,
     /// The binary maps under `ideal` (maps one after another).
     pub ideal_bits: Vec<u8>,
-    /// The binary maps under the noise.
-    pub noisy_bits: Vec<u8>,
+    /// Each chip's run, in chip-seed order.
+    pub chips: Vec<ChipView>,
+}
+
+/// One chip's run of an image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChipView {
+    /// The chip seed.
+    pub chip_seed: u64,
+    /// Class under the noise on this chip.
+    pub class: u8,
+    /// The binary maps on this chip.
+    pub bits: Vec<u8>,
 }
 
 /// The result of an evaluation.
@@ -126,6 +134,57 @@ fn features(
         }
     }
     Ok(out)
+}
+
+/// One test image's binary maps, ideal and on each chip.
+struct Image<'a> {
+    index: usize,
+    label: u8,
+    ideal: &'a [u8],
+    noisy: &'a [&'a Vec<u8>],
+}
+
+/// Classifies `image` ideal and on every chip and counts it; returns it as an example
+/// (without its pixels) when `keep` and the noise changed its class on some chip.
+fn count_image(
+    head: &Head,
+    readout: &Layout,
+    image: &Image,
+    counts: &mut Counts,
+    keep: bool,
+) -> Option<Example> {
+    let plane = image.ideal.len() / readout.maps.max(1);
+    let pi = head.predict(&readout.features_of(image.ideal));
+    counts.add_ideal(image.label, pi);
+    let mut classes = Vec::with_capacity(image.noisy.len());
+    for (s, nb) in image.noisy.iter().enumerate() {
+        let pn = head.predict(&readout.features_of(nb));
+        let flipped: Vec<u64> = image
+            .ideal
+            .chunks(plane.max(1))
+            .zip(nb.chunks(plane.max(1)))
+            .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x != y).count() as u64)
+            .collect();
+        counts.add_noisy(s, (image.label, pi, pn), &flipped, image.ideal.len() as u64);
+        classes.push(pn);
+    }
+    (keep && classes.iter().any(|&c| c != pi)).then(|| Example {
+        index: image.index,
+        pixels: Vec::new(),
+        label: image.label,
+        ideal: pi,
+        ideal_bits: image.ideal.to_vec(),
+        chips: classes
+            .iter()
+            .zip(image.noisy)
+            .enumerate()
+            .map(|(s, (&class, bits))| ChipView {
+                chip_seed: s as u64 + 1,
+                class,
+                bits: (*bits).clone(),
+            })
+            .collect(),
+    })
 }
 
 /// One depth: the chip part, the head, and the counts over the test frames.
@@ -209,26 +268,18 @@ impl Depth<'_> {
             for (i, &f) in chunk.iter().enumerate() {
                 for (slot, ib) in ideal[i].iter().enumerate() {
                     let index = f * tiling.per_frame() + slot;
-                    let label = test.labels[index];
-                    let pi = head.predict(&pooling.features_of(ib));
-                    counts.add_ideal(label, pi);
-                    for s in 0..seeds {
-                        let nb = &noisy[i * seeds + s][slot];
-                        let pn = head.predict(&pooling.features_of(nb));
-                        let flipped = ib.iter().zip(nb).filter(|(a, b)| a != b).count() as u64;
-                        counts.add_noisy(s, label, pi, pn, flipped, ib.len() as u64);
-                        if pn != pi && kept.len() < examples {
-                            kept.push(Example {
-                                index,
-                                pixels: test.image(index).to_vec(),
-                                label,
-                                ideal: pi,
-                                noisy: pn,
-                                chip_seed: s as u64 + 1,
-                                ideal_bits: ib.clone(),
-                                noisy_bits: nb.clone(),
-                            });
-                        }
+                    let noisy: Vec<&Vec<u8>> =
+                        (0..seeds).map(|s| &noisy[i * seeds + s][slot]).collect();
+                    let image = Image {
+                        index,
+                        label: test.labels[index],
+                        ideal: ib,
+                        noisy: &noisy,
+                    };
+                    let keep = kept.len() < examples;
+                    if let Some(mut e) = count_image(&head, &pooling, &image, &mut counts, keep) {
+                        e.pixels = test.image(index).to_vec();
+                        kept.push(e);
                     }
                 }
             }

@@ -58,6 +58,30 @@ fn picture(
     png_data_uri(&DynamicImage::ImageRgb8(img))
 }
 
+/// One map of an image, ideal and on each chip side by side (flipped bits red where
+/// the noise set them, blue where it cleared them).
+fn map_row(e: &Example, m: usize, rows: usize, cols: usize) -> Result<String, image::ImageError> {
+    let plane = rows * cols;
+    let ib = e.ideal_bits.get(m * plane..(m + 1) * plane).unwrap_or(&[]);
+    let mut s = format!(
+        "<figure><img alt=\"map {m} ideal\" src=\"{}\"><figcaption>map {m} ideal</figcaption></figure>",
+        picture(ib, rows, cols, |i| [255 * ib[i]; 3])?
+    );
+    for c in &e.chips {
+        let nb = c.bits.get(m * plane..(m + 1) * plane).unwrap_or(&[]);
+        let noisy = picture(nb, rows, cols, |i| match (ib.get(i), nb[i]) {
+            (Some(&0), 1) => [230, 40, 40],
+            (Some(&1), 0) => [40, 80, 230],
+            (_, b) => [255 * b; 3],
+        })?;
+        s.push_str(&format!(
+            "<figure><img alt=\"map {m} chip {}\" src=\"{noisy}\"><figcaption>chip {}</figcaption></figure>",
+            c.chip_seed, c.chip_seed
+        ));
+    }
+    Ok(s)
+}
+
 fn example(
     e: &Example,
     rows: usize,
@@ -65,31 +89,25 @@ fn example(
     maps: usize,
 ) -> Result<String, image::ImageError> {
     let name = |k: u8| FASHION_NAMES.get(usize::from(k)).copied().unwrap_or("");
+    let chips: Vec<String> = e
+        .chips
+        .iter()
+        .map(|c| format!("chip {} says {} {}", c.chip_seed, c.class, name(c.class)))
+        .collect();
     let mut s = format!(
-        "<div class=\"example\"><p>test image {} (true {} {}): ideal says {} {}, chip seed {} says {} {}</p><img alt=\"image\" src=\"{}\">",
+        "<div class=\"example\"><p>test image {} (true {} {}): ideal says {} {}; {}</p><img alt=\"image\" src=\"{}\">",
         e.index,
         e.label,
         name(e.label),
         e.ideal,
         name(e.ideal),
-        e.chip_seed,
-        e.noisy,
-        name(e.noisy),
+        escape(&chips.join(", ")),
         picture(&e.pixels, rows, cols, |i| [e.pixels[i]; 3])?
     );
-    let plane = rows * cols;
     for m in 0..maps {
-        let ib = e.ideal_bits.get(m * plane..(m + 1) * plane).unwrap_or(&[]);
-        let nb = e.noisy_bits.get(m * plane..(m + 1) * plane).unwrap_or(&[]);
-        let ideal = picture(ib, rows, cols, |i| [255 * ib[i]; 3])?;
-        // Noisy map: white/black as read out, flipped bits red (set) or blue (cleared).
-        let noisy = picture(nb, rows, cols, |i| match (ib.get(i), nb[i]) {
-            (Some(&0), 1) => [230, 40, 40],
-            (Some(&1), 0) => [40, 80, 230],
-            (_, b) => [255 * b; 3],
-        })?;
         s.push_str(&format!(
-            "<figure><img alt=\"map {m} ideal\" src=\"{ideal}\"><img alt=\"map {m} noisy\" src=\"{noisy}\"><figcaption>map {m}: ideal | noisy</figcaption></figure>"
+            "<div class=\"maprow\">{}</div>",
+            map_row(e, m, rows, cols)?
         ));
     }
     s.push_str("</div>");
@@ -105,7 +123,9 @@ pub fn page_of(
 ) -> Result<String, image::ImageError> {
     let pct = |x: f64| format!("{:.2} %", 100.0 * x);
     let mut body = format!(
-        "<h1>scamp eval: {}</h1><p>{} test images, noise <code>{}</code> on chip seeds {:?}, head trained under <code>{}</code>. \
+        "<style>.maprow{{display:flex;gap:6px;flex-wrap:wrap}}.maprow figure{{margin:2px}}\
+         .plot{{max-width:100%;height:auto}}.plot text{{font:12px sans-serif}}\
+         .plot .small{{font-size:10px;fill:#555}}</style><h1>scamp eval: {}</h1><p>{} test images, noise <code>{}</code> on chip seeds {:?}, head trained under <code>{}</code>. \
          Accuracy ideal {}, noisy {} &plusmn; {} (min {}, max {}), lost {}; {} of the binary-map bits flipped; \
          the noise changed the class of {} of the (image, chip) pairs. Energy {:.2} &micro;J per frame, {:.2} &micro;J per image \
          (one scene per frame; a model from published power figures, not a measurement).</p>",
@@ -132,7 +152,9 @@ pub fn page_of(
             .collect();
         format!("<tr>{cells}</tr>")
     };
-    body.push_str("<h2>Accuracy per approximation depth</h2><table>");
+    body.push_str("<h2>Accuracy per approximation depth</h2>");
+    body.push_str(&super::plot::accuracy(&r.depths, &r.noise));
+    body.push_str("<table>");
     body.push_str(&row("th", &DepthRow::HEADS));
     for d in &r.depths {
         body.push_str(&row("td", &d.cells().each_ref().map(String::as_str)));
@@ -143,7 +165,9 @@ pub fn page_of(
         &format!("{} (summed over chip seeds)", r.noise),
         &r.confusion,
     ));
-    body.push_str("</div><h2>Images whose class the noise changed</h2>");
+    body.push_str("</div><h2>Flip rate per binary map</h2>");
+    body.push_str(&super::plot::flips(&r.flipped_per_map));
+    body.push_str("<h2>Images whose class the noise changed</h2><p>Each image once, its maps ideal and on every chip side by side (red: set by the noise, blue: cleared).</p>");
     if examples.is_empty() {
         body.push_str("<p>None: the noise changed no class.</p>");
     }

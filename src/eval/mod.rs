@@ -21,6 +21,7 @@ pub mod head;
 pub mod html;
 pub mod idx;
 pub mod network;
+pub mod plot;
 pub mod reach;
 pub mod readout;
 pub mod report;

@@ -163,6 +163,9 @@ pub struct Report {
     pub accuracy: Accuracy,
     /// Flip rate of the binary features under the noise.
     pub flipped: f64,
+    /// Flip rate of each binary map, in map order.
+    #[serde(default)]
+    pub flipped_per_map: Vec<f64>,
     /// Fraction of (image, chip seed) pairs whose class the noise changed.
     pub changed: f64,
     /// CLASSES x CLASSES counts under the noise profile, summed over chip seeds (rows:
@@ -227,6 +230,13 @@ pub fn report(m: &Mergeable) -> Report {
         energy_uj_per_image: crate::energy::cycles_uj(cycles),
         accuracy: Accuracy::of(c),
         flipped: flip_rate(c),
+        flipped_per_map: {
+            let per_map = c.bits as f64 / c.flipped_per_map.len().max(1) as f64;
+            c.flipped_per_map
+                .iter()
+                .map(|&f| f as f64 / per_map.max(1.0))
+                .collect()
+        },
         changed: c.changed as f64 / evaluations.max(1.0),
         confusion: c.confusion.clone(),
         confusion_ideal: c.confusion_ideal.clone(),

@@ -266,7 +266,7 @@ fn check_shapes(
              outputs and sides of at most {MAX_SIDE}"
         ));
     }
-    if groups == 0 || out % groups != 0 {
+    if groups == 0 || !out.is_multiple_of(groups) {
         return bad(format!(
             "groups {groups} must be at least 1 and divide the {out} outputs"
         ));
