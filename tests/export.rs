@@ -847,7 +847,17 @@ fn a_network_with_bins_a_cap_and_an_mlp_replays_and_classifies_as_eval() {
     let (out, gold) = (dir.join("net.cpp"), dir.join("gold"));
     let (o, g) = (out.to_str().unwrap(), gold.to_str().unwrap());
     let all = [
-        t, "-o", o, "--samples", "20", "--golden", g, "--dataset", d, "--train-images", "60",
+        t,
+        "-o",
+        o,
+        "--samples",
+        "20",
+        "--golden",
+        g,
+        "--dataset",
+        d,
+        "--train-images",
+        "60",
     ];
     export(&all);
     let cpp = std::fs::read_to_string(&out).unwrap();
@@ -857,7 +867,13 @@ fn a_network_with_bins_a_cap_and_an_mlp_replays_and_classifies_as_eval() {
     let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
     // The binarisation, the leaky ReLU and the per-map thresholds are instructions.
     let text = chip.program.to_string();
-    for s in ["MOV(R0, FLAG)", "in(A, 50)", "divq(", "in(A, -10)", "in(A, 3)"] {
+    for s in [
+        "MOV(R0, FLAG)",
+        "in(A, 50)",
+        "divq(",
+        "in(A, -10)",
+        "in(A, 3)",
+    ] {
         assert!(text.contains(s), "{s} in\n{text}");
     }
     // The cap bites on these images: without it the features differ.

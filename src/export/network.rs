@@ -68,7 +68,10 @@ fn decision_name(d: &Decision) -> String {
         Decision::Threshold(t) if t.len() == 1 => format!("threshold (bit = value > {})", t[0]),
         Decision::Threshold(t) => format!(
             "threshold per map (bit = value > t, t = {})",
-            t.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            t.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Decision::None => "none (analogue outputs feed the next stage)".into(),
     }
@@ -87,7 +90,10 @@ fn activation_note(bias: &[f64], a: Option<Activation>) -> Option<String> {
     let bias = (!bias.is_empty()).then(|| {
         format!(
             "bias per output {} (folded into the threshold when a decision alone follows)",
-            bias.iter().map(|b| format!("{b}")).collect::<Vec<_>>().join(", ")
+            bias.iter()
+                .map(|b| format!("{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     });
     match (bias, act) {
