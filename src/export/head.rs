@@ -231,3 +231,59 @@ static void scan_map(const Map& map, int index, uint32_t* counts) {
     }
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::network::Readout;
+
+    fn host(rows: usize, cols: usize, grouping: Grouping, cap: Option<usize>) -> NetworkHost {
+        let readout = Readout { grouping, cap };
+        NetworkHost {
+            origin: (1, 1),
+            layout: Layout::new(rows, cols, 1, &readout).expect("fits"),
+            maps: vec![DReg::R(1)],
+            head: Head { layers: Vec::new() },
+        }
+    }
+
+    #[test]
+    fn pooling_blocks_are_the_rectangles_the_library_counts() {
+        let h = host(7, 5, Grouping::Pool(3), None);
+        let g: Vec<[usize; 4]> = h
+            .groups()
+            .iter()
+            .map(|b| [b.row, b.col, b.height, b.width])
+            .collect();
+        assert_eq!(
+            g,
+            vec![
+                [0, 0, 3, 3],
+                [0, 3, 3, 2],
+                [3, 0, 3, 3],
+                [3, 3, 3, 2],
+                [6, 0, 1, 3],
+                [6, 3, 1, 2]
+            ]
+        );
+        // Every pixel set: each block counts its own size, as the C++'s GROUP_SIZE says.
+        let sizes: Vec<u32> = g.iter().map(|b| (b[2] * b[3]) as u32).collect();
+        assert_eq!(h.layout.counts(&[1; 35]), sizes);
+        assert!(h.cpp_globals().contains("MAP_CAP = 35;"));
+    }
+
+    #[test]
+    fn bins_and_their_cap_reach_the_cpp() {
+        let bin = Bin {
+            row: 1,
+            col: 2,
+            height: 3,
+            width: 2,
+        };
+        let h = host(6, 6, Grouping::Bins(vec![bin]), Some(4));
+        assert_eq!(h.groups(), vec![bin]);
+        let cpp = h.cpp_globals();
+        assert!(cpp.contains("GROUPS = 1, EVENT_BUFFER = 36, MAP_CAP = 4;"));
+        assert!(cpp.contains("{1, 2, 3, 2}") && cpp.contains("6.0f"));
+    }
+}
