@@ -107,6 +107,7 @@ impl Bank {
             instructions: r.instructions,
             cycles: r.cycles,
             time_us: r.time_us,
+            energy_uj_per_frame: r.energy_uj_per_frame,
             noise: &r.noise,
             runs: r.runs,
             verified: r.verified,

@@ -22,6 +22,10 @@ pub struct CheckReport {
     pub cycles: u64,
     /// Time at the default clock, in microseconds.
     pub time_us: f64,
+    /// The energy model's figure for one frame as `scamp export` writes it (captures
+    /// included), in microjoules: a model from published power figures, not a
+    /// measurement ([`crate::energy`]).
+    pub energy_uj_per_frame: f64,
     /// The noise profile as named by the caller.
     pub noise: String,
     /// Pixels excluded on every side of the images.
@@ -137,6 +141,8 @@ pub struct ReportInputs<'a> {
     pub budget: &'a [BudgetRow],
     /// Whether the depth search met its budget.
     pub budget_met: Option<bool>,
+    /// The energy model's figure for one frame.
+    pub energy_uj_per_frame: f64,
 }
 
 impl CheckReport {
@@ -165,6 +171,7 @@ impl CheckReport {
             instructions: i.groups.iter().map(|(p, _)| p.instructions()).sum(),
             cycles,
             time_us: cycles as f64 * 1e6 / DEFAULT_CLOCK_HZ,
+            energy_uj_per_frame: i.energy_uj_per_frame,
             noise: i.noise.to_string(),
             border: m.map_or(0, |m| m.border),
             images: i.images,

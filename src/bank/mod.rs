@@ -303,6 +303,7 @@ impl Bank {
                 runs: opts.runs,
                 budget,
                 budget_met: met,
+                energy_uj_per_frame: crate::export::plan::frame_energy(self).energy_uj_per_frame,
             },
             &evaluation,
         );

@@ -71,6 +71,10 @@ pub fn check(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) -> String {
         "program       {} instructions, {} cycles, {:.1} us at 10 MHz",
         r.instructions, r.cycles, r.time_us
     ));
+    o.line(format_args!(
+        "energy        {:.2} uJ per frame, captures included (a model from published power figures, not a measurement)",
+        r.energy_uj_per_frame
+    ));
     if !r.verified {
         o.line(format_args!(
             "proof         FAILED: the program does not compute the kernels"

@@ -145,6 +145,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// The playground: edit, run and step programs and grade exercises in a browser.
     Serve(serve::ServeArgs),
+    /// A program, spec or network as a C++ source for the SCAMP-5d host API.
+    Export(export::ExportArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -166,6 +168,7 @@ pub fn main() -> u8 {
         Command::Compile(a) => compile::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Export(a) => export::run(a),
     };
     match outcome {
         Ok(code) => code,
@@ -182,6 +185,7 @@ pub mod check;
 pub mod common;
 pub mod compile;
 pub mod eval;
+pub mod export;
 pub mod files;
 pub mod noise;
 pub mod run;

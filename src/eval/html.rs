@@ -127,7 +127,8 @@ pub fn page_of(
          .plot{{max-width:100%;height:auto}}.plot text{{font:12px sans-serif}}\
          .plot .small{{font-size:10px;fill:#555}}</style><h1>scamp eval: {}</h1><p>{} test images, noise <code>{}</code> on chip seeds {:?}, head trained under <code>{}</code>. \
          Accuracy ideal {}, noisy {} &plusmn; {} (min {}, max {}), lost {}; {} of the binary-map bits flipped; \
-         the noise changed the class of {} of the (image, chip) pairs.</p>",
+         the noise changed the class of {} of the (image, chip) pairs. Energy {:.2} &micro;J per frame, {:.2} &micro;J per image \
+         (one scene per frame; a model from published power figures, not a measurement).</p>",
         escape(&r.network),
         r.images,
         escape(&r.noise),
@@ -141,6 +142,8 @@ pub fn page_of(
         pct(r.accuracy.lost),
         pct(r.flipped),
         pct(r.changed),
+        r.energy_uj_per_frame,
+        r.energy_uj_per_image,
     );
     let row = |tag: &str, cells: &[&str]| {
         let cells: String = cells

@@ -151,6 +151,14 @@ pub struct Report {
     /// Images per second on the chip, one scene per frame as a camera sees it: the
     /// frames per second.
     pub chip_images_per_second: f64,
+    /// The energy model's figure for one frame program, in microjoules: a model from
+    /// published power figures, not a measurement ([`crate::energy`]).
+    #[serde(default)]
+    pub energy_uj_per_frame: f64,
+    /// The energy of one image as a camera sees it (one scene per frame: the frame's
+    /// energy), in microjoules.
+    #[serde(default)]
+    pub energy_uj_per_image: f64,
     /// Accuracy figures.
     pub accuracy: Accuracy,
     /// With `--uncertainty`: the noisy accuracy's range over the profile's ensemble and
@@ -222,6 +230,8 @@ pub fn report(m: &Mergeable) -> Report {
         images_per_frame: per_frame,
         gap: main.map_or(0, |r| r.gap),
         chip_images_per_second: fps,
+        energy_uj_per_frame: crate::energy::cycles_uj(cycles),
+        energy_uj_per_image: crate::energy::cycles_uj(cycles),
         accuracy: Accuracy::of(c),
         uncertainty: None,
         flipped: flip_rate(c),

@@ -46,6 +46,11 @@ fn summary(s: &mut String, r: &Report) -> std::fmt::Result {
     )?;
     writeln!(
         s,
+        "energy        {:.2} uJ per frame, {:.2} uJ per image (a model from published power figures, not a measurement)",
+        r.energy_uj_per_frame, r.energy_uj_per_image
+    )?;
+    writeln!(
+        s,
         "accuracy      ideal {}  noisy {} +- {:.2} (min {}, max {})  lost {}",
         pct(r.accuracy.ideal),
         pct(r.accuracy.noisy.mean),

@@ -65,6 +65,8 @@ pub struct CheckPage<'a> {
     pub cycles: u64,
     /// Time at the array clock, microseconds.
     pub time_us: f64,
+    /// The energy model's figure for one frame, microjoules.
+    pub energy_uj_per_frame: f64,
     /// Noise profile name.
     pub noise: &'a str,
     /// Run seeds measured.
@@ -364,6 +366,7 @@ pub fn check_page(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
         "<header><h1><span class=\"tool\">scamp check</span> {name} {badge}</h1>\n\
          <dl class=\"facts\"><dt>target</dt><dd><code>{target}</code></dd>\
          <dt>program</dt><dd>{ins} instructions, {cyc} bus instructions (cycles), {us:.1} &micro;s at 10 MHz</dd>\
+         <dt>energy</dt><dd>{uj:.2} &micro;J per frame (a model from published power figures, not a measurement)</dd>\
          <dt>noise</dt><dd>{noise}, {runs} run(s)</dd>\
          <dt>measured on</dt><dd>{measured}</dd></dl></header>\n",
         name = escape(p.name),
@@ -371,6 +374,7 @@ pub fn check_page(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
         ins = p.instructions,
         cyc = p.cycles,
         us = p.time_us,
+        uj = p.energy_uj_per_frame,
         noise = escape(p.noise),
         runs = p.runs,
         measured = if p.verified {

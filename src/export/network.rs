@@ -1,0 +1,304 @@
+//! A network as one frame on the device: the capture and each stage with its decisions
+//! as blocks, the binary maps read out as events, and the host head; built on the
+//! library's network types ([`crate::eval::stage::Chip`], [`Head`]), so that new layer
+//! kinds reach the export through them.
+
+use super::head::NetworkHost;
+use super::plan::{check_device, kernel_line, Block, Plan, Readout};
+use super::ExportError;
+use crate::cain::{self, CompileOptions};
+use crate::eval::dataset::{Dataset, Split};
+use crate::eval::frames::{run_frame, FrameNoise};
+use crate::eval::head::Head;
+use crate::eval::network::{Activation, Decision, HeadDef, Network};
+use crate::eval::readout::Layout;
+use crate::eval::stage::{self, BuildOptions, Chip};
+use crate::eval::tiling::Tiling;
+use crate::isa::{AnyReg, Program, Reg, Wiring};
+use crate::sim::batch;
+use crate::sim::noise::Profile;
+use crate::verify::predict::InputStats;
+
+/// A network ready to export: its frame plan and host side.
+#[derive(Clone, Debug)]
+pub struct NetworkExport {
+    /// The frame: one block per stage, the maps read out after the last.
+    pub plan: Plan,
+    /// Window, readout, maps and head.
+    pub host: NetworkHost,
+}
+
+/// How the head is trained when the network trains it.
+#[derive(Clone, Debug, Default)]
+pub struct HeadOptions {
+    /// Use only the first N training images (as `eval --train-images`).
+    pub train_images: Option<usize>,
+    /// Search options of the stages the generator compiles.
+    pub compile: CompileOptions,
+}
+
+/// Where each stage's statements start in the chip's frame program: stage programs are
+/// laid out in order, with the capture before the first and decisions after each.
+fn stage_starts(chip: &Chip) -> Result<Vec<usize>, ExportError> {
+    let text: Vec<String> = chip.program.stmts.iter().map(ToString::to_string).collect();
+    let mut at = 0;
+    let mut starts = Vec::new();
+    for (i, s) in chip.stages.iter().enumerate() {
+        let want: Vec<String> = s.program.stmts.iter().map(ToString::to_string).collect();
+        let found = (at..=text.len().saturating_sub(want.len()))
+            .find(|&k| text[k..k + want.len()] == want[..])
+            .ok_or_else(|| {
+                ExportError::Internal(format!("stage {} is not in the frame program", i + 1))
+            })?;
+        starts.push(found);
+        at = found + want.len();
+    }
+    Ok(starts)
+}
+
+fn slice(p: &Program, from: usize, to: usize) -> Program {
+    Program {
+        stmts: p.stmts[from..to].to_vec(),
+    }
+}
+
+fn decision_name(d: &Decision) -> String {
+    match d {
+        Decision::Sign => "sign (bit = value > 0)".into(),
+        Decision::Threshold(t) if t.len() == 1 => format!("threshold (bit = value > {})", t[0]),
+        Decision::Threshold(t) => format!(
+            "threshold per map (bit = value > t, t = {})",
+            t.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Decision::None => "none (analogue outputs feed the next stage)".into(),
+    }
+}
+
+/// The note naming a stage's bias and activation, when it has either.
+fn activation_note(bias: &[f64], a: Option<Activation>) -> Option<String> {
+    let act = match a {
+        None => None,
+        Some(Activation::Relu) => Some("relu (where value < 0: res)".to_string()),
+        Some(Activation::LeakyRelu { shift }) => Some(format!(
+            "leaky relu, slope 1/{} (where value < 0: divq {shift} times)",
+            1u64 << shift
+        )),
+    };
+    let bias = (!bias.is_empty()).then(|| {
+        format!(
+            "bias per output {} (folded into the threshold when a decision alone follows)",
+            bias.iter()
+                .map(|b| format!("{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
+    match (bias, act) {
+        (None, None) => None,
+        (b, a) => Some(format!(
+            "after the kernels: {}",
+            b.into_iter().chain(a).collect::<Vec<_>>().join("; ")
+        )),
+    }
+}
+
+/// One block per stage: the capture goes with the first, the decisions with each.
+fn stage_blocks(
+    net: &Network,
+    chip: &Chip,
+    profile: (&str, &Profile),
+) -> Result<Vec<Block>, ExportError> {
+    let starts = stage_starts(chip)?;
+    let mut blocks = Vec::new();
+    for (i, (def, st)) in net.stages.iter().zip(&chip.stages).enumerate() {
+        let end = starts
+            .get(i + 1)
+            .copied()
+            .unwrap_or(chip.program.stmts.len());
+        let from = starts[i];
+        let outs: Vec<Reg> = st.kernels.iter().map(|k| k.out).collect();
+        let wiring = Wiring::new(def.spec.input, chip.general);
+        let stats = InputStats::of_bundled_images(def.spec.input_range);
+        let predicted = cain::predict_outputs(&st.program, wiring, &outs, profile.1, &stats)
+            .map_err(|e| ExportError::Internal(format!("prediction: {e}")))?;
+        let maps: Vec<String> = chip
+            .maps
+            .iter()
+            .filter(|m| m.stage == i)
+            .map(|m| format!("{} -> {}", m.from, m.bit))
+            .collect();
+        let mut notes = vec![format!(
+            "spec: {} ({})",
+            def.spec.name,
+            def.spec_file.display()
+        )];
+        notes.extend(st.kernels.iter().map(kernel_line));
+        notes.push(format!(
+            "proof: every output above is computed exactly (symbolic execution, {} instructions, {} cycles)",
+            st.program.instructions(),
+            st.program.cycles()
+        ));
+        notes.push(format!(
+            "predicted error under {}: {}",
+            profile.0,
+            outs.iter()
+                .zip(&predicted)
+                .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        notes.extend(activation_note(&def.bias, def.activation));
+        notes.push(format!(
+            "decision: {}; {}",
+            decision_name(&def.decision),
+            maps.join(", ")
+        ));
+        blocks.push(Block {
+            title: format!("stage {}: {}", i + 1, def.spec.name),
+            notes,
+            capture: (i == 0 && from > 0).then(|| slice(&chip.program, 0, from)),
+            program: slice(&chip.program, from, end),
+            readout: Vec::new(),
+            watch: outs
+                .iter()
+                .map(|r| AnyReg::Analogue(*r))
+                .chain(
+                    chip.maps
+                        .iter()
+                        .filter(|m| m.stage == i)
+                        .map(|m| AnyReg::Digital(m.bit)),
+                )
+                .collect(),
+        });
+    }
+    if let Some(last) = blocks.last_mut() {
+        last.readout = chip.maps.iter().map(|m| Readout::Events(m.bit)).collect();
+    }
+    Ok(blocks)
+}
+
+/// Features of every image of `split` under `ideal`, as `eval` trains its head on them.
+fn ideal_features(
+    chip: &Chip,
+    tiling: &Tiling,
+    layout: &Layout,
+    split: &Split,
+) -> Result<Vec<f32>, ExportError> {
+    let ideal = Profile::builtin("ideal")
+        .ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
+    let frames = batch::frames(tiling.frames(split.len()), |f| {
+        let noise = FrameNoise {
+            profile: &ideal,
+            chip_seed: 0,
+            run_seed: 0,
+        };
+        run_frame(chip, tiling, split, f, noise)
+    })
+    .map_err(|e| ExportError::Internal(format!("a frame stopped: {e}")))?;
+    Ok(frames
+        .iter()
+        .flatten()
+        .flat_map(|bits| layout.features_of(bits))
+        .collect())
+}
+
+/// The head `eval` would use: read from its file, or trained on the ideal features of
+/// the training split.
+fn head(
+    net: &Network,
+    data: &Dataset,
+    chip: &Chip,
+    tiling: &Tiling,
+    layout: &Layout,
+    opts: &HeadOptions,
+) -> Result<Head, ExportError> {
+    match &net.head {
+        HeadDef::Weights(files) => {
+            Head::load(files, layout.features()).map_err(|e| ExportError::Input(e.to_string()))
+        }
+        HeadDef::Train { params, hidden } => {
+            let train = match opts.train_images {
+                Some(n) => data.train.clone().truncated(n),
+                None => data.train.clone(),
+            };
+            let x = ideal_features(chip, tiling, layout, &train)?;
+            Ok(Head::train(
+                &x,
+                &train.labels,
+                layout.features(),
+                hidden,
+                params,
+            ))
+        }
+    }
+}
+
+/// Builds the chip part of `net` (refusing an unproven stage), its head, and the plan.
+pub fn of_network(
+    net: &Network,
+    data: &Dataset,
+    profile: (&str, &Profile),
+    opts: &HeadOptions,
+) -> Result<NetworkExport, ExportError> {
+    let build = BuildOptions {
+        depth: None,
+        compile: opts.compile.clone(),
+    };
+    let chip = stage::build(net, &build).map_err(|e| match e {
+        stage::StageError::Proof { .. } => ExportError::Unproven(e.to_string()),
+        other => ExportError::Input(other.to_string()),
+    })?;
+    check_device(&chip.program, &net.name)?;
+    let (rows, cols) = (data.test.rows, data.test.cols);
+    let tiling = Tiling::new(rows, cols, chip.reach).ok_or_else(|| {
+        ExportError::Input(format!(
+            "{rows}x{cols} images with a gap of {} PEs do not fit the 256x256 array",
+            chip.reach
+        ))
+    })?;
+    let layout =
+        Layout::new(rows, cols, chip.maps.len(), &net.readout).map_err(ExportError::Input)?;
+    let head = head(net, data, &chip, &tiling, &layout, opts)?;
+    // Row and column 0 are kept out of the window: the vendor's event buffer marks its
+    // unused entries (0, 0).
+    let gap = tiling.gap.max(1);
+    if gap + rows.max(cols) > crate::sim::N {
+        return Err(ExportError::Input(format!(
+            "{rows}x{cols} images do not fit the array with row and column 0 kept out of the window"
+        )));
+    }
+    let plan = Plan {
+        name: net.name.clone(),
+        notes: vec![
+            format!("network: {}; stages: {}, binary maps: {}, features: {}", net.name, net.stages.len(), chip.maps.len(), layout.features()),
+            format!(
+                "the network sees the {rows}x{cols} window at row {gap}, column {gap} of the captured frame; \
+                 events are read as (column, row) pairs"
+            ),
+        ]
+        .into_iter()
+        .chain(net.binarise.map(|b| {
+            format!(
+                "input: after the capture, pixels above {} become {} and the others 0",
+                b.level, b.value
+            )
+        }))
+        .chain(net.readout.cap.map(|c| {
+            format!("readout: at most {c} events per map, taken in row-major scan order")
+        }))
+        .collect(),
+        blocks: stage_blocks(net, &chip, profile)?,
+    };
+    Ok(NetworkExport {
+        host: NetworkHost {
+            origin: (gap, gap),
+            layout,
+            maps: chip.maps.iter().map(|m| m.bit).collect(),
+            head,
+        },
+        plan,
+    })
+}

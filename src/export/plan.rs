@@ -1,0 +1,364 @@
+//! What one frame on the device runs, block by block: the capture, each proven block
+//! of statements and the readout after it. The C++ emitter, the golden outputs and the
+//! energy figures all read a frame through this plan, so that they describe the same
+//! instructions.
+
+use super::ExportError;
+use crate::bank::Bank;
+use crate::cain::{self, KernelReport, Spec};
+use crate::energy::FrameEnergy;
+use crate::isa::{parse_program, AnyReg, DReg, Device, Operand, Program, Reg, Stmt};
+use crate::sim::noise::Profile;
+use crate::verify::predict::InputStats;
+
+/// General registers of the device (`A..F`): a program using more cannot run on it.
+pub const DEVICE_GENERAL: usize = 6;
+
+/// A register the host reads back after a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readout {
+    /// An analogue register read as an 8-bit image (`scamp5_output_image`).
+    Image(Reg),
+    /// A digital register read as a binary image (`scamp5_output_image`).
+    Bits(DReg),
+    /// A digital register read as events inside a window (`scamp5_scan_events`).
+    Events(DReg),
+}
+
+impl Readout {
+    /// The register read.
+    pub fn register(&self) -> AnyReg {
+        match *self {
+            Readout::Image(r) => AnyReg::Analogue(r),
+            Readout::Bits(d) | Readout::Events(d) => AnyReg::Digital(d),
+        }
+    }
+}
+
+/// One block of the frame: the statements the proof covers, run from the capture (or
+/// from the previous block), and what the host reads after it.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// One line naming the block.
+    pub title: String,
+    /// Comment lines: approximation, proof and predicted error.
+    pub notes: Vec<String>,
+    /// The capture that precedes the block, when its program starts from an image in
+    /// a register rather than capturing it itself.
+    pub capture: Option<Program>,
+    /// The proven statements.
+    pub program: Program,
+    /// What the host reads after the block.
+    pub readout: Vec<Readout>,
+    /// The registers the golden outputs hold after the block (its results).
+    pub watch: Vec<AnyReg>,
+}
+
+/// One frame on the device.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The spec, program or network name.
+    pub name: String,
+    /// Comment lines for the top of the file.
+    pub notes: Vec<String>,
+    /// The blocks, in order.
+    pub blocks: Vec<Block>,
+}
+
+impl Plan {
+    /// Every statement one frame runs, captures included, in order.
+    pub fn frame_program(&self) -> Program {
+        let stmts = self
+            .blocks
+            .iter()
+            .flat_map(|b| b.capture.iter().chain(std::iter::once(&b.program)))
+            .flat_map(|p| p.stmts.iter().cloned())
+            .collect();
+        Program { stmts }
+    }
+
+    /// The energy model's figures for one frame.
+    pub fn energy(&self) -> FrameEnergy {
+        let readouts = self.blocks.iter().map(|b| b.readout.len() as u64).sum();
+        FrameEnergy::of(&self.frame_program(), readouts)
+    }
+}
+
+/// Refuses a program that names a general register the device does not have.
+pub fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
+    for s in &program.stmts {
+        for a in &s.args {
+            if let Operand::Reg(Reg::Gen(i)) = a {
+                if usize::from(*i) >= DEVICE_GENERAL {
+                    return Err(ExportError::Device(format!(
+                        "{what}: {}: `{s}` uses register {}; SCAMP-5 has A..F",
+                        s.pos,
+                        Reg::Gen(*i)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `get_image(input, scratch)`: the capture a block computing from `input` starts
+/// with; `res(scratch)` after it when the block reads `scratch` before writing it (the
+/// proof takes every register but the input to start at 0).
+pub fn capture(input: Reg, scratch: Reg, reset: bool) -> Result<Program, ExportError> {
+    let reset = if reset {
+        format!(" res({scratch});")
+    } else {
+        String::new()
+    };
+    parse_program(
+        &format!("get_image({input}, {scratch});{reset}"),
+        Device::default(),
+    )
+    .map_err(|e| ExportError::Internal(format!("capture does not parse: {e}")))
+}
+
+/// The capture's scratch register and whether it needs a reset: one the block writes
+/// before it reads it (the capture's by-product never reaches the result), else the
+/// last general one, reset.
+fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<(Reg, bool)> {
+    let unwritten = crate::isa::unwritten_reads(program, &[AnyReg::Analogue(input)]);
+    let general: Vec<Reg> = registers
+        .iter()
+        .copied()
+        .filter(|r| *r != input && matches!(r, Reg::Gen(i) if usize::from(*i) < DEVICE_GENERAL))
+        .collect();
+    general
+        .iter()
+        .find(|r| !unwritten.iter().any(|u| u.reg == AnyReg::Analogue(**r)))
+        .map(|r| (*r, false))
+        .or_else(|| general.last().map(|r| (*r, true)))
+}
+
+/// The capture a group of a bank with `spec` needs before it (none when the group
+/// captures the image itself).
+pub fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, ExportError> {
+    if captures_itself(program) {
+        return Ok(None);
+    }
+    let (scratch, reset) = scratch_for(program, spec.input, &spec.registers).ok_or_else(|| {
+        ExportError::Device(format!(
+            "the capture needs a register besides the input {}",
+            spec.input
+        ))
+    })?;
+    capture(spec.input, scratch, reset).map(Some)
+}
+
+/// The energy model's figures for one frame of `bank` as it is exported: every group
+/// with its capture, each output read once.
+pub fn frame_energy(bank: &Bank) -> FrameEnergy {
+    if bank.spec().is_none() {
+        return bare(bank.program(), "").energy();
+    }
+    let mut stmts = Vec::new();
+    for (program, _) in bank.groups() {
+        if let Some(Ok(Some(c))) = bank.spec().map(|s| capture_of(program, s)) {
+            stmts.extend(c.stmts);
+        }
+        stmts.extend(program.stmts.iter().cloned());
+    }
+    FrameEnergy::of(&Program { stmts }, bank.kernels().len() as u64)
+}
+
+fn captures_itself(program: &Program) -> bool {
+    program
+        .stmts
+        .first()
+        .is_some_and(|s: &Stmt| s.def.name == "get_image")
+}
+
+/// `A = [1 2 1; 2 4 2] / 2^4 (depth 4, approximation error 0)` for kernel `k`.
+pub fn kernel_line(k: &KernelReport) -> String {
+    let rows: Vec<String> = k
+        .approx
+        .weights
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    format!(
+        "{} = [{}] / 2^{} (depth {}, approximation error {})",
+        k.out,
+        rows.join("; "),
+        k.approx.depth,
+        k.approx.depth,
+        k.approx.error
+    )
+}
+
+/// The plan of a bank: with kernels, proven first (an unproven bank is refused), one
+/// block per group with the capture before it and its outputs read after it; a bare
+/// program is one block reading every register it writes.
+pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Plan, ExportError> {
+    check_device(&bank.program(), name)?;
+    let Some(spec) = bank.spec() else {
+        return Ok(bare(bank.program(), name));
+    };
+    let proof = bank
+        .prove()
+        .map_err(|e| ExportError::Internal(e.to_string()))?;
+    if !proof.verified {
+        return Err(ExportError::Unproven(format!(
+            "{name}: the program does not compute the kernels of {}: {}",
+            spec.name,
+            proof.mismatch.join("; ")
+        )));
+    }
+    let stats = InputStats::of_bundled_images(spec.input_range);
+    let mut blocks = Vec::new();
+    for (i, (program, members)) in bank.groups().iter().enumerate() {
+        let kernels: Vec<&KernelReport> = members
+            .iter()
+            .filter_map(|&k| bank.kernels().get(k))
+            .collect();
+        let outs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
+        let capture = capture_of(program, spec).map_err(|e| match e {
+            ExportError::Device(m) => ExportError::Device(format!("{name}: {m}")),
+            other => other,
+        })?;
+        let predicted = cain::predict_outputs(program, spec.wiring(), &outs, profile.1, &stats)
+            .map_err(|e| ExportError::Internal(format!("prediction: {e}")))?;
+        let mut notes: Vec<String> = kernels.iter().map(|k| kernel_line(k)).collect();
+        notes.push(format!(
+            "proof: every output above is computed exactly (symbolic execution, {} instructions, {} cycles)",
+            program.instructions(),
+            program.cycles()
+        ));
+        notes.push(format!(
+            "predicted error under {}: {}",
+            profile.0,
+            outs.iter()
+                .zip(&predicted)
+                .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        blocks.push(Block {
+            title: format!(
+                "block {}: kernels {} into {}",
+                i + 1,
+                members
+                    .iter()
+                    .map(|k| (k + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                outs.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            notes,
+            capture,
+            program: program.clone(),
+            watch: outs.iter().map(|r| AnyReg::Analogue(*r)).collect(),
+            readout: outs.into_iter().map(Readout::Image).collect(),
+        });
+    }
+    Ok(Plan {
+        name: spec.name.clone(),
+        notes: vec![
+            format!(
+                "spec: {}, kernels: {}, input image in {}",
+                spec.name,
+                bank.kernels().len(),
+                spec.input
+            ),
+            format!("source: {name}"),
+        ],
+        blocks,
+    })
+}
+
+/// A program without kernels: one block, every register it writes read back.
+fn bare(program: Program, name: &str) -> Plan {
+    let mut readout: Vec<Readout> = program
+        .written_registers()
+        .into_iter()
+        .map(Readout::Image)
+        .collect();
+    readout.extend(
+        program
+            .written_digital_registers()
+            .into_iter()
+            .filter(|d| *d != DReg::Flag)
+            .map(Readout::Bits),
+    );
+    Plan {
+        name: name.to_string(),
+        notes: vec![
+            format!("program: {name}"),
+            "proof: none (a program without a spec has no kernels to prove; pass --kernel SPEC.yaml)".into(),
+        ],
+        blocks: vec![Block {
+            title: "block 1: the whole program".into(),
+            notes: vec![format!(
+                "{} instructions, {} cycles",
+                program.instructions(),
+                program.cycles()
+            )],
+            capture: None,
+            program,
+            watch: readout.iter().map(Readout::register).collect(),
+            readout,
+        }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(registers: &str) -> Spec {
+        cain::parse_spec(&format!(
+            "name: t\ninput: A\nregisters: [{registers}]\nkernels:\n  - out: A\n    weights: [[1]]\n"
+        ))
+        .unwrap()
+    }
+
+    fn text(p: Option<Program>) -> String {
+        p.map(|p| p.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_capture_uses_a_register_the_block_writes_first() {
+        let p = parse_program("mov(C, A); add(B, C, A); mov(A, C);", Device::default()).unwrap();
+        assert_eq!(
+            text(capture_of(&p, &spec("A, B, C")).unwrap()),
+            "get_image(A, B);\n"
+        );
+    }
+
+    #[test]
+    fn a_scratch_the_block_reads_first_is_reset_after_the_capture() {
+        let p = parse_program("add(A, A, B);", Device::default()).unwrap();
+        assert_eq!(
+            text(capture_of(&p, &spec("A, B")).unwrap()),
+            "get_image(A, B);\nres(B);\n"
+        );
+    }
+
+    #[test]
+    fn a_block_that_captures_itself_gets_no_capture() {
+        let p = parse_program("get_image(A, B); mov(C, A);", Device::default()).unwrap();
+        assert!(capture_of(&p, &spec("A, B, C")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_spec_with_the_input_alone_has_no_scratch() {
+        let p = parse_program("mov(A, A);", Device::default()).unwrap();
+        assert!(matches!(
+            capture_of(&p, &spec("A")),
+            Err(ExportError::Device(_))
+        ));
+    }
+}
