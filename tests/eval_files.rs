@@ -260,7 +260,7 @@ fn a_head_npy_shape_is_checked_before_allocating() {
     npy_claiming(&p.parent().unwrap().join("w.npy"), "(10, 999999999999)", 64);
     refused_within(
         &["eval", s(&p), "--dataset", s(&data), "--depths", "2"],
-        "head weights are 10x999999999999; this network has 147 features, so they must be 10x148",
+        "head layer 1 is 10x999999999999; it takes 147 inputs, so it must be 10x148",
         Duration::from_secs(30),
     );
     npy_claiming(&p.parent().unwrap().join("w.npy"), "(10, 148)", 100);
@@ -304,7 +304,7 @@ fn thresholds_the_dac_cannot_load_are_refused_at_their_position() {
                 )),
                 "{msg}"
             );
-            assert!(msg.contains("whole number in -127..128"), "{msg}");
+            assert!(msg.contains("an integer in -127..128"), "{msg}");
         }
     }
 }

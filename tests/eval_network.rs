@@ -431,7 +431,7 @@ fn bad_layers_are_refused_with_their_position() {
             "",
             "net.yaml:5:21: threshold 200 cannot be loaded: the DAC loads -t, so a threshold must be an integer in -127..128",
         ),
-        ("    threshold: 2.5\n", "", "net.yaml:5:16: a threshold must be an integer"),
+        ("    threshold: 2.5\n", "", "net.yaml:5:16: threshold 2.5 cannot be loaded"),
         (
             "    threshold: [1, 2, 3]\n",
             "",
@@ -451,7 +451,7 @@ fn bad_layers_are_refused_with_their_position() {
             "input:\n  binarise: {level: 10, value: 300}\n",
             "net.yaml:3:32: value 300: the DAC loads -128..127",
         ),
-        ("", "head:\n  hidden: [0]\n", "net.yaml:3:11: a hidden layer needs at least 1 unit"),
+        ("", "head:\n  hidden: [0]\n", "net.yaml:3:11: a hidden layer has 1..4096 units"),
         (
             "",
             "head:\n  hidden: [4]\n  weights: h.npy\n",

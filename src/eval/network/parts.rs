@@ -163,17 +163,21 @@ fn leak_shift(v: &Value, path: &[Step]) -> Found<u32> {
 /// negation the DAC loads.
 pub fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
     let one = |v: &Value, path: &[Step]| {
-        let t = int_of(v, path, "a threshold")?;
-        if DAC.contains(&-t) {
-            Ok(t)
-        } else {
-            Err(Misplaced::at(
+        let refuse = |t: &dyn std::fmt::Display| {
+            Misplaced::at(
                 path,
                 format!(
                     "threshold {t} cannot be loaded: the DAC loads -t, so a threshold must be \
                      an integer in -127..128"
                 ),
-            ))
+            )
+        };
+        let shown =
+            || serde_yaml::to_string(v).map_or_else(|_| "?".into(), |t| t.trim().to_string());
+        match int_of(v, path, "a threshold") {
+            Ok(t) if DAC.contains(&-t) => Ok(t),
+            Ok(t) => Err(refuse(&t)),
+            Err(_) => Err(refuse(&shown())),
         }
     };
     match v {
