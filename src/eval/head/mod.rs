@@ -1,5 +1,5 @@
 //! The host-side head: softmax regression, or an MLP with ReLU hidden layers, from
-//! the readout's features to the classes. Trained here ([`softmax`], [`mlp`]) by seeded
+//! the readout's features to the classes. Trained here (modules `softmax` and `mlp`) by seeded
 //! mini-batch gradient descent with momentum, in one thread and a fixed order, so the
 //! same data and seed give the same weights bit for bit on any machine and thread
 //! count; or read from `.npy` files, one per layer.
