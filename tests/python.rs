@@ -2,7 +2,8 @@
 //! `target/python-venv` and runs its pytest suite (python/tests/), so that
 //! `cargo test --release` covers the bindings too.
 //!
-//! The environment is made once (`python3 -m venv`); maturin, pytest and numpy are
+//! The environment is made once (`python3 -m venv`); maturin, pytest, numpy and onnx
+//! (the optional extra `Network.from_onnx` needs, so that its tests run) are
 //! installed into it only when missing, and later runs only rebuild the extension
 //! (cargo's own incremental build, in this workspace's target directory). Without
 //! `python3` or its `venv` module the test says SKIPPED loudly and passes, except under
@@ -58,7 +59,7 @@ fn venv_python() -> PathBuf {
         );
     }
     let has_tools = Command::new(&python)
-        .args(["-c", "import maturin, pytest, numpy"])
+        .args(["-c", "import maturin, pytest, numpy, onnx"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_tools {
@@ -71,8 +72,9 @@ fn venv_python() -> PathBuf {
                 "maturin>=1.16,<2",
                 "pytest",
                 "numpy",
+                "onnx",
             ]),
-            "pip install maturin pytest numpy",
+            "pip install maturin pytest numpy onnx",
         );
     }
     python

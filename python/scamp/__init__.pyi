@@ -2,7 +2,7 @@
 Python wrappers)."""
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -156,6 +156,18 @@ class Network:
     ) -> None: ...
     @classmethod
     def load(cls, path: Optional[Union[str, os.PathLike[str]]] = ...) -> Network: ...
+    @classmethod
+    def from_onnx(
+        cls,
+        path: Union[str, os.PathLike[str]],
+        readout: Optional[Mapping[str, Any]] = ...,
+        head: Optional[Mapping[str, Any]] = ...,
+        *,
+        threshold: Union[float, Sequence[float]] = ...,
+        depth: int = ...,
+        name: Optional[str] = ...,
+        folder: Optional[Union[str, os.PathLike[str]]] = ...,
+    ) -> Network: ...
     @property
     def name(self) -> str: ...
     def compile(
@@ -173,6 +185,7 @@ class Network:
         depths: Optional[Sequence[int]] = ...,
         work: Optional[int] = ...,
         shard: Optional[str] = ...,
+        progress: Optional[Callable[[int, int], Any]] = ...,
     ) -> dict[str, Any]: ...
     def features(
         self,

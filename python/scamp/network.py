@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -164,10 +164,15 @@ class Network:
         depths: Optional[Sequence[int]] = None,
         work: Optional[int] = None,
         shard: Optional[str] = None,
+        progress: Optional[Callable[[int, int], Any]] = None,
     ) -> dict:
         """Accuracy ideal against ``noise``: the dict ``scamp eval --json`` prints for
         the same network and options (``dataset`` a folder of IDX files, Debian's
-        Fashion-MNIST by default)."""
+        Fashion-MNIST by default). ``progress(done, total)``, if given, is called with
+        the frames done of each phase (the training features, then the test frames, for
+        each depth: ``done`` starts again at each phase), at most five times a second
+        and once at the end; an exception it raises stops the evaluation and is
+        raised."""
         return self._native.evaluate(
             None if dataset is None else os.fspath(dataset),
             noise,
@@ -178,6 +183,7 @@ class Network:
             None if depths is None else list(depths),
             work,
             shard,
+            progress,
         )
 
     def features(
@@ -197,5 +203,262 @@ class Network:
         f). With ``maps=True`` also the binary maps, uint8 ``[N, maps, H, W]``."""
         return self._native.features(images, noise, chip_seed, seed, depth, work, maps)
 
+    @classmethod
+    def from_onnx(
+        cls,
+        path: PathLike,
+        readout: Optional[Mapping[str, Any]] = None,
+        head: Optional[Mapping[str, Any]] = None,
+        *,
+        threshold: Union[float, Sequence[float]] = 0,
+        depth: int = 2,
+        name: Optional[str] = None,
+        folder: Optional[PathLike] = None,
+    ) -> "Network":
+        """The convolution layers of an ONNX model (needs ``pip install
+        'scamp[onnx]'``): a chain of ``Conv`` (the first reading the image, in the DAC's
+        units ``pixel - 128``; the next ones with ``group`` = channels, each output
+        reading one channel) with ``Relu`` or ``LeakyRelu`` (slope 1/2^k) after any of
+        them, from the graph's first input. The last convolution's maps are decided on
+        the sensor, bit = map + bias > ``threshold`` (one number, or one per map). A
+        dense head fed from another graph input (``Gemm``, or ``MatMul`` + ``Add``, with
+        ``Relu`` between) becomes the head's weights unless ``head`` is given. Weights
+        are approximated to multiples of 2^-``depth``. Any other operator is refused
+        with the node's name."""
+        onnx, numpy_helper = _onnx_module()
+        model = onnx.load(os.fspath(path))
+        graph = model.graph
+        arrays = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in graph.initializer}
+        for node in graph.node:
+            if node.op_type not in _ONNX_OPS:
+                raise ValueError(
+                    f"{os.fspath(path)}: {_node_label(node)} is not supported "
+                    f"(scamp reads {', '.join(_ONNX_OPS)})"
+                )
+        inputs = [i.name for i in graph.input if i.name not in arrays]
+        consumers: dict = {}
+        for node in graph.node:
+            for x in node.input:
+                consumers.setdefault(x, []).append(node)
+        if not inputs:
+            raise ValueError(f"{os.fspath(path)}: the graph has no input")
+        convs = _onnx_chain(graph, inputs[0], consumers, ("Conv", "Relu", "LeakyRelu"))
+        heads = [_onnx_chain(graph, i, consumers, ("Gemm", "MatMul", "Add", "Relu")) for i in inputs[1:]]
+        used = {id(n) for n in convs} | {id(n) for chain in heads for n in chain}
+        for node in graph.node:
+            if id(node) not in used:
+                raise ValueError(
+                    f"{os.fspath(path)}: {_node_label(node)} is outside the chain of "
+                    "convolutions from the image and the dense head"
+                )
+        if not convs:
+            raise ValueError(f"{os.fspath(path)}: no convolution reads the input {inputs[0]}")
+        layers = _conv_layers(convs, arrays, depth)
+        stages, tail = [s for layer in layers for s in layer], layers[-1]
+        maps = sum(len(s["weights"]) for s in tail)
+        levels = [threshold] * maps if np.isscalar(threshold) else list(threshold)
+        if len(levels) != maps:
+            raise ValueError(f"threshold: expected one number or {maps}, got {len(levels)}")
+        for s in tail:
+            k = len(s["weights"])
+            s.pop("decision")
+            s["threshold"], levels = levels[:k], levels[k:]
+        if head is None:
+            dense = [h for h in heads if h]
+            if len(dense) > 1:
+                raise ValueError(f"{os.fspath(path)}: more than one dense head")
+            head = {"weights": _head_layers(dense[0], arrays)} if dense else None
+        return cls(
+            stages,
+            readout,
+            head,
+            name=name or graph.name or "onnx",
+            folder=folder,
+        )
+
     def __repr__(self) -> str:
         return f"<scamp.Network {self.name}>"
+
+
+# ---------------------------------------------------------------------------------------
+# ONNX import
+
+#: The general registers, in the order the network file's defaults take them.
+_REGISTERS = "ABCDEF"
+
+#: Operators `Network.from_onnx` reads.
+_ONNX_OPS = ("Conv", "Relu", "LeakyRelu", "Gemm", "MatMul", "Add")
+
+
+def _onnx_module():
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError as e:
+        raise ImportError(
+            "scamp.Network.from_onnx needs the onnx package: pip install 'scamp[onnx]'"
+        ) from e
+    return onnx, numpy_helper
+
+
+def _node_label(node) -> str:
+    return f"node {node.name or '(unnamed)'} ({node.op_type})"
+
+
+def _leaky_slope(node) -> str:
+    """A LeakyRelu's slope as the network file writes it, 1/2^k for k = 1..8."""
+    alpha = next((a.f for a in node.attribute if a.name == "alpha"), 0.01)
+    k = -np.log2(alpha) if alpha > 0 else 0.0
+    if not (1 <= round(k) <= 8 and abs(k - round(k)) < 1e-9):
+        raise ValueError(
+            f"{_node_label(node)}: the slope {alpha} is not 1/2^k for k = 1..8 "
+            "(the sensor halves k times)"
+        )
+    return f"1/{2 ** round(k)}"
+
+
+def _conv_weights(node, arrays):
+    """A Conv's weights, bias (or None) and groups, after checking it keeps the size."""
+    attrs = {a.name: a for a in node.attribute}
+    if len(node.input) < 2 or node.input[1] not in arrays:
+        raise ValueError(f"{_node_label(node)}: its weights must be an initializer")
+    w = arrays[node.input[1]]
+    b = arrays.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+    if w.ndim != 4:
+        raise ValueError(f"{_node_label(node)}: expected 2-D weights [out, in, kh, kw]")
+    kh, kw = w.shape[2:]
+    same = [kh // 2, kw // 2, kh // 2, kw // 2]
+    pads = list(attrs["pads"].ints) if "pads" in attrs else [0, 0, 0, 0]
+    auto = attrs["auto_pad"].s.decode() if "auto_pad" in attrs else "NOTSET"
+    strides = list(attrs["strides"].ints) if "strides" in attrs else [1, 1]
+    dilations = list(attrs["dilations"].ints) if "dilations" in attrs else [1, 1]
+    if kh % 2 == 0 or kw % 2 == 0 or (pads != same and auto not in ("SAME_UPPER", "SAME_LOWER")):
+        raise ValueError(
+            f"{_node_label(node)}: only odd kernels padded to keep the image size run on the sensor"
+        )
+    if strides != [1, 1] or dilations != [1, 1]:
+        raise ValueError(f"{_node_label(node)}: strides and dilations must be 1")
+    groups = attrs["group"].i if "group" in attrs else 1
+    return w, b, groups
+
+
+def _free_registers(busy, count, node):
+    free = [r for r in _REGISTERS if r not in busy]
+    if len(free) < count + 1:
+        raise ValueError(
+            f"{_node_label(node)}: its channels do not fit the six analogue registers "
+            "beside the maps still to be read"
+        )
+    return free
+
+
+def _grouped_stages(node, w, b, groups, live, activation):
+    """One stage per group of a Conv whose groups each read one channel (groups =
+    input channels), in registers that spare the channels still to be read and the
+    results already made; returns the stages and the registers of the outputs."""
+    out_per = w.shape[0] // groups
+    if w.shape[1] != 1 or groups != len(live):
+        raise ValueError(
+            f"{_node_label(node)}: each output must read one channel (groups = input "
+            f"channels = {len(live)}); a layer reading several channels is not supported"
+        )
+    stages, made = [], []
+    for c, inp in enumerate(live):
+        busy = set(live[c + 1 :]) | set(made)
+        free = _free_registers(busy | {inp}, out_per, node)
+        outs = free[:out_per]
+        stage = {
+            "weights": w[c * out_per : (c + 1) * out_per],
+            "input": inp,
+            "registers": sorted([inp] + free),
+            "outputs": outs,
+        }
+        if b is not None:
+            stage["bias"] = b[c * out_per : (c + 1) * out_per]
+        if activation is not None:
+            stage["activation"] = activation
+        stages.append(stage)
+        made += outs
+    return stages, made
+
+
+def _onnx_chain(graph, start, consumers, ops):
+    """The nodes from graph input `start` on, each the only reader of the one before,
+    while they are among `ops`."""
+    chain, tensor = [], start
+    while len(consumers.get(tensor, [])) == 1 and consumers[tensor][0].op_type in ops:
+        node = consumers[tensor][0]
+        chain.append(node)
+        tensor = node.output[0]
+    return chain
+
+
+def _conv_layers(chain, arrays, depth):
+    """The network file's stages of a Conv / Relu / LeakyRelu chain, layer by layer."""
+    layers, live = [], None
+    i = 0
+    while i < len(chain):
+        node = chain[i]
+        if node.op_type != "Conv":
+            raise ValueError(f"{_node_label(node)}: an activation must follow a convolution")
+        w, b, groups = _conv_weights(node, arrays)
+        activation = None
+        if i + 1 < len(chain) and chain[i + 1].op_type != "Conv":
+            act = chain[i + 1]
+            activation = "relu" if act.op_type == "Relu" else {"leaky_relu": _leaky_slope(act)}
+            i += 1
+        if live is None:
+            if w.shape[1] != 1 or groups != 1:
+                raise ValueError(f"{_node_label(node)}: the first convolution must read one image")
+            layer = {"weights": w}
+            if b is not None:
+                layer["bias"] = b
+            if activation is not None:
+                layer["activation"] = activation
+            new, live = [layer], list(_REGISTERS[1 : 1 + w.shape[0]])
+            if len(live) < w.shape[0]:
+                raise ValueError(f"{_node_label(node)}: at most 5 outputs fit the registers")
+        else:
+            new, live = _grouped_stages(node, w, b, groups, live, activation)
+        for s in new:
+            s["depth"] = depth
+            s["decision"] = "none"
+        layers.append(new)
+        i += 1
+    return layers
+
+
+def _head_layers(chain, arrays):
+    """`[out, in + 1]` matrices (the last column the bias) of a Gemm / MatMul + Add /
+    Relu chain."""
+    layers, pattern = [], ""
+    for node in chain:
+        pattern += "R" if node.op_type == "Relu" else "A" if node.op_type == "Add" else "L"
+        if node.op_type == "Relu":
+            if not pattern.endswith(("LR", "LAR")):
+                raise ValueError(f"{_node_label(node)}: a ReLU must follow a dense layer")
+            continue
+        if node.op_type == "Add":
+            if not layers or layers[-1][1] is not None:
+                raise ValueError(f"{_node_label(node)}: an Add must follow a MatMul")
+            layers[-1][1] = arrays[next(x for x in node.input if x in arrays)]
+            continue
+        if node.op_type not in ("Gemm", "MatMul") or node.input[1] not in arrays:
+            raise ValueError(f"{_node_label(node)}: not part of a dense head")
+        attrs = {a.name: a for a in node.attribute}
+        if any(attrs[k].i for k in ("transA",) if k in attrs) or any(
+            attrs[k].f != 1.0 for k in ("alpha", "beta") if k in attrs
+        ):
+            raise ValueError(f"{_node_label(node)}: transA, alpha and beta must keep their defaults")
+        w = arrays[node.input[1]]
+        w = w if node.op_type == "Gemm" and "transB" in attrs and attrs["transB"].i else w.T
+        bias = arrays.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+        layers.append([w, bias if node.op_type == "Gemm" else None])
+    if pattern.endswith("R"):
+        raise ValueError("the head's last layer must give the scores (no ReLU after it)")
+    if pattern.replace("A", "").count("LL"):
+        raise ValueError("the head's hidden layers must each be followed by a ReLU")
+    return [
+        np.hstack([w, (np.zeros(w.shape[0]) if b is None else np.broadcast_to(b, w.shape[0]))[:, None]])
+        for w, b in layers
+    ]

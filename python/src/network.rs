@@ -163,8 +163,9 @@ impl PyNetwork {
         Ok(d.into_any())
     }
 
-    /// The evaluation `scamp eval --json` prints, as a dict.
-    #[pyo3(signature = (dataset = None, noise = None, chip_seeds = 3, train_noise = None, train_images = None, test_images = None, depths = None, work = None, shard = None))]
+    /// The evaluation `scamp eval --json` prints, as a dict; `progress(done, total)` is
+    /// called with the frames of each phase as they finish (at a bounded rate).
+    #[pyo3(signature = (dataset = None, noise = None, chip_seeds = 3, train_noise = None, train_images = None, test_images = None, depths = None, work = None, shard = None, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn evaluate<'py>(
         &self,
@@ -178,7 +179,15 @@ impl PyNetwork {
         depths: Option<Vec<u32>>,
         work: Option<u64>,
         shard: Option<String>,
+        progress: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(p) = &progress {
+            if !p.is_callable() {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "progress: expected a callable (done, total)",
+                ));
+            }
+        }
         if !(1..=1000).contains(&chip_seeds) {
             return Err(value_error("chip_seeds: 1..1000"));
         }
@@ -198,20 +207,23 @@ impl PyNetwork {
             .map_err(value_error)?;
         let dir = dataset.unwrap_or_else(|| PathBuf::from(dataset::DEFAULT_DIR));
         let data = py.detach(|| dataset::read(&dir)).map_err(value_error)?;
-        let opts = ev::Options {
-            noise,
-            chip_seeds,
-            train_noise,
-            train_images,
-            test_images,
-            shard,
-            depths,
-            compile: build_options(None, work).compile,
-            examples: 0,
-            progress: None,
-        };
-        let e = crate::interrupt::interruptible(py, || ev::evaluate(&self.net, data, &opts))?
-            .map_err(value_error)?;
+        let e = crate::interrupt::interruptible_with_progress(py, progress.as_ref(), |record| {
+            let hook = |_: &str, done: u64, total: u64| record(done, total);
+            let opts = ev::Options {
+                noise,
+                chip_seeds,
+                train_noise,
+                train_images,
+                test_images,
+                shard,
+                depths,
+                compile: build_options(None, work).compile,
+                examples: 0,
+                progress: Some(&hook),
+            };
+            ev::evaluate(&self.net, data, &opts)
+        })?
+        .map_err(value_error)?;
         to_dict(py, &ev::report(&e.merge))
     }
 
