@@ -242,8 +242,8 @@ class Network:
                 consumers.setdefault(x, []).append(node)
         if not inputs:
             raise ValueError(f"{os.fspath(path)}: the graph has no input")
-        convs = _onnx_chain(graph, inputs[0], consumers, ("Conv", "Relu", "LeakyRelu"))
-        heads = [_onnx_chain(graph, i, consumers, ("Gemm", "MatMul", "Add", "Relu")) for i in inputs[1:]]
+        convs = _onnx_chain(inputs[0], consumers, ("Conv", "Relu", "LeakyRelu"))
+        heads = [_onnx_chain(i, consumers, ("Gemm", "MatMul", "Add", "Relu")) for i in inputs[1:]]
         used = {id(n) for n in convs} | {id(n) for chain in heads for n in chain}
         for node in graph.node:
             if id(node) not in used:
@@ -382,7 +382,7 @@ def _grouped_stages(node, w, b, groups, live, activation):
     return stages, made
 
 
-def _onnx_chain(graph, start, consumers, ops):
+def _onnx_chain(start, consumers, ops):
     """The nodes from graph input `start` on, each the only reader of the one before,
     while they are among `ops`."""
     chain, tensor = [], start
@@ -441,7 +441,10 @@ def _head_layers(chain, arrays):
         if node.op_type == "Add":
             if not layers or layers[-1][1] is not None:
                 raise ValueError(f"{_node_label(node)}: an Add must follow a MatMul")
-            layers[-1][1] = arrays[next(x for x in node.input if x in arrays)]
+            constant = [x for x in node.input if x in arrays]
+            if not constant:
+                raise ValueError(f"{_node_label(node)}: the bias must be an initializer")
+            layers[-1][1] = arrays[constant[0]]
             continue
         if node.op_type not in ("Gemm", "MatMul") or node.input[1] not in arrays:
             raise ValueError(f"{_node_label(node)}: not part of a dense head")

@@ -151,3 +151,31 @@ def test_progress_is_reported_and_an_exception_in_it_stops_the_evaluation(repo):
         net.evaluate(progress=stop, train_images=20000, test_images=320, chip_seeds=1, depths=[2])
     with pytest.raises(TypeError, match="progress: expected a callable"):
         net.evaluate(progress=3, **opts)
+
+
+def test_from_onnx_reads_a_matmul_add_head(tmp_path):
+    rng = np.random.default_rng(4)
+    inits = {
+        "w": np.full((2, 1, 3, 3), 0.25),
+        "m1": rng.normal(size=(8, 5)),
+        "c1": rng.normal(size=5),
+        "m2": rng.normal(size=(5, 10)),
+        "c2": rng.normal(size=10),
+    }
+    nodes = [
+        helper.make_node("Conv", ["image", "w"], ["z"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("MatMul", ["features", "m1"], ["h"], name="mm1"),
+        helper.make_node("Add", ["h", "c1"], ["hb"], name="add1"),
+        helper.make_node("Relu", ["hb"], ["hr"], name="relu1"),
+        helper.make_node("MatMul", ["hr", "m2"], ["s"], name="mm2"),
+        helper.make_node("Add", ["c2", "s"], ["scores"], name="add2"),
+    ]
+    net = scamp.Network.from_onnx(tiny_model(tmp_path, nodes, inits, inputs=("image", "features")))
+    folder = net.path[: -len("net.yaml")]
+    files = json.loads(open(net.path).read())["head"]["weights"]
+    f32 = {k: v.astype(np.float32).astype(np.float64) for k, v in inits.items()}
+    np.testing.assert_array_equal(np.load(folder + files[0]), np.hstack([f32["m1"].T, f32["c1"][:, None]]))
+    np.testing.assert_array_equal(np.load(folder + files[1]), np.hstack([f32["m2"].T, f32["c2"][:, None]]))
+    nodes[3] = helper.make_node("Identity", ["hb"], ["hr"], name="ident")
+    with pytest.raises(ValueError, match=r"node ident \(Identity\) is not supported"):
+        scamp.Network.from_onnx(tiny_model(tmp_path, nodes, inits, inputs=("image", "features")))
