@@ -1,13 +1,13 @@
 """Trains the bundled three-layer on-sensor network `programs/fashion3/` on Fashion-MNIST
 and writes its weights (`.npy`), its network files (`net.yaml` and the one- and two-layer
 prefixes `layers1.yaml`, `layers2.yaml`) and, when the `onnx` package is installed, the
-model as `fashion3.onnx` (docs/eval.md, "A trained network: fashion3").
+model as `fashion3.onnx` (docs/eval.md, "A trained network: `programs/fashion3/`").
 
     python programs/fashion3/train.py [--dataset /usr/share/datasets/fashion-mnist]
 
 numpy only (the gradients are written out below), seed 7: the same files on every run of
-the same numpy. It takes about 3.5 minutes of CPU on one core (15 minutes of wall time
-on a shared two-core machine).
+the same numpy (two runs here wrote byte-identical files). It takes about 3.5 minutes
+of CPU on one core (15 to 17 minutes of wall time on a busy two-core machine).
 
 The model is what the sensor computes, in the DAC's units:
     x0 = pixel - 128                      (the black surround is -128 too)
