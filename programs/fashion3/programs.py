@@ -30,6 +30,14 @@ def stage_lines(path):
     return out
 
 
+def header(stage):
+    """The comment a stage program starts with."""
+    return (
+        f"// The convolution of {stage['weights']} at depth {stage['depth']} (programs/fashion3),\n"
+        f"// from {stage.get('input', 'A')}, compiled by programs.py and proven when loaded.\n"
+    )
+
+
 def main():
     net = scamp.Network.load(HERE / "net.yaml")
     compiled = net.compile()
@@ -38,7 +46,7 @@ def main():
         [ls for ls in stage_lines(HERE / "net.yaml") if ls[1] is not None], compiled["stages"]
     ):
         name = stage["weights"].replace(".npy", ".scamp")
-        (HERE / name).write_text(built["program"])
+        (HERE / name).write_text(header(stage) + built["program"])
         programs[(stage["weights"], stage.get("input"), tuple(stage.get("outputs", [])))] = name
     for file in FILES:
         lines = []
