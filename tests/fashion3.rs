@@ -2,7 +2,8 @@
 //! `programs/fashion3/train.py`): its accuracy table in docs/eval.md, for one, two and
 //! three layers on the sensor, ideal against `scamp5`, the head trained on ideal
 //! features and retrained on noisy ones, is what `scamp eval` prints (run with
-//! `UPDATE_DOCS=1` to rewrite the table after a change). Needs Debian's Fashion-MNIST;
+//! `UPDATE_DOCS=1` to rewrite the table after a change), and under `ideal` it loses
+//! exactly nothing. Needs Debian's Fashion-MNIST;
 //! without it the test says SKIPPED and passes, except under `CI=true`.
 
 mod common;
@@ -125,4 +126,38 @@ fn the_docs_table_is_what_eval_prints() {
         want,
         "docs/eval.md's fashion3 table is out of date: rerun with UPDATE_DOCS=1"
     );
+}
+
+#[test]
+fn under_ideal_the_three_layer_network_loses_exactly_nothing() {
+    if !fashion() {
+        return;
+    }
+    let path = format!("{ROOT}/programs/fashion3/net.yaml");
+    let out = scamp(&[
+        "eval",
+        path.as_str(),
+        "--json",
+        "--train-images",
+        "2000",
+        "--test-images",
+        "500",
+        "--chip-seeds",
+        "2",
+        "--depths",
+        "2",
+        "--noise",
+        "ideal",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["accuracy"]["lost"].as_f64(), Some(0.0));
+    assert_eq!(v["flipped"].as_f64(), Some(0.0));
+    assert_eq!(v["stages"].as_u64(), Some(7));
+    assert_eq!(v["features"].as_u64(), Some(48));
+    assert!(v["accuracy"]["ideal"].as_f64().is_some_and(|a| a > 0.6));
 }
