@@ -386,7 +386,7 @@ impl Array {
             }
             other => Src::Plane(
                 self.plane_index(other)
-                    .ok_or_else(|| MachineError::NoRegister(other))?,
+                    .ok_or(MachineError::NoRegister(other))?,
             ),
         })
     }
@@ -409,7 +409,7 @@ impl Array {
             let plane = self
                 .plane_index(reg)
                 .filter(|&p| p <= self.general)
-                .ok_or_else(|| MachineError::CannotReceive(d))?;
+                .ok_or(MachineError::CannotReceive(d))?;
             let ctx = WriteCtx {
                 seq: self.seq,
                 reg: d,
