@@ -172,14 +172,12 @@ fn peak_mib() -> f64 {
 fn child(a: &Args, spec: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(spec).map_err(|e| format!("{}: {e}", spec.display()))?;
     let s = cain::parse_spec(&text).map_err(|e| format!("{}: {e}", spec.display()))?;
-    let opts = CompileOptions {
-        time_limit: Some(a.time),
-        workers: Some(a.workers),
-        work: a.work,
-        seed: Some(a.seed),
-        objective: Some(a.objective),
-        ..CompileOptions::default()
-    };
+    let mut opts = CompileOptions::default()
+        .with_time_limit(a.time)
+        .with_workers(a.workers)
+        .with_seed(a.seed)
+        .with_objective(a.objective);
+    opts.work = a.work;
     let name = spec.file_stem().map_or("?".into(), |n| n.to_string_lossy());
     match cain::compile(&s, &opts, &Stats::default()) {
         Ok(c) => println!(

@@ -56,7 +56,7 @@
 //! let program = isa::parse_program("divq(B, A); mov(A, B);", isa::Device::default()).unwrap();
 //! let bank = Bank::with_kernels(program, "", spec).unwrap();
 //! let images = [scamp::sim::capture::default_image()];
-//! let opts = CheckOptions { noise: "ideal".into(), runs: 1, uncertainty: false };
+//! let opts = CheckOptions::new("ideal");
 //! let checked = bank.check(&images, &ProfileTestbed::ideal(), &opts).unwrap();
 //! assert!(checked.report.verified);
 //! // Exact arithmetic: no analogue error at all under `ideal`.
@@ -71,11 +71,8 @@
 //! use scamp::{isa, sim, Bank};
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
 //! let opts = RunOptions::new(sim::noise::Profile::builtin("scamp5").unwrap());
-//! let compare = CompareOptions {
-//!     registers: vec![Watched::parse("C", 6).unwrap()],
-//!     repeat: 1, clock_hz: sim::DEFAULT_CLOCK_HZ, raw: false,
-//!     tolerance: adc_step(&opts.profile), border: 0, runs: 2, seed: 1, chip_seed: 1,
-//! };
+//! let compare = CompareOptions::new(vec![Watched::parse("C", 6).unwrap()], adc_step(&opts.profile))
+//!     .with_runs(2);
 //! let scenes = [("camera".to_string(), sim::capture::default_image())];
 //! let c = Bank::bare(program)
 //!     .compare(&scenes, &|img| Setup::new(img.clone()), &opts, &compare, None)

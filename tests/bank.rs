@@ -72,11 +72,7 @@ fn check_report_serialises_to_the_cli_json() {
         chip_seed: 1,
         seed: 1,
     };
-    let opts = CheckOptions {
-        noise: "scamp5".into(),
-        runs: 2,
-        uncertainty: false,
-    };
+    let opts = CheckOptions::new("scamp5").with_runs(2);
     let lib = serde_json::to_string(&bank.check(&images, &testbed, &opts).unwrap().report).unwrap();
     let out = scamp(&[
         "check",

@@ -17,12 +17,10 @@ fn spec(text: &str) -> cain::Spec {
 
 fn compile(s: &cain::Spec, seconds: f64, workers: usize) -> cain::Compiled {
     // The length objective: these tests hold the search to the shortest programs.
-    let opts = CompileOptions {
-        time_limit: Some(seconds),
-        workers: Some(workers),
-        objective: Some(cain::Objective::Length),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(seconds)
+        .with_workers(workers)
+        .with_objective(cain::Objective::Length);
     cain::compile(s, &opts, &Stats::default()).expect("a program")
 }
 
@@ -102,14 +100,12 @@ fn one_worker_is_deterministic() {
     // The length objective: the error objective gives its length search only a share of
     // the clock, which a loaded machine can strike before the node limit.
     let s = program_spec("analognet2");
-    let opts = CompileOptions {
-        time_limit: Some(30.0),
-        workers: Some(1),
-        node_limit: Some(3000),
-        seed: Some(7),
-        objective: Some(Objective::Length),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(30.0)
+        .with_workers(1)
+        .with_node_limit(3000)
+        .with_seed(7)
+        .with_objective(Objective::Length);
     let a = cain::compile(&s, &opts, &Stats::default()).expect("program");
     let b = cain::compile(&s, &opts, &Stats::default()).expect("program");
     assert_eq!(a.program.to_string(), b.program.to_string());
@@ -302,13 +298,11 @@ fn unsharp_mask_is_twice_the_input_minus_a_blur() {
     // One worker under a node limit is deterministic: 23 instructions (80 before the
     // split existed, 61 before the register range pruned bags whose values clip, 27
     // before found plans were shortened by window re-search).
-    let opts = CompileOptions {
-        time_limit: Some(60.0),
-        workers: Some(1),
-        node_limit: Some(3000),
-        objective: Some(cain::Objective::Length),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(60.0)
+        .with_workers(1)
+        .with_node_limit(3000)
+        .with_objective(cain::Objective::Length);
     let c = cain::compile(&s, &opts, &Stats::default()).expect("a program");
     assert_eq!(c.program.instructions(), 23, "{}", c.program);
     assert_proven(&c);
@@ -343,11 +337,9 @@ fn a_large_kernel_stops_on_time() {
         rows.concat()
     );
     let s = spec(&text);
-    let opts = CompileOptions {
-        time_limit: Some(1.0),
-        workers: Some(2),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(1.0)
+        .with_workers(2);
     let start = std::time::Instant::now();
     // The search holds its budget; the constructive program (made beside it, its proof
     // of thousands of instructions on 961 offsets takes seconds) is waited for.

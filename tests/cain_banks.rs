@@ -44,11 +44,9 @@ fn dense_kernel(n: usize, seed: u64) -> String {
 }
 
 fn budget(seconds: f64, workers: usize) -> CompileOptions {
-    CompileOptions {
-        time_limit: Some(seconds),
-        workers: Some(workers),
-        ..CompileOptions::default()
-    }
+    CompileOptions::default()
+        .with_time_limit(seconds)
+        .with_workers(workers)
 }
 
 #[test]
@@ -91,13 +89,11 @@ fn a_work_budget_gives_the_same_program_every_time() {
         - { out: A, scale: 1/4, weights: [[0, 0, 0], [-3, 1, 0], [-3, 0, 2]] }\n  \
         - { out: B, scale: 1/4, weights: [[-4, -1, 1], [-1, 2, 0], [1, 1, 0]] }\n";
     let s = spec(text);
-    let opts = CompileOptions {
-        time_limit: Some(120.0),
-        workers: Some(3),
-        work: Some(400),
-        seed: Some(5),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(120.0)
+        .with_workers(3)
+        .with_work(400)
+        .with_seed(5);
     let a = cain::compile(&s, &opts, &Stats::default()).expect("program");
     let b = cain::compile(&s, &opts, &Stats::default()).expect("program");
     assert_eq!(a.program.to_string(), b.program.to_string());
@@ -230,16 +226,11 @@ fn large_kernels_compile_reproducibly_under_a_work_budget() {
     );
     for text in [one, two] {
         let s = spec(&text);
-        let opts = CompileOptions {
-            time_limit: Some(120.0),
-            workers: Some(1),
-            work: Some(1),
-            ..CompileOptions::default()
-        };
-        let length = CompileOptions {
-            objective: Some(cain::Objective::Length),
-            ..opts.clone()
-        };
+        let opts = CompileOptions::default()
+            .with_time_limit(120.0)
+            .with_workers(1)
+            .with_work(1);
+        let length = opts.clone().with_objective(cain::Objective::Length);
         let a = cain::compile(&s, &opts, &Stats::default()).expect("a program");
         assert_groups_proven(&a);
         assert!(a.range.peak.magnitude <= a.range.held_to + 1e-9);

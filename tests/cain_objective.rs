@@ -16,13 +16,11 @@ fn bench_spec(name: &str) -> cain::Spec {
 
 /// A deterministic compile: `work` nodes per worker, two workers, the clock only a cap.
 fn compile(s: &cain::Spec, objective: Objective, work: u64) -> cain::Compiled {
-    let opts = CompileOptions {
-        time_limit: Some(600.0),
-        workers: Some(2),
-        work: Some(work),
-        objective: Some(objective),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(600.0)
+        .with_workers(2)
+        .with_work(work)
+        .with_objective(objective);
     cain::compile(s, &opts, &Stats::default()).expect("a program")
 }
 
@@ -172,14 +170,12 @@ fn analognet2() -> cain::Spec {
 fn fit_rescales_unfitting_outputs_by_powers_of_two() {
     let s = analognet2();
     assert!(!s.fit);
-    let opts = CompileOptions {
-        time_limit: Some(600.0),
-        workers: Some(2),
-        work: Some(200),
-        objective: Some(Objective::Length),
-        fit: Some(true),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default()
+        .with_time_limit(600.0)
+        .with_workers(2)
+        .with_work(200)
+        .with_objective(Objective::Length)
+        .with_fit(true);
     let c = cain::compile(&s, &opts, &Stats::default()).expect("a program");
     assert!(c.range.outputs_fit(), "{:?}", c.range.outputs);
     // A reaches 287.25 and B 350.75, C 351.25: each needs two halvings (1/16).
@@ -255,11 +251,7 @@ fn bundled_analognet2_is_at_or_under_cain_on_every_kernel() {
         chip_seed: 1,
         seed: 1,
     };
-    let opts = CheckOptions {
-        noise: "scamp5".into(),
-        runs: 1,
-        uncertainty: false,
-    };
+    let opts = CheckOptions::new("scamp5");
     let report = bank.check(&images, &testbed, &opts).expect("checks").report;
     let v = serde_json::to_value(&report).expect("json");
     let total = |i: usize| {

@@ -27,13 +27,11 @@ approximation: { max_depth: 2, max_error: 0.0 }
 ";
 
 fn opts(work: u64, objective: Objective) -> CompileOptions {
-    CompileOptions {
-        time_limit: Some(600.0),
-        workers: Some(2),
-        work: Some(work),
-        objective: Some(objective),
-        ..CompileOptions::default()
-    }
+    CompileOptions::default()
+        .with_time_limit(600.0)
+        .with_workers(2)
+        .with_work(work)
+        .with_objective(objective)
 }
 
 #[test]

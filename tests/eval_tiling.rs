@@ -35,10 +35,7 @@ fn an_image_reads_out_the_same_whatever_its_neighbours() {
         let net = network::load(&Source::Bundled, net).unwrap();
         let opts = BuildOptions {
             depth: None,
-            compile: scamp::cain::CompileOptions {
-                work: Some(2000),
-                ..Default::default()
-            },
+            compile: scamp::cain::CompileOptions::default().with_work(2000),
         };
         let chip = stage::build(&net, &opts).unwrap();
         let tiling = Tiling::new(28, 28, chip.reach).unwrap();

@@ -264,10 +264,7 @@ fn every_bundled_spec_compiles_and_replays_its_proven_program() {
         // A small deterministic budget: the same program in the command and here.
         let log = export_and_replay(&dir, &s, &["--work", "500"]);
         let sp = spec(&s);
-        let opts = CompileOptions {
-            work: Some(500),
-            ..CompileOptions::default()
-        };
+        let opts = CompileOptions::default().with_work(500);
         let bank = Bank::compile(sp.clone(), &opts, &Stats::default()).unwrap();
         assert!(bank.prove().unwrap().verified);
         assert_replays(

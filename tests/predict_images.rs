@@ -56,11 +56,7 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
         chip_seed: 1,
         seed: 1,
     };
-    let opts = CheckOptions {
-        noise: "scamp5".into(),
-        runs: 1,
-        uncertainty: false,
-    };
+    let opts = CheckOptions::new("scamp5");
     let mut specs: Vec<_> = std::fs::read_dir(root.join("programs"))
         .expect("programs")
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -206,11 +206,7 @@ fn an_approximation_that_misses_its_bound_is_refused_unless_accepted() {
     let row = format!("[{}]", vec!["1"; 31].join(", "));
     let rows = vec![row; 31].join(", ");
     let boxed = format!("kernels:\n  - out: A\n    scale: 1/961\n    weights: [{rows}]\n");
-    let opts = CompileOptions {
-        work: Some(50),
-        workers: Some(1),
-        ..CompileOptions::default()
-    };
+    let opts = CompileOptions::default().with_work(50).with_workers(1);
     match cain::compile(&spec(&boxed), &opts, &Stats::default()) {
         Err(CompileError::ApproxMiss { index, miss, .. }) => {
             assert_eq!(index, 1);

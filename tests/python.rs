@@ -1,13 +1,16 @@
-//! The Python package (python/): builds it into a virtual environment kept under
-//! `target/python-venv` and runs its pytest suite (python/tests/), so that
-//! `cargo test --release` covers the bindings too.
+//! The Python package (python/), as a user gets it: built once into an abi3 wheel with
+//! maturin, installed from that wheel into a fresh virtual environment, its stub checked
+//! against the installed module by mypy's `stubtest`, and its pytest suite
+//! (python/tests/) run there, so that `cargo test --release` covers the bindings too.
 //!
-//! The environment is made once (`python3 -m venv`); maturin, pytest, numpy and onnx
-//! (the optional extra `Network.from_onnx` needs, so that its tests run) are
-//! installed into it only when missing, and later runs only rebuild the extension
-//! (cargo's own incremental build, in this workspace's target directory). Without
-//! `python3` or its `venv` module the test says SKIPPED loudly and passes, except under
-//! `CI=true`, where it fails: CI must run the suite.
+//! The build tools live in a venv kept under `target/python-venv` (maturin installed
+//! only when missing; the wheel is rebuilt by cargo's incremental build in this
+//! workspace's target directory). The test environment, `target/python-test-venv`, is
+//! made afresh on every run and gets the wheel, pytest, mypy and onnx (the optional
+//! extra `Network.from_onnx` needs, so that its tests run; pip's cache keeps that
+//! quick after the first run). Without `python3` or its `venv` module the test says
+//! SKIPPED loudly and passes, except under `CI=true`, where it fails: CI must run the
+//! suite.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,41 +50,64 @@ fn python_can_make_venvs() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// The environment's interpreter, after making the environment if needed and
-/// installing the build and test tools it lacks.
-fn venv_python() -> PathBuf {
-    let venv = root().join("target").join("python-venv");
-    let python = venv.join("bin").join("python");
-    if !python.exists() {
-        run(
-            Command::new("python3").arg("-m").arg("venv").arg(&venv),
-            "python3 -m venv",
-        );
-    }
-    let has_tools = Command::new(&python)
-        .args(["-c", "import maturin, pytest, numpy, onnx"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_tools {
-        run(
-            Command::new(&python).args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "maturin>=1.16,<2",
-                "pytest",
-                "numpy",
-                "onnx",
-            ]),
-            "pip install maturin pytest numpy onnx",
-        );
+/// The interpreter of the venv at `dir`, made with `python3 -m venv` (`fresh`: emptied
+/// first).
+fn venv(dir: &Path, fresh: bool) -> PathBuf {
+    let python = dir.join("bin").join("python");
+    if fresh || !python.exists() {
+        let mut cmd = Command::new("python3");
+        cmd.args(["-m", "venv"]);
+        if fresh {
+            cmd.arg("--clear");
+        }
+        run(cmd.arg(dir), "python3 -m venv");
     }
     python
 }
 
+/// Installs `packages` into the venv of `python` unless `probe` imports already.
+fn pip_install(python: &Path, probe: &str, packages: &[&str]) {
+    let has = Command::new(python)
+        .args(["-c", &format!("import {probe}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        run(
+            Command::new(python)
+                .args(["-m", "pip", "install", "--quiet"])
+                .args(packages),
+            &format!("pip install {}", packages.join(" ")),
+        );
+    }
+}
+
+/// Builds the abi3 wheel into `target/python-wheels` (emptied first, so exactly one
+/// wheel is there) and returns its path.
+fn build_wheel(tools: &Path) -> PathBuf {
+    let out = root().join("target").join("python-wheels");
+    let _ = std::fs::remove_dir_all(&out);
+    run(
+        Command::new(tools)
+            .args(["-m", "maturin", "build", "--release", "--quiet", "-m"])
+            .arg(root().join("python").join("Cargo.toml"))
+            .arg("-o")
+            .arg(&out),
+        "maturin build",
+    );
+    let wheels: Vec<PathBuf> = std::fs::read_dir(&out)
+        .expect("the wheel folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+        .collect();
+    assert_eq!(wheels.len(), 1, "one wheel: {wheels:?}");
+    let name = wheels[0].display().to_string();
+    // abi3-py39: one wheel for every CPython from 3.9.
+    assert!(name.contains("-cp39-abi3-"), "{name}");
+    wheels[0].clone()
+}
+
 #[test]
-fn python_package_builds_and_passes_its_tests() {
+fn python_wheel_installs_in_a_fresh_venv_and_passes_stubtest_and_its_tests() {
     if !python_can_make_venvs() {
         let ci = std::env::var("CI").is_ok_and(|v| v == "true");
         assert!(
@@ -89,34 +115,35 @@ fn python_package_builds_and_passes_its_tests() {
             "CI=true but python3 with its venv module is missing: .ci/run installs python3-venv"
         );
         shout(
-            "\n*** SKIPPED python_package_builds_and_passes_its_tests: python3 with the venv \
-             module is missing (apt-get install python3-venv) ***\n",
+            "\n*** SKIPPED python_wheel_installs_in_a_fresh_venv_and_passes_stubtest_and_its_tests: \
+             python3 with the venv module is missing (apt-get install python3-venv) ***\n",
         );
         return;
     }
-    let python = venv_python();
-    let bin = python.parent().map(Path::to_path_buf).unwrap_or_default();
-    // maturin's build backend calls the `maturin` program: the environment's bin/ goes
-    // first on PATH.
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH entries hold no separator");
+    let target = root().join("target");
+    let tools = venv(&target.join("python-venv"), false);
+    pip_install(&tools, "maturin", &["maturin>=1.16,<2"]);
+    let wheel = build_wheel(&tools);
+    let python = venv(&target.join("python-test-venv"), true);
     run(
         Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-build-isolation",
-                "--no-deps",
-                "--force-reinstall",
-            ])
-            .arg(root().join("python"))
-            .env("PATH", &path),
-        "pip install ./python",
+            .args(["-m", "pip", "install", "--quiet"])
+            .arg(&wheel)
+            .args(["pytest", "mypy", "onnx"]),
+        "pip install the wheel, pytest, mypy and onnx",
     );
+    // From the target folder, so that `import scamp` finds the installed package only.
+    let stubtest = run(
+        Command::new(&python)
+            .args(["-m", "mypy.stubtest", "scamp", "--mypy-config-file"])
+            .arg(root().join("python").join("stubtest.ini"))
+            .current_dir(&target),
+        "stubtest scamp",
+    );
+    shout(&format!(
+        "stubtest: {}",
+        String::from_utf8_lossy(&stubtest.stdout).trim()
+    ));
     let out = run(
         Command::new(&python)
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])

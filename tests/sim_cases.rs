@@ -709,7 +709,7 @@ fn run_case(path: &Path) -> Vec<String> {
     }
     let report = match run(&mut array, &program, 1, DEFAULT_CLOCK_HZ) {
         Ok(r) => r,
-        Err(e) => return vec![format!("run failed: {}: {}", e.pos, e.msg)],
+        Err(e) => return vec![format!("run failed: {}: {}", e.pos, e.cause)],
     };
     let env = Env {
         array: &array,

@@ -10,14 +10,17 @@ figures as the ``scamp`` command line (its ``--json`` output, as dicts)::
     out = scamp.run(prog, {"PIX": np.full((256, 256), 200, np.uint8)}, noise="ideal")
     out["A"]          # float32 (256, 256): 72.0 everywhere
 
-Every function raises a ``ValueError`` (or ``TypeError`` for a wrong dtype) with a
-clear message on bad input; errors in a source text (``ProgramError``,
-``SpecError``, ``ProfileError``) carry ``.file``, ``.line`` and ``.column``. See
-docs/python.md in the repository for a worked example.
+Every function raises a :class:`scamp.Error` (a ``ValueError``) of the class of its
+kind with a clear message on bad input (or ``TypeError`` for a wrong dtype, ``OSError``
+for a file that cannot be read): errors in a source text (``ProgramError``,
+``SpecError``, ``ProfileError``, all ``SourceError``) carry ``.file``, ``.line`` and
+``.column``; ``OptionError`` carries ``.option``; ``DatasetError`` and ``CompileError``
+complete the set. See docs/python.md in the repository for a worked example.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -26,6 +29,10 @@ import numpy as np
 from . import _scamp
 from ._scamp import (
     Compiled,
+    CompileError,
+    DatasetError,
+    Error,
+    OptionError,
     Profile,
     ProfileError,
     Program,
@@ -45,6 +52,10 @@ __all__ = [
     "choose_layer",
     "compare",
     "compile",
+    "CompileError",
+    "DatasetError",
+    "Error",
+    "OptionError",
     "Profile",
     "ProfileError",
     "Program",
@@ -147,40 +158,12 @@ def _spec_arg(spec: Any) -> Any:
     return _plain(spec) if isinstance(spec, Mapping) else spec
 
 
-def compile(
-    spec: SpecLike,
-    *,
-    objective: Optional[str] = None,
-    time_limit: Optional[float] = None,
-    work: Optional[int] = None,
-    workers: Optional[int] = None,
-    seed: Optional[int] = None,
-    noise: Optional[NoiseLike] = None,
-) -> "Compiled":
-    """Runs the code generator on a filter spec, as ``scamp compile`` does.
-
-    ``spec`` is a path to a spec file, the YAML text of one, or a dict of the same
-    structure. ``objective`` is ``"error"`` (the default: the lowest predicted error
-    within 25 % of the shortest length) or ``"length"``; ``time_limit`` (seconds),
-    ``work`` (a deterministic search of that many nodes per worker: the same program on
-    every run and machine), ``workers`` and ``seed`` override the spec's ``search``
-    keys; ``noise`` is the profile the error objective predicts with (default
-    ``"scamp5"``).
-
-    Returns a :class:`Compiled`: ``.program`` is the program text and ``.report`` the
-    dict ``scamp compile --json`` prints. A spec with errors raises :class:`SpecError`
-    with the command line's ``file:line:col: what`` message. The GIL is released while
-    the search runs.
-    """
-    options = dict(
-        objective=objective,
-        time_limit=time_limit,
-        work=work,
-        workers=workers,
-        seed=seed,
-        noise=noise,
-    )
-    return _scamp.compile(_spec_arg(spec), options)
+@functools.wraps(_scamp.compile)
+def compile(spec: SpecLike, **options: Any) -> "Compiled":
+    # The signature, defaults and docstring are the native function's (one
+    # declaration, checked against the option list by the tests); only numpy arrays
+    # in a dict spec are made plain here.
+    return _scamp.compile(_spec_arg(spec), **options)
 
 
 ArrayLike = Union[str, "os.PathLike[str]", np.ndarray, Sequence[Any]]
@@ -240,7 +223,7 @@ def check(
     program_or_compiled: Union[ProgramLike, "Compiled"],
     *,
     kernel: Optional[SpecLike] = None,
-    images: Union[str, "os.PathLike[str]", np.ndarray] = "images",
+    images: Union[None, str, "os.PathLike[str]", np.ndarray] = None,
     noise: NoiseLike = "scamp5",
     runs: int = 1,
     uncertainty: bool = False,
@@ -251,8 +234,9 @@ def check(
 
     The target is a :class:`Compiled` spec, or a program (a :class:`Program`, text or
     path) with ``kernel``, the spec of the kernels it is meant to compute. ``images``
-    is a folder of pictures (default ``images``, the bundled ones, relative to the
-    current directory) or uint8 pixels (256, 256) or (N, 256, 256). ``runs`` run seeds
+    is a folder of pictures, uint8 pixels (256, 256) or (N, 256, 256), or ``None``
+    (the default): the images bundled with the package, the ones ``scamp check``
+    measures on. ``runs`` run seeds
     per image (``seed``, ``seed + 1``, ... on the chip ``chip_seed``; the defaults are
     the command line's), and ``uncertainty`` adds the range of the total error over
     the profile's uncertainty ensemble.

@@ -4,10 +4,39 @@ Python wrappers)."""
 import os
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
+from typing_extensions import final
+
 import numpy as np
 import numpy.typing as npt
 
-class SourceError(ValueError):
+__all__ = [
+    "Compiled",
+    "check",
+    "choose_layer",
+    "compare",
+    "compile",
+    "CompileError",
+    "DatasetError",
+    "Error",
+    "OptionError",
+    "Profile",
+    "ProfileError",
+    "Program",
+    "ProgramError",
+    "SourceError",
+    "SpecError",
+    "load",
+    "load_image",
+    "load_images",
+    "Network",
+    "parse",
+    "run",
+]
+
+class Error(ValueError):
+    """Every error of the package on bad input."""
+
+class SourceError(Error):
     """A source text (program, spec or noise profile) with an error at a position."""
 
     file: str
@@ -23,6 +52,18 @@ class SpecError(SourceError):
 class ProfileError(SourceError):
     """A noise profile that cannot be read."""
 
+class OptionError(Error):
+    """A keyword argument outside the values it takes."""
+
+    option: str
+
+class DatasetError(Error):
+    """A dataset or a set of images that cannot be used."""
+
+class CompileError(Error):
+    """A valid spec for which the generator produced no program."""
+
+@final
 class Program:
     """A parsed SCAMP-5 program."""
 
@@ -39,6 +80,7 @@ class Program:
     @property
     def written_digital_registers(self) -> list[str]: ...
 
+@final
 class Profile:
     """A noise profile: the parameters of the analogue error model."""
 
@@ -65,7 +107,7 @@ def parse(text: str, *, name: Optional[str] = None) -> Program: ...
 def load(path: Union[str, os.PathLike[str]]) -> Program: ...
 def load_image(path: Union[str, os.PathLike[str]]) -> npt.NDArray[np.uint8]: ...
 def load_images(
-    folder: Union[str, os.PathLike[str]] = "images",
+    folder: Union[None, str, os.PathLike[str]] = None,
 ) -> tuple[list[str], npt.NDArray[np.uint8]]: ...
 def run(
     program: ProgramLike,
@@ -81,6 +123,7 @@ def run(
 
 SpecLike = Union[str, os.PathLike[str], Mapping[str, Any]]
 
+@final
 class Compiled:
     """A compiled spec: the program the generator found and its report."""
 
@@ -94,12 +137,19 @@ class Compiled:
 def compile(
     spec: SpecLike,
     *,
-    objective: Optional[str] = None,
     time_limit: Optional[float] = None,
-    work: Optional[int] = None,
     workers: Optional[int] = None,
+    ops: Optional[str] = None,
+    registers: Optional[Sequence[str]] = None,
     seed: Optional[int] = None,
+    work: Optional[int] = None,
+    node_limit: Optional[int] = None,
+    memory_limit: Optional[int] = None,
+    objective: Optional[str] = None,
+    slack: Optional[float] = None,
     noise: Optional[NoiseLike] = None,
+    fit: Optional[bool] = None,
+    accept_approximation: bool = False,
 ) -> Compiled: ...
 def choose_layer(
     weights: Union[str, os.PathLike[str], npt.ArrayLike],
@@ -117,7 +167,7 @@ def check(
     program_or_compiled: Union[ProgramLike, Compiled],
     *,
     kernel: Optional[SpecLike] = None,
-    images: Union[str, os.PathLike[str], np.ndarray] = "images",
+    images: Union[None, str, os.PathLike[str], np.ndarray] = None,
     noise: NoiseLike = "scamp5",
     runs: int = 1,
     uncertainty: bool = False,

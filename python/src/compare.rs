@@ -58,14 +58,21 @@ pub fn compare<'py>(
     // As `run --border`: the border leaves an interior to compare.
     let most = scamp::sim::N / 2 - 1;
     if options.border > most {
-        return Err(value_error(format!(
-            "border: {} is outside 0..{most} (it must leave an interior of the 256x256 array to compare)",
-            options.border
-        )));
+        return Err(crate::errors::option_error(
+            py,
+            "border",
+            format!(
+                "border: {} is outside 0..{most} (it must leave an interior of the 256x256 array to compare)",
+                options.border
+            ),
+        ));
     }
-    bank::RUNS.check(options.runs.into()).map_err(value_error)?;
+    bank::RUNS
+        .check(options.runs.into())
+        .map_err(|e| crate::errors::option_error(py, "runs", e))?;
     if let Some(t) = options.tolerance {
-        bank::check_tolerance(t).map_err(|m| value_error(format!("tolerance: {m}")))?;
+        bank::check_tolerance(t)
+            .map_err(|m| crate::errors::option_error(py, "tolerance", format!("tolerance: {m}")))?;
     }
     let edge = edge_of(&options.edge)?;
     let inputs = read_inputs(inputs, device)?;
@@ -85,17 +92,13 @@ pub fn compare<'py>(
     let saved = options.registers.is_some();
     let compared = watched_of(options.registers, &program.program, device)?;
     let watched = if saved { compared.clone() } else { analogue };
-    let compare_opts = CompareOptions {
-        registers: compared,
-        repeat: 1,
-        clock_hz: opts.clock_hz,
-        raw: opts.raw,
-        tolerance: options.tolerance.unwrap_or_else(|| adc_step(&opts.profile)),
-        border: options.border,
-        runs: options.runs,
-        seed,
-        chip_seed,
-    };
+    let tolerance = options.tolerance.unwrap_or_else(|| adc_step(&opts.profile));
+    let compare_opts = CompareOptions::new(compared, tolerance)
+        .with_clock_hz(opts.clock_hz)
+        .with_raw(opts.raw)
+        .with_border(options.border)
+        .with_runs(options.runs)
+        .with_seeds(seed, chip_seed);
     let plan = RunPlan {
         program: &program.program,
         setup: &first,

@@ -1,6 +1,8 @@
-//! The package's exceptions. Each error with a position in a source text is a
-//! `ValueError` carrying `.file`, `.line` and `.column`, and its message reads
-//! `FILE:LINE:COL: what`, as the command line prints it.
+//! The package's exceptions: every error the package raises on bad input is a
+//! `scamp.Error` (a `ValueError`, as the package raised before the hierarchy), of the
+//! class of its kind, chosen from the library's error type and never from its text.
+//! Each error with a position in a source text carries `.file`, `.line` and `.column`,
+//! and its message reads `FILE:LINE:COL: what`, as the command line prints it.
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -9,8 +11,14 @@ use scamp::isa::Pos;
 
 create_exception!(
     scamp,
-    SourceError,
+    Error,
     PyValueError,
+    "Every error of the package on bad input (a ValueError, for code that catches those)."
+);
+create_exception!(
+    scamp,
+    SourceError,
+    Error,
     "A source text (program, spec or noise profile) with an error at `.file`, `.line`, `.column`."
 );
 create_exception!(
@@ -31,14 +39,36 @@ create_exception!(
     SourceError,
     "A noise profile that cannot be read; the message carries `file:line:col`."
 );
+create_exception!(
+    scamp,
+    OptionError,
+    Error,
+    "A keyword argument outside the values it takes; `.option` names it."
+);
+create_exception!(
+    scamp,
+    DatasetError,
+    Error,
+    "A dataset or a set of images that cannot be used (empty, or of the wrong shape)."
+);
+create_exception!(
+    scamp,
+    CompileError,
+    Error,
+    "A valid spec for which the generator produced no program (`scamp compile` exits 1)."
+);
 
-/// Adds the exception types to the module.
+/// The exception classes, as the module exports them.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
     m.add("SourceError", py.get_type::<SourceError>())?;
     m.add("ProgramError", py.get_type::<ProgramError>())?;
     m.add("SpecError", py.get_type::<SpecError>())?;
     m.add("ProfileError", py.get_type::<ProfileError>())?;
+    m.add("OptionError", py.get_type::<OptionError>())?;
+    m.add("DatasetError", py.get_type::<DatasetError>())?;
+    m.add("CompileError", py.get_type::<CompileError>())?;
     Ok(())
 }
 
@@ -92,7 +122,25 @@ pub fn profile_error(py: Python<'_>, at: &At<'_>, msg: &str) -> PyErr {
     positioned::<ProfileError>(py, at, msg)
 }
 
-/// A plain `ValueError`.
+/// A `scamp.Error` of no narrower kind.
 pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(msg.to_string())
+    Error::new_err(msg.to_string())
+}
+
+/// A keyword argument `option` refused with `msg`.
+pub fn option_error(py: Python<'_>, option: &str, msg: impl std::fmt::Display) -> PyErr {
+    let err = OptionError::new_err(msg.to_string());
+    // As in `positioned`: the message names the option anyway.
+    let _ = err.value(py).setattr("option", option);
+    err
+}
+
+/// A dataset or image set that cannot be used.
+pub fn dataset_error(msg: impl std::fmt::Display) -> PyErr {
+    DatasetError::new_err(msg.to_string())
+}
+
+/// A valid spec without a program.
+pub fn compile_error(msg: impl std::fmt::Display) -> PyErr {
+    CompileError::new_err(msg.to_string())
 }

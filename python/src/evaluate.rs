@@ -8,8 +8,9 @@ use crate::run::profile_of;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyModule};
 use scamp::bank::{Bank, BankError, CheckOptions};
-use scamp::cain::{self, CompileOptions, Objective, Spec, Stats};
+use scamp::cain::{self, options, CompileError, CompileOptions, Objective, Spec, Stats};
 use scamp::isa::{parse_program, source, Device};
+use scamp::sim::noise::DEFAULT_PROFILE;
 use scamp::verify::check::ProfileTestbed;
 use scamp::verify::groups::EvaluateError;
 use serde::Serialize;
@@ -100,16 +101,21 @@ fn read_spec_file(path: &std::path::Path) -> PyResult<String> {
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
 }
 
-/// The keyword arguments of `scamp.compile`.
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
+/// The options of `scamp.compile`, as the native signature takes them (the names
+/// and order of `scamp::cain::options::COMPILE_OPTIONS`, checked by python/tests).
 pub struct CompileArgs<'py> {
-    objective: Option<String>,
     time_limit: Option<f64>,
-    work: Option<u64>,
     workers: Option<usize>,
+    ops: Option<String>,
+    registers: Option<Vec<String>>,
     seed: Option<Bound<'py, PyAny>>,
+    work: Option<u64>,
+    node_limit: Option<u64>,
+    memory_limit: Option<u64>,
+    objective: Option<String>,
+    slack: Option<f64>,
     noise: Option<Bound<'py, PyAny>>,
+    fit: Option<bool>,
 }
 
 /// The generator's options, with the command line's defaults and limits.
@@ -117,50 +123,140 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     let objective: Objective = match a.objective.as_deref() {
         Some(o) => o
             .parse()
-            .map_err(|e| value_error(format!("objective: {e}")))?,
+            .map_err(|e| errors::option_error(py, "objective", format!("objective: {e}")))?,
         None => Objective::default(),
     };
     let profile = match &a.noise {
         Some(n) => profile_of(py, n)?,
-        None => profile_of(py, &"scamp5".into_pyobject(py)?.into_any())?,
+        None => profile_of(py, &DEFAULT_PROFILE.into_pyobject(py)?.into_any())?,
     };
-    let opts = CompileOptions {
-        time_limit: a.time_limit,
-        workers: a.workers,
-        seed: crate::args::optional_seed("seed", a.seed.as_ref())?,
-        work: a.work,
-        objective: Some(objective),
-        slack: Some(cain::DEFAULT_SLACK),
-        profile: Some(profile),
-        ..CompileOptions::default()
-    };
-    opts.validate().map_err(value_error)?;
+    let mut opts = CompileOptions::default()
+        .with_objective(objective)
+        .with_slack(a.slack.unwrap_or(cain::DEFAULT_SLACK))
+        .with_profile(profile);
+    opts.time_limit = a.time_limit;
+    opts.workers = a.workers;
+    opts.seed = crate::args::optional_seed("seed", a.seed.as_ref())?;
+    opts.work = a.work;
+    opts.node_limit = a.node_limit;
+    opts.memory_limit_mb = a.memory_limit;
+    opts.fit = a.fit;
+    if let Some(ops) = &a.ops {
+        let ops = options::parse_ops(ops)
+            .map_err(|e| errors::option_error(py, "ops", format!("ops: {e}")))?;
+        opts.ops = Some(ops);
+    }
+    if let Some(names) = &a.registers {
+        let regs = options::parse_registers(names.iter().map(String::as_str))
+            .map_err(|e| errors::option_error(py, "registers", format!("registers: {e}")))?;
+        opts.registers = Some(regs);
+    }
+    opts.validate()
+        .map_err(|e| errors::option_error(py, e.key, &e))?;
     Ok(opts)
 }
 
-/// The Python exception for a bank error about `file`.
-fn bank_error(py: Python<'_>, file: &str, e: BankError) -> PyErr {
+/// The Python exception for a bank error about `file`, chosen by the error's kind.
+pub fn bank_error(py: Python<'_>, file: &str, e: BankError) -> PyErr {
     match e {
-        BankError::Evaluate(EvaluateError::Run(r)) => {
-            errors::program_error(py, &At::pos(file, r.pos), &r.msg)
+        BankError::Evaluate(EvaluateError::Run(r)) | BankError::Run(r) => {
+            errors::program_error(py, &At::pos(file, r.pos), &r.cause.to_string())
         }
+        BankError::Compile(CompileError::Options(o)) => {
+            errors::option_error(py, o.key, format!("{file}: {o}"))
+        }
+        BankError::Compile(c @ CompileError::NoSaturation { .. }) => {
+            errors::option_error(py, "noise", format!("{file}: {c}"))
+        }
+        BankError::Compile(c) if c.is_no_program() => errors::compile_error(format!("{file}: {c}")),
         other => value_error(format!("{file}: {other}")),
     }
 }
 
-/// `scamp.compile(spec, options)`: runs the code generator on a spec.
+/// Runs the code generator on a filter spec, as ``scamp compile`` does.
+///
+/// ``spec`` is a path to a spec file, the YAML text of one, or a dict of the same
+/// structure. The keywords are the command line's flags (docs/python.md lists them
+/// with their defaults): ``time_limit`` (seconds), ``workers``, ``ops`` (``"all"`` or
+/// ``"basic"``), ``registers`` (names), ``seed``, ``work`` (a deterministic search of
+/// that many nodes per worker: the same program on every run and machine),
+/// ``node_limit`` and ``memory_limit`` (MiB) override the spec's keys; ``objective``
+/// is ``"error"`` (the default: the lowest predicted error within ``slack``, 25 %, of
+/// the shortest length) or ``"length"``; ``noise`` is the profile the error objective
+/// predicts with (default ``"scamp5"``); ``fit`` rescales kernels whose output cannot
+/// fit the register range; ``accept_approximation`` accepts an approximation that
+/// misses the spec's ``max_error``.
+///
+/// Returns a :class:`Compiled`: ``.program`` is the program text and ``.report`` the
+/// dict ``scamp compile --json`` prints. A spec with errors raises :class:`SpecError`
+/// with the command line's ``file:line:col: what`` message, an option out of range
+/// :class:`OptionError`, and a valid spec without a program :class:`CompileError`.
+/// The GIL is released while the search runs.
 #[pyfunction]
-pub fn compile(
-    py: Python<'_>,
-    spec: &Bound<'_, PyAny>,
-    options: CompileArgs<'_>,
+#[pyo3(signature = (
+    spec,
+    *,
+    time_limit = None,
+    workers = None,
+    ops = None,
+    registers = None,
+    seed = None,
+    work = None,
+    node_limit = None,
+    memory_limit = None,
+    objective = None,
+    slack = None,
+    noise = None,
+    fit = None,
+    accept_approximation = false,
+))]
+#[allow(clippy::too_many_arguments)] // one Python keyword per compile option
+pub fn compile<'py>(
+    py: Python<'py>,
+    spec: &Bound<'py, PyAny>,
+    time_limit: Option<f64>,
+    workers: Option<usize>,
+    ops: Option<String>,
+    registers: Option<Vec<String>>,
+    seed: Option<Bound<'py, PyAny>>,
+    work: Option<u64>,
+    node_limit: Option<u64>,
+    memory_limit: Option<u64>,
+    objective: Option<String>,
+    slack: Option<f64>,
+    noise: Option<Bound<'py, PyAny>>,
+    fit: Option<bool>,
+    accept_approximation: bool,
 ) -> PyResult<PyCompiled> {
-    let (spec, file) = spec_of(py, spec)?;
-    let opts = compile_options(py, &options)?;
+    let args = CompileArgs {
+        time_limit,
+        workers,
+        ops,
+        registers,
+        seed,
+        work,
+        node_limit,
+        memory_limit,
+        objective,
+        slack,
+        noise,
+        fit,
+    };
+    let (mut spec, file) = spec_of(py, spec)?;
+    // As `--accept-approximation`: the flag sets the spec key.
+    spec.approximation.accept |= accept_approximation;
+    let opts = compile_options(py, &args)?;
     let bank =
         crate::interrupt::interruptible(py, || Bank::compile(spec, &opts, &Stats::default()))?
             .map_err(|e| bank_error(py, &file, e))?;
     Ok(PyCompiled { bank, file })
+}
+
+/// The names of the compile options in their declared order
+/// (`scamp._scamp.COMPILE_OPTIONS`), for the tests that hold the signature, the stub
+/// and the docs to the declaration.
+pub fn option_names() -> Vec<&'static str> {
+    options::COMPILE_OPTIONS.iter().map(|d| d.name).collect()
 }
 
 /// The keyword arguments of `scamp.check`.
@@ -168,7 +264,7 @@ pub fn compile(
 #[pyo3(from_item_all)]
 pub struct CheckArgs<'py> {
     kernel: Option<Bound<'py, PyAny>>,
-    images: Bound<'py, PyAny>,
+    images: Option<Bound<'py, PyAny>>,
     noise: Bound<'py, PyAny>,
     runs: u32,
     uncertainty: bool,
@@ -220,7 +316,10 @@ pub fn check<'py>(
     options: CheckArgs<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (bank, file) = bank_of(py, target, &options)?;
-    let images = grey_images(&options.images)?;
+    let images = match &options.images {
+        Some(images) if !images.is_none() => grey_images(images)?,
+        _ => crate::images::bundled(),
+    };
     let profile = profile_of(py, &options.noise)?;
     let noise = match options.noise.extract::<PathBuf>() {
         Ok(p) => p.to_string_lossy().into_owned(),
@@ -228,17 +327,15 @@ pub fn check<'py>(
     };
     scamp::bank::RUNS
         .check(options.runs.into())
-        .map_err(value_error)?;
+        .map_err(|e| errors::option_error(py, "runs", e))?;
     let testbed = ProfileTestbed {
         profile,
         chip_seed: crate::args::seed("chip_seed", &options.chip_seed)?,
         seed: crate::args::seed("seed", &options.seed)?,
     };
-    let opts = CheckOptions {
-        noise,
-        runs: options.runs,
-        uncertainty: options.uncertainty,
-    };
+    let opts = CheckOptions::new(noise)
+        .with_runs(options.runs)
+        .with_uncertainty(options.uncertainty);
     let checked = crate::interrupt::interruptible(py, || bank.check(&images, &testbed, &opts))?
         .map_err(|e| bank_error(py, &file, e))?;
     to_dict(py, &checked.report)

@@ -1,7 +1,7 @@
 //! `scamp.load_image` and `scamp.load_images`: pictures as the array captures them
 //! (grey, 256x256), as uint8 arrays to pass to `run` and `check`.
 
-use crate::errors::value_error;
+use crate::errors::{dataset_error, value_error};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray2, PyArray3, PyArrayDescrMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOSError;
@@ -21,17 +21,21 @@ pub fn load_image(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyArray2<
 }
 
 /// Every picture in a folder, sorted by file name, as `scamp check --images` reads
-/// them: the names (file stems) and a uint8 (N, 256, 256) batch.
+/// them: the names (file stems) and a uint8 (N, 256, 256) batch. Without a folder, the
+/// images bundled with the package (the repository's images/).
 #[pyfunction]
-#[pyo3(signature = (folder = PathBuf::from("images")))]
+#[pyo3(signature = (folder = None))]
 pub fn load_images(
     py: Python<'_>,
-    folder: PathBuf,
+    folder: Option<PathBuf>,
 ) -> PyResult<(Vec<String>, Bound<'_, PyArray3<u8>>)> {
-    let images = load_dir(&folder).map_err(|e| match e {
-        ImagesError::Empty { .. } => value_error(e.to_string()),
-        other => PyOSError::new_err(other.to_string()),
-    })?;
+    let images = match folder {
+        Some(folder) => load_dir(&folder).map_err(|e| match e {
+            ImagesError::Empty { .. } => dataset_error(&e),
+            other => PyOSError::new_err(other.to_string()),
+        })?,
+        None => scamp::serve::images::all(),
+    };
     let count = images.len();
     let mut names = Vec::with_capacity(count);
     let mut pixels = Vec::with_capacity(count * N * N);
@@ -71,9 +75,19 @@ pub fn grey_images_named(images: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Gre
     }
     let folder: PathBuf = images.extract()?;
     load_dir(&folder).map_err(|e| match e {
-        ImagesError::Empty { .. } => value_error(e.to_string()),
+        ImagesError::Empty { .. } => dataset_error(&e),
         other => PyOSError::new_err(other.to_string()),
     })
+}
+
+/// The images bundled with the package (the repository's images/, as `scamp check`
+/// measures on by default), without their names.
+pub fn bundled() -> Vec<GreyImage> {
+    // The same pictures as `load_images()`.
+    scamp::serve::images::all()
+        .into_iter()
+        .map(|(_, g)| g)
+        .collect()
 }
 
 /// The `images` argument of `check`: the pictures without their names.

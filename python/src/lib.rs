@@ -37,6 +37,7 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program::load, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::compile, m)?)?;
+    m.add("COMPILE_OPTIONS", evaluate::option_names())?;
     m.add_function(wrap_pyfunction!(evaluate::check, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<evaluate::PyCompiled>()?;

@@ -61,9 +61,9 @@ fn named_profile(py: Python<'_>, noise: &Bound<'_, PyAny>) -> PyResult<(String, 
 fn build_options(depth: Option<u32>, work: Option<u64>) -> BuildOptions {
     BuildOptions {
         depth,
-        compile: CompileOptions {
-            work,
-            ..CompileOptions::default()
+        compile: match work {
+            Some(w) => CompileOptions::default().with_work(w),
+            None => CompileOptions::default(),
         },
     }
 }
@@ -189,7 +189,11 @@ impl PyNetwork {
             }
         }
         if !(1..=1000).contains(&chip_seeds) {
-            return Err(value_error("chip_seeds: 1..1000"));
+            return Err(crate::errors::option_error(
+                py,
+                "chip_seeds",
+                "chip_seeds: 1..1000",
+            ));
         }
         let noise = match &noise {
             Some(n) => named_profile(py, n)?,
@@ -206,7 +210,9 @@ impl PyNetwork {
             .transpose()
             .map_err(value_error)?;
         let dir = dataset.unwrap_or_else(|| PathBuf::from(dataset::DEFAULT_DIR));
-        let data = py.detach(|| dataset::read(&dir)).map_err(value_error)?;
+        let data = py
+            .detach(|| dataset::read(&dir))
+            .map_err(crate::errors::dataset_error)?;
         let e = crate::interrupt::interruptible_with_progress(py, progress.as_ref(), |record| {
             let hook = |_: &str, done: u64, total: u64| record(done, total);
             let opts = ev::Options {

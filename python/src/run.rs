@@ -54,7 +54,7 @@ pub fn edge_of(edge: &str) -> PyResult<EdgeMode> {
 
 /// A run error of `program` as `ProgramError` at the statement that failed.
 pub fn run_error(py: Python<'_>, program: &PyProgram, e: &RunError) -> PyErr {
-    errors::program_error(py, &At::pos(&program.file, e.pos), &e.msg)
+    errors::program_error(py, &At::pos(&program.file, e.pos), &e.cause.to_string())
 }
 
 /// The named inputs, checked, and the number of frames (`None` when every input is

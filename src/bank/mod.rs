@@ -50,8 +50,9 @@ pub struct Bank {
     budget: Option<(Vec<BudgetRow>, bool)>,
 }
 
-/// Why a bank could not be made or used.
+/// Why a bank could not be made or used: the one error of [`Bank`]'s methods.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BankError {
     /// The generator or the approximation refused the spec.
     #[error(transparent)]
@@ -62,6 +63,12 @@ pub enum BankError {
     /// The evaluation stopped (a run error, or the uncertainty ensemble).
     #[error(transparent)]
     Evaluate(#[from] EvaluateError),
+    /// A run stopped ([`Bank::run`]).
+    #[error(transparent)]
+    Run(#[from] crate::sim::run::RunError),
+    /// A comparison stopped ([`Bank::compare`]).
+    #[error(transparent)]
+    Compare(#[from] CompareError),
     /// A bare program has no kernels to prove or measure.
     #[error(
         "a program needs the spec of the kernels it computes (in the CLI: --kernel SPEC.yaml)"
@@ -80,7 +87,13 @@ pub struct Proof {
 
 /// How a check measures: the noise profile's name as reported, run seeds, and
 /// whether to bound the figures over the profile's uncertainty ensemble.
+///
+/// ```
+/// let opts = scamp::CheckOptions::new("scamp5").with_runs(4).with_uncertainty(true);
+/// assert_eq!((opts.noise.as_str(), opts.runs, opts.uncertainty), ("scamp5", 4, true));
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CheckOptions {
     /// The profile as the caller named it (reported as `noise`).
     pub noise: String,
@@ -88,6 +101,31 @@ pub struct CheckOptions {
     pub runs: u32,
     /// Whether to measure the ranges over the uncertainty ensemble.
     pub uncertainty: bool,
+}
+
+impl CheckOptions {
+    /// One run seed per image under the profile named `noise`, no ensemble.
+    pub fn new(noise: impl Into<String>) -> CheckOptions {
+        CheckOptions {
+            noise: noise.into(),
+            runs: 1,
+            uncertainty: false,
+        }
+    }
+
+    /// With `runs` run seeds per image.
+    #[must_use]
+    pub fn with_runs(mut self, runs: u32) -> CheckOptions {
+        self.runs = runs;
+        self
+    }
+
+    /// With (or without) the uncertainty ensemble's ranges.
+    #[must_use]
+    pub fn with_uncertainty(mut self, uncertainty: bool) -> CheckOptions {
+        self.uncertainty = uncertainty;
+        self
+    }
 }
 
 /// A check's report with the evaluation it was built from (for pictures and files).
@@ -317,8 +355,8 @@ impl Bank {
         setups: &[Setup],
         opts: &RunOptions,
         watched: &[compare::Watched],
-    ) -> Result<Vec<Frame>, crate::sim::run::RunError> {
-        run_batch(&self.program(), setups, opts, watched)
+    ) -> Result<Vec<Frame>, BankError> {
+        Ok(run_batch(&self.program(), setups, opts, watched)?)
     }
 
     /// Runs the whole program on every scene under the noise profile of `opts` and
@@ -332,15 +370,15 @@ impl Bank {
         opts: &RunOptions,
         compare_opts: &CompareOptions,
         on_map: Option<MapSink>,
-    ) -> Result<Comparison, CompareError> {
-        compare::compare(
+    ) -> Result<Comparison, BankError> {
+        Ok(compare::compare(
             &self.program(),
             &opts.profile,
             scenes,
             &|img| Ok(setup(img).array()),
             compare_opts,
             on_map,
-        )
+        )?)
     }
 
     /// The register holding the input image, for a bank with kernels.

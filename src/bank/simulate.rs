@@ -6,7 +6,7 @@ use super::stats::{RegisterRuns, RunsAccumulator};
 use crate::isa::Program;
 use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::readout::PlaneStats;
-use crate::sim::run::{RunError, RunReport};
+use crate::sim::run::{RunError, RunFault, RunReport};
 use crate::sim::{self, Array, PES};
 use crate::verify::compare::{Comparison, Watched};
 use serde::Serialize;
@@ -124,17 +124,13 @@ pub fn run_on(
 /// The error for a watched register the array does not have (a register beyond its
 /// general ones): reading it would make up values.
 fn not_on(w: Watched, array: &Array) -> RunError {
-    let device = crate::isa::Device {
-        general: array.general(),
-    };
-    RunError {
-        pos: crate::isa::Pos { line: 1, col: 1 },
-        msg: format!(
-            "register {w} was asked for, but this array has only {} (and NEWS, PIX, the \
-             digital registers)",
-            device.general_range()
-        ),
-    }
+    RunError::at(
+        crate::isa::Pos { line: 1, col: 1 },
+        RunFault::NotOnArray {
+            register: w.to_string(),
+            general: array.general(),
+        },
+    )
 }
 
 /// Runs `program` once per setup, frame `i` with run seed `seed + i` on the same chip

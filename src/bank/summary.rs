@@ -4,7 +4,6 @@
 
 use super::setup::Setup;
 use super::simulate::{runs, Frame, NoiseInfo, RunOptions, RunSummary};
-use super::Bank;
 use crate::isa::Program;
 use crate::sim::capture::GreyImage;
 use crate::sim::run::RunReport;
@@ -52,10 +51,11 @@ pub fn run_plan(
                 scene: img.clone(),
                 ..plan.setup.clone()
             };
-            Some(Bank::bare(plan.program.clone()).compare(
+            Some(crate::verify::compare::compare(
+                plan.program,
+                &plan.opts.profile,
                 scenes,
-                &per_scene,
-                plan.opts,
+                &|img| Ok(per_scene(img).array()),
                 compare_opts,
                 on_map,
             )?)

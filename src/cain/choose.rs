@@ -128,8 +128,9 @@ pub fn choose_layer(
     target: &LayerTarget,
     opts: &ChooseOptions,
 ) -> Result<Chosen, ChooseError> {
-    let limit = saturation_limit(&opts.profile)
-        .ok_or_else(|| CompileError::NoSaturation(opts.profile.name.clone()))?;
+    let limit = saturation_limit(&opts.profile).ok_or_else(|| CompileError::NoSaturation {
+        profile: opts.profile.name.clone(),
+    })?;
     // The arrays checked before anything is computed from them.
     layer_spec(weights, bias, groups, &at(target, 1.0, 0))?;
     let widest = weights

@@ -23,12 +23,16 @@
 pub mod assemble;
 pub mod choose;
 pub mod drive;
+mod error;
 pub mod moves;
+pub mod options;
 pub mod score;
 pub mod search;
 pub mod spec;
 
 pub use assemble::report::{header, predict_outputs, program_text, saturation_limit};
+pub use error::{CompileError, GeneratorBug};
+pub use options::{CompileOptions, OptionError, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
@@ -41,36 +45,6 @@ use crate::verify::proof::Target;
 use crate::verify::range::{InputRange, Peak};
 use drive::setup::Setup;
 use std::time::{Duration, Instant};
-
-/// Settings that override the spec's `search:` section (command-line flags).
-#[derive(Clone, Debug, Default)]
-pub struct CompileOptions {
-    /// Wall-clock budget in seconds (default 10).
-    pub time_limit: Option<f64>,
-    /// Worker threads (default: the machine's cores).
-    pub workers: Option<usize>,
-    /// Instruction set (default `all`).
-    pub ops: Option<Ops>,
-    /// Registers the program may use, replacing the spec's list.
-    pub registers: Option<Vec<Reg>>,
-    /// Ordering seed (default 0).
-    pub seed: Option<u64>,
-    /// Node limit over all workers.
-    pub node_limit: Option<u64>,
-    /// Memory cap in MiB (default 2048).
-    pub memory_limit_mb: Option<u64>,
-    /// Deterministic work budget: nodes per worker (see [`SearchOptions::work`]).
-    pub work: Option<u64>,
-    /// What to minimise (default [`Objective::Error`]).
-    pub objective: Option<Objective>,
-    /// Length slack of the error objective (default [`DEFAULT_SLACK`]).
-    pub slack: Option<f64>,
-    /// Noise profile for the range limit and the error prediction (default `scamp5`).
-    pub profile: Option<Profile>,
-    /// Rescale kernels whose outputs cannot fit (default: the spec's `fit`; see
-    /// [`spec::fit`]).
-    pub fit: Option<bool>,
-}
 
 /// What the search minimises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -105,10 +79,6 @@ impl std::str::FromStr for Objective {
         }
     }
 }
-
-/// Default length slack of the error objective: programs up to 25 % longer than the
-/// shortest found compete on predicted error.
-pub const DEFAULT_SLACK: f64 = 0.25;
 
 /// The register range a program was held to.
 #[derive(Clone, Debug, PartialEq)]
@@ -253,52 +223,6 @@ impl Compiled {
     }
 }
 
-/// Why compilation failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CompileError {
-    /// Inconsistent options (e.g. `--registers` without the input register).
-    #[error("{0}")]
-    Options(String),
-    /// A kernel cannot be approximated.
-    #[error("kernel {index} (out {out}): {msg}")]
-    Approx {
-        /// 1-based kernel number.
-        index: usize,
-        /// Its output register.
-        out: Reg,
-        /// What went wrong.
-        msg: String,
-    },
-    /// A kernel's approximation misses `max_error` at `max_depth` (exit 1: the program
-    /// would not compute the kernel asked for).
-    #[error("kernel {index} (out {out}): {miss}")]
-    ApproxMiss {
-        /// 1-based kernel number.
-        index: usize,
-        /// Its output register.
-        out: Reg,
-        /// The error reached and the depth that would meet the bound.
-        miss: spec::approx::ApproxMiss,
-    },
-    /// The budget ended before any program was found.
-    #[error("no program found within the budget ({0})")]
-    NotFound(String),
-    /// No program exists within the registers given (certain without a search, or the
-    /// search exhausted its whole space): more time would not help (exit 1).
-    #[error("{0}")]
-    NoProgram(String),
-    /// A program failed its proof (a generator bug: nothing is printed).
-    #[error("internal error: generated program failed its proof: {0}")]
-    Proof(String),
-    /// The noise profile has no saturation limits, which the range constraint needs.
-    #[error("profile `{0}` has no `saturation` limits; the register range constraint needs them")]
-    NoSaturation(String),
-    /// No program whose values stay in range was found within the budget.
-    /// (The message names the constraint: limit and input range.)
-    #[error("no range-safe program found within the budget ({0})")]
-    NoRangeSafe(String),
-}
-
 /// The numeric targets of a spec's kernels for [`crate::verify::check`]: the specified
 /// weights (scale applied) and the approximation each program computes.
 pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target> {
@@ -429,8 +353,8 @@ pub fn compile(
         match drive::race::search_group(one, time, start, stats) {
             Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start, stats)),
             Err(
-                CompileError::NotFound(_)
-                | CompileError::NoRangeSafe(_)
+                CompileError::NotFound { .. }
+                | CompileError::NoRangeSafe { .. }
                 | CompileError::NoProgram(_),
             ) => {}
             Err(e) => return Err(e),
@@ -574,64 +498,5 @@ fn assemble(
         predicted,
         objective: setup.objective,
         profile: setup.profile.name.clone(),
-    }
-}
-
-/// An option of [`CompileOptions`] outside the range its spec key and command-line
-/// flag accept.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{msg}")]
-pub struct OptionError {
-    /// The option's name (as the Python keyword and the spec key spell it).
-    pub key: &'static str,
-    /// What is wrong, naming the option and the range allowed.
-    pub msg: String,
-}
-
-impl CompileOptions {
-    /// Checks every option against the rule its spec key and command-line flag share,
-    /// before any work: the command line, the Python bindings and the library take
-    /// the same values and refuse the rest with the same message.
-    pub fn validate(&self) -> Result<(), OptionError> {
-        let at = |key: &'static str| {
-            move |m: String| OptionError {
-                key,
-                msg: format!("{key} {m}"),
-            }
-        };
-        if let Some(t) = self.time_limit {
-            spec::check_time_limit(t).map_err(at("time_limit"))?;
-        }
-        if let Some(s) = self.slack {
-            spec::check_slack(s).map_err(at("slack"))?;
-        }
-        let wholes = [
-            ("workers", spec::WORKERS, self.workers.map(|w| w as u64)),
-            ("work", spec::WORK, self.work),
-            ("node_limit", spec::NODE_LIMIT, self.node_limit),
-            (
-                "memory_limit_mb",
-                spec::MEMORY_LIMIT_MB,
-                self.memory_limit_mb,
-            ),
-        ];
-        for (key, rule, v) in wholes {
-            if let Some(v) = v {
-                // The rule's message names the key already.
-                rule.check(i128::from(v))
-                    .map_err(|msg| OptionError { key, msg })?;
-            }
-        }
-        match &self.profile {
-            Some(p) if p.saturation.is_none() => Err(OptionError {
-                key: "noise",
-                msg: format!(
-                    "noise: profile `{}` has no `saturation` limits; compile holds every \
-                     value to them",
-                    p.name
-                ),
-            }),
-            _ => Ok(()),
-        }
     }
 }

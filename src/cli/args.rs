@@ -220,18 +220,7 @@ pub struct RegisterList(pub Vec<Reg>);
 
 /// `--registers A,B,...`.
 pub fn registers(s: &str) -> Result<RegisterList, String> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match Reg::parse(part) {
-            Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
-            Some(Reg::Gen(_)) => return Err(format!("{part} listed twice")),
-            _ => return Err(format!("`{part}` is not a general register (A, B, ...)")),
-        }
-    }
-    if out.is_empty() {
-        return Err("no register given".into());
-    }
-    Ok(RegisterList(out))
+    crate::cain::options::parse_registers(s.split(',')).map(RegisterList)
 }
 
 /// `--edge`: what neighbour views see beyond the border of the array.

@@ -182,7 +182,9 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
     if compiled.search.stop == cain::StopReason::Memory {
         eprintln!(
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
-            opts.memory_limit_mb.or(spec.search.memory_limit_mb).unwrap_or(2048)
+            opts.memory_limit_mb
+                .or(spec.search.memory_limit_mb)
+                .unwrap_or(cain::options::DEFAULT_MEMORY_LIMIT_MB)
         );
     }
     if compiled.search.work.is_none() {

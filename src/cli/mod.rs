@@ -70,15 +70,8 @@ impl CliError {
     pub fn code(&self) -> u8 {
         let not_found = matches!(
             self,
-            CliError::CompileSpec {
-                source: CompileError::NotFound(_)
-                    | CompileError::NoProgram(_)
-                    | CompileError::Proof(_)
-                    | CompileError::NoRangeSafe(_)
-                    | CompileError::ApproxMiss { .. },
-                ..
-            } | CliError::Compile(CompileError::ApproxMiss { .. })
-        );
+            CliError::CompileSpec { source, .. } if source.is_no_program()
+        ) || matches!(self, CliError::Compile(CompileError::ApproxMiss { .. }));
         if not_found {
             1
         } else {

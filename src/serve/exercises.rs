@@ -118,7 +118,9 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
     };
     match bank.evaluate(&grey, &testbed, 1, false) {
         Ok(e) => Ok(reply(name, &bank, &e, grey.len())),
-        Err(BankError::Evaluate(EvaluateError::Run(r))) => Ok(not_graded(name, r.pos, r.msg)),
+        Err(BankError::Evaluate(EvaluateError::Run(r))) => {
+            Ok(not_graded(name, r.pos, r.cause.to_string()))
+        }
         Err(other) => Err(internal(other)),
     }
 }

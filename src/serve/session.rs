@@ -298,7 +298,7 @@ pub fn run(req: &RunRequest) -> Result<RunReply, Refusal> {
             Ok(report) => warnings = report.warnings,
             Err(e) => {
                 if errors.is_empty() {
-                    errors.push(diagnostic(e.pos, &e.msg));
+                    errors.push(diagnostic(e.pos, &e.cause.to_string()));
                 }
             }
         }

@@ -386,7 +386,7 @@ impl Array {
             }
             other => Src::Plane(
                 self.plane_index(other)
-                    .ok_or_else(|| MachineError(format!("no register {other}")))?,
+                    .ok_or(MachineError::NoRegister(other))?,
             ),
         })
     }
@@ -409,7 +409,7 @@ impl Array {
             let plane = self
                 .plane_index(reg)
                 .filter(|&p| p <= self.general)
-                .ok_or_else(|| MachineError(format!("{d} cannot receive a transfer")))?;
+                .ok_or(MachineError::CannotReceive(d))?;
             let ctx = WriteCtx {
                 seq: self.seq,
                 reg: d,

@@ -45,9 +45,25 @@ pub fn bus_value<V: Linear>(sources: &[V], receivers: usize) -> V {
 }
 
 /// Why a machine cannot execute an instruction.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct MachineError(pub String);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MachineError {
+    /// An instruction reads a register the machine does not have.
+    #[error("no register {0}")]
+    NoRegister(Reg),
+    /// A transfer writes a register that cannot receive one.
+    #[error("{0} cannot receive a transfer")]
+    CannotReceive(Reg),
+    /// The symbolic verifier met a transfer under a FLAG that may be partial.
+    #[error(
+        "a transfer runs while FLAG may be partial (after `where`); the symbolic verifier \
+         only proves FLAG-free linear programs"
+    )]
+    PartialFlag,
+    /// The error predictor met an instruction that sets FLAG.
+    #[error("the error predictor covers FLAG-free linear programs only")]
+    FlagUnpredicted,
+}
 
 /// A register file that can execute machine-level instructions.
 pub trait Machine {

@@ -41,12 +41,44 @@ pub struct RunReport {
 
 /// Why a run stopped.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: {msg}")]
+#[error("{pos}: {cause}")]
 pub struct RunError {
     /// Statement that failed.
     pub pos: Pos,
     /// Why.
-    pub msg: String,
+    pub cause: RunFault,
+}
+
+/// What stopped a run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunFault {
+    /// The machine cannot execute an instruction of the statement.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    /// A register was asked for that the array does not have (reading it would make
+    /// up values).
+    #[error(
+        "register {register} was asked for, but this array has only {} (and NEWS, PIX, the \
+         digital registers)",
+        crate::isa::Device { general: *general }.general_range()
+    )]
+    NotOnArray {
+        /// The register's name.
+        register: String,
+        /// The array's general registers.
+        general: usize,
+    },
+}
+
+impl RunError {
+    /// The error `cause` at the statement at `pos`.
+    pub fn at(pos: Pos, cause: impl Into<RunFault>) -> RunError {
+        RunError {
+            pos,
+            cause: cause.into(),
+        }
+    }
 }
 
 /// Runs `program` `repeat` times on `array`, calling `observe` after every bus
@@ -144,9 +176,7 @@ fn run_batched(
     for _ in 0..repeat {
         for s in &program.stmts {
             check_flag(s, batch.flag_full(), report);
-            batch
-                .execute(&s.ops)
-                .map_err(|MachineError(msg)| RunError { pos: s.pos, msg })?;
+            batch.execute(&s.ops).map_err(|e| RunError::at(s.pos, e))?;
             report.cycles += s.cycles();
             report.instructions += 1;
         }
@@ -166,7 +196,7 @@ fn run_stepped(
         for s in &program.stmts {
             check_flag(s, array.flag_full(), report);
             for (i, op) in s.ops.iter().enumerate() {
-                step(array, op).map_err(|MachineError(msg)| RunError { pos: s.pos, msg })?;
+                step(array, op).map_err(|e| RunError::at(s.pos, e))?;
                 report.cycles += op.cycles();
                 observe(s, i, array);
             }

@@ -108,7 +108,15 @@ pub fn adc_step(profile: &Profile) -> f64 {
 }
 
 /// How the two runs are made and compared.
+///
+/// ```
+/// use scamp::verify::compare::{CompareOptions, Watched};
+/// let c = Watched::parse("C", 6).unwrap();
+/// let opts = CompareOptions::new(vec![c], 0.5).with_runs(2).with_seeds(1, 7);
+/// assert_eq!((opts.runs, opts.seed, opts.chip_seed, opts.border), (2, 1, 7, 0));
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CompareOptions {
     /// Registers to compare (see [`Watched::written_by`]).
     pub registers: Vec<Watched>,
@@ -128,6 +136,67 @@ pub struct CompareOptions {
     pub seed: u64,
     /// Fixed-pattern seed: the same chip for every run.
     pub chip_seed: u64,
+}
+
+impl CompareOptions {
+    /// Compares `registers` with `tolerance`: one run of the program, one noisy run
+    /// with seed 1 on chip 1, at the default clock, read out, no border.
+    pub fn new(registers: Vec<Watched>, tolerance: f64) -> CompareOptions {
+        CompareOptions {
+            registers,
+            repeat: 1,
+            clock_hz: crate::sim::DEFAULT_CLOCK_HZ,
+            raw: false,
+            tolerance,
+            border: 0,
+            runs: 1,
+            seed: 1,
+            chip_seed: 1,
+        }
+    }
+
+    /// With the program run `repeat` times in a row.
+    #[must_use]
+    pub fn with_repeat(mut self, repeat: u32) -> CompareOptions {
+        self.repeat = repeat;
+        self
+    }
+
+    /// With the array clock at `clock_hz`.
+    #[must_use]
+    pub fn with_clock_hz(mut self, clock_hz: f64) -> CompareOptions {
+        self.clock_hz = clock_hz;
+        self
+    }
+
+    /// Reading analogue values raw (`true`) or through the readout path.
+    #[must_use]
+    pub fn with_raw(mut self, raw: bool) -> CompareOptions {
+        self.raw = raw;
+        self
+    }
+
+    /// Leaving `border` PEs out on every side.
+    #[must_use]
+    pub fn with_border(mut self, border: usize) -> CompareOptions {
+        self.border = border;
+        self
+    }
+
+    /// With `runs` noisy runs.
+    #[must_use]
+    pub fn with_runs(mut self, runs: u32) -> CompareOptions {
+        self.runs = runs;
+        self
+    }
+
+    /// With run seeds from `seed` on the chip `chip_seed`.
+    #[must_use]
+    pub fn with_seeds(mut self, seed: u64, chip_seed: u64) -> CompareOptions {
+        self.seed = seed;
+        self.chip_seed = chip_seed;
+        self
+    }
 }
 
 /// The difference of one register on one image in the first noisy run: for analogue

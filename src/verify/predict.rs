@@ -301,18 +301,6 @@ pub struct InputStats {
 }
 
 impl InputStats {
-    /// The model used without images: pixels uniform over `range`, and equal within the
-    /// reach of a kernel (natural images are smooth at that scale, and it is the case
-    /// that makes gain errors largest).
-    pub fn of_range(range: InputRange) -> InputStats {
-        let (a, b) = (range.lo, range.hi);
-        InputStats {
-            mean: (a + b) / 2.0,
-            square: (a * a + a * b + b * b) / 3.0,
-            lags: HashMap::new(),
-        }
-    }
-
     /// The default input model of `compile`: the bundled test images' moments
     /// ([`IMAGE_LAGS`]), mapped affinely from the capture's -128..127 onto `range`. Unlike
     /// a locally constant input, it gives edges and texture their weight, which is what
@@ -799,7 +787,7 @@ impl Machine for ErrorPe<'_> {
                     }
                 }
                 Reg::News => self.news = t,
-                other => return Err(MachineError(format!("{other} cannot receive a transfer"))),
+                other => return Err(MachineError::CannotReceive(other)),
             }
         }
         if srcs.contains(&Reg::Pix) {
@@ -809,9 +797,7 @@ impl Machine for ErrorPe<'_> {
     }
 
     fn flag_where(&mut self, _srcs: &[Reg]) -> Result<(), MachineError> {
-        Err(MachineError(
-            "the error predictor covers FLAG-free linear programs only".into(),
-        ))
+        Err(MachineError::FlagUnpredicted)
     }
 
     fn flag_all(&mut self) {}
@@ -831,12 +817,14 @@ impl Machine for ErrorPe<'_> {
 
 /// Why a program's error cannot be predicted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: {msg}")]
+#[error("{pos}: `{statement}`: {cause}")]
 pub struct PredictError {
     /// Statement that could not be followed.
     pub pos: Pos,
+    /// Its text.
+    pub statement: String,
     /// Why.
-    pub msg: String,
+    pub cause: MachineError,
 }
 
 /// The error structure of a program's registers after it ran: input-independent, so it
@@ -893,9 +881,10 @@ pub fn analyse(
     }
     for s in &program.stmts {
         for op in &s.ops {
-            step(&mut pe, op).map_err(|e| PredictError {
+            step(&mut pe, op).map_err(|cause| PredictError {
                 pos: s.pos,
-                msg: format!("`{s}`: {}", e.0),
+                statement: s.to_string(),
+                cause,
             })?;
         }
     }
@@ -1016,7 +1005,7 @@ mod tests {
     fn ideal_profile_predicts_no_error() {
         let ideal = Profile::builtin("ideal").unwrap();
         let m = model("divq(B, A); movx(C, B, east); add(D, B, C)", &ideal);
-        let s = InputStats::of_range(InputRange::default());
+        let s = InputStats::of_bundled_images(InputRange::default());
         assert_eq!(
             m.predict(Reg::D, &s),
             Predicted {

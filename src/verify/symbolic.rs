@@ -270,11 +270,7 @@ fn coef_of_f32(v: f32) -> Coef {
 impl<V: Symbolic> Machine for SymbolicPe<V> {
     fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError> {
         if !self.flag_known_full {
-            return Err(MachineError(
-                "a transfer runs while FLAG may be partial (after `where`); the symbolic \
-                 verifier only proves FLAG-free linear programs"
-                    .into(),
-            ));
+            return Err(MachineError::PartialFlag);
         }
         let vals: Vec<V> = srcs.iter().map(|r| self.value(*r)).collect();
         let v = crate::sim::machine::bus_value(&vals, dsts.len());
@@ -286,7 +282,7 @@ impl<V: Symbolic> Machine for SymbolicPe<V> {
                     self.news = v.shifted(-dr, -dc);
                 }
                 Reg::Gen(_) | Reg::News => self.set(*d, v.clone()),
-                other => return Err(MachineError(format!("{other} cannot receive a transfer"))),
+                other => return Err(MachineError::CannotReceive(*other)),
             }
         }
         if srcs.contains(&Reg::Pix) {
@@ -399,7 +395,7 @@ fn run_on<V: Symbolic>(
         for op in &s.ops {
             step(pe, op).map_err(|e| SymbolicError {
                 pos: s.pos,
-                msg: format!("`{s}`: {}", e.0),
+                msg: format!("`{s}`: {e}"),
             })?;
             if let BusOp::Transfer { dsts, .. } = op {
                 for d in dsts {

@@ -6,7 +6,7 @@ use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
 use crate::cain::score::{objective, risk::ClipModel};
-use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
     CompileError, Objective, Source, Stats,
@@ -472,13 +472,13 @@ impl Judge<'_> {
                 &self.targets,
                 Some(&s.registers),
             )
-            .map_err(|e| CompileError::Proof(e.to_string()))?;
+            .map_err(|e| CompileError::Proof(e.into()))?;
         }
         let predicted = match &best.value.predicted {
             Some(p) => p.clone(),
             None => self
                 .predict(&best.value.program)
-                .map_err(|e| CompileError::Proof(e.to_string()))?,
+                .map_err(|e| CompileError::Proof(e.into()))?,
         };
         Ok(GroupResult {
             best,
@@ -513,22 +513,18 @@ fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> Compi
     ) {
         return CompileError::NoProgram(why);
     }
-    let more = match outcome.stop {
-        StopReason::Exhausted => "its whole space is searched: more time would not help",
-        _ => "try a larger --time-limit or more registers",
-    };
-    let detail = format!(
-        "stopped by {} after {} nodes; {more}",
-        outcome.stop.name(),
-        outcome.nodes
-    );
     if outcome.plans_found > 0 {
         // Plans reached the input, but none finished in range.
-        return CompileError::NoRangeSafe(format!(
-            "constraint: every value within +-{held_to} (saturation of profile `{}`) \
-             for inputs {}..{}; {detail}",
-            setup.profile.name, setup.spec.input_range.lo, setup.spec.input_range.hi
-        ));
+        return CompileError::NoRangeSafe {
+            held_to,
+            profile: setup.profile.name.clone(),
+            input: setup.spec.input_range,
+            stop: outcome.stop,
+            nodes: outcome.nodes,
+        };
     }
-    CompileError::NotFound(detail)
+    CompileError::NotFound {
+        stop: outcome.stop,
+        nodes: outcome.nodes,
+    }
 }

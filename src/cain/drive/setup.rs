@@ -2,11 +2,12 @@
 //! before any group is searched (registers, approximations, profile and range limit,
 //! workers and budget).
 
+use crate::cain::options::{DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT};
 use crate::cain::search::SearchOptions;
 use crate::cain::spec::{self, Ops, Spec};
 use crate::cain::{
     approximate_each, assemble::report, CompileError, CompileOptions, KernelReport, Objective,
-    DEFAULT_SLACK,
+    OptionError, DEFAULT_SLACK,
 };
 use crate::isa::{Device, Reg, Wiring};
 use crate::sim::noise::Profile;
@@ -49,16 +50,16 @@ impl<'a> Setup<'a> {
             .clone()
             .unwrap_or_else(|| spec.registers.clone());
         if registers.is_empty() {
-            return Err(CompileError::Options("no registers to use".into()));
+            return Err(registers_error("no registers to use".into()));
         }
         if !registers.contains(&spec.input) {
-            return Err(CompileError::Options(format!(
+            return Err(registers_error(format!(
                 "the input register {} is not among the registers to use",
                 spec.input
             )));
         }
         if let Some(k) = spec.kernels.iter().find(|k| !registers.contains(&k.out)) {
-            return Err(CompileError::Options(format!(
+            return Err(registers_error(format!(
                 "output register {} is not among the registers to use",
                 k.out
             )));
@@ -69,8 +70,10 @@ impl<'a> Setup<'a> {
             Some(p) => p.clone(),
             None => Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default(),
         };
-        let limit = report::saturation_limit(&profile)
-            .ok_or_else(|| CompileError::NoSaturation(profile.name.clone()))?;
+        let limit =
+            report::saturation_limit(&profile).ok_or_else(|| CompileError::NoSaturation {
+                profile: profile.name.clone(),
+            })?;
         let mut outputs = crate::cain::output_magnitudes(&kernels, spec.input_range);
         if opts.fit.unwrap_or(spec.fit) {
             let scales: Vec<f64> = spec.kernels.iter().map(|k| k.scale).collect();
@@ -84,19 +87,27 @@ impl<'a> Setup<'a> {
         // parsed.
         spec::WORKERS
             .check(workers as i128)
-            .map_err(CompileError::Options)?;
-        let seconds = opts.time_limit.or(spec.search.time_limit).unwrap_or(10.0);
-        spec::check_time_limit(seconds)
-            .map_err(|m| CompileError::Options(format!("time_limit {m}")))?;
+            .map_err(|msg| OptionError {
+                key: "workers",
+                msg,
+            })?;
+        let seconds = opts
+            .time_limit
+            .or(spec.search.time_limit)
+            .unwrap_or(DEFAULT_TIME_LIMIT);
+        spec::check_time_limit(seconds).map_err(|m| OptionError {
+            key: "time_limit",
+            msg: format!("time_limit {m}"),
+        })?;
         let search = SearchOptions {
             time_limit: Duration::from_secs_f64(seconds.max(0.001)),
             node_limit: opts.node_limit.or(spec.search.node_limit),
             workers,
-            seed: opts.seed.or(spec.search.seed).unwrap_or(0),
+            seed: opts.seed.or(spec.search.seed).unwrap_or(DEFAULT_SEED),
             memory_limit: opts
                 .memory_limit_mb
                 .or(spec.search.memory_limit_mb)
-                .unwrap_or(2048)
+                .unwrap_or(DEFAULT_MEMORY_LIMIT_MB)
                 .saturating_mul(1 << 20),
             work: opts.work.or(spec.search.work),
             slack: match objective {
@@ -138,4 +149,12 @@ impl<'a> Setup<'a> {
     pub fn wiring(&self) -> Wiring {
         Wiring::new(self.spec.input, self.general)
     }
+}
+
+/// A refused register list.
+fn registers_error(msg: String) -> CompileError {
+    CompileError::Options(OptionError {
+        key: "registers",
+        msg,
+    })
 }

@@ -54,9 +54,9 @@ pub(crate) fn rescore(
         // The constructive program: scored when it was made.
         return Ok((s, source));
     }
-    let (score, predicted) = judge.score(&s.value.program).ok_or_else(|| {
-        CompileError::Proof("the shortest program's error cannot be predicted".into())
-    })?;
+    let (score, predicted) = judge.score(&s.value.program).ok_or(CompileError::Proof(
+        crate::cain::GeneratorBug::ShortestUnpredicted,
+    ))?;
     let score = score + clip.plan_risk(&s.value.steps, finals);
     let value = Candidate {
         predicted: Some(predicted),

@@ -1,0 +1,122 @@
+"""The exception classes (one per kind, all under ``scamp.Error``) and the compile
+options (the native signature against the library's one declaration)."""
+
+import ast
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scamp
+from scamp import _scamp
+
+BLUR = "name: blur\ninput: A\nregisters: [A, B, C, D]\nkernels:\n  - out: A\n    scale: 1/4\n    weights: [[1, 2, 1]]\n"
+
+
+def test_the_classes_form_one_hierarchy_under_error():
+    assert issubclass(scamp.Error, ValueError)
+    for cls in (scamp.SourceError, scamp.OptionError, scamp.DatasetError, scamp.CompileError):
+        assert cls.__bases__ == (scamp.Error,), cls
+    for cls in (scamp.ProgramError, scamp.SpecError, scamp.ProfileError):
+        assert cls.__bases__ == (scamp.SourceError,), cls
+
+
+def test_compile_keywords_are_the_declared_options_in_order():
+    params = list(inspect.signature(scamp.compile).parameters.values())
+    assert params[0].name == "spec"
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:])
+    assert [p.name for p in params[1:]] == list(_scamp.COMPILE_OPTIONS)
+    assert len(_scamp.COMPILE_OPTIONS) == 13
+
+
+def test_the_stub_declares_the_same_compile_keywords():
+    stub = Path(scamp.__file__).with_name("__init__.pyi")
+    tree = ast.parse(stub.read_text())
+    (compile_def,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "compile"]
+    assert [a.arg for a in compile_def.args.kwonlyargs] == list(_scamp.COMPILE_OPTIONS)
+
+
+def test_a_bad_program_is_a_program_error():
+    with pytest.raises(scamp.ProgramError) as e:
+        scamp.parse("nonsense(A)\n")
+    assert (e.value.line, e.value.column) == (1, 1)
+    assert isinstance(e.value, scamp.SourceError)
+
+
+def test_a_bad_spec_is_a_spec_error():
+    with pytest.raises(scamp.SpecError) as e:
+        scamp.compile("kernels: 3\n")
+    assert e.value.file == "<spec>"
+
+
+def test_a_missing_profile_is_a_profile_error():
+    with pytest.raises(scamp.ProfileError):
+        scamp.Profile.load("no-such-profile.yaml")
+
+
+@pytest.mark.parametrize(
+    "options, option",
+    [
+        ({"workers": 0}, "workers"),
+        ({"work": 0}, "work"),
+        ({"node_limit": 0}, "node_limit"),
+        ({"memory_limit": 0}, "memory_limit"),
+        ({"time_limit": -1.0}, "time_limit"),
+        ({"slack": -1.0}, "slack"),
+        ({"ops": "fancy"}, "ops"),
+        ({"registers": ["A", "A"]}, "registers"),
+        ({"registers": ["B", "C"]}, "registers"),
+        ({"objective": "speed"}, "objective"),
+        ({"noise": "ideal"}, "noise"),
+    ],
+)
+def test_an_option_out_of_range_is_an_option_error_naming_it(options, option):
+    with pytest.raises(scamp.OptionError) as e:
+        scamp.compile(BLUR, **{"work": 100, "workers": 1, **options})
+    assert e.value.option == option
+
+
+def test_runs_out_of_range_is_an_option_error(repo):
+    with pytest.raises(scamp.OptionError) as e:
+        scamp.check(repo / "programs/gauss3x3.scamp", kernel=repo / "programs/gauss3x3.yaml", runs=0)
+    assert e.value.option == "runs"
+
+
+def test_an_empty_image_folder_is_a_dataset_error(tmp_path):
+    with pytest.raises(scamp.DatasetError):
+        scamp.load_images(tmp_path)
+
+
+def test_a_spec_without_a_program_is_a_compile_error():
+    # One register cannot hold two taps whose weights do not sum to 0.
+    single = "input: A\nregisters: [A]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1, 1]]\n"
+    with pytest.raises(scamp.CompileError, match="no program can exist"):
+        scamp.compile(single, work=100, workers=1)
+
+
+def test_accept_approximation_and_the_search_keywords_reach_the_generator():
+    thirds = "input: A\nregisters: [A, B, C, D]\nkernels:\n  - out: A\n    scale: 1/3\n    weights: [[1, 1, 1]]\napproximation: { max_depth: 2 }\n"
+    with pytest.raises(scamp.CompileError, match="max_error"):
+        scamp.compile(thirds, work=200, workers=1)
+    c = scamp.compile(thirds, work=200, workers=1, accept_approximation=True, ops="basic",
+                      registers=["A", "B", "C"], seed=3, node_limit=10_000, memory_limit=512,
+                      slack=0.5, fit=False, time_limit=60.0)
+    report = c.report
+    assert (report["search"]["work"], report["search"]["workers"]) == (200, 1)
+    assert report["kernels"][0]["depth"] == 2
+    assert report["noise"] == "scamp5"
+    written = set(scamp.parse(c.program).written_registers)
+    assert written <= {"A", "B", "C"}, c.program
+    basic = {"mov", "movx", "add", "sub", "neg", "divq", "res"}
+    used = {line.split("(")[0].strip() for line in c.program.splitlines() if "(" in line and not line.startswith("//")}
+    assert used <= basic, c.program
+
+
+def test_check_without_images_measures_the_bundled_images(repo):
+    target = repo / "programs/gauss3x3.scamp"
+    kernel = repo / "programs/gauss3x3.yaml"
+    bundled = scamp.check(target, kernel=kernel, noise="ideal")
+    folder = scamp.check(target, kernel=kernel, noise="ideal", images=repo / "images")
+    assert bundled == folder
+    assert bundled["images"] == 8

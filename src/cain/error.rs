@@ -1,0 +1,135 @@
+//! Why a compile failed: [`CompileError`], structured so that callers (the command
+//! line's exit code, the Python exception class) decide by kind, never by text.
+
+use super::drive;
+use super::options::OptionError;
+use super::search::StopReason;
+use super::spec;
+use crate::isa::Reg;
+use crate::verify::range::InputRange;
+
+/// Why compilation failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// Inconsistent options (e.g. `--registers` without the input register).
+    #[error(transparent)]
+    Options(#[from] OptionError),
+    /// A kernel cannot be approximated.
+    #[error("kernel {index} (out {out}): {msg}")]
+    Approx {
+        /// 1-based kernel number.
+        index: usize,
+        /// Its output register.
+        out: Reg,
+        /// What went wrong.
+        msg: String,
+    },
+    /// A kernel's approximation misses `max_error` at `max_depth` (exit 1: the program
+    /// would not compute the kernel asked for).
+    #[error("kernel {index} (out {out}): {miss}")]
+    ApproxMiss {
+        /// 1-based kernel number.
+        index: usize,
+        /// Its output register.
+        out: Reg,
+        /// The error reached and the depth that would meet the bound.
+        miss: spec::approx::ApproxMiss,
+    },
+    /// The budget ended before any program was found.
+    #[error("no program found within the budget ({})", Stopped(*stop, *nodes))]
+    NotFound {
+        /// Why the search stopped.
+        stop: StopReason,
+        /// Nodes it expanded.
+        nodes: u64,
+    },
+    /// No program exists within the registers given (certain without a search, or the
+    /// search exhausted its whole space): more time would not help (exit 1).
+    #[error(transparent)]
+    NoProgram(#[from] drive::feasible::Infeasible),
+    /// A program failed its proof or its error prediction (a generator bug: nothing is
+    /// printed).
+    #[error("internal error: generated program failed its proof: {0}")]
+    Proof(#[from] GeneratorBug),
+    /// The noise profile has no saturation limits, which the range constraint needs.
+    #[error(
+        "profile `{profile}` has no `saturation` limits; the register range constraint needs them"
+    )]
+    NoSaturation {
+        /// The profile's name.
+        profile: String,
+    },
+    /// No program whose values stay in range was found within the budget.
+    #[error(
+        "no range-safe program found within the budget (constraint: every value within \
+         +-{held_to} (saturation of profile `{profile}`) for inputs {}..{}; {})",
+        input.lo, input.hi, Stopped(*stop, *nodes)
+    )]
+    NoRangeSafe {
+        /// The limit every value was held to.
+        held_to: f64,
+        /// The profile whose saturation set it.
+        profile: String,
+        /// The values input pixels can take.
+        input: InputRange,
+        /// Why the search stopped.
+        stop: StopReason,
+        /// Nodes it expanded.
+        nodes: u64,
+    },
+}
+
+impl CompileError {
+    /// Whether the error means the generator has a bug (a program it made failed its
+    /// own proof), rather than bad input or a budget too small.
+    pub fn is_bug(&self) -> bool {
+        matches!(self, CompileError::Proof(_))
+    }
+
+    /// Whether no program was produced although the spec and options are valid (exit 1
+    /// on the command line: a larger budget, more registers or a looser bound may help).
+    pub fn is_no_program(&self) -> bool {
+        matches!(
+            self,
+            CompileError::NotFound { .. }
+                | CompileError::NoProgram(_)
+                | CompileError::Proof(_)
+                | CompileError::NoRangeSafe { .. }
+                | CompileError::ApproxMiss { .. }
+        )
+    }
+}
+
+/// A generated program that failed a check the generator relies on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GeneratorBug {
+    /// The program does not compute its kernels.
+    #[error(transparent)]
+    Proof(#[from] crate::verify::proof::ProofError),
+    /// The program's error cannot be predicted.
+    #[error(transparent)]
+    Predict(#[from] crate::verify::predict::PredictError),
+    /// The shortest program's error cannot be predicted.
+    #[error("the shortest program's error cannot be predicted")]
+    ShortestUnpredicted,
+}
+
+/// How a search stopped, as the messages say it.
+struct Stopped(StopReason, u64);
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let more = match self.0 {
+            StopReason::Exhausted => "its whole space is searched: more time would not help",
+            _ => "try a larger --time-limit or more registers",
+        };
+        write!(
+            f,
+            "stopped by {} after {} nodes; {more}",
+            self.0.name(),
+            self.1
+        )
+    }
+}

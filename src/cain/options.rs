@@ -1,0 +1,340 @@
+//! The compile options: [`CompileOptions`] as a library user builds it, and
+//! [`COMPILE_OPTIONS`], the one declaration of each option (name, spec key, default,
+//! doc) that the command-line flags, the spec keys, the Python keywords, the stub and
+//! the docs are checked against (tests/compile_options.rs, python/tests).
+
+use super::spec::{self, Ops};
+use super::Objective;
+use crate::isa::Reg;
+use crate::sim::noise::Profile;
+
+/// Settings that override the spec's `search:` section (command-line flags).
+///
+/// Build one from the default and the `with_*` methods (new fields may come):
+///
+/// ```
+/// use scamp::cain::{CompileOptions, Objective};
+/// let opts = CompileOptions::default().with_work(2000).with_workers(1).with_objective(Objective::Length);
+/// assert_eq!(opts.work, Some(2000));
+/// assert!(opts.validate().is_ok());
+/// assert_eq!(CompileOptions::default().with_workers(0).validate().unwrap_err().key, "workers");
+/// ```
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct CompileOptions {
+    /// Wall-clock budget in seconds (default [`DEFAULT_TIME_LIMIT`]).
+    pub time_limit: Option<f64>,
+    /// Worker threads (default: the machine's cores).
+    pub workers: Option<usize>,
+    /// Instruction set (default `all`).
+    pub ops: Option<Ops>,
+    /// Registers the program may use, replacing the spec's list.
+    pub registers: Option<Vec<Reg>>,
+    /// Ordering seed (default [`DEFAULT_SEED`]).
+    pub seed: Option<u64>,
+    /// Node limit over all workers.
+    pub node_limit: Option<u64>,
+    /// Memory cap in MiB (default [`DEFAULT_MEMORY_LIMIT_MB`]).
+    pub memory_limit_mb: Option<u64>,
+    /// Deterministic work budget: nodes per worker (see [`super::SearchOptions::work`]).
+    pub work: Option<u64>,
+    /// What to minimise (default [`Objective::Error`]).
+    pub objective: Option<Objective>,
+    /// Length slack of the error objective (default [`DEFAULT_SLACK`]).
+    pub slack: Option<f64>,
+    /// Noise profile for the range limit and the error prediction (default `scamp5`).
+    pub profile: Option<Profile>,
+    /// Rescale kernels whose outputs cannot fit (default: the spec's `fit`; see
+    /// [`spec::fit`]).
+    pub fit: Option<bool>,
+}
+
+/// Default length slack of the error objective: programs up to 25 % longer than the
+/// shortest found compete on predicted error.
+pub const DEFAULT_SLACK: f64 = 0.25;
+
+/// Default wall-clock budget of a compile, in seconds.
+pub const DEFAULT_TIME_LIMIT: f64 = 10.0;
+
+/// Default memory cap of the search, in MiB.
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 2048;
+
+/// Default ordering seed of the search.
+pub const DEFAULT_SEED: u64 = 0;
+
+/// An option of [`CompileOptions`] outside the range its spec key and command-line
+/// flag accept.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{msg}")]
+pub struct OptionError {
+    /// The option's name (as the Python keyword and the spec key spell it).
+    pub key: &'static str,
+    /// What is wrong, naming the option and the range allowed.
+    pub msg: String,
+}
+
+impl CompileOptions {
+    /// Checks every option against the rule its spec key and command-line flag share,
+    /// before any work: the command line, the Python bindings and the library take
+    /// the same values and refuse the rest with the same message.
+    pub fn validate(&self) -> Result<(), OptionError> {
+        let at = |key: &'static str| {
+            move |m: String| OptionError {
+                key,
+                msg: format!("{key} {m}"),
+            }
+        };
+        if let Some(t) = self.time_limit {
+            spec::check_time_limit(t).map_err(at("time_limit"))?;
+        }
+        if let Some(s) = self.slack {
+            spec::check_slack(s).map_err(at("slack"))?;
+        }
+        let wholes = [
+            ("workers", spec::WORKERS, self.workers.map(|w| w as u64)),
+            ("work", spec::WORK, self.work),
+            ("node_limit", spec::NODE_LIMIT, self.node_limit),
+            ("memory_limit", spec::MEMORY_LIMIT_MB, self.memory_limit_mb),
+        ];
+        for (key, rule, v) in wholes {
+            if let Some(v) = v {
+                // The rule's message names the key already.
+                rule.check(i128::from(v))
+                    .map_err(|msg| OptionError { key, msg })?;
+            }
+        }
+        match &self.profile {
+            Some(p) if p.saturation.is_none() => Err(OptionError {
+                key: "noise",
+                msg: format!(
+                    "noise: profile `{}` has no `saturation` limits; compile holds every \
+                     value to them",
+                    p.name
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A builder method per field: `with_NAME(value)` sets it.
+macro_rules! builders {
+    ($($(#[$doc:meta])* $method:ident => $field:ident: $ty:ty),* $(,)?) => {
+        impl CompileOptions {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub fn $method(mut self, value: $ty) -> CompileOptions {
+                    self.$field = Some(value);
+                    self
+                }
+            )*
+        }
+    };
+}
+
+builders! {
+    /// Sets [`CompileOptions::time_limit`].
+    with_time_limit => time_limit: f64,
+    /// Sets [`CompileOptions::workers`].
+    with_workers => workers: usize,
+    /// Sets [`CompileOptions::ops`].
+    with_ops => ops: Ops,
+    /// Sets [`CompileOptions::registers`].
+    with_registers => registers: Vec<Reg>,
+    /// Sets [`CompileOptions::seed`].
+    with_seed => seed: u64,
+    /// Sets [`CompileOptions::node_limit`].
+    with_node_limit => node_limit: u64,
+    /// Sets [`CompileOptions::memory_limit_mb`].
+    with_memory_limit_mb => memory_limit_mb: u64,
+    /// Sets [`CompileOptions::work`].
+    with_work => work: u64,
+    /// Sets [`CompileOptions::objective`].
+    with_objective => objective: Objective,
+    /// Sets [`CompileOptions::slack`].
+    with_slack => slack: f64,
+    /// Sets [`CompileOptions::profile`].
+    with_profile => profile: Profile,
+    /// Sets [`CompileOptions::fit`].
+    with_fit => fit: bool,
+}
+
+/// The instruction set named `s`: `all` or `basic`.
+pub fn parse_ops(s: &str) -> Result<Ops, String> {
+    match s {
+        "all" => Ok(Ops::All),
+        "basic" => Ok(Ops::Basic),
+        _ => Err(format!("unknown instruction set {s:?} (all or basic)")),
+    }
+}
+
+/// The general registers `names` (`--registers A,B,C`): none twice, at least one.
+pub fn parse_registers<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Vec<Reg>, String> {
+    let mut out = Vec::new();
+    for part in names.into_iter().map(str::trim).filter(|p| !p.is_empty()) {
+        match Reg::parse(part) {
+            Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
+            Some(Reg::Gen(_)) => return Err(format!("{part} listed twice")),
+            _ => return Err(format!("`{part}` is not a general register (A, B, ...)")),
+        }
+    }
+    if out.is_empty() {
+        return Err("no register given".into());
+    }
+    Ok(out)
+}
+
+/// One compile option as every front end shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OptionDecl {
+    /// The Python keyword and [`OptionError::key`]; the command-line flag is
+    /// [`OptionDecl::flag`].
+    pub name: &'static str,
+    /// The spec key that sets it too (`search.work`), if any.
+    pub spec_key: Option<&'static str>,
+    /// The default, as the docs state it.
+    pub default: &'static str,
+    /// What it does, in one line.
+    pub doc: &'static str,
+}
+
+impl OptionDecl {
+    /// The command-line flag: `--` and the name with `-` for `_`.
+    pub fn flag(&self) -> String {
+        format!("--{}", self.name.replace('_', "-"))
+    }
+}
+
+/// Declares one option.
+const fn decl(
+    name: &'static str,
+    spec_key: Option<&'static str>,
+    default: &'static str,
+    doc: &'static str,
+) -> OptionDecl {
+    OptionDecl {
+        name,
+        spec_key,
+        default,
+        doc,
+    }
+}
+
+/// Every option of `scamp compile` (besides the spec, `--output` and `--json`), in
+/// the order of its `--help`: the one list the flags, spec keys, Python keywords, stub
+/// and docs are checked against.
+pub const COMPILE_OPTIONS: [OptionDecl; 13] = [
+    decl(
+        "time_limit",
+        Some("search.time_limit"),
+        "the spec's, else 10",
+        "search budget in seconds, at most 86400",
+    ),
+    decl(
+        "workers",
+        Some("search.workers"),
+        "the spec's, else the number of cores",
+        "search workers, 1..=1024",
+    ),
+    decl(
+        "ops",
+        Some("search.ops"),
+        "all",
+        "instruction set: all, or basic (AUKE's)",
+    ),
+    decl(
+        "registers",
+        Some("registers"),
+        "the spec's",
+        "registers the program may use",
+    ),
+    decl(
+        "seed",
+        Some("search.seed"),
+        "0",
+        "seed for search-order ties",
+    ),
+    decl(
+        "work",
+        Some("search.work"),
+        "the spec's, else none (race the clock)",
+        "deterministic search of this many nodes per worker",
+    ),
+    decl(
+        "node_limit",
+        Some("search.node_limit"),
+        "none",
+        "stop after this many search nodes",
+    ),
+    decl(
+        "memory_limit",
+        Some("search.memory_limit"),
+        "2048",
+        "memory cap of the search in MiB",
+    ),
+    decl(
+        "objective",
+        None,
+        "error",
+        "what to minimise: error or length",
+    ),
+    decl("slack", None, "0.25", "length slack of the error objective"),
+    decl(
+        "noise",
+        None,
+        "scamp5",
+        "noise profile for the register range and the error prediction",
+    ),
+    decl(
+        "fit",
+        Some("fit"),
+        "the spec's, else off",
+        "rescale kernels whose output cannot fit the register range",
+    ),
+    decl(
+        "accept_approximation",
+        Some("approximation.accept"),
+        "the spec's, else off",
+        "accept an approximation that misses the spec's max_error",
+    ),
+];
+
+/// The declaration of the option `name`.
+pub fn declared(name: &str) -> Option<&'static OptionDecl> {
+    COMPILE_OPTIONS.iter().find(|d| d.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_defaults_are_the_constants() {
+        let default = |n: &str| declared(n).map(|d| d.default).unwrap_or_default();
+        assert!(default("time_limit").ends_with(&DEFAULT_TIME_LIMIT.to_string()));
+        assert_eq!(default("memory_limit"), DEFAULT_MEMORY_LIMIT_MB.to_string());
+        assert_eq!(default("seed"), DEFAULT_SEED.to_string());
+        assert_eq!(default("slack"), DEFAULT_SLACK.to_string());
+        assert_eq!(default("noise"), crate::sim::noise::DEFAULT_PROFILE);
+        assert_eq!(default("objective"), Objective::default().name());
+        assert_eq!((default("ops"), Ops::default()), ("all", Ops::All));
+    }
+
+    #[test]
+    fn option_errors_name_the_declared_option() {
+        let bad = [
+            CompileOptions::default().with_time_limit(-1.0),
+            CompileOptions::default().with_workers(0),
+            CompileOptions::default().with_work(0),
+            CompileOptions::default().with_node_limit(0),
+            CompileOptions::default().with_memory_limit_mb(0),
+            CompileOptions::default().with_slack(-1.0),
+        ];
+        for o in bad {
+            let e = o.validate().unwrap_err();
+            assert!(declared(e.key).is_some(), "{e:?}");
+        }
+    }
+}
