@@ -96,6 +96,54 @@ fn the_shortest_program_is_rerouted_when_nothing_beats_it() {
     assert_eq!(rounded(&default), [2.22, 11.98]);
 }
 
+/// `search.phases`: on the same pair the length phase reports the length objective's
+/// 23 macros, and the re-route phase the 22 that was kept; the constructive program and
+/// every phase are listed, in order, and only the phases whose program was printed are
+/// marked kept.
+#[test]
+fn the_phases_report_what_each_found_and_which_was_kept() {
+    let s = bench_spec("h27_r2d");
+    let default = compile(&s, Objective::Error, 600);
+    let length = compile(&s, Objective::Length, 600);
+    let names =
+        |c: &cain::Compiled| -> Vec<&str> { c.search.phases.iter().map(|p| p.name).collect() };
+    assert_eq!(
+        names(&default),
+        ["constructive", "length", "error", "reroute"]
+    );
+    assert_eq!(names(&length), ["constructive", "length"]);
+    let phase = |c: &cain::Compiled, name: &str| {
+        c.search
+            .phases
+            .iter()
+            .find(|p| p.name == name)
+            .cloned()
+            .expect("the phase")
+    };
+    assert_eq!(phase(&default, "length").best_instructions, Some(23));
+    assert_eq!(phase(&length, "length").best_instructions, Some(23));
+    assert!(phase(&length, "length").kept);
+    assert!(phase(&length, "length").nodes > 0);
+    // The length phase's program is predicted under the error objective only.
+    assert_eq!(phase(&length, "length").best_predicted_rmse, None);
+    let shortest = phase(&default, "length")
+        .best_predicted_rmse
+        .expect("scored");
+    assert!((shortest - (7.52f64.powi(2) + 28.01f64.powi(2)).sqrt()).abs() < 0.01);
+    let reroute = phase(&default, "reroute");
+    assert_eq!((reroute.best_instructions, reroute.kept), (Some(22), true));
+    assert!(!phase(&default, "length").kept && !phase(&default, "constructive").kept);
+    assert!(default.search.phases.iter().all(|p| p.group == 1));
+    // What the JSON says is what the library reports.
+    let json = serde_json::to_value(scamp::CompileReport::of(&s, &default)).expect("json");
+    let phases = json["search"]["phases"].as_array().expect("phases");
+    assert_eq!(phases.len(), 4);
+    assert_eq!(phases[3]["name"], "reroute");
+    assert_eq!(phases[3]["best_instructions"], 22);
+    assert_eq!(phases[3]["kept"], true);
+    assert!(phases[1]["seconds"].as_f64().is_some_and(|t| t >= 0.0));
+}
+
 /// Where an output reaches beyond three times the register limit, no instruction makes
 /// it from values within the limit, so the search that holds everything but the outputs
 /// to the limit has nothing to find: the whole work goes to the search that holds

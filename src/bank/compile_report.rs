@@ -96,6 +96,8 @@ pub struct RangeJson {
 pub struct SearchJson {
     /// Nodes expanded.
     pub nodes: u64,
+    /// Per group, its phases in order: the constructive program, then the search's.
+    pub phases: Vec<PhaseJson>,
     /// Plans that reached the input.
     pub plans_found: u64,
     /// Children the search took, by the generator rule that made them (counted as egg
@@ -113,6 +115,41 @@ pub struct SearchJson {
     pub work: Option<u64>,
     /// Workers used.
     pub workers: usize,
+}
+
+/// What one phase of a group's search found.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseJson {
+    /// Instructions of its best program (`null`: none found).
+    pub best_instructions: Option<usize>,
+    /// Predicted error of its best program (root of the summed predicted mean squared
+    /// error of the group's outputs; `null` where it was not predicted).
+    pub best_predicted_rmse: Option<f64>,
+    /// The group (1-based).
+    pub group: usize,
+    /// Whether the group's chosen program is one this phase found.
+    pub kept: bool,
+    /// `constructive`, `length`, `error` or `reroute`.
+    pub name: &'static str,
+    /// Nodes it expanded.
+    pub nodes: u64,
+    /// Seconds it ran.
+    pub seconds: f64,
+}
+
+impl PhaseJson {
+    /// The JSON of `p`.
+    fn of(p: &cain::PhaseReport) -> PhaseJson {
+        PhaseJson {
+            best_instructions: p.best_instructions,
+            best_predicted_rmse: p.best_predicted_rmse,
+            group: p.group,
+            kept: p.kept,
+            name: p.name,
+            nodes: p.nodes,
+            seconds: p.seconds,
+        }
+    }
 }
 
 impl CompileReport {
@@ -175,6 +212,7 @@ impl CompileReport {
             },
             search: SearchJson {
                 nodes: s.nodes,
+                phases: s.phases.iter().map(PhaseJson::of).collect(),
                 plans_found: s.plans_found,
                 rules: s.rules.clone(),
                 seconds: s.seconds,

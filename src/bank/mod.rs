@@ -20,7 +20,7 @@ pub mod text;
 pub use check_page::{PageError, Pictures};
 pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
 pub use compile_report::{
-    CompileReport, CompiledKernel, GroupReport, PredictedJson, RangeJson, SearchJson,
+    CompileReport, CompiledKernel, GroupReport, PhaseJson, PredictedJson, RangeJson, SearchJson,
 };
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{

@@ -15,10 +15,13 @@
 //! | --- | --- |
 //! | [`spec`] | the spec format ([`spec::yaml`]), the weight approximation ([`spec::approx`]) and the rescale of kernels that cannot fit ([`spec::fit`]) |
 //! | [`moves`] | the move set: atoms and goal bags ([`moves::goal`]), instructions on goals ([`moves::step`]), instructions applied in reverse ([`moves::reverse`]), each by a named rule counted per search ([`moves::rule`]) |
-//! | [`search`] | the backward search core, its heuristic ([`search::heuristic`]) and the window re-search that polishes found plans ([`search::window`]) and the tuning knobs with their defaults ([`search::tuning`]) |
+//! | [`search`] | the backward search: its options and reports (`search/options.rs`), one worker's deque walk (`search/worker.rs`), running the workers (`search/run.rs`), polishing finished plans (`search/polish.rs`), its heuristic ([`search::heuristic`]), the window re-search ([`search::window`]) and the tuning knobs with their defaults ([`search::tuning`]) |
 //! | [`score`] | the error objective ([`score::objective`]), the saturation risk of a plan ([`score::risk`]) and the error-budget search over depths ([`score::budget`]) |
-//! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]) and the per-group race ([`drive::race`]) |
+//! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]), the per-group race ([`drive::race`]) of the search's phases ([`drive::phase`]) run by [`drive::pipeline`], and the final choice ([`drive::choice`]) |
 //! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
+
+// No function over 100 lines (clippy.toml sets the threshold).
+#![deny(clippy::too_many_lines)]
 
 pub mod assemble;
 pub mod choose;
@@ -140,6 +143,28 @@ pub struct SearchReport {
     /// Children the search took, by the generator rule that made them (rule names of
     /// [`moves::rule::Rule::name`], alphabetical; rules never applied left out).
     pub rules: std::collections::BTreeMap<String, u64>,
+    /// Per group, its phases in order (see [`drive::phase`]).
+    pub phases: Vec<PhaseReport>,
+}
+
+/// What one phase of a group's search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseReport {
+    /// The group (1-based, in [`Compiled::groups`] order).
+    pub group: usize,
+    /// `constructive` (the constructive program), `length`, `error` or `reroute`.
+    pub name: &'static str,
+    /// Nodes it expanded.
+    pub nodes: u64,
+    /// Seconds it ran.
+    pub seconds: f64,
+    /// Instructions of its best program, if it found one.
+    pub best_instructions: Option<usize>,
+    /// Predicted error of its best program (root of the summed predicted mean squared
+    /// error of the group's outputs), where it was predicted.
+    pub best_predicted_rmse: Option<f64>,
+    /// Whether the group's chosen program is one this phase found.
+    pub kept: bool,
 }
 
 /// Which generator made a program.
@@ -426,6 +451,7 @@ fn assemble(
         n
     ];
     let mut groups = Vec::with_capacity(parts.len());
+    let mut phases = Vec::new();
     let (mut nodes, mut plans, mut to_best) = (0, 0, 0.0f64);
     let mut stop = StopReason::Time;
     for (members, r) in parts {
@@ -438,6 +464,8 @@ fn assemble(
         plans += r.outcome.plans_found;
         stop = r.outcome.stop;
         to_best = to_best.max(r.best.at.as_secs_f64());
+        let group = groups.len() + 1;
+        phases.extend(r.phases.into_iter().map(|p| PhaseReport { group, ..p }));
         groups.push(Group {
             kernels: members,
             peak: r.best.value.peak,
@@ -484,6 +512,7 @@ fn assemble(
             work: setup.search.work,
             seed: setup.search.seed,
             rules: stats.rules.by_name(),
+            phases,
         },
         ops: setup.ops,
         registers: setup.registers.clone(),

@@ -1,7 +1,10 @@
 //! One group's compile: the constructive fallback made first ([`prepare`]), then the
-//! search for a shorter program ([`search_group`]), every candidate proven, held to the
-//! range and scored by the objective, and the better of the two chosen.
+//! search's phases for a better program ([`search_group`]), every candidate proven, held
+//! to the range and scored by the objective, and the final choice among them.
 
+use crate::cain::drive::choice::{self, Finalists};
+use crate::cain::drive::phase;
+use crate::cain::drive::pipeline::{self, PhaseResult, Pipeline, Ran};
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
@@ -9,7 +12,7 @@ use crate::cain::score::{objective, risk::ClipModel};
 use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
-    CompileError, Objective, Source, Stats,
+    CompileError, Objective, PhaseReport, Source, Stats,
 };
 use crate::isa::{Program, Reg};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
@@ -43,6 +46,9 @@ pub struct GroupResult {
     pub outcome: Outcome<Candidate>,
     /// Per member kernel, the predicted error of the chosen program.
     pub predicted: Vec<Predicted>,
+    /// Per phase (the constructive program first), what it found and whether it was
+    /// kept (`group` left 0: the compile numbers its groups).
+    pub phases: Vec<PhaseReport>,
 }
 
 /// The group's kernels as goals at their common depth, with their output registers.
@@ -129,7 +135,7 @@ impl<'a> Judge<'a> {
 
     /// Proves `program` (made from `steps`), holds it to the range and scores it under
     /// `objective`; `None` if it fails any.
-    fn judge(
+    pub(crate) fn judge(
         &self,
         program: Program,
         steps: &[step::Step],
@@ -166,7 +172,7 @@ impl<'a> Judge<'a> {
 /// Runs the search for a group. Where an output cannot fit, it first tries for half
 /// the budget to keep everything but the outputs within the limit (values beyond it
 /// clip and spoil what fits), then holds values to the outputs' own magnitude.
-fn run_search(
+pub(crate) fn run_search(
     root: &Bag,
     ctx: &Ctx,
     opts: &SearchOptions,
@@ -296,7 +302,8 @@ pub fn prepare<'a>(
 }
 
 /// Searches for a program of a prepared group within `time` (and the work budget, if
-/// any) that beats its constructive program, and keeps the better of the two.
+/// any) that beats its constructive program: runs the objective's phases
+/// ([`phase::plan`]) and makes the final choice from their results ([`choice`]).
 pub fn search_group(
     prepared: Prepared<'_>,
     time: Duration,
@@ -309,9 +316,8 @@ pub fn search_group(
         finals,
         judge,
         fallback,
-        ..
+        reserve,
     } = prepared;
-    let spec = setup.spec;
     if let (None, Some(why)) = (
         &fallback,
         crate::cain::drive::feasible::impossible(&finals, &setup.registers),
@@ -320,14 +326,11 @@ pub fn search_group(
     }
     let init = Goal::single(0, 0, 1 << depth);
     let problem = alloc::AllocProblem {
-        init: (&init, spec.input),
+        init: (&init, setup.spec.input),
         registers: &setup.registers,
         outputs: &finals,
     };
-    let finish = |steps: &[step::Step], objective: Objective| {
-        let instrs = alloc::allocate(steps, &problem)?;
-        judge.judge(emit::program(&instrs, setup.device).ok()?, steps, objective)
-    };
+    let finish = pipeline::finisher(setup, &judge, &problem);
     let (root, ctx, range, clip) = search_frame(setup, depth, &finals);
     // The constructive program bounds the search from its start (in the deterministic
     // mode too: the bound is the same on every run). The bound is this group's own:
@@ -336,92 +339,121 @@ pub fn search_group(
         fallback.as_ref().map_or(usize::MAX, |f| f.instructions),
         std::sync::atomic::Ordering::Relaxed,
     );
-    let began = start.elapsed();
-    // The shortest program the error objective's searches finish: where it is shorter
-    // than the length search's, the choice is held to it instead.
+    let pipeline = Pipeline {
+        setup,
+        judge: &judge,
+        finish: &finish,
+        root,
+        ctx,
+        range,
+        clip,
+        start,
+        began: start.elapsed(),
+        time,
+        stats,
+    };
+    let phases = phase::plan(setup.objective, setup.search.work.is_some());
+    let ran = pipeline.run(&phases, fallback.clone())?;
+    let finalists = finalists(&ran, &judge, &pipeline)?;
+    let (best, source) = choice::final_choice(setup.objective, finalists, setup.search.slack);
+    let reports = reports(&ran, fallback.as_ref(), reserve, &best);
+    let outcome = merged(ran.phases, best.clone());
+    let mut result = judge.conclude(best, source, outcome)?;
+    result.phases = reports;
+    Ok(result)
+}
+
+/// The final choice's candidates: the shortest program, a shorter one the later phases
+/// finished (scored as the shortest was) and the later phases' results.
+fn finalists(
+    ran: &Ran,
+    judge: &Judge<'_>,
+    pipeline: &Pipeline<'_>,
+) -> Result<Finalists, CompileError> {
+    let later = || {
+        ran.phases
+            .iter()
+            .filter(|r| r.phase.objective == Objective::Error)
+    };
+    // The shortest program the error phases finished, in the order of the keeper
+    // (the same whichever phase finished it first).
     let seen = objective::Shortest::default();
-    let finish = |steps: &[step::Step], objective: Objective| {
-        let done = finish(steps, objective)?;
-        if objective == Objective::Error {
-            seen.offer(&done, start.elapsed());
-        }
-        Some(done)
+    for f in later().filter_map(|r| r.shortest.as_ref()) {
+        seen.offer(&(f.value.clone(), f.instructions, f.cycles, f.score), f.at);
+    }
+    let shorter = seen
+        .shorter_than(ran.shortest.0.instructions)
+        .map(|f| objective::rescore((f, Source::Search), judge, &pipeline.clip, &pipeline.root.0))
+        .transpose()?
+        .map(|(f, _)| f);
+    Ok(Finalists {
+        shortest: ran.shortest.clone(),
+        shorter,
+        searched: later().filter_map(|r| r.outcome.best.clone()).collect(),
+    })
+}
+
+/// Per phase, what it found and whether the chosen program is one of its; the
+/// constructive program first, as a phase of its own.
+fn reports(
+    ran: &Ran,
+    constructive: Option<&Found<Candidate>>,
+    reserve: Duration,
+    chosen: &Found<Candidate>,
+) -> Vec<PhaseReport> {
+    let report =
+        |name: &'static str, nodes, seconds, best: Option<&Found<Candidate>>, kept| PhaseReport {
+            group: 0,
+            name,
+            nodes,
+            seconds,
+            best_instructions: best.map(|b| b.instructions),
+            best_predicted_rmse: best
+                .and_then(|b| b.value.predicted.as_deref())
+                .map(|p| Predicted::summed_mse(p).sqrt()),
+            kept,
+        };
+    let first = report(
+        "constructive",
+        0,
+        reserve.as_secs_f64(),
+        constructive,
+        constructive.is_some_and(|c| choice::kept(chosen, [c])),
+    );
+    let phases = ran.phases.iter().map(|r| {
+        // The length phase's program as the choice saw it (scored under the error
+        // objective).
+        let own = match r.phase.objective {
+            Objective::Length => Some(&ran.shortest.0).filter(|_| ran.shortest.1 == Source::Search),
+            Objective::Error => r.outcome.best.as_ref(),
+        };
+        let kept = choice::kept(chosen, own.into_iter().chain(&r.shortest));
+        report(r.phase.name, r.outcome.nodes, r.outcome.seconds, own, kept)
+    });
+    std::iter::once(first).chain(phases).collect()
+}
+
+/// One outcome for all phases (counts added, the stop reason that says most about the
+/// result), its best the chosen program.
+fn merged(phases: Vec<PhaseResult>, best: Found<Candidate>) -> Outcome<Candidate> {
+    let mut outcomes = phases.into_iter().map(|r| r.outcome);
+    let Some(first) = outcomes.next() else {
+        return Outcome {
+            best: Some(best),
+            nodes: 0,
+            plans_found: 0,
+            seconds: 0.0,
+            stop: StopReason::Exhausted,
+        };
     };
-    let run = |opts: &SearchOptions, objective: Objective| {
-        let finish = |steps: &[step::Step]| finish(steps, objective);
-        let o = run_search(&root, &ctx, opts, &range, judge.held_to, stats, &finish);
-        let best = o.best.clone().map(|b| Found {
-            at: b.at + began,
-            ..b
-        });
-        (o, best)
-    };
-    // The shortest program, as `--objective length` finds it (the error objective's
-    // length search gets a share of a clock budget, all of a work budget).
-    let length = SearchOptions {
-        time_limit: match (setup.objective, setup.search.work) {
-            (Objective::Error, None) => time.mul_f64(objective::LENGTH_SHARE),
-            _ => time,
-        },
-        slack: 0.0,
-        clip: None,
-        ..setup.search.clone()
-    };
-    let (outcome, searched) = run(&length, Objective::Length);
-    let shortest =
-        choose(searched, fallback).ok_or_else(|| not_found(&outcome, judge.held_to, setup));
-    let (outcome, (best, source)) = match (setup.objective, shortest) {
-        (Objective::Length, s) => (outcome, s?),
-        (Objective::Error, s) => {
-            let s = objective::rescore(s?, &judge, &clip, &root.0)?;
-            // The error search looks within the slack of the shortest program.
-            stats
-                .best
-                .store(s.0.instructions, std::sync::atomic::Ordering::Relaxed);
-            // What the group's time leaves now.
-            let left = || time.saturating_sub(start.elapsed().saturating_sub(began));
-            let error = SearchOptions {
-                time_limit: left().mul_f64(1.0 - objective::REROUTE_SHARE),
-                clip: Some(clip.clone()),
-                ..setup.search.clone()
-            };
-            let (e, searched) = run(&error, Objective::Error);
-            // The shortest plan, re-routed.
-            let seed = &s.0.value.steps;
-            let fits = |r: &GoalRange| seed.iter().all(|t| t.outs.iter().all(|g| r.fits(g)));
-            let polish = SearchOptions {
-                time_limit: left().max(Duration::from_millis(1)),
-                clip: Some(clip.clone()),
-                range: Some(if fits(&range) {
-                    range.clone()
-                } else {
-                    range.held_to(judge.held_to.max(range.limit))
-                }),
-                ..setup.search.clone()
-            };
-            let finish = |steps: &[step::Step]| finish(steps, Objective::Error);
-            let p = search::polish(&root, &ctx, &polish, stats, &finish, seed);
-            let polished = p.best.clone().map(|b| Found {
-                at: start.elapsed(),
-                ..b
-            });
-            // Where the error search or the polish finished a program shorter than the
-            // length search's, the choice is held to it too.
-            let shorter = seen
-                .shorter_than(s.0.instructions)
-                .map(|f| objective::rescore((f, Source::Search), &judge, &clip, &root.0))
-                .transpose()?;
-            let searched = [searched, polished]
-                .into_iter()
-                .flatten()
-                .map(|f| (f, Source::Search));
-            let chosen = objective::prefer(s, shorter, searched, setup.search.slack);
-            let best = Some(chosen.0.clone());
-            let outcome = objective::merge(outcome, e, None);
-            (objective::merge(outcome, p, best), chosen)
-        }
-    };
-    judge.conclude(best, source, outcome)
+    let rest: Vec<_> = outcomes.collect();
+    if rest.is_empty() {
+        return first;
+    }
+    let n = rest.len();
+    rest.into_iter().enumerate().fold(first, |acc, (i, o)| {
+        objective::merge(acc, o, (i + 1 == n).then(|| best.clone()))
+    })
 }
 
 /// The search's view of a group: the root bag (the final goals), the generator's
@@ -485,28 +517,13 @@ impl Judge<'_> {
             source,
             outcome,
             predicted,
+            phases: Vec::new(),
         })
     }
 }
 
-/// The better of the searched and the constructive program: fewer instructions, then
-/// fewer cycles (the search only ever returns programs within its objective's choice).
-fn choose(
-    searched: Option<Found<Candidate>>,
-    fallback: Option<Found<Candidate>>,
-) -> Option<(Found<Candidate>, Source)> {
-    match (searched, fallback) {
-        (Some(s), Some(f)) if (f.instructions, f.cycles) < (s.instructions, s.cycles) => {
-            Some((f, Source::Fallback))
-        }
-        (Some(s), _) => Some((s, Source::Search)),
-        (None, Some(f)) => Some((f, Source::Fallback)),
-        (None, None) => None,
-    }
-}
-
 /// The error when neither generator produced a program.
-fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
+pub(crate) fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
     if let (0, Some(why)) = (
         outcome.plans_found,
         crate::cain::drive::feasible::exhausted(outcome, &setup.registers),

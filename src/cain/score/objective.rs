@@ -152,6 +152,11 @@ impl Shortest {
         }
     }
 
+    /// The program kept, taken out of the keeper.
+    pub(crate) fn take(&self) -> Option<Found<Candidate>> {
+        self.0.lock().ok()?.take()
+    }
+
     /// The program kept, taken out of the keeper, if it has fewer than `instructions`.
     pub(crate) fn shorter_than(&self, instructions: usize) -> Option<Found<Candidate>> {
         let kept = self.0.lock().ok()?.take()?;

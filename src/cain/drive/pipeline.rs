@@ -1,0 +1,234 @@
+//! Runs a group's phases ([`crate::cain::drive::phase`]) in order, each on its share of
+//! the clock the group has left, and reports what each found.
+//!
+//! Between phases the pipeline keeps the shortest program so far (the length phase's,
+//! or the constructive one where that is no longer): under the error objective the
+//! later phases search within the slack of it, and the re-route phase starts from it.
+
+use crate::cain::assemble::{alloc, emit};
+use crate::cain::drive::choice;
+use crate::cain::drive::phase::{Phase, RangeRule, Searches};
+use crate::cain::drive::race::{run_search, Candidate, Judge};
+use crate::cain::drive::setup::Setup;
+use crate::cain::moves::goal::Bag;
+use crate::cain::moves::reverse::Ctx;
+use crate::cain::moves::step;
+use crate::cain::score::{objective, risk::ClipModel};
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions};
+use crate::cain::{CompileError, Objective, Source, Stats};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Turns a plan into a candidate under an objective (see [`finisher`]).
+pub(crate) type GroupFinisher<'a> =
+    dyn Fn(&[step::Step], Objective) -> Option<search::Finished<Candidate>> + Sync + 'a;
+
+/// What one phase found.
+pub(crate) struct PhaseResult {
+    /// The phase.
+    pub phase: Phase,
+    /// Its search's figures; `best` is its result (`at`: from the start of the compile).
+    pub outcome: Outcome<Candidate>,
+    /// The shortest program it finished under the error objective (then fewest cycles,
+    /// lowest score), whatever the slack kept.
+    pub shortest: Option<Found<Candidate>>,
+}
+
+/// A group's search, ready to run its phases.
+pub(crate) struct Pipeline<'a> {
+    /// The compile's settings.
+    pub setup: &'a Setup<'a>,
+    /// Proves, holds to the range and scores candidates.
+    pub judge: &'a Judge<'a>,
+    /// Turns a plan into a candidate (register allocation, emission, judgement).
+    pub finish: &'a GroupFinisher<'a>,
+    /// The final goals.
+    pub root: Bag,
+    /// The generator's context.
+    pub ctx: Ctx,
+    /// The range goals are held to.
+    pub range: GoalRange,
+    /// The clipping model of the error objective.
+    pub clip: ClipModel,
+    /// When the compile started.
+    pub start: Instant,
+    /// When the group's search began (from `start`).
+    pub began: Duration,
+    /// The group's clock budget.
+    pub time: Duration,
+    /// The live counters.
+    pub stats: &'a Stats,
+}
+
+/// What the pipeline leaves: every phase's result and the shortest program (with its
+/// source) the later phases were held to.
+pub(crate) struct Ran {
+    /// Per phase, in order.
+    pub phases: Vec<PhaseResult>,
+    /// The shortest program after the length phase (`None` if no phase searched
+    /// for length).
+    pub shortest: (Found<Candidate>, Source),
+}
+
+impl Pipeline<'_> {
+    /// What the group's clock leaves now.
+    fn left(&self) -> Duration {
+        let spent = self.start.elapsed().saturating_sub(self.began);
+        self.time.saturating_sub(spent)
+    }
+
+    /// Runs `phases` in order; `constructive` is the group's constructive program, a
+    /// candidate of the shortest. Errors where no program was found at all.
+    pub(crate) fn run(
+        &self,
+        phases: &[Phase],
+        constructive: Option<Found<Candidate>>,
+    ) -> Result<Ran, CompileError> {
+        let mut constructive = constructive;
+        let mut shortest: Option<(Found<Candidate>, Source)> = None;
+        let mut results = Vec::with_capacity(phases.len());
+        for &phase in phases {
+            let budget = self.left().mul_f64(phase.share);
+            let seen = objective::Shortest::default();
+            let outcome = match (phase.searches, &shortest) {
+                (Searches::Plans, _) => self.plans(phase, budget, &seen),
+                (Searches::Reroute, Some(s)) => self.reroute(phase, budget, &seen, s),
+                (Searches::Reroute, None) => continue,
+            };
+            if phase.objective == Objective::Length {
+                shortest = Some(self.shortest(&outcome, constructive.take())?);
+            }
+            results.push(PhaseResult {
+                phase,
+                outcome,
+                shortest: seen.take(),
+            });
+        }
+        let shortest = match (shortest, constructive) {
+            (Some(s), _) => s,
+            (None, c) => choice::shortest(None, c)
+                .ok_or_else(|| CompileError::NotFound("no phase searched".into()))?,
+        };
+        Ok(Ran {
+            phases: results,
+            shortest,
+        })
+    }
+
+    /// The shortest of the length phase's (`outcome`) and the constructive program;
+    /// under the error objective scored as the error phases score theirs, and the
+    /// length they search within the slack of.
+    fn shortest(
+        &self,
+        outcome: &Outcome<Candidate>,
+        constructive: Option<Found<Candidate>>,
+    ) -> Result<(Found<Candidate>, Source), CompileError> {
+        let s = choice::shortest(outcome.best.clone(), constructive).ok_or_else(|| {
+            crate::cain::drive::race::not_found(outcome, self.judge.held_to, self.setup)
+        })?;
+        if self.setup.objective == Objective::Length {
+            return Ok(s);
+        }
+        let s = objective::rescore(s, self.judge, &self.clip, &self.root.0)?;
+        self.stats.best.store(s.0.instructions, Ordering::Relaxed);
+        Ok(s)
+    }
+
+    /// A backward search under `phase`'s objective within `budget`; programs it
+    /// finishes under the error objective are offered to `seen`.
+    fn plans(
+        &self,
+        phase: Phase,
+        budget: Duration,
+        seen: &objective::Shortest,
+    ) -> Outcome<Candidate> {
+        let opts = match phase.objective {
+            Objective::Length => SearchOptions {
+                time_limit: budget,
+                slack: 0.0,
+                clip: None,
+                ..self.setup.search.clone()
+            },
+            Objective::Error => SearchOptions {
+                time_limit: budget,
+                clip: Some(self.clip.clone()),
+                ..self.setup.search.clone()
+            },
+        };
+        let finish = |steps: &[step::Step]| self.offered(steps, phase.objective, seen);
+        let held_to = self.judge.held_to;
+        let mut o = run_search(
+            &self.root,
+            &self.ctx,
+            &opts,
+            &self.range,
+            held_to,
+            self.stats,
+            &finish,
+        );
+        o.best = o.best.map(|b| Found {
+            at: b.at + self.began,
+            ..b
+        });
+        o
+    }
+
+    /// Re-routes the shortest plan `s` within `budget`, under `phase`'s range rule.
+    fn reroute(
+        &self,
+        phase: Phase,
+        budget: Duration,
+        seen: &objective::Shortest,
+        s: &(Found<Candidate>, Source),
+    ) -> Outcome<Candidate> {
+        let seed = &s.0.value.steps;
+        let range = &self.range;
+        let fits = |r: &GoalRange| seed.iter().all(|t| t.outs.iter().all(|g| r.fits(g)));
+        let range = match phase.range {
+            RangeRule::KeptBySeed if !fits(range) => {
+                range.held_to(self.judge.held_to.max(range.limit))
+            }
+            _ => range.clone(),
+        };
+        let opts = SearchOptions {
+            time_limit: budget.max(Duration::from_millis(1)),
+            clip: Some(self.clip.clone()),
+            range: Some(range),
+            ..self.setup.search.clone()
+        };
+        let finish = |steps: &[step::Step]| self.offered(steps, phase.objective, seen);
+        let mut p = search::polish(&self.root, &self.ctx, &opts, self.stats, &finish, seed);
+        p.best = p.best.map(|b| Found {
+            at: self.start.elapsed(),
+            ..b
+        });
+        p
+    }
+
+    /// Finishes `steps` under `objective`, offering the result to `seen` under the
+    /// error objective.
+    fn offered(
+        &self,
+        steps: &[step::Step],
+        objective: Objective,
+        seen: &objective::Shortest,
+    ) -> Option<search::Finished<Candidate>> {
+        let done = (self.finish)(steps, objective)?;
+        if objective == Objective::Error {
+            seen.offer(&done, self.start.elapsed());
+        }
+        Some(done)
+    }
+}
+
+/// The finisher of a group: allocates registers for a plan, emits it and judges it.
+pub(crate) fn finisher<'a>(
+    setup: &'a Setup<'a>,
+    judge: &'a Judge<'a>,
+    problem: &'a alloc::AllocProblem<'a>,
+) -> impl Fn(&[step::Step], Objective) -> Option<search::Finished<Candidate>> + Sync + 'a {
+    move |steps: &[step::Step], objective: Objective| {
+        let instrs = alloc::allocate(steps, problem)?;
+        judge.judge(emit::program(&instrs, setup.device).ok()?, steps, objective)
+    }
+}
