@@ -14,7 +14,7 @@ use crate::cain::moves::goal::Bag;
 use crate::cain::moves::reverse::Ctx;
 use crate::cain::moves::step;
 use crate::cain::score::{objective, risk::ClipModel};
-use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions};
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{CompileError, Objective, Source, Stats};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -107,7 +107,10 @@ impl Pipeline<'_> {
         let shortest = match (shortest, constructive) {
             (Some(s), _) => s,
             (None, c) => choice::shortest(None, c)
-                .ok_or_else(|| CompileError::NotFound("no phase searched".into()))?,
+                .ok_or(CompileError::NotFound {
+                    stop: StopReason::Exhausted,
+                    nodes: 0,
+                })?,
         };
         Ok(Ran {
             phases: results,

@@ -9,7 +9,7 @@ use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
 use crate::cain::score::{objective, risk::ClipModel};
-use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions};
+use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
     CompileError, Objective, PhaseReport, Source, Stats,
