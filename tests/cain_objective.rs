@@ -74,6 +74,41 @@ fn one_random_kernel_beyond_the_range() {
     assert_no_worse_than_shortest("h27_r1a", 600);
 }
 
+/// The same-budget rule (`benches/same_budget.py` checks it under a clock budget): the
+/// default's program is never both beyond the slack of and predicted worse than the
+/// program `--objective length` finds with the same budget. Under a work budget the
+/// default's length phase is the length objective's search, so the rule holds on every
+/// family: one 3x3 and one 5x5 kernel, banks of 2, 3 and 4 kernels, a CNN-like layer.
+#[test]
+fn the_default_is_never_both_longer_and_worse_than_the_length_objective() {
+    for name in ["h27_r1b", "h27_r5x5a", "h27b_r2a", "r3b", "r4a", "h27_cnn2"] {
+        let s = bench_spec(name);
+        let default = compile(&s, Objective::Error, 300);
+        let length = compile(&s, Objective::Length, 300);
+        let (n, m) = (
+            default.program.instructions(),
+            length.program.instructions(),
+        );
+        let (e, l) = (total_mse(&default), total_mse(&length));
+        let beyond = n > (m as f64 * 1.25).floor() as usize;
+        assert!(
+            !(beyond && e > l * (1.0 + 1e-9)),
+            "{name}: {n} predicted {} against {m} predicted {}",
+            e.sqrt(),
+            l.sqrt()
+        );
+        // The length phase inside the default is the length objective's search.
+        let phase = |c: &cain::Compiled| {
+            c.search
+                .phases
+                .iter()
+                .find(|p| p.name == "length")
+                .and_then(|p| p.best_instructions)
+        };
+        assert_eq!(phase(&default), phase(&length), "{name}");
+    }
+}
+
 /// Where the error search finds nothing better than the shortest program, the shortest
 /// itself is polished: on this pair at 600 nodes per worker the error search keeps the
 /// length search's 23 macros (predicted 7.52 and 28.01); polishing shortens it to 22
