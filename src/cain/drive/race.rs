@@ -70,6 +70,8 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
 pub(crate) struct Judge<'a> {
     setup: &'a Setup<'a>,
     targets: Vec<Target>,
+    /// The members' kernels on every input plane (the proof of a multi-input group).
+    planes: Vec<crate::verify::planes::PlanesTarget>,
     outs: Vec<Reg>,
     pub(crate) held_to: f64,
     stats_in: InputStats,
@@ -94,14 +96,32 @@ impl<'a> Judge<'a> {
                     .collect()
             })
             .collect();
+        let planes = members
+            .iter()
+            .filter_map(|&i| setup.kernels.get(i))
+            .map(crate::cain::KernelReport::planes_target)
+            .collect();
         Judge {
             setup,
+            planes,
             outs: targets.iter().map(|t| t.out).collect(),
             targets,
             held_to: setup.held_to(members),
             stats_in: objective::input_stats(setup.spec.input_range),
             outputs_f64,
         }
+    }
+
+    /// Proves that `program` computes every member kernel: on the one input, within
+    /// the registers; or, with several inputs, on every input plane.
+    fn prove(&self, program: &Program) -> Result<(), String> {
+        let s = self.setup;
+        if s.spec.other_inputs.is_empty() {
+            return prove(program, s.wiring(), &self.targets, Some(&s.registers))
+                .map_err(|e| e.to_string());
+        }
+        crate::verify::planes::prove_planes(program, &s.spec.inputs(), s.general, &self.planes)
+            .map_err(|e| e.to_string())
     }
 
     /// The predicted error of each member's output of `program`.
@@ -136,8 +156,13 @@ impl<'a> Judge<'a> {
         objective: Objective,
     ) -> Option<search::Finished<Candidate>> {
         let s = self.setup;
-        prove(&program, s.wiring(), &self.targets, Some(&s.registers)).ok()?;
-        let peak = range::peak(&program, s.wiring(), s.spec.input_range).ok()?;
+        self.prove(&program).ok()?;
+        let peak = if s.spec.other_inputs.is_empty() {
+            range::peak(&program, s.wiring(), s.spec.input_range).ok()?
+        } else {
+            let inputs = s.spec.inputs();
+            range::peak_planes(&program, &inputs, s.general, s.spec.input_range).ok()?
+        };
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
@@ -257,7 +282,7 @@ pub fn prepare<'a>(
     let fallback = (|| {
         let instrs = fallback::program(
             &finals,
-            setup.spec.input,
+            &setup.spec.inputs(),
             &setup.registers,
             depth,
             setup.ops,
@@ -311,16 +336,15 @@ pub fn search_group(
         fallback,
         ..
     } = prepared;
-    let spec = setup.spec;
     if let (None, Some(why)) = (
         &fallback,
         crate::cain::drive::feasible::impossible(&finals, &setup.registers),
     ) {
         return Err(CompileError::NoProgram(why));
     }
-    let init = Goal::single(0, 0, 1 << depth);
+    let inputs = setup.input_goals(depth);
     let problem = alloc::AllocProblem {
-        init: (&init, spec.input),
+        inputs: &inputs,
         registers: &setup.registers,
         outputs: &finals,
     };
@@ -435,7 +459,13 @@ fn search_frame(
     let spec = setup.spec;
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
-        init: Goal::single(0, 0, 1 << depth),
+        init: Goal::input(0, depth),
+        others: setup
+            .input_goals(depth)
+            .into_iter()
+            .skip(1)
+            .map(|(g, _)| g)
+            .collect(),
         regs: setup.registers.len(),
         ops: setup.ops,
         depth,
@@ -464,15 +494,9 @@ impl Judge<'_> {
         source: Source,
         outcome: Outcome<Candidate>,
     ) -> Result<GroupResult, CompileError> {
-        let s = self.setup;
         if source == Source::Search {
-            prove(
-                &best.value.program,
-                s.wiring(),
-                &self.targets,
-                Some(&s.registers),
-            )
-            .map_err(|e| CompileError::Proof(e.to_string()))?;
+            self.prove(&best.value.program)
+                .map_err(CompileError::Proof)?;
         }
         let predicted = match &best.value.predicted {
             Some(p) => p.clone(),
