@@ -359,7 +359,13 @@ pub fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64
     kernels
         .iter()
         .map(|k| {
-            let (lo, hi) = crate::verify::range::interval(&k.target().expected(), range);
+            // Inputs vary independently: the output's interval is the sum of its planes'.
+            let (lo, hi) = k
+                .planes_target()
+                .planes
+                .iter()
+                .map(|t| crate::verify::range::interval(&t.expected(), range))
+                .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
             lo.abs().max(hi.abs())
         })
         .collect()
