@@ -278,6 +278,7 @@ fn unsharp_mask_is_twice_the_input_minus_a_blur() {
     assert_eq!(k[0].approx.depth, 8);
     let g = approx::goal_of(&k[0].approx, 8).expect("fits");
     let ctx = Ctx {
+        others: Vec::new(),
         init: Goal::single(0, 0, 256),
         regs: 6,
         ops: Ops::All,

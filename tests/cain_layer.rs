@@ -219,8 +219,13 @@ fn layers_that_do_not_fit_their_registers_are_refused() {
     assert!(e.contains("read 2 input channels"), "{e}");
     let mut two_in = t.clone();
     two_in.inputs = vec![Reg::A, Reg::D];
-    let e = refuse(&w, None, 2, &two_in);
-    assert!(e.contains("reads 2 input channels"), "{e}");
+    // Depthwise over two inputs: each kernel reads its own input's plane only.
+    let l = layer::layer_spec(w.view(), None, 2, &two_in).expect("depthwise over two inputs");
+    assert_eq!(l.spec.other_inputs, vec![Reg::D]);
+    let zero = |p: &Vec<Vec<f64>>| p.iter().flatten().all(|&x| x == 0.0);
+    assert!(zero(&l.spec.kernels[0].other_planes[0]));
+    assert!(zero(&l.spec.kernels[1].weights));
+    assert!(!zero(&l.spec.kernels[1].other_planes[0]));
     let mut few = t.clone();
     few.registers = vec![Reg::A, Reg::B];
     assert_eq!(

@@ -89,3 +89,30 @@ def test_choose_layer_refuses_bad_input(weights, kwargs, message):
     args = {"outputs": ["B", "C"], **kwargs}
     with pytest.raises(ValueError, match=message):
         scamp.choose_layer(weights, **args)
+
+
+# Two filters over three input channels, PyTorch's layout [out, in, kh, kw].
+DEEP = np.stack(
+    [
+        np.stack([np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]]) / 64] * 2 + [np.eye(3) / 8]),
+        np.stack([np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]) / 32] * 3),
+    ]
+)
+
+
+def test_a_multi_input_spec_dict_compiles_to_the_cli_program(cli, tmp_path):
+    np.save(tmp_path / "deep.npy", DEEP)
+    spec = tmp_path / "deep.yaml"
+    spec.write_text(
+        "name: deep\ninputs: [A, B, C]\nlayer:\n  weights: deep.npy\n  outputs: [D, E]\n"
+        "search: { work: 400, workers: 1 }\n"
+    )
+    expected = cli.json("compile", spec, "--work", 400)
+    assert scamp.compile(spec, work=400).program == expected["program"]
+    as_dict = {
+        "name": "deep",
+        "inputs": ["A", "B", "C"],
+        "kernels": [{"out": "D", "weights": DEEP[0]}, {"out": "E", "weights": DEEP[1]}],
+        "search": {"work": 400, "workers": 1},
+    }
+    assert scamp.compile(as_dict, work=400).program == expected["program"]

@@ -108,6 +108,9 @@ pub enum GeneratorBug {
     /// The program does not compute its kernels.
     #[error(transparent)]
     Proof(#[from] crate::verify::proof::ProofError),
+    /// A program over several input planes does not compute its kernels.
+    #[error(transparent)]
+    Planes(#[from] crate::verify::planes::PlanesProofError),
     /// The program's error cannot be predicted.
     #[error(transparent)]
     Predict(#[from] crate::verify::predict::PredictError),

@@ -241,6 +241,25 @@ impl KernelReport {
     }
 }
 
+impl KernelReport {
+    /// What a program must compute for this kernel on every input plane, as a proof
+    /// target of [`crate::verify::planes::prove_planes`].
+    pub fn planes_target(&self) -> crate::verify::planes::PlanesTarget {
+        let plane = |weights: &Vec<Vec<i64>>| Target {
+            out: self.out,
+            depth: self.approx.depth,
+            weights: weights.clone(),
+        };
+        crate::verify::planes::PlanesTarget {
+            out: self.out,
+            planes: std::iter::once(&self.approx.weights)
+                .chain(&self.approx.other_planes)
+                .map(plane)
+                .collect(),
+        }
+    }
+}
+
 impl Compiled {
     /// The kernels as proof targets.
     pub fn targets(&self) -> Vec<Target> {
@@ -289,7 +308,13 @@ pub fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64
     kernels
         .iter()
         .map(|k| {
-            let (lo, hi) = crate::verify::range::interval(&k.target().expected(), range);
+            // Inputs vary independently: the output's interval is the sum of its planes'.
+            let (lo, hi) = k
+                .planes_target()
+                .planes
+                .iter()
+                .map(|t| crate::verify::range::interval(&t.expected(), range))
+                .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
             lo.abs().max(hi.abs())
         })
         .collect()
@@ -301,8 +326,8 @@ pub(crate) fn approximate_each(spec: &Spec) -> Result<Vec<KernelReport>, Compile
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            approximate(
-                &k.weights,
+            spec::approx::approximate_planes(
+                &k.planes(),
                 k.scale,
                 spec.approximation.max_depth,
                 spec.approximation.max_error,
@@ -316,7 +341,7 @@ pub(crate) fn approximate_each(spec: &Spec) -> Result<Vec<KernelReport>, Compile
                 let p = &spec.approximation;
                 if !p.accept {
                     spec::approx::check_miss(
-                        &k.weights,
+                        &k.planes(),
                         k.scale,
                         &approx,
                         p.max_depth,

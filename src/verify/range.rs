@@ -10,6 +10,7 @@
 use super::dyadic::Dyadic;
 use super::symbolic::{execute_as, Coef, LinComb, SymbolicError};
 use crate::isa::{Pos, Program, Reg, Wiring};
+use crate::verify::planes::Planes;
 use num_traits::ToPrimitive;
 
 /// The interval each input pixel lies in (in "in" units, the full-range capture
@@ -102,6 +103,30 @@ pub fn peak(program: &Program, wiring: Wiring, range: InputRange) -> Result<Peak
         return Ok(fast.peak);
     }
     peak_rational(program, wiring, range)
+}
+
+/// [`peak`] of a program reading several input planes, plane z in `inputs[z]` (each
+/// with values in `range`): a value's interval is the sum of its planes'.
+pub fn peak_planes(
+    program: &Program,
+    inputs: &[Reg],
+    general: usize,
+    range: InputRange,
+) -> Result<Peak, SymbolicError> {
+    let mut pe = crate::verify::symbolic::SymbolicPe::<Planes>::new(general);
+    for (z, &r) in inputs.iter().enumerate() {
+        pe.set(r, Planes::unit(z));
+    }
+    let mut t = Tracker::new(inputs.first().copied().unwrap_or(Reg::A), range);
+    crate::verify::symbolic::run_noting(&mut pe, program, |pe, d, pos| {
+        let v = pe.value(value_reg(d));
+        let (lo, hi) =
+            v.0.iter()
+                .map(|p| interval(p, range))
+                .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
+        t.note((lo, hi), d, pos);
+    })?;
+    Ok(t.peak)
 }
 
 /// [`peak`] on arbitrary-precision rationals alone (the reference the fast path is

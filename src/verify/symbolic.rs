@@ -384,6 +384,17 @@ pub fn run_program<V: Symbolic>(
     run_on(pe, program, |_, _, _| ())
 }
 
+/// Runs every statement of `program` on `pe` from whatever it holds, calling `written`
+/// after each write (as [`execute_as`] does), stopping where a value grows wider than
+/// [`MAX_SPAN`].
+pub fn run_noting<V: Symbolic>(
+    pe: &mut SymbolicPe<V>,
+    program: &Program,
+    written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
+) -> Result<(), SymbolicError> {
+    run_on(pe, program, written)
+}
+
 /// Runs every statement of `program` on `pe`, stopping where a value grows wider than
 /// [`MAX_SPAN`].
 fn run_on<V: Symbolic>(

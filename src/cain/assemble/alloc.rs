@@ -25,8 +25,8 @@ pub struct Instr {
 /// What the allocator must respect.
 #[derive(Clone, Debug)]
 pub struct AllocProblem<'a> {
-    /// The input goal and where it starts.
-    pub init: (&'a Goal, Reg),
+    /// Each input's goal and the register it starts in (one per input channel).
+    pub inputs: &'a [(Goal, Reg)],
     /// Registers the program may use.
     pub registers: &'a [Reg],
     /// Each kernel's goal and the register that must hold it at the end.
@@ -36,7 +36,8 @@ pub struct AllocProblem<'a> {
 const NEVER: usize = usize::MAX;
 
 struct Values {
-    /// Definition time of each value (0 = before the program).
+    /// Definition time of each value (0 = before the program: the inputs, which are
+    /// the first values).
     def: Vec<usize>,
     /// Last time each value is read (NEVER if live at the end).
     last: Vec<usize>,
@@ -49,11 +50,13 @@ struct Values {
 }
 
 fn values(steps: &[Step], p: &AllocProblem) -> Option<Values> {
-    let mut goal_of: Vec<&Goal> = vec![p.init.0];
-    let mut def = vec![0usize];
-    let mut last = vec![0usize];
+    let mut goal_of: Vec<&Goal> = p.inputs.iter().map(|(g, _)| g).collect();
+    let mut def = vec![0usize; goal_of.len()];
+    let mut last = vec![0usize; goal_of.len()];
     let mut latest: std::collections::HashMap<&Goal, usize> = std::collections::HashMap::new();
-    latest.insert(p.init.0, 0);
+    for (v, (g, _)) in p.inputs.iter().enumerate() {
+        latest.insert(g, v);
+    }
     let (mut srcs, mut dsts) = (Vec::new(), Vec::new());
     for (i, s) in steps.iter().enumerate() {
         let t = i + 1;
@@ -198,7 +201,9 @@ pub fn allocate(steps: &[Step], p: &AllocProblem) -> Option<Vec<Instr>> {
     for pinned in [true, false] {
         let n = vals.def.len();
         let mut pin = vec![None; n];
-        pin[0] = Some(p.init.1);
+        for (v, (_, r)) in p.inputs.iter().enumerate() {
+            pin[v] = Some(*r);
+        }
         if pinned {
             for (k, &v) in vals.finals.iter().enumerate() {
                 if pin[v].is_none() {
@@ -214,11 +219,14 @@ pub fn allocate(steps: &[Step], p: &AllocProblem) -> Option<Vec<Instr>> {
             reg_of: vec![None; n],
             budget: 20_000,
         };
-        dfs.reg_of[0] = Some(p.init.1);
+        for (v, (_, r)) in p.inputs.iter().enumerate() {
+            dfs.reg_of[v] = Some(*r);
+        }
         if !dfs.step(0) {
             continue;
         }
-        let reg_of: Vec<Reg> = dfs.reg_of.iter().map(|r| r.unwrap_or(p.init.1)).collect();
+        let first = p.inputs.first().map(|(_, r)| *r)?;
+        let reg_of: Vec<Reg> = dfs.reg_of.iter().map(|r| r.unwrap_or(first)).collect();
         let mut out: Vec<Instr> = steps
             .iter()
             .enumerate()
@@ -317,7 +325,7 @@ mod tests {
         let regs = [Reg::A, Reg::B];
         let outputs = [(c.clone(), Reg::A)];
         let p = AllocProblem {
-            init: (&a, Reg::A),
+            inputs: &[(a.clone(), Reg::A)],
             registers: &regs,
             outputs: &outputs,
         };
@@ -328,7 +336,7 @@ mod tests {
         // With the result wanted where nothing can put it directly, a move is added.
         let outputs = [(a.clone(), Reg::B)];
         let p = AllocProblem {
-            init: (&a, Reg::A),
+            inputs: &[(a.clone(), Reg::A)],
             registers: &regs,
             outputs: &outputs,
         };

@@ -96,19 +96,22 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
             Ops::Basic => "basic",
         }
     );
+    let inputs = if spec.other_inputs.is_empty() {
+        format!("input image in {}", c.input)
+    } else {
+        let names: Vec<String> = spec.inputs().iter().map(ToString::to_string).collect();
+        format!("inputs (one channel each) in {}", names.join(", "))
+    };
     s += &format!(
-        "// input image in {}; registers {}\n",
-        c.input,
+        "// {inputs}; registers {}\n",
         c.registers
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ")
     );
-    for k in &c.kernels {
-        let rows: Vec<String> = k
-            .approx
-            .weights
+    let plane = |p: &Vec<Vec<i64>>| {
+        let rows: Vec<String> = p
             .iter()
             .map(|r| {
                 r.iter()
@@ -117,13 +120,22 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
                     .join(" ")
             })
             .collect();
+        format!("[{}]", rows.join("; "))
+    };
+    for k in &c.kernels {
+        // Several inputs: one array per channel, summed.
+        let planes: Vec<String> = std::iter::once(&k.approx.weights)
+            .chain(&k.approx.other_planes)
+            .map(plane)
+            .collect();
+        let weights = if planes.len() > 1 {
+            format!("({})", planes.join(" + "))
+        } else {
+            planes.concat()
+        };
         s += &format!(
-            "// {} = [{}] / 2^{} (d = {}, approximation error {})\n",
-            k.out,
-            rows.join("; "),
-            k.approx.depth,
-            k.approx.depth,
-            k.approx.error
+            "// {} = {weights} / 2^{} (d = {}, approximation error {})\n",
+            k.out, k.approx.depth, k.approx.depth, k.approx.error
         );
     }
     s += &format!(

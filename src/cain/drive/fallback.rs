@@ -304,11 +304,14 @@ fn cells(g: &Goal, units: &[(u32, Reg)]) -> Vec<Cell> {
     cells
 }
 
-/// What every kernel of one fallback program shares.
+/// What every kernel of one fallback program shares (for the input channel being
+/// built).
 #[derive(Clone, Copy)]
 struct Shared<'a> {
     /// The input's register.
     input: Reg,
+    /// The input's goal: 2^depth atoms at the centre of its channel.
+    init: &'a Goal,
     /// The approximation depth: the input is worth 2^depth atoms.
     depth: u32,
     /// Units live at once besides the input.
@@ -328,14 +331,30 @@ struct Shared<'a> {
 /// sum of |coefficients| never exceeds the output's own. No value exceeds the larger of
 /// the input and the exact output.
 fn kernel(b: &mut Builder, shared: &Shared, g: &Goal, spend_input: bool) -> Option<Reg> {
+    match part(b, shared, g, spend_input, None)? {
+        Some(a) => Some(a),
+        None => b.op(Kind::Res, &[], &[]),
+    }
+}
+
+/// Adds `g`, on the channel of `shared.input` alone, into `acc` (a new accumulator when
+/// `None`) as [`kernel`] describes; the inner `None` means nothing was added.
+fn part(
+    b: &mut Builder,
+    shared: &Shared,
+    g: &Goal,
+    spend_input: bool,
+    acc: Option<Reg>,
+) -> Option<Option<Reg>> {
     let Shared {
         input,
+        init,
         depth,
         cap,
         shifts,
         ops,
     } = *shared;
-    let mut acc: Option<Reg> = None;
+    let mut acc = acc;
     let mut chain = (depth, input);
     for pass in passes(&bits_of(g), depth, cap) {
         let units = units(b, input, depth, &pass, chain, spend_input)?;
@@ -345,8 +364,7 @@ fn kernel(b: &mut Builder, shared: &Shared, g: &Goal, spend_input: bool) -> Opti
             chain = (bit, r);
         }
         // Once the halvings have left it, the last kernel no longer needs the input.
-        let init = Goal::single(0, 0, 1 << depth);
-        if spend_input && chain.0 < depth && b.goal(input) == Some(&init) {
+        if spend_input && chain.0 < depth && b.goal(input) == Some(init) {
             b.free(input)?;
         }
         // The input's register may hold a unit once the input is spent: units are
@@ -360,32 +378,67 @@ fn kernel(b: &mut Builder, shared: &Shared, g: &Goal, spend_input: bool) -> Opti
     if chain.0 != depth {
         b.free(chain.1)?;
     }
+    Some(acc)
+}
+
+/// Builds `g`, whose atoms may lie on several input channels, into one accumulator:
+/// each channel's part from its own input in turn (`inputs[z]` holds channel z), so
+/// the accumulator holds partial sums of the output only and stays within its range.
+fn channels_kernel(
+    b: &mut Builder,
+    shared: &Shared,
+    inputs: &[(Goal, Reg)],
+    g: &Goal,
+    spend_input: bool,
+) -> Option<Reg> {
+    let mut acc = None;
+    for z in g.channels() {
+        let (init, input) = inputs.get(usize::from(z))?;
+        let one = Shared {
+            input: *input,
+            init,
+            ..*shared
+        };
+        acc = part(b, &one, &g.channel(z), spend_input, acc)?;
+    }
     match acc {
         Some(a) => Some(a),
         None => b.op(Kind::Res, &[], &[]),
     }
 }
 
-/// A program computing every `(goal, out)` of `finals` from `init` in `input` (2^`depth`
-/// atoms at the centre) within `registers`, kernels built one after another; `None`
-/// when the registers do not suffice for this construction. The more units a pass may
-/// hold, the fewer walks over the kernel: the largest number that fits is taken.
+/// Frees the register of every input that no kernel of `rest` reads and that still
+/// holds its input (one already spent or overwritten is left alone).
+fn free_spent_inputs(b: &mut Builder, inputs: &[(Goal, Reg)], rest: &[(Goal, Reg)]) {
+    for (z, (g, r)) in inputs.iter().enumerate() {
+        let read = rest.iter().any(|(k, _)| k.channels().contains(&(z as u8)));
+        if !read && b.goal(*r) == Some(g) {
+            b.free(*r);
+        }
+    }
+}
+
+/// A program computing every `(goal, out)` of `finals` from the inputs, input channel
+/// z in `inputs[z]` (2^`depth` atoms at the centre of channel z), within `registers`,
+/// kernels built one after another; `None` when the registers do not suffice for this
+/// construction. The more units a pass may hold, the fewer walks over the kernel: the
+/// largest number that fits is taken.
 pub fn program(
     finals: &[(Goal, Reg)],
-    input: Reg,
+    inputs: &[Reg],
     registers: &[Reg],
     depth: u32,
     ops: Ops,
 ) -> Option<Vec<Instr>> {
     (1..=registers.len())
         .rev()
-        .find_map(|cap| program_with(finals, input, registers, depth, ops, cap))
+        .find_map(|cap| program_with(finals, inputs, registers, depth, ops, cap))
 }
 
 /// [`program`] with at most `cap` units live at once.
 fn program_with(
     finals: &[(Goal, Reg)],
-    input: Reg,
+    inputs: &[Reg],
     registers: &[Reg],
     depth: u32,
     ops: Ops,
@@ -401,11 +454,19 @@ fn program_with(
         held: vec![None; registers.len()],
         out: Vec::new(),
     };
-    let init = Goal::single(0, 0, 1 << depth);
-    let at = b.slot(input)?;
-    b.held[at] = Some(init.clone());
+    let inputs: Vec<(Goal, Reg)> = inputs
+        .iter()
+        .enumerate()
+        .map(|(z, &r)| Some((Goal::input(u8::try_from(z).ok()?, depth), r)))
+        .collect::<Option<_>>()?;
+    for (g, r) in &inputs {
+        let at = b.slot(*r)?;
+        b.held[at] = Some(g.clone());
+    }
+    let (init, input) = inputs.first()?.clone();
     let shared = Shared {
         input,
+        init: &init,
         depth,
         cap,
         shifts: &shifts,
@@ -414,12 +475,16 @@ fn program_with(
     let mut placed: Vec<(Reg, Reg)> = Vec::with_capacity(finals.len());
     for (k, (g, out)) in finals.iter().enumerate() {
         let last = k + 1 == finals.len();
-        // The input itself needs no instruction when nothing after it changes the input.
-        let r = if *g == init && last {
-            input
-        } else {
-            kernel(&mut b, &shared, g, last)?
+        // An input itself needs no instruction when nothing after it changes the input.
+        let held = inputs.iter().find(|(x, _)| x == g).map(|(_, r)| *r);
+        let r = match held {
+            Some(r) if last => r,
+            _ if inputs.len() == 1 => kernel(&mut b, &shared, g, last)?,
+            _ => channels_kernel(&mut b, &shared, &inputs, g, last)?,
         };
+        if inputs.len() > 1 {
+            free_spent_inputs(&mut b, &inputs, &finals[k + 1..]);
+        }
         placed.push((*out, r));
     }
     b.out.extend(parallel_moves(&placed, registers)?);
@@ -436,7 +501,7 @@ mod tests {
     /// Emits and proves the fallback for one kernel given as a grid at `depth`.
     fn proves(rows: &[&[i32]], depth: u32, regs: &[Reg], ops: Ops) -> usize {
         let g = grid(rows);
-        let instrs = program(&[(g, Reg::A)], Reg::A, regs, depth, ops).expect("a program");
+        let instrs = program(&[(g, Reg::A)], &[Reg::A], regs, depth, ops).expect("a program");
         let p =
             crate::cain::assemble::emit::program(&instrs, Device { general: 6 }).expect("emits");
         let weights = rows
@@ -450,6 +515,32 @@ mod tests {
         };
         prove(&p, Wiring::new(Reg::A, 6), &[t], Some(regs)).expect("proven");
         p.instructions()
+    }
+
+    #[test]
+    fn several_inputs_prove_on_every_plane() {
+        use crate::cain::moves::goal::Term;
+        use crate::verify::planes::{prove_planes, PlanesTarget};
+        let on = |g: Goal, z: u8| Goal(g.0.into_iter().map(|t| Term { z, ..t }).collect());
+        let planes: [&[i32]; 3] = [&[1, 2, 1], &[0, -3, 0], &[2, 0, 1]];
+        let g = (0..3).fold(Goal::empty(), |acc, z| {
+            acc.plus(&on(grid(&[planes[z]]), z as u8))
+        });
+        let inputs = [Reg::A, Reg::B, Reg::C];
+        let regs = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E];
+        let instrs = program(&[(g, Reg::D)], &inputs, &regs, 2, Ops::All).expect("a program");
+        let p =
+            crate::cain::assemble::emit::program(&instrs, Device { general: 6 }).expect("emits");
+        let t = |w: &[i32]| Target {
+            out: Reg::D,
+            depth: 2,
+            weights: vec![w.iter().map(|&n| i64::from(n)).collect()],
+        };
+        let target = PlanesTarget {
+            out: Reg::D,
+            planes: planes.iter().map(|w| t(w)).collect(),
+        };
+        prove_planes(&p, &inputs, 6, &[target]).expect("proven on every plane");
     }
 
     #[test]
@@ -467,7 +558,7 @@ mod tests {
         // sum of halves, one cannot hold a unit and an accumulator.
         proves(&[&[1, 1]], 1, &[Reg::A, Reg::B], Ops::All);
         let g = grid(&[&[1, 1]]);
-        assert!(program(&[(g, Reg::A)], Reg::A, &[Reg::A], 1, Ops::All).is_none());
+        assert!(program(&[(g, Reg::A)], &[Reg::A], &[Reg::A], 1, Ops::All).is_none());
     }
 
     #[test]
@@ -490,7 +581,7 @@ mod tests {
                 let g = grid(&refs);
                 let regs = [Reg::A, Reg::B, Reg::C, Reg::D];
                 let instrs =
-                    program(&[(g, Reg::A)], Reg::A, &regs, depth, Ops::All).expect("a program");
+                    program(&[(g, Reg::A)], &[Reg::A], &regs, depth, Ops::All).expect("a program");
                 let p = crate::cain::assemble::emit::program(&instrs, Device { general: 6 })
                     .expect("emits");
                 let range = InputRange::default();

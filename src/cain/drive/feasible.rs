@@ -110,16 +110,36 @@ mod tests {
     #[test]
     fn one_register_holds_one_power_of_two_tap() {
         let two_taps = Goal::from_terms(vec![
-            crate::cain::moves::goal::Term { r: 0, c: 0, n: 1 },
-            crate::cain::moves::goal::Term { r: 0, c: 1, n: 1 },
+            crate::cain::moves::goal::Term {
+                z: 0,
+                r: 0,
+                c: 0,
+                n: 1,
+            },
+            crate::cain::moves::goal::Term {
+                z: 0,
+                r: 0,
+                c: 1,
+                n: 1,
+            },
         ]);
         let why = impossible(&[(two_taps.clone(), Reg::A)], &[Reg::A])
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(why.contains("combines 2 taps"), "{why}");
         let difference = Goal::from_terms(vec![
-            crate::cain::moves::goal::Term { r: 0, c: 0, n: -1 },
-            crate::cain::moves::goal::Term { r: 0, c: 1, n: 1 },
+            crate::cain::moves::goal::Term {
+                z: 0,
+                r: 0,
+                c: 0,
+                n: -1,
+            },
+            crate::cain::moves::goal::Term {
+                z: 0,
+                r: 0,
+                c: 1,
+                n: 1,
+            },
         ]);
         assert_eq!(impossible(&[(difference, Reg::A)], &[Reg::A]), None);
         let three = Goal::single(0, 1, 3);

@@ -59,7 +59,7 @@ pub fn fallback_fits(setup: &Setup, members: &[usize]) -> bool {
         .map(|k| approx::goal_of(&k.approx, depth).map(|g| (g, k.out)))
         .collect();
     finals.is_some_and(|f| {
-        fallback::program(&f, setup.spec.input, &setup.registers, depth, setup.ops).is_some()
+        fallback::program(&f, &setup.spec.inputs(), &setup.registers, depth, setup.ops).is_some()
     })
 }
 

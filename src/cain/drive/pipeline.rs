@@ -106,11 +106,10 @@ impl Pipeline<'_> {
         }
         let shortest = match (shortest, constructive) {
             (Some(s), _) => s,
-            (None, c) => choice::shortest(None, c)
-                .ok_or(CompileError::NotFound {
-                    stop: StopReason::Exhausted,
-                    nodes: 0,
-                })?,
+            (None, c) => choice::shortest(None, c).ok_or(CompileError::NotFound {
+                stop: StopReason::Exhausted,
+                nodes: 0,
+            })?,
         };
         Ok(Ran {
             phases: results,

@@ -12,7 +12,7 @@ use crate::cain::score::{objective, risk::ClipModel};
 use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
-    CompileError, Objective, PhaseReport, Source, Stats,
+    CompileError, GeneratorBug, Objective, PhaseReport, Source, Stats,
 };
 use crate::isa::{Program, Reg};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
@@ -76,6 +76,8 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
 pub(crate) struct Judge<'a> {
     setup: &'a Setup<'a>,
     targets: Vec<Target>,
+    /// The members' kernels on every input plane (the proof of a multi-input group).
+    planes: Vec<crate::verify::planes::PlanesTarget>,
     outs: Vec<Reg>,
     pub(crate) held_to: f64,
     stats_in: InputStats,
@@ -100,14 +102,33 @@ impl<'a> Judge<'a> {
                     .collect()
             })
             .collect();
+        let planes = members
+            .iter()
+            .filter_map(|&i| setup.kernels.get(i))
+            .map(crate::cain::KernelReport::planes_target)
+            .collect();
         Judge {
             setup,
+            planes,
             outs: targets.iter().map(|t| t.out).collect(),
             targets,
             held_to: setup.held_to(members),
             stats_in: objective::input_stats(setup.spec.input_range),
             outputs_f64,
         }
+    }
+
+    /// Proves that `program` computes every member kernel: on the one input, within
+    /// the registers; or, with several inputs, on every input plane.
+    fn prove(&self, program: &Program) -> Result<(), GeneratorBug> {
+        let s = self.setup;
+        if s.spec.other_inputs.is_empty() {
+            prove(program, s.wiring(), &self.targets, Some(&s.registers))?;
+        } else {
+            let inputs = s.spec.inputs();
+            crate::verify::planes::prove_planes(program, &inputs, s.general, &self.planes)?;
+        }
+        Ok(())
     }
 
     /// The predicted error of each member's output of `program`.
@@ -142,8 +163,13 @@ impl<'a> Judge<'a> {
         objective: Objective,
     ) -> Option<search::Finished<Candidate>> {
         let s = self.setup;
-        prove(&program, s.wiring(), &self.targets, Some(&s.registers)).ok()?;
-        let peak = range::peak(&program, s.wiring(), s.spec.input_range).ok()?;
+        self.prove(&program).ok()?;
+        let peak = if s.spec.other_inputs.is_empty() {
+            range::peak(&program, s.wiring(), s.spec.input_range).ok()?
+        } else {
+            let inputs = s.spec.inputs();
+            range::peak_planes(&program, &inputs, s.general, s.spec.input_range).ok()?
+        };
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
@@ -263,7 +289,7 @@ pub fn prepare<'a>(
     let fallback = (|| {
         let instrs = fallback::program(
             &finals,
-            setup.spec.input,
+            &setup.spec.inputs(),
             &setup.registers,
             depth,
             setup.ops,
@@ -324,9 +350,9 @@ pub fn search_group(
     ) {
         return Err(CompileError::NoProgram(why));
     }
-    let init = Goal::single(0, 0, 1 << depth);
+    let inputs = setup.input_goals(depth);
     let problem = alloc::AllocProblem {
-        init: (&init, setup.spec.input),
+        inputs: &inputs,
         registers: &setup.registers,
         outputs: &finals,
     };
@@ -467,7 +493,13 @@ fn search_frame(
     let spec = setup.spec;
     let final_atoms: i64 = finals.iter().map(|(g, _)| g.atoms()).sum();
     let ctx = Ctx {
-        init: Goal::single(0, 0, 1 << depth),
+        init: Goal::input(0, depth),
+        others: setup
+            .input_goals(depth)
+            .into_iter()
+            .skip(1)
+            .map(|(g, _)| g)
+            .collect(),
         regs: setup.registers.len(),
         ops: setup.ops,
         depth,
@@ -496,15 +528,9 @@ impl Judge<'_> {
         source: Source,
         outcome: Outcome<Candidate>,
     ) -> Result<GroupResult, CompileError> {
-        let s = self.setup;
         if source == Source::Search {
-            prove(
-                &best.value.program,
-                s.wiring(),
-                &self.targets,
-                Some(&s.registers),
-            )
-            .map_err(|e| CompileError::Proof(e.into()))?;
+            self.prove(&best.value.program)
+                .map_err(CompileError::Proof)?;
         }
         let predicted = match &best.value.predicted {
             Some(p) => p.clone(),

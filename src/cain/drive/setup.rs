@@ -2,6 +2,7 @@
 //! before any group is searched (registers, approximations, profile and range limit,
 //! workers and budget).
 
+use crate::cain::moves::goal::Goal;
 use crate::cain::options::{DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT};
 use crate::cain::search::SearchOptions;
 use crate::cain::spec::{self, Ops, Spec};
@@ -52,10 +53,9 @@ impl<'a> Setup<'a> {
         if registers.is_empty() {
             return Err(registers_error("no registers to use".into()));
         }
-        if !registers.contains(&spec.input) {
+        if let Some(r) = spec.inputs().into_iter().find(|r| !registers.contains(r)) {
             return Err(registers_error(format!(
-                "the input register {} is not among the registers to use",
-                spec.input
+                "the input register {r} is not among the registers to use"
             )));
         }
         if let Some(k) = spec.kernels.iter().find(|k| !registers.contains(&k.out)) {
@@ -143,6 +143,17 @@ impl<'a> Setup<'a> {
             .iter()
             .filter_map(|&i| self.outputs.get(i).copied())
             .fold(self.limit, f64::max)
+    }
+
+    /// Every input as a goal at `depth` (2^depth atoms at the centre of its channel)
+    /// with the register it starts in, the first input's first.
+    pub fn input_goals(&self, depth: u32) -> Vec<(Goal, Reg)> {
+        self.spec
+            .inputs()
+            .into_iter()
+            .enumerate()
+            .map(|(z, r)| (Goal::input(z as u8, depth), r))
+            .collect()
     }
 
     /// The spec's input register on the register file this compile uses.

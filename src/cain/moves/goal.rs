@@ -11,14 +11,39 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 /// One offset of a goal with its signed atom count (never zero inside a goal).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Terms order by (channel, row, col): a goal on input channel 0 alone keeps the order
+/// (and, see the `Hash` impl, the fingerprint) it had before goals carried channels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Term {
+    /// Input channel (plane) the atoms are of: Cain's z coordinate.
+    pub z: u8,
     /// Row offset (+ south).
     pub r: i8,
     /// Column offset (+ east).
     pub c: i8,
     /// Signed number of atoms at this offset.
     pub n: i32,
+}
+
+impl Hash for Term {
+    /// Channel 0 hashes as the (row, col, count) it was before channels: single-input
+    /// searches keep their fingerprints, hence their seen table and their programs.
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        if self.z != 0 {
+            self.z.hash(h);
+        }
+        self.r.hash(h);
+        self.c.hash(h);
+        self.n.hash(h);
+    }
+}
+
+impl Term {
+    /// The term's position: (channel, row, col), the order goals keep.
+    pub fn at(&self) -> (u8, i8, i8) {
+        (self.z, self.r, self.c)
+    }
 }
 
 /// A goal: atom counts by offset, sorted by offset, no zero counts.
@@ -93,22 +118,44 @@ impl Goal {
         Goal(Vec::new())
     }
 
-    /// `n` atoms at offset `(r, c)`.
+    /// `n` atoms at offset `(r, c)` of channel 0.
     pub fn single(r: i8, c: i8, n: i32) -> Goal {
+        Goal::single_on(0, r, c, n)
+    }
+
+    /// `n` atoms at offset `(r, c)` of channel `z`.
+    pub fn single_on(z: u8, r: i8, c: i8, n: i32) -> Goal {
         if n == 0 {
             Goal::empty()
         } else {
-            Goal(vec![Term { r, c, n }])
+            Goal(vec![Term { z, r, c, n }])
         }
+    }
+
+    /// Input `z` as a goal: 2^`depth` atoms at the centre of channel `z`.
+    pub fn input(z: u8, depth: u32) -> Goal {
+        Goal::single_on(z, 0, 0, 1 << depth)
+    }
+
+    /// The channels the goal has atoms on, ascending.
+    pub fn channels(&self) -> Vec<u8> {
+        let mut v: Vec<u8> = self.0.iter().map(|t| t.z).collect();
+        v.dedup();
+        v
+    }
+
+    /// The atoms on channel `z` only.
+    pub fn channel(&self, z: u8) -> Goal {
+        Goal(self.0.iter().copied().filter(|t| t.z == z).collect())
     }
 
     /// Builds a goal from unsorted terms, merging equal offsets and dropping zeros.
     pub fn from_terms(mut terms: Vec<Term>) -> Goal {
-        terms.sort_unstable_by_key(|t| (t.r, t.c));
+        terms.sort_unstable_by_key(Term::at);
         let mut out: Vec<Term> = Vec::with_capacity(terms.len());
         for t in terms {
             match out.last_mut() {
-                Some(last) if last.r == t.r && last.c == t.c => last.n += t.n,
+                Some(last) if last.at() == t.at() => last.n += t.n,
                 _ => out.push(t),
             }
         }
@@ -136,9 +183,14 @@ impl Goal {
         self.0.iter().map(|t| i64::from(t.n)).sum()
     }
 
-    /// The count at an offset.
+    /// The count at an offset of channel 0.
     pub fn get(&self, r: i8, c: i8) -> i32 {
-        match self.0.binary_search_by_key(&(r, c), |t| (t.r, t.c)) {
+        self.get_on(0, r, c)
+    }
+
+    /// The count at an offset of channel `z`.
+    pub fn get_on(&self, z: u8, r: i8, c: i8) -> i32 {
+        match self.0.binary_search_by_key(&(z, r, c), Term::at) {
             Ok(i) => self.0[i].n,
             Err(_) => 0,
         }
@@ -151,10 +203,10 @@ impl Goal {
             v.push(Term {
                 r: t.r.checked_add(dr)?,
                 c: t.c.checked_add(dc)?,
-                n: t.n,
+                ..*t
             });
         }
-        // A translation keeps the (row, col) order.
+        // A translation keeps the (channel, row, col) order.
         Some(Goal(v))
     }
 
@@ -203,8 +255,8 @@ impl Goal {
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
-            let take_a = j >= b.len() || (i < a.len() && (a[i].r, a[i].c) < (b[j].r, b[j].c));
-            let take_b = i >= a.len() || (j < b.len() && (b[j].r, b[j].c) < (a[i].r, a[i].c));
+            let take_a = j >= b.len() || (i < a.len() && a[i].at() < b[j].at());
+            let take_b = i >= a.len() || (j < b.len() && b[j].at() < a[i].at());
             if take_a {
                 out.push(a[i]);
                 i += 1;
@@ -231,9 +283,10 @@ impl Goal {
     /// only the smaller ones. Counts saturate as in [`Goal::combine`].
     pub fn combined_atoms(&self, other: &Goal, k: i32, dr: i8, dc: i8) -> i64 {
         let (a, b) = (&self.0, &other.0);
-        let at = |t: &Term| (i16::from(t.r), i16::from(t.c));
+        let at = |t: &Term| (t.z, i16::from(t.r), i16::from(t.c));
         let moved = |t: &Term| {
             (
+                t.z,
                 i16::from(t.r) + i16::from(dr),
                 i16::from(t.c) + i16::from(dc),
             )
@@ -328,7 +381,7 @@ impl Goal {
                         .map(|u| Term {
                             r: u.r.wrapping_sub(dr),
                             c: u.c.wrapping_sub(dc),
-                            n: u.n,
+                            ..*u
                         })
                         .collect(),
                 )
@@ -379,7 +432,10 @@ impl fmt::Display for Goal {
         let parts: Vec<String> = self
             .0
             .iter()
-            .map(|t| format!("{}@({},{})", t.n, t.r, t.c))
+            .map(|t| match t.z {
+                0 => format!("{}@({},{})", t.n, t.r, t.c),
+                z => format!("{}@{z}:({},{})", t.n, t.r, t.c),
+            })
             .collect();
         write!(f, "{{{}}}", parts.join(" "))
     }
@@ -467,6 +523,7 @@ pub(crate) mod fixtures {
         for (i, r) in rows.iter().enumerate() {
             for (j, &n) in r.iter().enumerate() {
                 t.push(Term {
+                    z: 0,
                     r: i as i8 - (h - 1) / 2,
                     c: j as i8 - (w - 1) / 2,
                     n,

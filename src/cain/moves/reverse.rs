@@ -45,8 +45,11 @@ type FpSet = HashSet<u64, BuildHasherDefault<PassThrough>>;
 /// What the generator needs to know about the problem.
 #[derive(Clone, Debug)]
 pub struct Ctx {
-    /// The initial goal: 2^depth atoms at the centre.
+    /// The initial goal: 2^depth atoms at the centre (of channel 0, the first input).
     pub init: Goal,
+    /// The further inputs' goals, one per channel 1.. (empty for a single input): each
+    /// starts in its own register, as `init` does.
+    pub others: Vec<Goal>,
     /// Registers available.
     pub regs: usize,
     /// Instruction set.
@@ -71,9 +74,21 @@ pub struct Cand {
     pub rule: Rule,
 }
 
-/// Whether `bag` is the start of a program: nothing left but the input.
+impl Ctx {
+    /// Whether `g` is one of the inputs (a goal no instruction needs to make).
+    pub fn is_input(&self, g: &Goal) -> bool {
+        *g == self.init || self.others.contains(g)
+    }
+
+    /// Every input's goal, channel 0 first.
+    pub fn inputs(&self) -> impl Iterator<Item = &Goal> {
+        std::iter::once(&self.init).chain(&self.others)
+    }
+}
+
+/// Whether `bag` is the start of a program: nothing left but inputs.
 pub fn is_initial(bag: &Bag, ctx: &Ctx) -> bool {
-    bag.is_empty() || (bag.len() == 1 && bag.0[0] == ctx.init)
+    bag.0.iter().all(|g| ctx.is_input(g))
 }
 
 /// Registers needed while `step` runs, with `before` live before and `after` after it.
@@ -132,8 +147,10 @@ impl Gen<'_> {
 
     fn avail(&self, g: &Goal) -> Vec<Goal> {
         let mut v: Vec<Goal> = self.bag.0.iter().filter(|h| *h != g).cloned().collect();
-        if !self.bag.contains(&self.ctx.init) && self.ctx.init != *g {
-            v.push(self.ctx.init.clone());
+        for x in self.ctx.inputs() {
+            if !self.bag.contains(x) && x != g {
+                v.push(x.clone());
+            }
         }
         for h in self.sources {
             if h != g && !v.contains(h) {
@@ -386,14 +403,22 @@ impl Gen<'_> {
     /// at depth 0 there is no long chain to avoid, and the extra candidates slowed the
     /// Laplacian's search (6 instructions found after ~7 s instead of ~4 s).
     fn centre_multiple(&mut self, g: &Goal) {
-        let unit = self.ctx.init.sum();
-        let n = i64::from(g.get(0, 0));
+        let inputs: Vec<Goal> = self.ctx.inputs().cloned().collect();
+        for (z, x) in inputs.iter().enumerate() {
+            self.centre_multiple_of(g, x, z as u8);
+        }
+    }
+
+    /// [`Gen::centre_multiple`] for the input `x` of channel `z`.
+    fn centre_multiple_of(&mut self, g: &Goal, x: &Goal, z: u8) {
+        let unit = x.sum();
+        let n = i64::from(g.get_on(z, 0, 0));
         if self.ctx.depth == 0 || unit <= 0 || n.abs() <= unit {
             return;
         }
         // Round half away from zero, in integers.
         let m = n.signum() * ((2 * n.abs() + unit) / (2 * unit));
-        let Some(base) = i32::try_from(m).ok().and_then(|m| self.ctx.init.scaled(m)) else {
+        let Some(base) = i32::try_from(m).ok().and_then(|m| x.scaled(m)) else {
             return;
         };
         let rest = g.minus(&base);
@@ -596,6 +621,17 @@ impl Gen<'_> {
         if !odd.is_empty() && !even.is_empty() {
             self.push(Rule::OddEven, Kind::Add2, vec![g.clone()], vec![even, odd]);
         }
+        // Cuts between channels: each channel's part made on its own, then added.
+        let channels = g.channels();
+        for cut in channels.iter().skip(1) {
+            let (a, b): (Vec<Term>, Vec<Term>) = g.0.iter().partition(|t| t.z < *cut);
+            self.push(
+                Rule::Cut,
+                Kind::Add2,
+                vec![g.clone()],
+                vec![Goal(a), Goal(b)],
+            );
+        }
         // Cuts between rows and between columns.
         for axis in 0..2 {
             let key = |t: &Term| if axis == 0 { t.r } else { t.c };
@@ -637,8 +673,8 @@ impl Gen<'_> {
                     Kind::Add2,
                     vec![g.clone()],
                     vec![
-                        Goal::single(t.r, t.c, s * hi),
-                        Goal::single(t.r, t.c, s * (n - hi)),
+                        Goal::single_on(t.z, t.r, t.c, s * hi),
+                        Goal::single_on(t.z, t.r, t.c, s * (n - hi)),
                     ],
                 );
             }
@@ -677,7 +713,7 @@ fn common(g: &Goal, h: &Goal, sign: i32) -> Goal {
     Goal(
         g.0.iter()
             .filter_map(|t| {
-                let o = sign * h.get(t.r, t.c);
+                let o = sign * h.get_on(t.z, t.r, t.c);
                 (o.signum() == t.n.signum()).then(|| Term {
                     n: t.n.signum() * t.n.abs().min(o.abs()),
                     ..*t
@@ -692,10 +728,14 @@ fn extent(t: &Term) -> i32 {
     i32::from(t.r).abs() + i32::from(t.c).abs()
 }
 
-/// Dense copy of a goal on its bounding box, with a margin.
+/// Dense copy of a goal on its bounding box (one layer per channel between its lowest
+/// and highest), with a margin. Moves never change a channel: the folds pair atoms of
+/// one layer only.
 struct Grid {
+    z0: i32,
     r0: i32,
     c0: i32,
+    d: i32,
     h: i32,
     w: i32,
     v: Vec<i32>,
@@ -703,50 +743,64 @@ struct Grid {
 
 impl Grid {
     fn new(g: &Goal, margin: i32) -> Grid {
-        let rmin = g.0.iter().map(|t| i32::from(t.r)).min().unwrap_or(0) - margin;
-        let rmax = g.0.iter().map(|t| i32::from(t.r)).max().unwrap_or(0) + margin;
-        let cmin = g.0.iter().map(|t| i32::from(t.c)).min().unwrap_or(0) - margin;
-        let cmax = g.0.iter().map(|t| i32::from(t.c)).max().unwrap_or(0) + margin;
-        let (h, w) = (rmax - rmin + 1, cmax - cmin + 1);
-        let mut v = vec![0; (h * w) as usize];
-        for t in &g.0 {
-            v[((i32::from(t.r) - rmin) * w + i32::from(t.c) - cmin) as usize] = t.n;
-        }
-        Grid {
+        let span = |f: fn(&Term) -> i32| {
+            let lo = g.0.iter().map(f).min().unwrap_or(0);
+            let hi = g.0.iter().map(f).max().unwrap_or(0);
+            (lo, hi)
+        };
+        let (zmin, zmax) = span(|t| i32::from(t.z));
+        let (rmin, rmax) = span(|t| i32::from(t.r));
+        let (cmin, cmax) = span(|t| i32::from(t.c));
+        let (rmin, rmax, cmin, cmax) = (rmin - margin, rmax + margin, cmin - margin, cmax + margin);
+        let (d, h, w) = (zmax - zmin + 1, rmax - rmin + 1, cmax - cmin + 1);
+        let mut grid = Grid {
+            z0: zmin,
             r0: rmin,
             c0: cmin,
+            d,
             h,
             w,
-            v,
+            v: vec![0; (d * h * w) as usize],
+        };
+        for t in &g.0 {
+            if let Some(i) = grid.idx(i32::from(t.z), i32::from(t.r), i32::from(t.c)) {
+                grid.v[i] = t.n;
+            }
         }
+        grid
     }
 
-    fn idx(&self, r: i32, c: i32) -> Option<usize> {
-        let (i, j) = (r - self.r0, c - self.c0);
-        (i >= 0 && j >= 0 && i < self.h && j < self.w).then(|| (i * self.w + j) as usize)
+    fn idx(&self, z: i32, r: i32, c: i32) -> Option<usize> {
+        let (k, i, j) = (z - self.z0, r - self.r0, c - self.c0);
+        (k >= 0 && i >= 0 && j >= 0 && k < self.d && i < self.h && j < self.w)
+            .then(|| ((k * self.h + i) * self.w + j) as usize)
     }
 
-    /// Offsets ordered along `(dr, dc)`, so that o comes before o + (dr, dc).
-    fn order(&self, dr: i32, dc: i32) -> Vec<(i32, i32)> {
-        let mut o: Vec<(i32, i32)> = (0..self.h)
-            .flat_map(|i| (0..self.w).map(move |j| (i, j)))
-            .map(|(i, j)| (i + self.r0, j + self.c0))
+    /// Positions `(z, r, c)` ordered by channel, then along `(dr, dc)`, so that o comes
+    /// before o + (dr, dc).
+    fn order(&self, dr: i32, dc: i32) -> Vec<(i32, i32, i32)> {
+        let mut o: Vec<(i32, i32, i32)> = (0..self.d)
+            .flat_map(|k| (0..self.h).flat_map(move |i| (0..self.w).map(move |j| (k, i, j))))
+            .map(|(k, i, j)| (k + self.z0, i + self.r0, j + self.c0))
             .collect();
-        o.sort_by_key(|&(r, c)| (r * dr + c * dc, r, c));
+        o.sort_by_key(|&(z, r, c)| (z, r * dr + c * dc, r, c));
         o
     }
 
     fn to_goal(&self) -> Goal {
         let mut terms = Vec::new();
-        for i in 0..self.h {
-            for j in 0..self.w {
-                let n = self.v[(i * self.w + j) as usize];
-                if n != 0 {
-                    terms.push(Term {
-                        r: (i + self.r0) as i8,
-                        c: (j + self.c0) as i8,
-                        n,
-                    });
+        for k in 0..self.d {
+            for i in 0..self.h {
+                for j in 0..self.w {
+                    let n = self.v[((k * self.h + i) * self.w + j) as usize];
+                    if n != 0 {
+                        terms.push(Term {
+                            z: (k + self.z0) as u8,
+                            r: (i + self.r0) as i8,
+                            c: (j + self.c0) as i8,
+                            n,
+                        });
+                    }
                 }
             }
         }
@@ -760,8 +814,8 @@ pub fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
     let mut rem = Grid::new(g, 0);
     let mut p = Grid::new(g, 0);
     p.v.iter_mut().for_each(|x| *x = 0);
-    for (r, c) in rem.order(dr, dc) {
-        let (Some(i), Some(j)) = (rem.idx(r, c), rem.idx(r + dr, c + dc)) else {
+    for (z, r, c) in rem.order(dr, dc) {
+        let (Some(i), Some(j)) = (rem.idx(z, r, c), rem.idx(z, r + dr, c + dc)) else {
             continue;
         };
         let (a, b) = (rem.v[i], rem.v[j]);
@@ -781,13 +835,13 @@ pub fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
 pub fn telescope(g: &Goal, dr: i8, dc: i8, sign: i32) -> Option<Goal> {
     let (dr, dc) = (i32::from(dr), i32::from(dc));
     let mut p = Grid::new(g, 0);
-    for (r, c) in p.order(dr, dc) {
-        let i = p.idx(r, c)?;
-        if let Some(j) = p.idx(r - dr, c - dc) {
+    for (z, r, c) in p.order(dr, dc) {
+        let i = p.idx(z, r, c)?;
+        if let Some(j) = p.idx(z, r - dr, c - dc) {
             p.v[i] = p.v[i].checked_sub(sign.checked_mul(p.v[j])?)?;
         }
         // Past the end of its line P must vanish, else it never would.
-        if p.idx(r + dr, c + dc).is_none() && p.v[i] != 0 {
+        if p.idx(z, r + dr, c + dc).is_none() && p.v[i] != 0 {
             return None;
         }
     }
@@ -801,11 +855,11 @@ pub fn centre_fold(g: &Goal, dr: i8, dc: i8) -> (Goal, Goal) {
     let mut rem = Grid::new(g, 0);
     let mut p = Grid::new(g, 0);
     p.v.iter_mut().for_each(|x| *x = 0);
-    for (r, c) in rem.order(dr, dc) {
+    for (z, r, c) in rem.order(dr, dc) {
         let (Some(k), Some(i), Some(j)) = (
-            p.idx(r, c),
-            rem.idx(r - dr, c - dc),
-            rem.idx(r + dr, c + dc),
+            p.idx(z, r, c),
+            rem.idx(z, r - dr, c - dc),
+            rem.idx(z, r + dr, c + dc),
         ) else {
             continue;
         };
@@ -831,7 +885,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
         seen: FpSet::default(),
     };
     for g in &bag.0 {
-        if *g == ctx.init {
+        if ctx.is_input(g) {
             continue;
         }
         if g.is_empty() {
@@ -842,7 +896,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
         gen.direct(g, &avail);
     }
     for g in &bag.0 {
-        if *g == ctx.init || g.is_empty() {
+        if ctx.is_input(g) || g.is_empty() {
             continue;
         }
         let avail = gen.avail(g);
@@ -852,7 +906,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
     if ctx.structured {
         for g in &bag.0 {
             for h in &bag.0 {
-                if g != h && ![g, h].iter().any(|x| **x == ctx.init || x.is_empty()) {
+                if g != h && ![g, h].iter().any(|x| ctx.is_input(x) || x.is_empty()) {
                     gen.pair(g, h);
                 }
             }
@@ -875,7 +929,7 @@ pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut 
     let made: Vec<&Goal> = bag
         .0
         .iter()
-        .filter(|g| **g != ctx.init && !sources.contains(g))
+        .filter(|g| !ctx.is_input(g) && !sources.contains(g))
         .collect();
     for g in &made {
         if g.is_empty() {
@@ -906,7 +960,20 @@ mod tests {
         assert!(r.is_empty());
         assert_eq!(
             p,
-            Goal::from_terms(vec![Term { r: 0, c: -1, n: 1 }, Term { r: 0, c: 0, n: 1 }])
+            Goal::from_terms(vec![
+                Term {
+                    z: 0,
+                    r: 0,
+                    c: -1,
+                    n: 1
+                },
+                Term {
+                    z: 0,
+                    r: 0,
+                    c: 0,
+                    n: 1
+                },
+            ])
         );
         let (p, m) = centre_fold(&row(&[1, 2, 1]), 0, 1);
         assert_eq!(p, Goal::single(0, 0, 1));
@@ -943,6 +1010,7 @@ mod tests {
         let e = grid(&[&[0, 1, 1], &[-1, 0, 1], &[-1, -1, 0]]);
         let mut ctx = Ctx {
             init: Goal::single(0, 0, 1),
+            others: Vec::new(),
             regs: 6,
             ops: Ops::All,
             depth: 0,
@@ -970,6 +1038,7 @@ mod tests {
     fn children_are_consistent_and_fit() {
         let ctx = Ctx {
             init: Goal::single(0, 0, 16),
+            others: Vec::new(),
             regs: 6,
             ops: Ops::All,
             depth: 4,
@@ -989,7 +1058,7 @@ mod tests {
                 (1, 1, 1),
             ]
             .iter()
-            .map(|&(r, c, n)| Term { r, c, n })
+            .map(|&(r, c, n)| Term { z: 0, r, c, n })
             .collect(),
         );
         let bag = Bag::new(vec![g]);

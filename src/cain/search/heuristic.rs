@@ -18,7 +18,7 @@ pub fn lower_bound(bag: &Bag, ctx: &Ctx) -> u32 {
     let mut levels = 0u64;
     let mut max_level = 0;
     for g in &bag.0 {
-        if *g == ctx.init {
+        if ctx.is_input(g) {
             continue;
         }
         let neg = g.neg();
@@ -233,7 +233,7 @@ impl Estimator {
         let mut items: Vec<(usize, Rc<Info>)> = Vec::with_capacity(bag.len());
         let many = bag.0.iter().filter(|g| g.support() > 1).count() > 1;
         for (i, g) in bag.0.iter().enumerate() {
-            if *g != ctx.init && g.support() > 1 {
+            if !ctx.is_input(g) && g.support() > 1 {
                 let info = if many && ctx.structured {
                     self.info(g, fps[i], CHAIN_DEPTH)
                 } else {
@@ -401,7 +401,7 @@ fn equals_neg(x: &Goal, y: &Goal) -> bool {
         && x.0
             .iter()
             .zip(&y.0)
-            .all(|(p, q)| p.r == q.r && p.c == q.c && p.n == -q.n)
+            .all(|(p, q)| p.at() == q.at() && p.n == -q.n)
 }
 
 /// Greedily removes moved copies of `sign * part` from `g`: (copies, what is left).
@@ -415,7 +415,8 @@ fn cover(g: &Goal, part: &Goal, sign: i32) -> (u32, Goal) {
     while k < rest.0.len() {
         let t = rest.0[k];
         k += 1;
-        if t.n != sign * first.n {
+        // Moves keep channels: a copy starts on the part's own channel.
+        if t.n != sign * first.n || t.z != first.z {
             continue;
         }
         let (dr, dc) = (t.r.wrapping_sub(first.r), t.c.wrapping_sub(first.c));
@@ -423,7 +424,7 @@ fn cover(g: &Goal, part: &Goal, sign: i32) -> (u32, Goal) {
             continue;
         };
         let fits = moved.0.iter().all(|m| {
-            let have = rest.get(m.r, m.c);
+            let have = rest.get_on(m.z, m.r, m.c);
             let want = sign * m.n;
             have.signum() == want.signum() && have.abs() >= want.abs()
         });

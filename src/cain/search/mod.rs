@@ -120,6 +120,7 @@ mod tests {
     fn structured_search_shares_work_between_the_sobel_pair() {
         let ctx = Ctx {
             init: Goal::single(0, 0, 1),
+            others: Vec::new(),
             regs: 6,
             ops: Ops::All,
             depth: 0,
@@ -170,6 +171,7 @@ mod tests {
     fn polishing_a_plan_returns_only_improvements() {
         let ctx = Ctx {
             init: Goal::single(0, 0, 1),
+            others: Vec::new(),
             regs: 6,
             ops: Ops::All,
             depth: 0,

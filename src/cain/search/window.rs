@@ -203,10 +203,10 @@ fn shorter(from: &Bag, to: &Bag, len: usize, env: &Env, nodes: &mut u64) -> Opti
     found
 }
 
-/// What a window starting at `from` may read: its goals and the input.
+/// What a window starting at `from` may read: its goals and the inputs.
 fn held(from: &Bag, ctx: &Ctx) -> Bag {
     let mut goals = from.0.clone();
-    goals.push(ctx.init.clone());
+    goals.extend(ctx.inputs().cloned());
     Bag::new(goals)
 }
 
@@ -380,6 +380,7 @@ mod tests {
     fn ctx() -> Ctx {
         Ctx {
             init: Goal::single(0, 0, 1),
+            others: Vec::new(),
             regs: 6,
             ops: Ops::All,
             depth: 0,

@@ -8,8 +8,11 @@ use crate::verify::convolution::centre_of;
 pub struct Approx {
     /// The exponent d: every weight is `weights[i][j] / 2^d`.
     pub depth: u32,
-    /// Integer weights (rows north to south, columns west to east).
+    /// Integer weights (rows north to south, columns west to east) on the first input.
     pub weights: Vec<Vec<i64>>,
+    /// Integer weights on each further input, in the order of the spec's `inputs`
+    /// (empty for a kernel of one input).
+    pub other_planes: Vec<Vec<Vec<i64>>>,
     /// Summed absolute difference from the exact weights (scale included).
     pub error: f64,
 }
@@ -25,7 +28,12 @@ pub struct ApproxError {
     pub depth: u32,
 }
 
-fn at_depth(weights: &[Vec<f64>], scale: f64, d: u32) -> Result<Approx, ApproxError> {
+/// One plane of weights rounded at depth `d`, with its summed absolute error.
+fn plane_at_depth(
+    weights: &[Vec<f64>],
+    scale: f64,
+    d: u32,
+) -> Result<(Vec<Vec<i64>>, f64), ApproxError> {
     let f = scale * f64::from(1u32 << d.min(30));
     let mut error = 0.0;
     let mut q = Vec::with_capacity(weights.len());
@@ -42,9 +50,24 @@ fn at_depth(weights: &[Vec<f64>], scale: f64, d: u32) -> Result<Approx, ApproxEr
         }
         q.push(qr);
     }
+    Ok((q, error))
+}
+
+/// Every plane rounded at depth `d`: one depth for the whole kernel, the error summed
+/// over all its weights.
+fn at_depth(planes: &[&[Vec<f64>]], scale: f64, d: u32) -> Result<Approx, ApproxError> {
+    let mut error = 0.0;
+    let mut q = Vec::with_capacity(planes.len());
+    for p in planes {
+        let (w, e) = plane_at_depth(p, scale, d)?;
+        error += e;
+        q.push(w);
+    }
+    let mut q = q.into_iter();
     Ok(Approx {
         depth: d,
-        weights: q,
+        weights: q.next().unwrap_or_default(),
+        other_planes: q.collect(),
         error,
     })
 }
@@ -53,6 +76,17 @@ fn at_depth(weights: &[Vec<f64>], scale: f64, d: u32) -> Result<Approx, ApproxEr
 /// `d <= max_depth` whose summed absolute error is at most `max_error`, else `max_depth`.
 pub fn approximate(
     weights: &[Vec<f64>],
+    scale: f64,
+    max_depth: u32,
+    max_error: f64,
+) -> Result<Approx, ApproxError> {
+    approximate_planes(&[weights], scale, max_depth, max_error)
+}
+
+/// [`approximate`] for a kernel on several inputs (`planes[z]` the weights on input
+/// `z`): one depth for all planes, the error summed over every weight.
+pub fn approximate_planes(
+    weights: &[&[Vec<f64>]],
     scale: f64,
     max_depth: u32,
     max_error: f64,
@@ -103,7 +137,7 @@ impl Eq for ApproxMiss {}
 /// `Err` when `a`, the approximation at `max_depth`, misses `max_error`, with the
 /// smallest depth that would meet it.
 pub fn check_miss(
-    weights: &[Vec<f64>],
+    weights: &[&[Vec<f64>]],
     scale: f64,
     a: &Approx,
     max_depth: u32,
@@ -133,15 +167,20 @@ pub fn goal_of(a: &Approx, depth: u32) -> Option<Goal> {
     let (ci, cj) = centre_of(h, w);
     let k = 1i64 << (depth.saturating_sub(a.depth)).min(40);
     let mut terms = Vec::new();
-    for (i, row) in a.weights.iter().enumerate() {
-        for (j, &q) in row.iter().enumerate() {
-            if q != 0 {
-                let n = q.checked_mul(k).filter(|n| n.abs() <= MAX_COUNT)?;
-                terms.push(Term {
-                    r: (i as i64 - ci as i64) as i8,
-                    c: (j as i64 - cj as i64) as i8,
-                    n: n as i32,
-                });
+    let planes = std::iter::once(&a.weights).chain(&a.other_planes);
+    for (z, plane) in planes.enumerate() {
+        let z = u8::try_from(z).ok()?;
+        for (i, row) in plane.iter().enumerate() {
+            for (j, &q) in row.iter().enumerate() {
+                if q != 0 {
+                    let n = q.checked_mul(k).filter(|n| n.abs() <= MAX_COUNT)?;
+                    terms.push(Term {
+                        z,
+                        r: (i as i64 - ci as i64) as i8,
+                        c: (j as i64 - cj as i64) as i8,
+                        n: n as i32,
+                    });
+                }
             }
         }
     }
@@ -188,16 +227,16 @@ mod tests {
         // 31x31 box at depth 8: every weight rounds to 0, error 1.
         let w = vec![vec![1.0; 31]; 31];
         let a = approximate(&w, 1.0 / 961.0, 8, 0.0).unwrap();
-        let m = check_miss(&w, 1.0 / 961.0, &a, 8, 0.0).unwrap_err();
+        let m = check_miss(&[&w], 1.0 / 961.0, &a, 8, 0.0).unwrap_err();
         ::approx::assert_abs_diff_eq!(m.reached, 1.0, epsilon = 1e-9);
         assert_eq!(m.needed, None);
         // 1/9 box within 0.2: depth 3 meets it (error 0.125), depth 2 does not.
         let w = vec![vec![1.0; 3]; 3];
         let a = approximate(&w, 1.0 / 9.0, 2, 0.2).unwrap();
-        let m = check_miss(&w, 1.0 / 9.0, &a, 2, 0.2).unwrap_err();
+        let m = check_miss(&[&w], 1.0 / 9.0, &a, 2, 0.2).unwrap_err();
         assert_eq!(m.needed, Some(3));
         assert!(m.to_string().contains("depth 3 meets it"), "{m}");
         let a = approximate(&w, 1.0 / 9.0, 3, 0.2).unwrap();
-        assert_eq!(check_miss(&w, 1.0 / 9.0, &a, 3, 0.2), Ok(()));
+        assert_eq!(check_miss(&[&w], 1.0 / 9.0, &a, 3, 0.2), Ok(()));
     }
 }

@@ -68,6 +68,7 @@ mod tests {
             approx: Approx {
                 depth: 2,
                 weights: vec![vec![w]],
+                other_planes: Vec::new(),
                 error: 0.5,
             },
             fitted: None,

@@ -146,6 +146,15 @@ pub fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
         .expect("the shape was checked to have two sizes"))
 }
 
+/// Reads one multi-input kernel's weights from a `.npy` file: float32 or float64 of
+/// shape `[in, kh, kw]` (one plane per input, rows north to south), at most
+/// [`MAX_GENERAL`] planes with sides of at most [`MAX_SIDE`], finite.
+pub fn read_planes(path: &Path) -> Result<ndarray::Array3<f64>, LayerError> {
+    let a = read_checked(path, &[MAX_GENERAL, MAX_SIDE, MAX_SIDE], "[in, kh, kw]")?;
+    Ok(a.into_dimensionality::<ndarray::Ix3>()
+        .expect("the shape was checked to have three sizes"))
+}
+
 /// Where a layer reads and writes on the chip, and what else the spec says.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerTarget {
@@ -183,8 +192,10 @@ pub struct LayerSpec {
 /// `max_depth` is refused unless `accept` is set. Errors say which array, kernel or
 /// register is at fault; nothing panics on any input.
 ///
-/// Each output reads one input channel here (`in / groups == 1` and one input
-/// register); a layer whose kernels read several channels is refused.
+/// With several input channels each kernel reads one plane per input register (the
+/// channels outside its group have zero weights): `groups: 1` gives kernels over every
+/// input, a depthwise layer kernels over one each. This is the entry point for a
+/// multi-input [`Spec`] built from an `[out, in, kh, kw]` array.
 pub fn layer_spec(
     weights: ArrayView4<f64>,
     bias: Option<ArrayView1<f64>>,
@@ -219,13 +230,30 @@ pub fn layer_spec(
             value: bias[i],
         });
     }
+    // Output o belongs to group o / (out / groups), which reads input channels
+    // group * per_group .. (group + 1) * per_group.
+    let per_out = out / groups;
+    let plane = |o: usize, z: usize| -> Vec<Vec<f64>> {
+        let first = (o / per_out) * per_group;
+        (0..kh)
+            .map(|r| {
+                (0..kw)
+                    .map(|c| {
+                        z.checked_sub(first)
+                            .filter(|&k| k < per_group)
+                            .map_or(0.0, |k| weights[[o, k, r, c]])
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let channels = per_group * groups;
     let kernels: Vec<KernelSpec> = (0..out)
         .map(|o| KernelSpec {
             out: target.outputs[o],
             scale: target.scale,
-            weights: (0..kh)
-                .map(|r| (0..kw).map(|c| weights[[o, 0, r, c]]).collect())
-                .collect(),
+            weights: plane(o, 0),
+            other_planes: (1..channels).map(|z| plane(o, z)).collect(),
         })
         .collect();
     for (i, k) in kernels.iter().enumerate() {
@@ -234,6 +262,7 @@ pub fn layer_spec(
     let spec = Spec {
         name: target.name.clone(),
         input: target.inputs[0],
+        other_inputs: target.inputs[1..].to_vec(),
         registers: target.registers.clone(),
         kernels,
         approximation: target.approximation,
@@ -290,11 +319,13 @@ fn check_shapes(
             t.outputs.len()
         ));
     }
-    if inputs != 1 {
-        return bad(format!(
-            "the layer reads {inputs} input channels; kernels over several input planes \
-             are not supported, so a layer must read one"
-        ));
+    if let Some(r) = t
+        .inputs
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| t.inputs[..i].contains(r).then_some(r))
+    {
+        return bad(format!("input register {r} is given twice"));
     }
     if let Some(r) = t
         .inputs
@@ -321,12 +352,12 @@ fn check_approximation(i: usize, k: &KernelSpec, p: &ApproxParams) -> Result<(),
         out: k.out,
         msg,
     };
-    let a = approx::approximate(&k.weights, k.scale, p.max_depth, p.max_error)
+    let a = approx::approximate_planes(&k.planes(), k.scale, p.max_depth, p.max_error)
         .map_err(|e| refuse(e.to_string()))?;
     if p.accept {
         return Ok(());
     }
-    approx::check_miss(&k.weights, k.scale, &a, p.max_depth, p.max_error)
+    approx::check_miss(&k.planes(), k.scale, &a, p.max_depth, p.max_error)
         .map_err(|e| refuse(e.to_string()))
 }
 
@@ -339,19 +370,33 @@ pub fn spec_yaml(spec: &Spec) -> String {
         format!("[{}]", names.join(", "))
     };
     let name = serde_json::to_string(&spec.name).unwrap_or_else(|_| "\"filter\"".into());
+    let inputs = if spec.other_inputs.is_empty() {
+        format!("input: {}", spec.input)
+    } else {
+        format!("inputs: {}", list(&spec.inputs()))
+    };
     let mut out = format!(
-        "name: {name}\ninput: {}\nregisters: {}\nkernels:\n",
-        spec.input,
+        "name: {name}\n{inputs}\nregisters: {}\nkernels:\n",
         list(&spec.registers)
     );
+    let rows = |plane: &[Vec<f64>], indent: &str, out: &mut String| {
+        for row in plane {
+            let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
+            out.push_str(&format!("{indent}- [{}]\n", cells.join(", ")));
+        }
+    };
     for k in &spec.kernels {
         out.push_str(&format!(
             "  - out: {}\n    scale: {}\n    weights:\n",
             k.out, k.scale
         ));
-        for row in &k.weights {
-            let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
-            out.push_str(&format!("      - [{}]\n", cells.join(", ")));
+        if spec.other_inputs.is_empty() {
+            rows(&k.weights, "      ", &mut out);
+        } else {
+            for plane in k.planes() {
+                out.push_str("      -\n");
+                rows(plane, "        ", &mut out);
+            }
         }
     }
     let a = &spec.approximation;

@@ -49,8 +49,20 @@ pub struct KernelSpec {
     pub out: Reg,
     /// Common factor applied to every weight.
     pub scale: f64,
-    /// Rows north to south, columns west to east.
+    /// Rows north to south, columns west to east: the weights on the first input.
     pub weights: Vec<Vec<f64>>,
+    /// The weights on each further input ([`Spec::other_inputs`], in order), each of
+    /// the shape of `weights`; empty for a kernel of one input.
+    pub other_planes: Vec<Vec<Vec<f64>>>,
+}
+
+impl KernelSpec {
+    /// The weights on every input, the first input's first.
+    pub fn planes(&self) -> Vec<&[Vec<f64>]> {
+        std::iter::once(self.weights.as_slice())
+            .chain(self.other_planes.iter().map(Vec::as_slice))
+            .collect()
+    }
 }
 
 /// `approximation:` settings.
@@ -110,8 +122,11 @@ pub struct SearchParams {
 pub struct Spec {
     /// Name used in the program header.
     pub name: String,
-    /// Register holding the captured image.
+    /// Register holding the captured image (the first input).
     pub input: Reg,
+    /// Registers holding the further input channels of a multi-channel kernel set
+    /// (`inputs: [A, B, C]` is `input: A` and these `[B, C]`); empty for one input.
+    pub other_inputs: Vec<Reg>,
     /// Registers the program may use (may be more than six).
     pub registers: Vec<Reg>,
     /// Kernels to compute.
@@ -128,6 +143,13 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// Every input register, the first input's first.
+    pub fn inputs(&self) -> Vec<Reg> {
+        std::iter::once(self.input)
+            .chain(self.other_inputs.iter().copied())
+            .collect()
+    }
+
     /// Number of general registers the device needs so that every listed one exists.
     pub fn general_count(&self) -> usize {
         Reg::general_count(&self.registers)
@@ -354,6 +376,58 @@ fn input_register(name: Option<&str>, registers: &[Reg], general: usize) -> R<Re
     Ok(r)
 }
 
+/// `input:` or `inputs:` (exactly one may be given): every input register, each listed
+/// in `registers`, no two alike, leaving at least one register to compute in.
+fn input_registers(raw: &RawSpec, registers: &[Reg], general: usize) -> R<Vec<Reg>> {
+    let Some(names) = raw.inputs.as_deref() else {
+        return Ok(vec![input_register(
+            raw.input.as_deref(),
+            registers,
+            general,
+        )?]);
+    };
+    if raw.input.is_some() {
+        return Err(Misplaced::at(
+            &[Key("inputs")],
+            "a spec gives `input` or `inputs`, not both",
+        ));
+    }
+    if names.is_empty() {
+        return Err(Misplaced::at(&[Key("inputs")], "the input list is empty"));
+    }
+    if names.len() >= registers.len() {
+        return Err(Misplaced::at(
+            &[Key("inputs")],
+            format!(
+                "{} inputs leave no register of the {} in `registers` to compute in: \
+                 at most {} inputs",
+                names.len(),
+                registers.len(),
+                registers.len() - 1
+            ),
+        ));
+    }
+    let mut regs = Vec::with_capacity(names.len());
+    for (i, s) in names.iter().enumerate() {
+        let path = [Key("inputs"), Index(i)];
+        let r = register(s, &path, general)?;
+        if !registers.contains(&r) {
+            return Err(Misplaced::at(
+                &path,
+                format!("input register {r} is not in `registers`"),
+            ));
+        }
+        if regs.contains(&r) {
+            return Err(Misplaced::at(
+                &path,
+                format!("input register {r} listed twice"),
+            ));
+        }
+        regs.push(r);
+    }
+    Ok(regs)
+}
+
 /// The path of kernel `k`'s key `key`.
 fn kernel_path(k: usize, key: &'static str) -> [Step; 3] {
     [Key("kernels"), Index(k), Key(key)]
@@ -361,7 +435,12 @@ fn kernel_path(k: usize, key: &'static str) -> [Step; 3] {
 
 /// Kernel `k`'s weight rows: not empty, at most [`MAX_SIDE`] square, not ragged.
 fn weight_rows(k: usize, rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
-    let path = kernel_path(k, "weights");
+    rows_at(&kernel_path(k, "weights"), rows)
+}
+
+/// Weight rows at `path`: not empty, at most [`MAX_SIDE`] square, not ragged.
+fn rows_at(path: &[Step], rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
+    let path = path.to_vec();
     if rows.is_empty() {
         return Err(Misplaced::at(&path, "weights are empty"));
     }
@@ -403,24 +482,94 @@ fn weight_rows(k: usize, rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
         .collect())
 }
 
-/// Kernel `k`'s weights: rows as written, or read from the `.npy` file they name
-/// (relative to `dir`, the spec's folder; a spec read from text has none).
-fn weights_of(k: usize, raw: &RawWeights, dir: Option<&Path>) -> R<Vec<Vec<f64>>> {
-    let name = match raw {
-        RawWeights::Rows(rows) => return weight_rows(k, rows),
-        RawWeights::File(name) => name,
+/// Kernel `k`'s weights on each of `inputs` input planes: rows as written (one input),
+/// one array of rows per input, or read from the `.npy` file they name (relative to
+/// `dir`, the spec's folder; a spec read from text has none), `[kh, kw]` for one input
+/// and `[in, kh, kw]` for several.
+fn weights_of(
+    k: usize,
+    raw: &RawWeights,
+    inputs: usize,
+    dir: Option<&Path>,
+) -> R<Vec<Vec<Vec<f64>>>> {
+    let path = kernel_path(k, "weights");
+    let planes = match raw {
+        RawWeights::Rows(rows) if inputs == 1 => return Ok(vec![weight_rows(k, rows)?]),
+        RawWeights::Rows(_) => {
+            return Err(Misplaced::at(
+                &path,
+                format!(
+                    "the spec has {inputs} inputs: weights are one array of rows per input \
+                     ([in][kh][kw]), got rows of numbers"
+                ),
+            ))
+        }
+        RawWeights::Planes(planes) => planes,
+        RawWeights::File(name) => return weights_file(k, name, inputs, dir),
     };
+    if planes.len() != inputs {
+        return Err(Misplaced::at(
+            &path,
+            format!(
+                "{} arrays of weights for {inputs} inputs: give one per input",
+                planes.len()
+            ),
+        ));
+    }
+    let mut out: Vec<Vec<Vec<f64>>> = Vec::with_capacity(planes.len());
+    for (z, rows) in planes.iter().enumerate() {
+        let at = [&path[..], &[Index(z)]].concat();
+        let plane = rows_at(&at, rows)?;
+        if let Some(first) = out.first() {
+            let (h, w) = (first.len(), first[0].len());
+            if plane.len() != h || plane[0].len() != w {
+                return Err(Misplaced::at(
+                    &at,
+                    format!(
+                        "input {} has weights of {}x{}, input 1 of {h}x{w}: every input's \
+                         are the same size",
+                        z + 1,
+                        plane.len(),
+                        plane[0].len()
+                    ),
+                ));
+            }
+        }
+        out.push(plane);
+    }
+    Ok(out)
+}
+
+/// Kernel `k`'s weights read from the `.npy` file `name`.
+fn weights_file(k: usize, name: &str, inputs: usize, dir: Option<&Path>) -> R<Vec<Vec<Vec<f64>>>> {
     let path = kernel_path(k, "weights");
     let Some(dir) = dir else {
         return Err(Misplaced::at(
             &path,
             format!(
-                "weights from the file `{name}` need the spec's folder: read the spec from a                  file, or give the weights as rows"
+                "weights from the file `{name}` need the spec's folder: read the spec from a \
+                 file, or give the weights as rows"
             ),
         ));
     };
-    let a = layer::read_kernel(&dir.join(name)).map_err(|e| Misplaced::at(&path, e.to_string()))?;
-    Ok(a.rows().into_iter().map(|r| r.to_vec()).collect())
+    let at = |e: layer::LayerError| Misplaced::at(&path, e.to_string());
+    if inputs == 1 {
+        let a = layer::read_kernel(&dir.join(name)).map_err(at)?;
+        return Ok(vec![a.rows().into_iter().map(|r| r.to_vec()).collect()]);
+    }
+    let a = layer::read_planes(&dir.join(name)).map_err(at)?;
+    if a.dim().0 != inputs {
+        return Err(Misplaced::at(
+            &path,
+            format!(
+                "{name}: {} planes of weights for {inputs} inputs: the array is [in, kh, kw]",
+                a.dim().0
+            ),
+        ));
+    }
+    Ok(a.outer_iter()
+        .map(|p| p.rows().into_iter().map(|r| r.to_vec()).collect())
+        .collect())
 }
 
 /// Kernel `k`, whose output must be a listed register.
@@ -429,6 +578,7 @@ fn kernel(
     raw: &RawKernel,
     registers: &[Reg],
     general: usize,
+    inputs: usize,
     dir: Option<&Path>,
 ) -> R<KernelSpec> {
     let path = kernel_path(k, "out");
@@ -439,10 +589,12 @@ fn kernel(
             format!("output register {out} is not in `registers`"),
         ));
     }
+    let mut planes = weights_of(k, &raw.weights, inputs, dir)?.into_iter();
     Ok(KernelSpec {
         out,
         scale: raw.scale,
-        weights: weights_of(k, &raw.weights, dir)?,
+        weights: planes.next().unwrap_or_default(),
+        other_planes: planes.collect(),
     })
 }
 
@@ -452,6 +604,7 @@ fn kernel_list(
     raw: &[RawKernel],
     registers: &[Reg],
     general: usize,
+    inputs: usize,
     dir: Option<&Path>,
 ) -> R<Vec<KernelSpec>> {
     if raw.is_empty() {
@@ -469,7 +622,7 @@ fn kernel_list(
     }
     let mut kernels: Vec<KernelSpec> = Vec::with_capacity(raw.len());
     for (i, rk) in raw.iter().enumerate() {
-        let k = kernel(i, rk, registers, general, dir)?;
+        let k = kernel(i, rk, registers, general, inputs, dir)?;
         kernels.push(k);
     }
     Ok(kernels)
@@ -479,7 +632,7 @@ fn kernel_list(
 /// to `dir`), one per output register, approximated with `approximation`.
 fn layer_kernels(
     raw: &RawLayer,
-    input: Reg,
+    inputs: &[Reg],
     registers: &[Reg],
     general: usize,
     approximation: ApproxParams,
@@ -511,7 +664,7 @@ fn layer_kernels(
         .map_err(|e| Misplaced::at(&at("weights"), e.to_string()))?;
     let target = layer::LayerTarget {
         name: String::new(),
-        inputs: vec![input],
+        inputs: inputs.to_vec(),
         outputs,
         registers: registers.to_vec(),
         scale: raw.scale,
@@ -535,14 +688,14 @@ fn layer_kernels(
 /// The kernels of `kernels:` or of `layer:` (exactly one of the two).
 fn kernels_of(
     raw: &RawSpec,
-    input: Reg,
+    inputs: &[Reg],
     registers: &[Reg],
     general: usize,
     dir: Option<&Path>,
 ) -> R<Vec<KernelSpec>> {
     match (&raw.kernels, &raw.layer) {
-        (Some(k), None) => kernel_list(k, registers, general, dir),
-        (None, Some(l)) => layer_kernels(l, input, registers, general, raw.approximation, dir),
+        (Some(k), None) => kernel_list(k, registers, general, inputs.len(), dir),
+        (None, Some(l)) => layer_kernels(l, inputs, registers, general, raw.approximation, dir),
         (Some(_), Some(_)) => Err(Misplaced::at(
             &[Key("layer")],
             "a spec gives `kernels` or a `layer`, not both",
@@ -557,20 +710,32 @@ fn kernels_of(
 /// Rejects, at the offending weight, kernel `i` when it cannot be approximated with these
 /// settings (a weight times the scale and 2^depth beyond [`approx::MAX_WEIGHT`]).
 fn check_approximation(i: usize, k: &KernelSpec, params: &ApproxParams) -> R<()> {
-    let Err(e) = approx::approximate(&k.weights, k.scale, params.max_depth, params.max_error)
+    let Err(e) =
+        approx::approximate_planes(&k.planes(), k.scale, params.max_depth, params.max_error)
     else {
         return Ok(());
     };
     let f = k.scale * f64::from(1u32 << e.depth.min(30));
-    for (r, row) in k.weights.iter().enumerate() {
-        for (c, w) in row.iter().enumerate() {
+    let several = k.planes().len() > 1;
+    let cells = k.planes().into_iter().enumerate().flat_map(|(z, p)| {
+        p.iter()
+            .enumerate()
+            .flat_map(move |(r, row)| row.iter().enumerate().map(move |(c, w)| (z, r, c, *w)))
+    });
+    for (z, r, c, w) in cells {
+        {
             let x = w * f;
             if !x.is_finite() || x.abs() > approx::MAX_WEIGHT {
+                let mut path = vec![Key("kernels"), Index(i), Key("weights")];
+                if several {
+                    path.push(Index(z));
+                }
+                path.extend([Index(r), Index(c)]);
                 return Err(Misplaced::at(
-                    &[Key("kernels"), Index(i), Key("weights"), Index(r), Index(c)],
+                    &path,
                     format!(
                         "weight {} too large: |weight x scale x 2^{}| must be at most 2^20",
-                        crate::isa::text::number(*w),
+                        crate::isa::text::number(w),
                         e.depth
                     ),
                 ));
@@ -609,14 +774,15 @@ fn input_range(bounds: Option<&[yaml::Bound]>) -> R<InputRange> {
 fn build(raw: RawSpec, dir: Option<&Path>) -> R<Spec> {
     let general = raw.general_registers.unwrap_or(DEVICE_GENERAL);
     let registers = register_list(raw.registers.as_deref(), general)?;
-    let input = input_register(raw.input.as_deref(), &registers, general)?;
-    let kernels = kernels_of(&raw, input, &registers, general, dir)?;
+    let inputs = input_registers(&raw, &registers, general)?;
+    let kernels = kernels_of(&raw, &inputs, &registers, general, dir)?;
     for (i, k) in kernels.iter().enumerate() {
         check_approximation(i, k, &raw.approximation)?;
     }
     Ok(Spec {
         name: raw.name.unwrap_or_else(|| "filter".to_string()),
-        input,
+        input: inputs[0],
+        other_inputs: inputs[1..].to_vec(),
         registers,
         kernels,
         approximation: raw.approximation,

@@ -21,6 +21,9 @@ pub struct RawSpec {
     /// `input:`, a register name.
     #[serde(default, deserialize_with = "some")]
     pub input: Option<String>,
+    /// `inputs:`, one register name per input channel (instead of `input`).
+    #[serde(default, deserialize_with = "some")]
+    pub inputs: Option<Vec<String>>,
     /// `registers:`, register names.
     #[serde(default, deserialize_with = "some")]
     pub registers: Option<Vec<String>>,
@@ -92,6 +95,8 @@ pub struct RawKernel {
 pub enum RawWeights {
     /// Rows north to south of numbers west to east.
     Rows(Vec<Vec<Weight>>),
+    /// One array of rows per input (`[in][kh][kw]`).
+    Planes(Vec<Vec<Vec<Weight>>>),
     /// A `.npy` file of shape `[kh, kw]`.
     File(String),
 }
@@ -117,11 +122,100 @@ impl<'de> Visitor<'de> for WeightsVisitor {
     }
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawWeights, A::Error> {
-        let mut rows = Vec::new();
-        while let Some(row) = seq.next_element::<Vec<Weight>>()? {
-            rows.push(row);
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Vec<Cell>>()? {
+            items.push(item);
         }
-        Ok(RawWeights::Rows(rows))
+        let numbers = |v: &[Cell]| v.iter().all(|c| matches!(c, Cell::One(_)));
+        let arrays = |v: &[Cell]| v.iter().all(|c| matches!(c, Cell::Row(_)));
+        if items.iter().all(|v| numbers(v)) {
+            let rows = items
+                .into_iter()
+                .map(|v| v.into_iter().filter_map(Cell::number).collect())
+                .collect();
+            Ok(RawWeights::Rows(rows))
+        } else if items.iter().all(|v| arrays(v)) {
+            let planes = items
+                .into_iter()
+                .map(|v| v.into_iter().filter_map(Cell::row).collect())
+                .collect();
+            Ok(RawWeights::Planes(planes))
+        } else {
+            Err(de::Error::custom(
+                "weights mix numbers and arrays: give rows of numbers ([kh][kw]) or one \
+                 array of rows per input ([in][kh][kw])",
+            ))
+        }
+    }
+}
+
+/// One entry of a weights row: a number (of a 2-D kernel) or a row (of a plane of a
+/// multi-input kernel).
+enum Cell {
+    One(Weight),
+    Row(Vec<Weight>),
+}
+
+impl Cell {
+    fn number(self) -> Option<Weight> {
+        match self {
+            Cell::One(w) => Some(w),
+            Cell::Row(_) => None,
+        }
+    }
+
+    fn row(self) -> Option<Vec<Weight>> {
+        match self {
+            Cell::Row(r) => Some(r),
+            Cell::One(_) => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Cell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CellVisitor)
+    }
+}
+
+struct CellVisitor;
+
+impl CellVisitor {
+    const WEIGHT: Number = Number {
+        what: "a weight",
+        check: |_| Ok(()),
+    };
+}
+
+impl<'de> Visitor<'de> for CellVisitor {
+    type Value = Cell;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a weight (a number or a fraction such as 1/16), or a row of weights")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cell, E> {
+        Self::WEIGHT.visit_i64(v).map(|w| Cell::One(Weight(w)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cell, E> {
+        Self::WEIGHT.visit_u64(v).map(|w| Cell::One(Weight(w)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Cell, E> {
+        Self::WEIGHT.visit_f64(v).map(|w| Cell::One(Weight(w)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Cell, E> {
+        Self::WEIGHT.visit_str(s).map(|w| Cell::One(Weight(w)))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Cell, A::Error> {
+        let mut row = Vec::new();
+        while let Some(w) = seq.next_element::<Weight>()? {
+            row.push(w);
+        }
+        Ok(Cell::Row(row))
     }
 }
 
