@@ -242,3 +242,124 @@ fn compile_warns_when_an_output_depends_on_values_past_the_knee() {
         "{e}"
     );
 }
+
+/// Exact arithmetic with a soft knee at +-64 and a limit at +-90 (no noise, no readout).
+const KNEE_64: &str = "name: knee64\ndescription: exact, with a knee at 64 and a limit at 90\n\
+                       saturation: {low: -90, high: 90, knee_low: -64, knee_high: 64}\n\
+                       readout: {enabled: false}\n";
+
+/// `saturation_by_register` of `run --compare --json` for `program` under [`KNEE_64`],
+/// as (register, writes, knee share, limit share).
+fn compare_shares(name: &str, program: &str) -> Vec<(String, u64, f64, f64)> {
+    let p = temp_file("saturation-compare", name, program);
+    let profile = temp_file("saturation-compare", "knee64.yaml", KNEE_64);
+    let j = json(&scamp(&[
+        "run",
+        p.to_str().unwrap(),
+        "--noise",
+        profile.to_str().unwrap(),
+        "--compare",
+        "--json",
+    ]));
+    j["compare"]["saturation_by_register"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["register"].as_str().unwrap().to_string(),
+                r["writes"].as_u64().unwrap(),
+                r["knee_share"].as_f64().unwrap(),
+                r["limit_share"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn compare_gives_the_share_of_writes_past_the_knee_and_the_limit() {
+    const PES: u64 = 256 * 256;
+    // 50 + 50 = 100: past the knee (64) and the limit (90). The sum lands in NEWS
+    // (-100), then in B; the loads and the copy (|v| = 50) stay inside.
+    let shares = compare_shares("double.scamp", "in(A, 50);\nmov(C, A);\nadd(B, A, C);\n");
+    assert_eq!(
+        shares,
+        [
+            ("A".to_string(), PES, 0.0, 0.0),
+            ("B".to_string(), PES, 1.0, 1.0),
+            ("C".to_string(), PES, 0.0, 0.0),
+            ("NEWS".to_string(), 3 * PES, 1.0 / 3.0, 1.0 / 3.0),
+        ]
+    );
+    // 30 + 30 = 60 stays inside the knee: no share anywhere.
+    let shares = compare_shares("inside.scamp", "in(A, 30);\nmov(C, A);\nadd(B, A, C);\n");
+    assert!(
+        shares.iter().all(|s| s.2 == 0.0 && s.3 == 0.0),
+        "{shares:?}"
+    );
+    assert_eq!(shares.len(), 4);
+}
+
+/// `run --compare --uncertainty --json`'s `compare` object for `program` (input in A).
+fn compare_ranges(program: &str) -> serde_json::Value {
+    let j = json(&scamp(&[
+        "run",
+        program,
+        "--input",
+        "A",
+        "--compare",
+        "--uncertainty",
+        "--json",
+    ]));
+    j["compare"].clone()
+}
+
+#[test]
+fn compare_uncertainty_shows_the_saturation_share_only_past_the_knee() {
+    // A Gaussian of 8-bit images stays inside the knee: every saturation member gives
+    // the nominal figures, bit for bit; the whole ensemble spreads them.
+    let c = compare_ranges("programs/gauss5x5.scamp");
+    let u = &c["uncertainty"];
+    assert!(u["accepted"].as_u64().unwrap() >= 5, "{u}");
+    let regs = u["registers"].as_object().unwrap();
+    assert_eq!(regs.len(), c["registers"].as_object().unwrap().len());
+    for (name, r) in regs {
+        let nominal = &c["registers"][name];
+        for figure in ["rmse", "bias"] {
+            let n = nominal[figure].as_f64().unwrap();
+            let s = &r["saturation_range"][figure];
+            assert_eq!((s[0].as_f64(), s[1].as_f64()), (Some(n), Some(n)), "{name}");
+            let all = &r[figure];
+            assert!(all[0].as_f64().unwrap() <= n && n <= all[1].as_f64().unwrap());
+        }
+    }
+    let spread = |r: &serde_json::Value| r[1].as_f64().unwrap() - r[0].as_f64().unwrap();
+    assert!(spread(&regs["B"]["rmse"]) > 0.0, "{u}");
+    // The input times eight and back: the register range moves B's error.
+    let program = temp_file("saturation-compare", "x8.scamp", X8_AND_BACK);
+    let c = compare_ranges(program.to_str().unwrap());
+    let b = &c["uncertainty"]["registers"]["B"];
+    assert!(spread(&b["saturation_range"]["rmse"]) > 1.0, "{b}");
+    let n = c["registers"]["B"]["rmse"].as_f64().unwrap();
+    let s = &b["saturation_range"]["rmse"];
+    assert!(s[0].as_f64().unwrap() <= n && n <= s[1].as_f64().unwrap());
+}
+
+#[test]
+fn compare_uncertainty_needs_a_profile_with_an_ensemble() {
+    let profile = temp_file("saturation-compare", "knee64.yaml", KNEE_64);
+    let o = scamp(&[
+        "run",
+        "programs/gauss5x5.scamp",
+        "--input",
+        "A",
+        "--noise",
+        profile.to_str().unwrap(),
+        "--compare",
+        "--uncertainty",
+    ]);
+    refused(&o, &["knee64", "describes no uncertainty"]);
+    let o = scamp(&["run", "programs/gauss5x5.scamp", "--uncertainty"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(common::stderr(&o).contains("--compare"));
+}

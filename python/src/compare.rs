@@ -28,6 +28,7 @@ pub struct CompareArgs<'py> {
     edge: String,
     readout: bool,
     registers: Option<Vec<String>>,
+    uncertainty: bool,
 }
 
 /// `scamp.compare(program, inputs, options)`: what `scamp run --compare --json`
@@ -95,6 +96,7 @@ pub fn compare<'py>(
         runs: options.runs,
         seed,
         chip_seed,
+        uncertainty: options.uncertainty,
     };
     let plan = RunPlan {
         program: &program.program,
