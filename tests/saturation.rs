@@ -363,3 +363,98 @@ fn compare_uncertainty_needs_a_profile_with_an_ensemble() {
     assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
     assert!(common::stderr(&o).contains("--compare"));
 }
+
+/// `eval --json` of a one-stage network (`program` for the spec of `weights` into B)
+/// on black 28x28 images (every register value starts at -128) under a profile that
+/// is exact but for a knee at 200 and a limit at `limit`.
+fn eval_on_black(purpose: &str, weights: &str, program: &str, limit: u32) -> serde_json::Value {
+    let dir = common::temp_dir(purpose);
+    let data = common::dataset::squares_dataset(&format!("{purpose}-data"), 20, 0);
+    let file = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        dir.join(name).to_str().unwrap().to_string()
+    };
+    file(
+        "spec.yaml",
+        &format!("name: s\ninput: A\nregisters: [A, B, C]\nkernels:\n  - out: B\n    weights: {weights}\n"),
+    );
+    file("stage.scamp", program);
+    let net = file(
+        "net.yaml",
+        "name: n\nstages:\n  - spec: spec.yaml\n    program: stage.scamp\n",
+    );
+    let profile = file(
+        "knee.yaml",
+        &format!(
+            "name: knee200\ndescription: exact, knee 200\nreadout: {{enabled: false}}\n\
+             saturation: {{low: -{limit}, high: {limit}, knee_low: -200, knee_high: 200}}\n"
+        ),
+    );
+    let data = data.to_str().unwrap();
+    json(&scamp(&[
+        "eval",
+        &net,
+        "--dataset",
+        data,
+        "--noise",
+        &profile,
+        "--chip-seeds",
+        "1",
+        "--json",
+    ]))
+}
+
+/// `(writes, beyond_knee, beyond_limit)` of stage 1's `register` in an eval report.
+fn stage_one(j: &serde_json::Value, register: &str) -> (u64, u64, u64) {
+    let r = j["saturation_by_register"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["stage"] == 1 && r["register"] == register)
+        .unwrap_or_else(|| panic!("no {register} in {j}"));
+    let n = |k: &str| r[k].as_u64().unwrap();
+    (n("writes"), n("beyond_knee"), n("beyond_limit"))
+}
+
+#[test]
+fn eval_counts_writes_past_the_knee_per_stage_and_register() {
+    // B := A (-128 everywhere): inside the knee, no share anywhere.
+    let j = eval_on_black("sat-eval-copy", "[[1]]", "mov(B, A);\n", 300);
+    let regs = j["saturation_by_register"].as_array().unwrap();
+    assert!(regs.iter().any(|r| r["register"] == "B"), "{j}");
+    for r in regs {
+        assert_eq!(r["stage"], 1, "{r}");
+        assert_eq!(
+            (r["knee_share"].as_f64(), r["limit_share"].as_f64()),
+            (Some(0.0), Some(0.0)),
+            "{r}"
+        );
+    }
+    // B := 2A = -256 everywhere: the write of the sum into B lies past the knee (200)
+    // in every PE of the one frame (20 images fit on it); with the limit at 300 none
+    // past the limit, with the limit at 250 all of them. B is also the capture's
+    // scratch (a second write, inside). The sum passes through NEWS once per PE; A and
+    // C hold -128.
+    const PES: u64 = 256 * 256;
+    for (limit, past) in [(300, false), (250, true)] {
+        let j = eval_on_black(
+            "sat-eval-double",
+            "[[2]]",
+            "mov(C, A);\nadd(B, A, C);\n",
+            limit,
+        );
+        let (writes, knee, beyond) = stage_one(&j, "B");
+        assert_eq!(
+            (writes, knee, beyond),
+            (2 * PES, PES, if past { PES } else { 0 })
+        );
+        let share = &j["saturation_by_register"];
+        assert!(share.to_string().contains("\"knee_share\":0.5"), "{share}");
+        let (news_writes, news_knee, news_limit) = stage_one(&j, "NEWS");
+        assert!(news_writes > writes);
+        assert_eq!((news_knee, news_limit), (knee, beyond));
+        for r in ["A", "C"] {
+            assert_eq!(stage_one(&j, r).1, 0, "{r}");
+        }
+    }
+}

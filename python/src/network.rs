@@ -209,6 +209,7 @@ impl PyNetwork {
             compile: build_options(None, work).compile,
             examples: 0,
             progress: None,
+            count_saturation: true,
         };
         let e = crate::interrupt::interruptible(py, || ev::evaluate(&self.net, data, &opts))?
             .map_err(value_error)?;

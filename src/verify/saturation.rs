@@ -6,13 +6,14 @@ use crate::isa::{BusOp, Program, Reg};
 use crate::sim::noise::Profile;
 use crate::sim::run::RunReport;
 use crate::sim::PES;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One register's share of PE-writes past the knee and past the limit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegisterSaturation {
-    /// The stage: the group of a bank (0 for a single program).
+    /// The stage: the group of a bank (0 for a single program); in `scamp eval`, the
+    /// on-sensor stage, from 1.
     pub stage: usize,
     /// The register (`NEWS` for the neighbour views too).
     pub register: String,
