@@ -195,12 +195,17 @@ fn stage_program(
 
 /// `v` as a DAC constant, or why it cannot be loaded (`what` names it).
 fn dac(v: f64, what: &str, file: &Path) -> Result<i64, StageError> {
-    if (-128.0..=127.0).contains(&v) {
+    let dac = crate::isa::DAC;
+    if (*dac.start() as f64..=*dac.end() as f64).contains(&v) {
         Ok(v as i64)
     } else {
         Err(structure(
             file,
-            format!("{what} {v} cannot be loaded: the DAC loads -128..127"),
+            format!(
+                "{what} {v} cannot be loaded: the DAC loads {}..{}",
+                dac.start(),
+                dac.end()
+            ),
         ))
     }
 }
