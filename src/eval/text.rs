@@ -113,35 +113,6 @@ fn confusion(s: &mut String, r: &Report) -> std::fmt::Result {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::eval::counts::{Accuracy, Spread};
-
-    #[test]
-    fn the_depth_table_lines_up_under_its_heads() {
-        let row = DepthRow {
-            depth: 2,
-            instructions: 52,
-            cycles: 77,
-            images_per_frame: 64,
-            accuracy: Accuracy {
-                ideal: 0.7666,
-                noisy: Spread::of(vec![0.7646]),
-                lost: 0.002,
-            },
-            flipped: 0.0073,
-        };
-        let mut s = String::new();
-        depths(&mut s, &[row]).expect("writes");
-        assert_eq!(
-            s,
-            "\ndepth instructions  cycles      ideal      noisy       lost    flipped\n    \
-             2           52      77    76.66 %    76.46 %     0.20 %     0.73 %\n"
-        );
-    }
-}
-
 /// Per stage, the shares of PE-writes past the knee and past the limit of the
 /// registers that have any (first test chip), or that there are none.
 fn saturation(s: &mut String, r: &Report) -> std::fmt::Result {
@@ -183,4 +154,33 @@ fn saturation(s: &mut String, r: &Report) -> std::fmt::Result {
         )?;
     }
     writeln!(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::counts::{Accuracy, Spread};
+
+    #[test]
+    fn the_depth_table_lines_up_under_its_heads() {
+        let row = DepthRow {
+            depth: 2,
+            instructions: 52,
+            cycles: 77,
+            images_per_frame: 64,
+            accuracy: Accuracy {
+                ideal: 0.7666,
+                noisy: Spread::of(vec![0.7646]),
+                lost: 0.002,
+            },
+            flipped: 0.0073,
+        };
+        let mut s = String::new();
+        depths(&mut s, &[row]).expect("writes");
+        assert_eq!(
+            s,
+            "\ndepth instructions  cycles      ideal      noisy       lost    flipped\n    \
+             2           52      77    76.66 %    76.46 %     0.20 %     0.73 %\n"
+        );
+    }
 }
