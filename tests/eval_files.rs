@@ -7,21 +7,13 @@
 
 mod common;
 
+use common::dataset::{idx_bytes, squares};
 use common::{json, scamp, stderr, temp_dir};
 use flate2::{write::GzEncoder, Compression};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn idx_bytes(dims: &[u32], data: &[u8]) -> Vec<u8> {
-    let mut b = vec![0, 0, 8, dims.len() as u8];
-    for d in dims {
-        b.extend_from_slice(&d.to_be_bytes());
-    }
-    b.extend_from_slice(data);
-    b
-}
 
 fn gz(bytes: &[u8]) -> Vec<u8> {
     let mut e = GzEncoder::new(Vec::new(), Compression::fast());
@@ -30,18 +22,9 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// `n` 28x28 images per split, a square of pixel value `level` placed by the class;
-/// labels 0..9.
+/// labels 0..9, as IDX files.
 fn split_at_level(n: u32, level: u8) -> (Vec<u8>, Vec<u8>) {
-    let mut pixels = vec![0u8; n as usize * 784];
-    let labels: Vec<u8> = (0..n).map(|i| (i % 10) as u8).collect();
-    for (i, &l) in labels.iter().enumerate() {
-        let (r0, c0) = (2 + 2 * usize::from(l), 4 + usize::from(l));
-        for r in r0..r0 + 6 {
-            for c in c0..c0 + 8 {
-                pixels[i * 784 + r * 28 + c] = level;
-            }
-        }
-    }
+    let (pixels, labels) = squares(n, level);
     (idx_bytes(&[n, 28, 28], &pixels), idx_bytes(&[n], &labels))
 }
 

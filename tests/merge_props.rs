@@ -55,6 +55,7 @@ fn shard(k: u32, n: u32, counts: Counts, test_images: u64) -> (String, Mergeable
         program: "p".into(),
         counts,
         noisy_seconds: 0.5,
+        saturation: Vec::new(),
     };
     let m = Mergeable {
         fingerprint: "f".into(),

@@ -270,6 +270,7 @@ def compare(
     edge: str = "zero",
     readout: bool = True,
     registers: Optional[Sequence[str]] = None,
+    uncertainty: bool = False,
 ) -> dict[str, Any]:
     """Measures how far noisy runs drift from ideal ones, as ``scamp run --compare``.
 
@@ -278,7 +279,8 @@ def compare(
     comparison on several scenes instead. ``tolerance`` defaults to one 8-bit step of
     the profile's readout range; ``border`` leaves that many PEs on every side out of
     the figures; ``registers`` restricts the comparison (default: every register the
-    program writes).
+    program writes); ``uncertainty`` compares again under the profile's uncertainty
+    ensemble, as ``--uncertainty``.
 
     Returns the dict ``scamp run --compare --json`` prints (the first run's figures,
     and under ``"compare"`` the RMSE, bias, max and share beyond the tolerance of each
@@ -295,5 +297,6 @@ def compare(
         edge=edge,
         readout=readout,
         registers=_register_names(registers),
+        uncertainty=uncertainty,
     )
     return _scamp.compare(program, None if inputs is None else dict(inputs), options)

@@ -188,6 +188,7 @@ def compare(
     edge: str = "zero",
     readout: bool = True,
     registers: Optional[Sequence[str]] = None,
+    uncertainty: bool = False,
 ) -> dict[str, Any]: ...
 
 class Network:

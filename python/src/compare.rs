@@ -28,6 +28,7 @@ pub struct CompareArgs<'py> {
     edge: String,
     readout: bool,
     registers: Option<Vec<String>>,
+    uncertainty: bool,
 }
 
 /// `scamp.compare(program, inputs, options)`: what `scamp run --compare --json`
@@ -98,7 +99,8 @@ pub fn compare<'py>(
         .with_raw(opts.raw)
         .with_border(options.border)
         .with_runs(options.runs)
-        .with_seeds(seed, chip_seed);
+        .with_seeds(seed, chip_seed)
+        .with_uncertainty(options.uncertainty);
     let plan = RunPlan {
         program: &program.program,
         setup: &first,

@@ -226,6 +226,7 @@ impl PyNetwork {
                 compile: build_options(None, work).compile,
                 examples: 0,
                 progress: Some(&hook),
+                count_saturation: true,
             };
             ev::evaluate(&self.net, data, &opts)
         })?

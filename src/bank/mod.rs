@@ -417,14 +417,28 @@ impl Bank {
         compare_opts: &CompareOptions,
         on_map: Option<MapSink>,
     ) -> Result<Comparison, BankError> {
-        Ok(compare::compare(
-            &self.program(),
+        let program = self.program();
+        let prepare = |img: &GreyImage| Ok(setup(img).array());
+        let mut c = compare::compare(
+            &program,
             &opts.profile,
             scenes,
-            &|img| Ok(setup(img).array()),
+            &prepare,
             compare_opts,
             on_map,
-        )?)
+        )?;
+        if compare_opts.uncertainty {
+            let ranges = crate::verify::compare_ranges::ranges(
+                &program,
+                &opts.profile,
+                scenes,
+                &prepare,
+                compare_opts,
+                &c,
+            )?;
+            c.uncertainty = Some(ranges);
+        }
+        Ok(c)
     }
 
     /// The register holding the input image, for a bank with kernels.

@@ -405,6 +405,9 @@ fn comparison(o: &mut Lines, out: &RunSummary, c: &Comparison) {
             ));
         }
     }
+    if let Some(u) = &c.uncertainty {
+        comparison_ranges(o, u);
+    }
     let per_reg: Vec<String> = c
         .saturated
         .registers
@@ -421,4 +424,34 @@ fn comparison(o: &mut Lines, out: &RunSummary, c: &Comparison) {
             format!(" ({})", per_reg.join(", "))
         }
     ));
+}
+
+/// Each register's range over the uncertainty ensemble, with its saturation share.
+fn comparison_ranges(o: &mut Lines, u: &crate::verify::compare_ranges::CompareRanges) {
+    o.line(format_args!(
+        "\nranges over {} of {} profiles of the uncertainty ensemble that reproduce both \
+         device experiments (docs/noise.md, \"Error bars\")",
+        u.accepted, u.members
+    ));
+    let span =
+        |b: Option<[f64; 2]>, what: &str| b.map(|[lo, hi]| format!("{what} {lo:.4} .. {hi:.4}"));
+    for (w, r) in &u.registers {
+        let line = |f: &crate::verify::compare_ranges::FigureBounds| {
+            [
+                span(f.rmse, "RMSE"),
+                span(f.bias, "bias"),
+                span(f.flipped, "flipped"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ")
+        };
+        o.line(format_args!("{:<6} {}", w.to_string(), line(&r.all)));
+        o.line(format_args!(
+            "{:<6} {} over the saturation range",
+            "",
+            line(&r.saturation_range)
+        ));
+    }
 }

@@ -89,7 +89,7 @@ pub fn simulate(
     k_max: u32,
     setup: Setup,
 ) -> Result<Vec<Row>, CalibrationError> {
-    if !(-128..=127).contains(&input) {
+    if !crate::isa::DAC.contains(&i64::from(input)) {
         return Err(CalibrationError(format!(
             "input {input}: the DAC loads integers in -128..127"
         )));

@@ -82,7 +82,7 @@ impl Dataset {
             let input: i32 = fields[0]
                 .parse()
                 .ok()
-                .filter(|v| (-128..=127).contains(v))
+                .filter(|&v| crate::isa::DAC.contains(&i64::from(v)))
                 .ok_or_else(|| {
                     fail(
                         i + 1,
@@ -296,7 +296,10 @@ impl Report {
         k_max: u32,
         setup: Setup,
     ) -> Result<Report, CalibrationError> {
-        if let Some(v) = inputs.iter().find(|v| !(-128..=127).contains(*v)) {
+        if let Some(v) = inputs
+            .iter()
+            .find(|&&v| !crate::isa::DAC.contains(&i64::from(v)))
+        {
             return Err(CalibrationError(format!(
                 "input {v}: the DAC loads integers in -128..127"
             )));

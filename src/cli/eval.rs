@@ -130,6 +130,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
             },
             examples: if a.html.is_some() { 12 } else { 0 },
             progress: Some(&progress),
+            count_saturation: true,
         };
         if a.uncertainty {
             crate::calibrate::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;

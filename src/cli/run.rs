@@ -76,6 +76,11 @@ pub struct RunArgs {
     /// out the border its output register's values could have crossed).
     #[arg(long, value_name = "N", requires = "compare", value_parser = args::border)]
     border: Option<usize>,
+    /// With --compare: compare again under every profile of the noise profile's
+    /// uncertainty ensemble that reproduces the device measurements, and report each
+    /// figure's range and the part of it the register range gives.
+    #[arg(long, requires = "compare")]
+    uncertainty: bool,
     /// Array clock in MHz, at most 1000.
     #[arg(long, default_value_t = 10.0, value_name = "MHZ", value_parser = args::clock)]
     clock: f64,
@@ -254,6 +259,7 @@ fn compare_options(a: &RunArgs, opts: &RunOptions, registers: Vec<Watched>) -> C
         runs: a.runs,
         seed: a.noise.seed,
         chip_seed: a.noise.chip_seed,
+        uncertainty: a.uncertainty,
     }
 }
 

@@ -48,6 +48,9 @@ pub struct Options<'a> {
     pub examples: usize,
     /// Called as frames finish: (what, done, total).
     pub progress: Option<Progress<'a>>,
+    /// Count the PE-writes past the knee and the limit per stage and register at the
+    /// network's own depth ([`super::saturation`]; two more runs of each test frame).
+    pub count_saturation: bool,
 }
 
 /// An image whose class the noise changed on some chip, with its binary maps ideal
@@ -249,7 +252,12 @@ impl Depth<'_> {
         }
     }
 
-    fn run(&self, depth: u32, examples: usize) -> Result<(DepthCounts, Vec<Example>), EvalError> {
+    fn run(
+        &self,
+        depth: u32,
+        examples: usize,
+        count_saturation: bool,
+    ) -> Result<(DepthCounts, Vec<Example>), EvalError> {
         let test = &self.data.test;
         let build = BuildOptions {
             depth: Some(depth),
@@ -324,6 +332,12 @@ impl Depth<'_> {
                 );
             }
         }
+        let saturation = if count_saturation {
+            let on = (&tiling, test);
+            super::saturation::count(&chip, on, &frame_list, &self.opts.noise.1)?
+        } else {
+            Vec::new()
+        };
         let row = DepthCounts {
             depth,
             instructions: chip.program.instructions() as u64,
@@ -333,6 +347,7 @@ impl Depth<'_> {
             program: fnv(chip.program.to_string().as_bytes()),
             counts,
             noisy_seconds,
+            saturation,
         };
         Ok((row, kept))
     }
@@ -425,7 +440,8 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
     let mut examples = Vec::new();
     for &d in &depths {
         let keep = if d == main_depth { opts.examples } else { 0 };
-        let (row, kept) = runner.run(d, keep)?;
+        let count = d == main_depth && opts.count_saturation;
+        let (row, kept) = runner.run(d, keep, count)?;
         if d == main_depth {
             examples = kept;
         }

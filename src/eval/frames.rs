@@ -36,12 +36,7 @@ pub fn run_frame(
     noise: FrameNoise,
 ) -> Result<Vec<Vec<u8>>, RunError> {
     let first = frame * tiling.per_frame();
-    let mut array = Array::new(chip.general, EdgeMode::Zero);
-    array.expose(&tiling.compose(split, first));
-    if !noise.profile.is_exact() {
-        let model = NoiseModel::new(noise.profile, noise.chip_seed, noise.run_seed);
-        array.set_layer(Box::new(model));
-    }
+    let mut array = frame_array(chip, tiling, split, frame, noise);
     sim::run(&mut array, &chip.program, 1, sim::DEFAULT_CLOCK_HZ)?;
     let count = tiling.per_frame().min(split.len().saturating_sub(first));
     Ok((0..count)
@@ -53,4 +48,22 @@ pub fn run_frame(
             bits
         })
         .collect())
+}
+
+/// The array of frame `frame` of `split` before the chip part runs: its images exposed,
+/// the noise layer installed.
+pub fn frame_array(
+    chip: &Chip,
+    tiling: &Tiling,
+    split: &Split,
+    frame: usize,
+    noise: FrameNoise,
+) -> Array {
+    let mut array = Array::new(chip.general, EdgeMode::Zero);
+    array.expose(&tiling.compose(split, frame * tiling.per_frame()));
+    if !noise.profile.is_exact() {
+        let model = NoiseModel::new(noise.profile, noise.chip_seed, noise.run_seed);
+        array.set_layer(Box::new(model));
+    }
+    array
 }

@@ -25,6 +25,7 @@ pub mod plot;
 pub mod reach;
 pub mod readout;
 pub mod report;
+pub mod saturation;
 pub mod shard;
 pub mod stage;
 pub mod text;

@@ -23,6 +23,10 @@ pub struct DepthCounts {
     pub counts: Counts,
     /// Wall seconds spent on the noisy test frames.
     pub noisy_seconds: f64,
+    /// The network's own depth only: per stage and register, the PE-writes past the
+    /// knee and the limit on the first test chip ([`super::saturation`]).
+    #[serde(default)]
+    pub saturation: Vec<super::saturation::StageCount>,
 }
 
 /// What identifies an evaluation, and the counts of each depth: enough to merge shards.
@@ -165,6 +169,10 @@ pub struct Report {
     /// its saturation share.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncertainty: Option<super::uncertainty::AccuracyRanges>,
+    /// Per stage and register, the share of PE-writes past the knee and past the limit
+    /// (the network's own depth, first test chip).
+    #[serde(default)]
+    pub saturation_by_register: Vec<crate::verify::saturation::RegisterSaturation>,
     /// Flip rate of the binary features under the noise.
     pub flipped: f64,
     /// Flip rate of each binary map, in map order.
@@ -234,6 +242,12 @@ pub fn report(m: &Mergeable) -> Report {
         energy_uj_per_image: crate::energy::cycles_uj(cycles),
         accuracy: Accuracy::of(c),
         uncertainty: None,
+        saturation_by_register: main.map_or_else(Vec::new, |r| {
+            r.saturation
+                .iter()
+                .map(super::saturation::StageCount::shares)
+                .collect()
+        }),
         flipped: flip_rate(c),
         flipped_per_map: {
             let per_map = c.bits as f64 / c.flipped_per_map.len().max(1) as f64;

@@ -145,6 +145,10 @@ pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
                     shards("the counts overflow when added to the other shards'".into())
                 })?;
                 a.noisy_seconds += b.noisy_seconds;
+                a.saturation = super::saturation::checked_sum(&a.saturation, &b.saturation)
+                    .ok_or_else(|| {
+                        shards("the saturation counts do not add up with the other shards'".into())
+                    })?;
             }
         }
     }
@@ -202,6 +206,7 @@ fn check_counts(file: &str, m: &Mergeable) -> Result<(), MergeError> {
                 )
             })
         });
+        let why = why.or_else(|| row.saturation.iter().find_map(|c| c.inconsistency()));
         let why = why.or_else(|| {
             (!(row.noisy_seconds.is_finite() && row.noisy_seconds >= 0.0))
                 .then(|| format!("noisy_seconds {} is not a duration", row.noisy_seconds))

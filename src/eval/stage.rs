@@ -52,6 +52,28 @@ pub struct Chip {
     pub reach: usize,
     /// General registers of the array.
     pub general: usize,
+    /// The first line of each stage's statements in the frame program (the capture
+    /// counts in the first stage, which starts at line 1).
+    pub stage_lines: Vec<u32>,
+}
+
+impl Chip {
+    /// The frame program cut into its stages (each with what follows it: bias,
+    /// activation and decisions), in order; run one after another on one array they
+    /// make the frame program.
+    pub fn stage_programs(&self) -> Vec<Program> {
+        let mut out = vec![Program { stmts: Vec::new() }; self.stage_lines.len().max(1)];
+        for stmt in &self.program.stmts {
+            let stage = self
+                .stage_lines
+                .iter()
+                .filter(|&&l| l <= stmt.pos.line)
+                .count()
+                .max(1);
+            out[stage - 1].stmts.push(stmt.clone());
+        }
+        out
+    }
 }
 
 /// Why the chip part could not be built.
@@ -173,12 +195,17 @@ fn stage_program(
 
 /// `v` as a DAC constant, or why it cannot be loaded (`what` names it).
 fn dac(v: f64, what: &str, file: &Path) -> Result<i64, StageError> {
-    if (-128.0..=127.0).contains(&v) {
+    let dac = crate::isa::DAC;
+    if (*dac.start() as f64..=*dac.end() as f64).contains(&v) {
         Ok(v as i64)
     } else {
         Err(structure(
             file,
-            format!("{what} {v} cannot be loaded: the DAC loads -128..127"),
+            format!(
+                "{what} {v} cannot be loaded: the DAC loads {}..{}",
+                dac.start(),
+                dac.end()
+            ),
         ))
     }
 }
@@ -262,7 +289,13 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
     let mut maps = Vec::new();
     // Outputs of earlier stages that no later stage may have overwritten since.
     let mut live: Vec<Reg> = Vec::new();
+    let mut stage_lines = Vec::new();
     for (i, def) in net.stages.iter().enumerate() {
+        stage_lines.push(if i == 0 {
+            1
+        } else {
+            u32::try_from(text.lines().count() + 1).unwrap_or(u32::MAX)
+        });
         if i > 0 && !live.contains(&def.spec.input) {
             return Err(structure(
                 &def.spec_file,
@@ -315,6 +348,7 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         stages,
         maps,
         general,
+        stage_lines,
     })
 }
 

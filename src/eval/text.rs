@@ -3,6 +3,7 @@
 
 use super::report::DepthRow;
 use super::Report;
+use crate::verify::saturation::RegisterSaturation;
 use std::fmt::Write;
 
 /// A fraction as a percentage, right-aligned in 8 characters.
@@ -73,6 +74,7 @@ fn summary(s: &mut String, r: &Report) -> std::fmt::Result {
             u.members
         )?;
     }
+    saturation(s, r)?;
     writeln!(
         s,
         "flipped       {} of the binary-map bits; class changed for {} of (image, chip) pairs",
@@ -109,6 +111,49 @@ fn confusion(s: &mut String, r: &Report) -> std::fmt::Result {
         writeln!(s, "{}", cells.join(""))?;
     }
     Ok(())
+}
+
+/// Per stage, the shares of PE-writes past the knee and past the limit of the
+/// registers that have any (first test chip), or that there are none.
+fn saturation(s: &mut String, r: &Report) -> std::fmt::Result {
+    let list = |share: &dyn Fn(&RegisterSaturation) -> f64| {
+        let mut out = String::new();
+        let mut stage = 0;
+        for c in r.saturation_by_register.iter().filter(|c| share(c) > 0.0) {
+            if c.stage != stage {
+                stage = c.stage;
+                let sep = if out.is_empty() { "" } else { "; " };
+                out.push_str(&format!("{sep}stage {stage} "));
+            } else {
+                out.push_str(", ");
+            }
+            out.push_str(&format!("{} {:.2} %", c.register, 100.0 * share(c)));
+        }
+        if out.is_empty() {
+            "none".to_string()
+        } else {
+            out
+        }
+    };
+    if r.saturation_by_register.is_empty() {
+        return Ok(());
+    }
+    write!(
+        s,
+        "saturation    PE-writes past the knee (chip 1): {}",
+        list(&|c| c.knee_share)
+    )?;
+    if r.saturation_by_register
+        .iter()
+        .any(|c| c.limit_share.is_some())
+    {
+        write!(
+            s,
+            ". Past the limit: {}",
+            list(&|c| c.limit_share.unwrap_or(0.0))
+        )?;
+    }
+    writeln!(s)
 }
 
 #[cfg(test)]

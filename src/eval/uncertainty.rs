@@ -51,6 +51,8 @@ pub fn ranges(
             compile: opts.compile.clone(),
             examples: 0,
             progress: opts.progress,
+            // Only the accuracy of a member is reported.
+            count_saturation: false,
         };
         let e = evaluate(net, data.clone(), &member)?;
         let a = report(&e.merge).accuracy.noisy.mean;

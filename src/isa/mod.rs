@@ -17,3 +17,7 @@ pub use program::{Device, IsaError, Pos, Program, Stmt, Wiring};
 pub use reg::{DReg, Dir, DirSet, Reg};
 pub use table::{Codegen, Def, Family, Id, Operand, Slot};
 pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
+
+/// The constants the DAC loads (`in(a, v)`, `load_in(a, v)`): a decision's threshold
+/// `t` is loaded as `-t`, so thresholds lie in `-DAC.end()..=-DAC.start()`.
+pub const DAC: std::ops::RangeInclusive<i64> = -128..=127;

@@ -136,6 +136,9 @@ pub struct CompareOptions {
     pub seed: u64,
     /// Fixed-pattern seed: the same chip for every run.
     pub chip_seed: u64,
+    /// Also compare under every accepted member of the profile's uncertainty ensemble
+    /// and report each figure's range ([`super::compare_ranges`]).
+    pub uncertainty: bool,
 }
 
 impl CompareOptions {
@@ -152,6 +155,7 @@ impl CompareOptions {
             runs: 1,
             seed: 1,
             chip_seed: 1,
+            uncertainty: false,
         }
     }
 
@@ -197,6 +201,13 @@ impl CompareOptions {
         self.chip_seed = chip_seed;
         self
     }
+
+    /// Also under the profile's uncertainty ensemble (each figure's range).
+    #[must_use]
+    pub fn with_uncertainty(mut self, uncertainty: bool) -> CompareOptions {
+        self.uncertainty = uncertainty;
+        self
+    }
 }
 
 /// The difference of one register on one image in the first noisy run: for analogue
@@ -228,6 +239,9 @@ pub enum CompareError {
     /// A register to compare is not on the array.
     #[error("no register `{0}` on this array")]
     Register(Watched),
+    /// The profile gives no uncertainty ensemble.
+    #[error(transparent)]
+    Ensemble(#[from] crate::calibrate::ensemble::UncertaintyError),
 }
 
 /// How an analogue register drifts: each figure pooled over the images of a run seed,
@@ -307,6 +321,14 @@ pub struct Comparison {
     pub registers: Vec<(Watched, Difference)>,
     /// Saturation in the noisy runs.
     pub saturated: SaturationDiff,
+    /// Per register, the share of PE-writes past the knee (the first noisy run, every
+    /// image) and past the limit (the same run with saturation lifted), as `check`
+    /// reports them.
+    pub saturation_by_register: Vec<super::saturation::RegisterSaturation>,
+    /// With `uncertainty`: each figure's range over the profile's ensemble and its
+    /// saturation share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<super::compare_ranges::CompareRanges>,
 }
 
 fn in_order<S: Serializer>(regs: &[(Watched, Difference)], s: S) -> Result<S::Ok, S::Error> {
@@ -461,6 +483,8 @@ impl Clipping {
 struct NoisyRun {
     tallies: Vec<Tally>,
     reports: Vec<sim::run::RunReport>,
+    /// Run 0 only, under a saturating profile: each image's run with saturation lifted.
+    unsaturated: Vec<sim::run::RunReport>,
     maps: Vec<(usize, Watched, Array2<f64>)>,
 }
 
@@ -494,6 +518,7 @@ pub fn compare(
     let read = |w: &Watched, array: &Array, raw: bool| {
         w.values(array, raw).ok_or(CompareError::Register(*w))
     };
+    let limits = super::saturation::counting_limits(profile);
     // The ideal reference of every image, once: memory grows with the images, not runs.
     let expected: Vec<Vec<Vec<f32>>> = images
         .iter()
@@ -509,11 +534,15 @@ pub fn compare(
         let mut r = NoisyRun {
             tallies: vec![Tally::default(); opts.registers.len()],
             reports: Vec::new(),
+            unsaturated: Vec::new(),
             maps: Vec::new(),
         };
         for (i, ((_, img), expected)) in images.iter().zip(&expected).enumerate() {
             let (array, report) = execute(img, profile, run)?;
             r.reports.push(report);
+            if let Some(free) = limits.as_ref().filter(|_| run == 0) {
+                r.unsaturated.push(execute(img, free, 0)?.1);
+            }
             for (k, w) in opts.registers.iter().enumerate() {
                 let got = read(w, &array, opts.raw)?;
                 let diff = r.tallies[k].add(w, &got, &expected[k], b, opts.tolerance);
@@ -526,8 +555,13 @@ pub fn compare(
     };
     let mut spreads = vec![RegisterSpread::default(); opts.registers.len()];
     let mut clipping = Clipping::default();
-    sim::batch::seeded(runs, one_run, |_, r| {
+    let mut reach = super::saturation::Tally::default();
+    sim::batch::seeded(runs, one_run, |run, r| {
         clipping.add(&r.reports);
+        if run == 0 {
+            r.reports.iter().for_each(|x| reach.add_run(x));
+            r.unsaturated.iter().for_each(|x| reach.add_unsaturated(x));
+        }
         for (acc, t) in spreads.iter_mut().zip(&r.tallies) {
             acc.add(t);
         }
@@ -557,6 +591,8 @@ pub fn compare(
         tolerance: opts.tolerance,
         registers,
         saturated: clipping.finish(),
+        saturation_by_register: reach.shares(program),
+        uncertainty: None,
     })
 }
 
@@ -581,6 +617,7 @@ mod tests {
             runs,
             seed: 1,
             chip_seed: 1,
+            uncertainty: false,
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod compare_ranges;
 pub mod convolution;
 pub mod dyadic;
 pub mod groups;

@@ -3,15 +3,17 @@
 //! saturation lifted, where values travel on unchanged: how far the program would reach).
 
 use crate::isa::{BusOp, Program, Reg};
+use crate::sim::noise::Profile;
 use crate::sim::run::RunReport;
 use crate::sim::PES;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One register's share of PE-writes past the knee and past the limit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegisterSaturation {
-    /// The stage: the group of a bank (0 for a single program).
+    /// The stage: the group of a bank (0 for a single program); in `scamp eval`, the
+    /// on-sensor stage, from 1.
     pub stage: usize,
     /// The register (`NEWS` for the neighbour views too).
     pub register: String,
@@ -58,6 +60,17 @@ pub fn bus_writes(program: &Program) -> BTreeMap<String, u64> {
         }
     }
     out
+}
+
+/// `profile` with its saturation lifted and the writes past its limits counted (form
+/// `none` with the knees at the limits): the run that shows how far a program would
+/// reach. `None` when the profile does not saturate.
+pub fn counting_limits(profile: &Profile) -> Option<Profile> {
+    let saturation = profile.saturation.as_ref()?.counting_limits();
+    Some(Profile {
+        saturation: Some(saturation),
+        ..profile.clone()
+    })
 }
 
 /// Counts over the first run of every image.

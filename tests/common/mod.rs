@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test crate uses its own subset
 
 pub mod browser;
+pub mod dataset;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

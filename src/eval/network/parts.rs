@@ -5,8 +5,7 @@
 use crate::isa::yaml::{Misplaced, Step};
 use serde_yaml::Value;
 
-/// Constants the DAC loads (`in(a, v)`).
-pub const DAC: std::ops::RangeInclusive<i64> = -128..=127;
+pub use crate::isa::DAC;
 
 /// The largest `k` of a leaky ReLU's slope 2^-k: each halving is one `divq`, with its
 /// own error, so deeper slopes cost more than they are worth.
@@ -168,7 +167,9 @@ pub fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
                 path,
                 format!(
                     "threshold {t} cannot be loaded: the DAC loads -t, so a threshold must be \
-                     an integer in -127..128"
+                     an integer in {}..{}",
+                    -DAC.end(),
+                    -DAC.start()
                 ),
             )
         };

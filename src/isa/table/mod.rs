@@ -135,7 +135,7 @@ impl Slot {
             (Slot::BusDst, Operand::Reg(r)) => gen_ok(r) || matches!(r, Reg::News | Reg::X(_)),
             (Slot::BusSrc, Operand::Reg(r)) => !matches!(r, Reg::Gen(_)) || gen_ok(r),
             (Slot::Dir, Operand::Dir(_)) => true,
-            (Slot::Value, Operand::Int(v)) => (-128..=127).contains(v),
+            (Slot::Value, Operand::Int(v)) => super::DAC.contains(v),
             (Slot::DDst(ex), Operand::DReg(DReg::R(i))) => !ex.contains(i),
             (Slot::DSrc(ex), Operand::DReg(d)) => match d {
                 DReg::R(i) => !ex.contains(i),
