@@ -1,5 +1,5 @@
 //! The final choice of a group's program from what its phases found: a pure function
-//! of their results (the "held to the shortest" rules of [`objective::prefer`]), and
+//! of their results (the "held to the shortest" rules of `objective::prefer`), and
 //! which phases' programs it kept.
 
 use crate::cain::drive::race::Candidate;
