@@ -8,38 +8,45 @@ use scamp::eval::{idx, network};
 use scamp::isa::source::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use scamp::sim::readout::npy;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
-/// The system allocator, counting live bytes and their peak.
+/// The system allocator, counting each thread's live bytes and their peak: the readers
+/// run on the calling thread, and other tests of this binary allocate their inputs on
+/// theirs at the same time, which a process-wide count would charge to the reader.
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Adds `grown` bytes to this thread's live count (and its peak), or takes `shrunk` off.
+fn count(grown: usize, shrunk: usize) {
+    // `try_with`: allocations while the thread's locals are torn down are not counted.
+    let _ = LIVE.try_with(|live| {
+        let now = (live.get() + grown).saturating_sub(shrunk);
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let p = System.alloc(l);
         if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Ordering::SeqCst) + l.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
+            count(l.size(), 0);
         }
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         System.dealloc(p, l);
-        LIVE.fetch_sub(l.size(), Ordering::SeqCst);
+        count(0, l.size());
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
         let q = System.realloc(p, l, new);
         if !q.is_null() {
-            if new > l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Ordering::SeqCst) + new - l.size();
-                PEAK.fetch_max(now, Ordering::SeqCst);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Ordering::SeqCst);
-            }
+            count(new.saturating_sub(l.size()), l.size().saturating_sub(new));
         }
         q
     }
@@ -48,16 +55,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// One measurement at a time: the counters are process-wide.
-static ONE: Mutex<()> = Mutex::new(());
-
-/// The peak of extra live bytes while `f` runs.
+/// The peak of extra live bytes on this thread while `f` runs.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
-    let base = LIVE.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
     let out = f();
-    (out, PEAK.load(Ordering::SeqCst).saturating_sub(base))
+    (out, PEAK.with(Cell::get).saturating_sub(base))
 }
 
 /// What a reader may hold for a file of `len` bytes with limit `limit`: a few times
