@@ -4,35 +4,11 @@
 
 mod common;
 
+use common::dataset::{fashion, squares_dataset, write_idx};
 use common::{json, scamp, stderr, temp_dir};
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const FASHION: &str = "/usr/share/datasets/fashion-mnist";
-
-/// Whether Fashion-MNIST is installed (after saying so, or failing under CI).
-fn fashion() -> bool {
-    if Path::new(FASHION)
-        .join("t10k-images-idx3-ubyte.gz")
-        .is_file()
-    {
-        return true;
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    assert!(
-        !ci,
-        "CI=true but {FASHION} is missing: the eval tests cannot run"
-    );
-    let _ = std::io::stderr().write_all(
-        b"\n**********************************************************************\n\
-          SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist.\n\
-          Install it (apt-get install -y dataset-fashion-mnist) to run the eval tests.\n\
-          **********************************************************************\n",
-    );
-    false
-}
 
 /// The subset the accuracy tests use: enough to train a head well above chance, small
 /// enough for seconds of CI time.
@@ -77,7 +53,7 @@ fn f(v: &Value, path: &[&str]) -> f64 {
 
 #[test]
 fn default_network_beats_chance_and_runs_agree_on_any_thread_count() {
-    if !fashion() {
+    if !fashion("the eval tests") {
         return;
     }
     let run = |threads: &str| {
@@ -116,7 +92,7 @@ fn default_network_beats_chance_and_runs_agree_on_any_thread_count() {
 
 #[test]
 fn ideal_noise_loses_nothing_and_a_loud_profile_loses_clearly_more() {
-    if !fashion() {
+    if !fashion("the eval tests") {
         return;
     }
     let ideal = json(&eval(&["--noise", "ideal", "--chip-seeds", "2"]));
@@ -166,7 +142,7 @@ fixed_pattern: {gain: 0.01, offset: 6.0}
 
 #[test]
 fn shards_merge_into_the_unsharded_figures() {
-    if !fashion() {
+    if !fashion("the eval tests") {
         return;
     }
     let dir = temp_dir("eval-shards");
@@ -202,7 +178,7 @@ fn shards_merge_into_the_unsharded_figures() {
 
 #[test]
 fn the_two_stage_network_runs_and_reports_each_depth() {
-    if !fashion() {
+    if !fashion("the eval tests") {
         return;
     }
     let o = scamp(&[
@@ -235,45 +211,6 @@ fn the_two_stage_network_runs_and_reports_each_depth() {
 
 // ---- bad input, on synthetic datasets ----
 
-/// Writes an IDX file of unsigned bytes.
-fn idx(path: &Path, dims: &[u32], data: &[u8]) {
-    let mut b = vec![0, 0, 8, dims.len() as u8];
-    for d in dims {
-        b.extend_from_slice(&d.to_be_bytes());
-    }
-    b.extend_from_slice(data);
-    std::fs::write(path, b).unwrap();
-}
-
-/// A tiny dataset: `n` 28x28 images per split (bright squares at a place that depends on
-/// the class), labels 0..9 in turn.
-fn tiny(purpose: &str, n: u32) -> PathBuf {
-    let dir = temp_dir(purpose);
-    for split in ["train", "t10k"] {
-        let mut pixels = vec![0u8; n as usize * 784];
-        let labels: Vec<u8> = (0..n).map(|i| (i % 10) as u8).collect();
-        for (i, &l) in labels.iter().enumerate() {
-            let (r0, c0) = (2 + 2 * usize::from(l), 4 + usize::from(l));
-            for r in r0..r0 + 6 {
-                for c in c0..c0 + 8 {
-                    pixels[i * 784 + r * 28 + c] = 200;
-                }
-            }
-        }
-        idx(
-            &dir.join(format!("{split}-images-idx3-ubyte")),
-            &[n, 28, 28],
-            &pixels,
-        );
-        idx(
-            &dir.join(format!("{split}-labels-idx1-ubyte")),
-            &[n],
-            &labels,
-        );
-    }
-    dir
-}
-
 /// Runs `scamp eval` and expects exit 2 with one line on stderr containing `want`.
 fn refused(args: &[&str], want: &str) {
     let mut all = vec!["eval"];
@@ -288,7 +225,7 @@ fn refused(args: &[&str], want: &str) {
 
 #[test]
 fn a_tiny_synthetic_dataset_is_classified_exactly_under_ideal() {
-    let dir = tiny("eval-tiny", 40);
+    let dir = squares_dataset("eval-tiny", 40, 200);
     let r = json(&scamp(&[
         "eval",
         "--json",
@@ -315,7 +252,7 @@ fn a_missing_dataset_says_how_to_get_one() {
 
 #[test]
 fn broken_idx_files_are_refused() {
-    let dir = tiny("eval-magic", 10);
+    let dir = squares_dataset("eval-magic", 10, 200);
     let f = dir.join("t10k-images-idx3-ubyte");
     let mut b = std::fs::read(&f).unwrap();
     b[2] = 0x0d;
@@ -325,8 +262,8 @@ fn broken_idx_files_are_refused() {
     b.truncate(b.len() - 5);
     std::fs::write(&f, &b).unwrap();
     refused(&["--dataset", dir.to_str().unwrap()], "truncated");
-    let dir = tiny("eval-labels", 10);
-    idx(
+    let dir = squares_dataset("eval-labels", 10, 200);
+    write_idx(
         &dir.join("train-labels-idx1-ubyte"),
         &[10],
         &[0, 1, 2, 3, 4, 5, 6, 7, 8, 12],
@@ -335,8 +272,8 @@ fn broken_idx_files_are_refused() {
         &["--dataset", dir.to_str().unwrap()],
         "label 12 of item 9 is out of range 0..9",
     );
-    let dir = tiny("eval-count", 10);
-    idx(&dir.join("train-labels-idx1-ubyte"), &[9], &[0; 9]);
+    let dir = squares_dataset("eval-count", 10, 200);
+    write_idx(&dir.join("train-labels-idx1-ubyte"), &[9], &[0; 9]);
     refused(
         &["--dataset", dir.to_str().unwrap()],
         "9 labels for 10 images",
@@ -361,7 +298,7 @@ fn network(purpose: &str, net: &str) -> PathBuf {
 
 #[test]
 fn bad_networks_are_refused_with_their_position() {
-    let data = tiny("eval-netdata", 10);
+    let data = squares_dataset("eval-netdata", 10, 200);
     let d = data.to_str().unwrap();
     let p = network(
         "eval-unknown",
@@ -391,7 +328,7 @@ fn bad_networks_are_refused_with_their_position() {
 
 #[test]
 fn head_weights_of_the_wrong_shape_are_refused() {
-    let data = tiny("eval-headdata", 10);
+    let data = squares_dataset("eval-headdata", 10, 200);
     let p = network(
         "eval-head",
         "name: x\nstages:\n  - spec: analognet2.yaml\n    program: analognet2.scamp\nhead:\n  weights: w.npy\n",
@@ -431,7 +368,7 @@ fn bad_shards_and_merges_are_refused() {
     let o = scamp(&["eval", "--shard", "4/3"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("expected K/N with 1 <= K <= N"));
-    let data = tiny("eval-mergedata", 200);
+    let data = squares_dataset("eval-mergedata", 200, 200);
     let d = data.to_str().unwrap();
     let dir = temp_dir("eval-merge");
     let shard = |name: &str, extra: &[&str]| {
@@ -463,7 +400,7 @@ fn bad_shards_and_merges_are_refused() {
 
 #[test]
 fn the_html_report_is_self_contained_and_shows_changed_images() {
-    let data = tiny("eval-html", 40);
+    let data = squares_dataset("eval-html", 40, 200);
     let dir = temp_dir("eval-html-out");
     let loud = dir.join("loud.yaml");
     std::fs::write(&loud, LOUD.replace("noise: 10.0", "noise: 60.0")).unwrap();

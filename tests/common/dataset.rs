@@ -1,6 +1,7 @@
 //! Tiny datasets for `scamp eval`: IDX files written from bytes, the same images as the
 //! training and the test split.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// An IDX file of unsigned bytes with dimensions `dims`.
@@ -58,4 +59,26 @@ pub fn squares_dataset(purpose: &str, n: u32, level: u8) -> PathBuf {
     let (images, labels) = squares(n, level);
     write_splits(&dir, (28, 28), &images, &labels);
     dir
+}
+
+/// Where Debian's `dataset-fashion-mnist` puts Fashion-MNIST.
+pub const FASHION: &str = "/usr/share/datasets/fashion-mnist";
+
+/// Whether Fashion-MNIST is installed. Without it, `what` (the tests that need it) is
+/// said to be SKIPPED, except under `CI=true`, where the test fails: CI must run them.
+pub fn fashion(what: &str) -> bool {
+    if Path::new(FASHION)
+        .join("t10k-images-idx3-ubyte.gz")
+        .is_file()
+    {
+        return true;
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    assert!(!ci, "CI=true but {FASHION} is missing: {what} cannot run");
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {what}: no Fashion-MNIST in {FASHION} \
+         (apt-get install -y dataset-fashion-mnist) ***"
+    );
+    false
 }

@@ -72,7 +72,7 @@ pub(crate) fn kept<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::verify::predict::Predicted;
     use crate::verify::range::Peak;
@@ -80,7 +80,7 @@ mod tests {
 
     /// A candidate of `instructions` (a program of that many `res` statements, so that
     /// lengths tell programs apart), `score` and predicted RMSE `rmse`.
-    fn found(instructions: usize, score: f64, rmse: f64) -> Found<Candidate> {
+    pub(crate) fn found(instructions: usize, score: f64, rmse: f64) -> Found<Candidate> {
         let text: String = (0..instructions).map(|_| "res(A)\n").collect();
         let program = crate::isa::parse_program(&text, crate::isa::Device::default())
             .expect("res statements parse");

@@ -198,30 +198,8 @@ pub(crate) fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::Program;
-    use crate::verify::range::Peak;
+    use crate::cain::drive::choice::tests::found;
     use std::time::Duration;
-
-    fn found(instructions: usize, score: f64, rmse: f64) -> Found<Candidate> {
-        Found {
-            value: Candidate {
-                program: Program { stmts: Vec::new() },
-                peak: Peak {
-                    magnitude: 0.0,
-                    pos: None,
-                    reg: None,
-                    low: 0.0,
-                    high: 0.0,
-                },
-                predicted: Some(vec![Predicted { rmse, bias: 0.0 }]),
-                steps: Vec::new(),
-            },
-            instructions,
-            cycles: instructions as u64,
-            score,
-            at: Duration::ZERO,
-        }
-    }
 
     #[test]
     fn the_searched_program_wins_only_within_slack_and_no_worse_predicted() {
