@@ -417,28 +417,14 @@ impl Bank {
         compare_opts: &CompareOptions,
         on_map: Option<MapSink>,
     ) -> Result<Comparison, BankError> {
-        let program = self.program();
-        let prepare = |img: &GreyImage| Ok(setup(img).array());
-        let mut c = compare::compare(
-            &program,
+        Ok(crate::verify::compare_ranges::compare_with_ranges(
+            &self.program(),
             &opts.profile,
             scenes,
-            &prepare,
+            &|img| Ok(setup(img).array()),
             compare_opts,
             on_map,
-        )?;
-        if compare_opts.uncertainty {
-            let ranges = crate::verify::compare_ranges::ranges(
-                &program,
-                &opts.profile,
-                scenes,
-                &prepare,
-                compare_opts,
-                &c,
-            )?;
-            c.uncertainty = Some(ranges);
-        }
-        Ok(c)
+        )?)
     }
 
     /// The register holding the input image, for a bank with kernels.

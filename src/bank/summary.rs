@@ -51,7 +51,7 @@ pub fn run_plan(
                 scene: img.clone(),
                 ..plan.setup.clone()
             };
-            Some(crate::verify::compare::compare(
+            Some(crate::verify::compare_ranges::compare_with_ranges(
                 plan.program,
                 &plan.opts.profile,
                 scenes,

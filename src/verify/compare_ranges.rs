@@ -6,7 +6,9 @@
 //! run seeds as the nominal comparison, so the ranges show the open parameters, not
 //! seed-to-seed scatter.
 
-use super::compare::{compare, CompareError, CompareOptions, Comparison, Difference, Watched};
+use super::compare::{
+    compare, CompareError, CompareOptions, Comparison, Difference, MapSink, Watched,
+};
 use crate::calibrate::ensemble::{self, Member};
 use crate::isa::Program;
 use crate::sim::capture::GreyImage;
@@ -78,6 +80,24 @@ pub struct CompareRanges {
 
 fn in_order<S: Serializer>(regs: &[(Watched, RegisterRange)], s: S) -> Result<S::Ok, S::Error> {
     s.collect_map(regs.iter().map(|(w, r)| (w.to_string(), r)))
+}
+
+/// The comparison of [`compare`], and with `opts.uncertainty` its figures' ranges over
+/// the profile's ensemble ([`ranges`]) in `uncertainty`: what `run --compare` and
+/// `scamp.compare` report.
+pub fn compare_with_ranges(
+    program: &Program,
+    profile: &Profile,
+    images: &[(String, GreyImage)],
+    prepare: &(dyn Fn(&GreyImage) -> Result<Array, String> + Sync),
+    opts: &CompareOptions,
+    on_map: Option<MapSink>,
+) -> Result<Comparison, CompareError> {
+    let mut c = compare(program, profile, images, prepare, opts, on_map)?;
+    if opts.uncertainty {
+        c.uncertainty = Some(ranges(program, profile, images, prepare, opts, &c)?);
+    }
+    Ok(c)
 }
 
 /// The ranges of `nominal`'s figures (the comparison already made under `profile`) over
