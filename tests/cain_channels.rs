@@ -206,31 +206,3 @@ fn a_node_budget_of_one_still_gives_a_proven_program() {
     let c = compile(THREE, &opts);
     prove(&c.program, &spec, &c).unwrap_or_else(|e| panic!("{e}\n{}", c.program));
 }
-
-#[test]
-fn a_compiled_bank_proves_on_every_plane_and_check_says_what_it_cannot_measure() {
-    let spec = cain::parse_spec(THREE).expect("valid spec");
-    let bank = scamp::bank::Bank::compile(spec, &work(1_000), &Stats::default()).expect("compiles");
-    let proof = bank.prove().expect("proves");
-    assert!(proof.verified, "{:?}", proof.mismatch);
-    let e = bank.targets().expect_err("not measured");
-    assert!(e.to_string().contains("several inputs"), "{e}");
-    // The command line says so in one line.
-    let dir = std::env::temp_dir().join(format!("scamp-channels-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("three.yaml");
-    std::fs::write(
-        &path,
-        THREE.replace("name:", "search: { work: 500, workers: 1 }\nname:"),
-    )
-    .expect("written");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scamp"))
-        .arg("check")
-        .arg(&path)
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("several inputs"), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-}

@@ -80,10 +80,7 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
         let outs: Vec<_> = spec.kernels.iter().map(|k| k.out).collect();
         let predicted = scamp::cain::predict_outputs(
             &program,
-            scamp::isa::Wiring {
-                input: spec.input,
-                general: spec.general_count(),
-            },
+            scamp::isa::Wiring::new(spec.input, spec.general_count()),
             &outs,
             &profile,
             &stats,

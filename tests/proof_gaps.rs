@@ -174,7 +174,7 @@ fn a_result_lost_in_floats_is_named_precision_loss() {
             prove(&p, Wiring::new(Reg::A, 6), &[identity()], None),
             Ok(())
         );
-        let loss = check_precision(&p, Wiring::new(Reg::A, 6), &[identity_check()], &img)
+        let loss = check_precision(&p, Wiring::new(Reg::A, 6), &[identity_check()], &[&img])
             .expect("runs")
             .expect_err("precision loss");
         assert_eq!(loss.out, Reg::A);
@@ -192,7 +192,7 @@ fn a_result_lost_in_floats_is_named_precision_loss() {
     );
     let p = program(&fine);
     assert_eq!(
-        check_precision(&p, Wiring::new(Reg::A, 6), &[identity_check()], &img).expect("runs"),
+        check_precision(&p, Wiring::new(Reg::A, 6), &[identity_check()], &[&img]).expect("runs"),
         Ok(())
     );
 }

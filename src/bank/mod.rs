@@ -74,12 +74,6 @@ pub enum BankError {
         "a program needs the spec of the kernels it computes (in the CLI: --kernel SPEC.yaml)"
     )]
     NoKernels,
-    /// Measuring a kernel set over several inputs on images is not built yet.
-    #[error(
-        "the spec reads several inputs (`inputs: [...]`): `check` measures single-input \
-         kernel sets only; `compile` proves the program on every input plane"
-    )]
-    SeveralInputs,
 }
 
 /// What a proof found.
@@ -300,42 +294,25 @@ impl Bank {
     /// [`Bank::prove`] of a kernel set over several inputs: every group on every input
     /// plane.
     fn prove_planes(&self, spec: &Spec) -> Proof {
-        let targets: Vec<_> = self
-            .kernels
-            .iter()
-            .map(KernelReport::planes_target)
-            .collect();
-        let mismatch: Vec<String> = self
-            .groups
-            .iter()
-            .filter_map(|(program, members)| {
-                let ts: Vec<_> = members
-                    .iter()
-                    .filter_map(|&k| targets.get(k).cloned())
-                    .collect();
-                crate::verify::planes::prove_planes(
-                    program,
-                    &spec.inputs(),
-                    spec.general_count(),
-                    &ts,
-                )
-                .err()
-                .map(|e| e.to_string())
-            })
-            .collect();
+        let mismatch = groups::mismatches(&self.groups, spec.wiring(), &[], &self.planes());
         Proof {
             verified: mismatch.is_empty(),
             mismatch,
         }
     }
 
-    /// The measured targets of the kernels: the specified and approximated weights
-    /// (single-input kernel sets only: see [`BankError::SeveralInputs`]).
+    /// Per kernel, what its output must hold on every input plane.
+    fn planes(&self) -> Vec<crate::verify::planes::PlanesTarget> {
+        self.kernels
+            .iter()
+            .map(KernelReport::planes_target)
+            .collect()
+    }
+
+    /// The measured targets of the kernels: the specified and approximated weights,
+    /// on every input plane.
     pub fn targets(&self) -> Result<Vec<check::Target>, BankError> {
         let spec = self.spec_or_err()?;
-        if !spec.other_inputs.is_empty() {
-            return Err(BankError::SeveralInputs);
-        }
         Ok(cain::check_targets(spec, &self.kernels))
     }
 
@@ -356,6 +333,7 @@ impl Bank {
             groups: &self.groups,
             wiring: spec.wiring(),
             proofs: &proofs,
+            planes: &self.planes(),
             targets: &targets,
             input_range: spec.input_range,
             images,

@@ -221,16 +221,21 @@ fn score_depth(
     Ok(out)
 }
 
-/// The approximated kernel less the exact one, by offset from the centre.
+/// The approximated kernel less the exact one, by tap: every input plane, by offset
+/// from the centre.
 fn difference(k: &KernelSpec, a: &approx::Approx) -> Affine {
     let (h, w) = (k.weights.len(), k.weights.first().map_or(0, Vec::len));
     let (ci, cj) = centre_of(h, w);
     let unit = 2f64.powi(a.depth as i32);
+    let approx = std::iter::once(&a.weights).chain(&a.other_planes);
     let mut terms = Vec::with_capacity(h * w);
-    for (i, (row, qrow)) in k.weights.iter().zip(&a.weights).enumerate() {
-        for (j, (&wt, &q)) in row.iter().zip(qrow).enumerate() {
-            let offset = (i as i32 - ci as i32, j as i32 - cj as i32);
-            terms.push((offset, q as f64 / unit - wt * k.scale));
+    for (z, (plane, qplane)) in k.planes().into_iter().zip(approx).enumerate() {
+        let Ok(z) = u16::try_from(z) else { continue };
+        for (i, (row, qrow)) in plane.iter().zip(qplane).enumerate() {
+            for (j, (&wt, &q)) in row.iter().zip(qrow).enumerate() {
+                let offset = (z, i as i32 - ci as i32, j as i32 - cj as i32);
+                terms.push((offset, q as f64 / unit - wt * k.scale));
+            }
         }
     }
     terms.sort_by_key(|t| t.0);

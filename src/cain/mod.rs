@@ -33,7 +33,9 @@ pub mod score;
 pub mod search;
 pub mod spec;
 
-pub use assemble::report::{header, predict_outputs, program_text, saturation_limit};
+pub use assemble::report::{
+    header, predict_outputs, predict_outputs_planes, program_text, saturation_limit, InputPlanes,
+};
 pub use error::{CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
@@ -268,19 +270,26 @@ impl Compiled {
 }
 
 /// The numeric targets of a spec's kernels for [`crate::verify::check`]: the specified
-/// weights (scale applied) and the approximation each program computes.
+/// weights (scale applied) and the approximation each program computes, on every
+/// input plane.
 pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target> {
     spec.kernels
         .iter()
         .zip(kernels)
         .map(|(k, a)| {
             let scale = a.fitted.map_or(k.scale, |f| f.to);
-            let exact: Vec<Vec<f64>> = k
-                .weights
-                .iter()
-                .map(|row| row.iter().map(|w| w * scale).collect())
-                .collect();
-            check::Target::new(k.out, &exact, &a.target())
+            let scaled = |plane: &[Vec<f64>]| -> Vec<Vec<f64>> {
+                plane
+                    .iter()
+                    .map(|row| row.iter().map(|w| w * scale).collect())
+                    .collect()
+            };
+            let planes = a.planes_target().planes;
+            let mut t = check::Target::new(k.out, &scaled(&k.weights), &a.target());
+            for (exact, approx) in k.other_planes.iter().zip(planes.iter().skip(1)) {
+                t = t.with_plane(&scaled(exact), approx);
+            }
+            t
         })
         .collect()
 }

@@ -93,10 +93,6 @@ fn from_spec(
         ));
     }
     let spec = read_spec(&a.target, a.accept)?;
-    // Refused before the compile it would wait for.
-    if !spec.other_inputs.is_empty() {
-        return Err(bank_error(&a.target, BankError::SeveralInputs));
-    }
     let Some(limit) = a.max_total_rmse else {
         let bank = Bank::compile(spec, &options(a), &Stats::default())
             .map_err(|e| bank_error(&a.target, e))?;

@@ -71,21 +71,63 @@ impl Device {
     }
 }
 
-/// How a program meets the device: the register the image is exposed into and the
+/// Most further input planes a [`Wiring`] holds: every general register of the
+/// largest device (26, `A..Z`) but the one the program computes in.
+pub const MAX_OTHER_INPUTS: usize = 24;
+
+/// How a program meets the device: the register the image is exposed into (and the
+/// registers of further input planes, for a kernel set over several channels) and the
 /// number of general registers. The proof, the range check, the predictor and the
 /// measurements all read a program through it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wiring {
-    /// The register the input image is exposed into.
+    /// The register the input image is exposed into (input plane 0).
     pub input: Reg,
     /// Number of general analogue registers.
     pub general: usize,
+    /// Registers of input planes 1, 2, ... (the first `others_len`); kept inline so a
+    /// wiring stays `Copy`.
+    others: [Reg; MAX_OTHER_INPUTS],
+    others_len: u8,
 }
 
 impl Wiring {
     /// The input in `input` on a device with `general` general registers.
     pub fn new(input: Reg, general: usize) -> Wiring {
-        Wiring { input, general }
+        Wiring {
+            input,
+            general,
+            others: [input; MAX_OTHER_INPUTS],
+            others_len: 0,
+        }
+    }
+
+    /// Input plane `z` in `inputs[z]` (the first is [`Wiring::input`]); `None` for no
+    /// input or more than `1 + MAX_OTHER_INPUTS` of them.
+    pub fn planes(inputs: &[Reg], general: usize) -> Option<Wiring> {
+        let (&input, rest) = inputs.split_first()?;
+        let mut w = Wiring::new(input, general);
+        let slots = w.others.get_mut(..rest.len())?;
+        slots.copy_from_slice(rest);
+        w.others_len = u8::try_from(rest.len()).ok()?;
+        Some(w)
+    }
+
+    /// The register of every input plane, plane 0 first.
+    pub fn inputs(&self) -> Vec<Reg> {
+        std::iter::once(self.input)
+            .chain(self.others().iter().copied())
+            .collect()
+    }
+
+    /// The registers of the input planes after the first.
+    pub fn others(&self) -> &[Reg] {
+        &self.others[..usize::from(self.others_len).min(MAX_OTHER_INPUTS)]
+    }
+
+    /// Whether the program reads more than one input plane.
+    pub fn has_planes(&self) -> bool {
+        self.others_len > 0
     }
 }
 

@@ -96,10 +96,12 @@ pub fn image_panels(
 ) -> Result<Vec<ImagePanels>, RunError> {
     images
         .iter()
-        .map(|(name, img)| {
+        .enumerate()
+        .map(|(j, (name, _))| {
+            let frame = check::named_frame(images, j, wiring);
             let mut captured = None;
             let kernels = per_target(groups, targets, |program, ts| {
-                let run = check::first_run(program, wiring, ts, img, testbed)?;
+                let run = check::first_run(program, wiring, ts, &frame, testbed)?;
                 captured.get_or_insert(run.input);
                 Ok::<_, RunError>(
                     ts.iter()

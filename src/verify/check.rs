@@ -22,6 +22,18 @@ pub struct Target {
     pub approx: Array2<f64>,
     /// Kernel centre (row, column).
     pub centre: (usize, usize),
+    /// The kernel on each further input plane (plane `z + 1` at `z`), of the same
+    /// size; empty for a kernel of one input.
+    pub others: Vec<PlaneKernel>,
+}
+
+/// A kernel's weights on one further input plane.
+#[derive(Clone, Debug)]
+pub struct PlaneKernel {
+    /// As specified (scale applied).
+    pub exact: Array2<f64>,
+    /// As the program computes it exactly.
+    pub approx: Array2<f64>,
 }
 
 /// How the array is prepared and read for one run.
@@ -206,8 +218,83 @@ impl Target {
             exact: Array2::from_shape_fn((h, w), |(i, j)| exact[i].get(j).copied().unwrap_or(0.0)),
             approx: Array2::from_shape_fn((h, w), |(i, j)| at(i, j)),
             centre: super::convolution::centre_of(h, w),
+            others: Vec::new(),
         }
     }
+
+    /// This target with one more input plane: `exact` as specified (scale applied),
+    /// `approx` as computed, both of this target's size.
+    #[must_use]
+    pub fn with_plane(mut self, exact: &[Vec<f64>], approx: &super::proof::Target) -> Target {
+        let t = Target::new(self.out, exact, approx);
+        self.others.push(PlaneKernel {
+            exact: t.exact,
+            approx: t.approx,
+        });
+        self
+    }
+
+    /// The specified kernel's result on `xs` (plane `z` in `xs[z]`): the sum over
+    /// planes of each plane's correlation.
+    pub fn exact_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
+        self.sum_over(xs, &self.exact, |p| &p.exact)
+    }
+
+    /// The approximated kernel's result on `xs`, as [`Target::exact_on`].
+    pub fn approx_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
+        self.sum_over(xs, &self.approx, |p| &p.approx)
+    }
+
+    fn sum_over(
+        &self,
+        xs: &[Array2<f64>],
+        first: &Array2<f64>,
+        of: impl Fn(&PlaneKernel) -> &Array2<f64>,
+    ) -> Array2<f64> {
+        let Some(x0) = xs.first() else {
+            return Array2::zeros((N, N));
+        };
+        let mut out = correlate(x0, first, self.centre);
+        for (x, p) in xs.iter().skip(1).zip(&self.others) {
+            out += &correlate(x, of(p), self.centre);
+        }
+        out
+    }
+}
+
+/// The images frame `j` of `n` feeds `planes` input planes, as indices: image
+/// `(j + z) mod n` on plane `z`. A single input sees image `j`; with several inputs
+/// every plane sees every image once over the `n` frames, each frame a different image
+/// on each plane (where there are as many images as planes).
+pub fn frame_indices(j: usize, n: usize, planes: usize) -> Vec<usize> {
+    (0..planes.max(1)).map(|z| (j + z) % n.max(1)).collect()
+}
+
+/// Frame `j` of `images` for the input planes of `wiring` ([`frame_indices`]).
+pub fn frame<'a>(images: &'a [GreyImage], j: usize, wiring: Wiring) -> Vec<&'a GreyImage> {
+    let planes = 1 + wiring.others().len();
+    frame_indices(j, images.len(), planes)
+        .into_iter()
+        .filter_map(|i| images.get(i))
+        .collect()
+}
+
+/// [`frame`] of named images (as `check --outputs` and the HTML page list them).
+pub fn named_frame<'a>(
+    images: &'a [(String, GreyImage)],
+    j: usize,
+    wiring: Wiring,
+) -> Vec<&'a GreyImage> {
+    let planes = 1 + wiring.others().len();
+    frame_indices(j, images.len(), planes)
+        .into_iter()
+        .filter_map(|i| images.get(i).map(|(_, img)| img))
+        .collect()
+}
+
+/// Every frame's full-range input values, per plane (`xs[z]` for plane `z`).
+pub fn frame_values(frame: &[&GreyImage]) -> Vec<Array2<f64>> {
+    frame.iter().map(|img| input_values(img)).collect()
 }
 
 /// Why a folder of test images could not be loaded.
@@ -282,22 +369,26 @@ pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
     }
 }
 
-/// Simulated results of `program` on one image and one run, per target, with the run's
-/// report (its saturation counts).
+/// Simulated results of `program` on one frame (one image per input plane of
+/// `wiring`, [`frame`]) and one run, per target, with the run's report (its saturation
+/// counts). The photodiode sees plane 0's image.
 pub fn simulate(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
-    img: &GreyImage,
+    frame: &[&GreyImage],
     testbed: &dyn Testbed,
     run: u32,
 ) -> Result<(Vec<Array2<f64>>, sim::run::RunReport), sim::run::RunError> {
-    let Wiring { input, general } = wiring;
-    let mut array = testbed.array(general, run);
-    array.expose(&img.pixels);
-    if let Some(p) = array.plane_mut(input) {
-        for (d, &s) in p.iter_mut().zip(&img.pixels) {
-            *d = f32::from(s) - 128.0;
+    let mut array = testbed.array(wiring.general, run);
+    if let Some(first) = frame.first() {
+        array.expose(&first.pixels);
+    }
+    for (input, img) in wiring.inputs().into_iter().zip(frame) {
+        if let Some(p) = array.plane_mut(input) {
+            for (d, &s) in p.iter_mut().zip(&img.pixels) {
+                *d = f32::from(s) - 128.0;
+            }
         }
     }
     let report = sim::run(&mut array, program, 1, sim::DEFAULT_CLOCK_HZ)?;
@@ -333,16 +424,10 @@ struct Expected {
 }
 
 impl Expected {
-    fn of(img: &GreyImage, targets: &[Target], limits: Option<(f64, f64)>) -> Expected {
-        let x = input_values(img);
-        let exact: Vec<Array2<f64>> = targets
-            .iter()
-            .map(|t| correlate(&x, &t.exact, t.centre))
-            .collect();
-        let approximated: Vec<Array2<f64>> = targets
-            .iter()
-            .map(|t| correlate(&x, &t.approx, t.centre))
-            .collect();
+    fn of(frame: &[&GreyImage], targets: &[Target], limits: Option<(f64, f64)>) -> Expected {
+        let xs = frame_values(frame);
+        let exact: Vec<Array2<f64>> = targets.iter().map(|t| t.exact_on(&xs)).collect();
+        let approximated: Vec<Array2<f64>> = targets.iter().map(|t| t.approx_on(&xs)).collect();
         let clamped = approximated
             .iter()
             .map(|a| match limits {
@@ -361,8 +446,7 @@ impl Expected {
 /// Where a measurement runs: the program, its registers, and how results are read.
 struct Bench<'a> {
     program: &'a Program,
-    input: Reg,
-    general: usize,
+    wiring: Wiring,
     targets: &'a [Target],
     border: usize,
 }
@@ -388,7 +472,7 @@ impl FirstRunTally {
     fn add(
         &mut self,
         b: &Bench,
-        img: &GreyImage,
+        frame: &[&GreyImage],
         e: &Expected,
         outs: &[Array2<f64>],
         unclipped: Option<&dyn Testbed>,
@@ -397,8 +481,7 @@ impl FirstRunTally {
         self.compared += (N.saturating_sub(2 * border) as u64).pow(2);
         let free = match unclipped {
             Some(tb) => {
-                let wiring = Wiring::new(b.input, b.general);
-                let (free, report) = simulate(b.program, wiring, b.targets, img, tb, 0)?;
+                let (free, report) = simulate(b.program, b.wiring, b.targets, frame, tb, 0)?;
                 if tb.counts_limits() {
                     self.reach.add_unsaturated(&report);
                 }
@@ -468,9 +551,8 @@ pub fn measure(
     testbed: &dyn Testbed,
     runs: u32,
 ) -> Result<Measurement, sim::run::RunError> {
-    let Wiring { input, general } = wiring;
     let runs = runs.max(1);
-    let reach = program.edge_reach(general);
+    let reach = program.edge_reach(wiring.general);
     let border = targets
         .iter()
         .map(|t| match t.out {
@@ -481,8 +563,7 @@ pub fn measure(
         .unwrap_or(0);
     let b = Bench {
         program,
-        input,
-        general,
+        wiring,
         targets,
         border,
     };
@@ -500,18 +581,19 @@ pub fn measure(
         let count = chunk.min(runs - start);
         let mut analogue = vec![vec![ErrorAccumulator::default(); nk]; count as usize];
         let mut total = analogue.clone();
-        for img in images {
-            let e = Expected::of(img, targets, limits);
-            // The chunk's runs of one image side by side (see `sim::batch`), summed in
+        for j in 0..images.len() {
+            let frame = frame(images, j, wiring);
+            let e = Expected::of(&frame, targets, limits);
+            // The chunk's runs of one frame side by side (see `sim::batch`), summed in
             // run order.
             let frames = sim::batch::frames(count as usize, |i| {
-                simulate(program, wiring, targets, img, testbed, start + i as u32)
+                simulate(program, wiring, targets, &frame, testbed, start + i as u32)
             })?;
             for (i, (outs, report)) in frames.into_iter().enumerate() {
                 if start + i as u32 == 0 {
                     first.saturated += report.saturated;
                     first.reach.add_run(&report);
-                    first.add(&b, img, &e, &outs, unclipped.as_deref())?;
+                    first.add(&b, &frame, &e, &outs, unclipped.as_deref())?;
                 }
                 for k in 0..nk {
                     analogue[i][k].add(&outs[k], &e.approximated[k], border);
@@ -575,7 +657,9 @@ fn count_sign_changes(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
 }
 
 /// Per target, the analytic prediction of the error ([`super::predict`]) under
-/// `profile`, with the input moments of `images` (full-range values) inside `border`.
+/// `profile`, with the input moments of `images` (full-range values) inside `border`;
+/// with several input planes, the moments of the frames [`measure`] feeds them (each
+/// plane's own, and every pair of planes').
 pub fn predict_on_images(
     program: &Program,
     wiring: Wiring,
@@ -584,14 +668,23 @@ pub fn predict_on_images(
     profile: &Profile,
     border: usize,
 ) -> Result<Vec<super::predict::Predicted>, super::predict::PredictError> {
-    let model = super::predict::analyse(program, wiring, profile)?;
+    let inputs = wiring.inputs();
+    let model = super::predict::analyse_planes(program, &inputs, wiring.general, profile)?;
     let reach = targets
         .iter()
         .map(|t| model.radius(t.out))
         .max()
         .unwrap_or(0);
-    let xs: Vec<Array2<f64>> = images.iter().map(input_values).collect();
-    let stats = super::predict::InputStats::of_images(&xs, border, 2 * reach.max(0) as usize);
+    let reach = 2 * reach.max(0) as usize;
+    let stats = if wiring.has_planes() {
+        let frames: Vec<Vec<Array2<f64>>> = (0..images.len())
+            .map(|j| frame_values(&frame(images, j, wiring)))
+            .collect();
+        super::predict::InputStats::of_frames(&frames, border, reach)
+    } else {
+        let xs: Vec<Array2<f64>> = images.iter().map(input_values).collect();
+        super::predict::InputStats::of_images(&xs, border, reach)
+    };
     Ok(targets
         .iter()
         .map(|t| model.predict(t.out, &stats))
@@ -609,31 +702,36 @@ pub enum OutputError {
     Write(String),
 }
 
-/// Run 0 of `testbed` on one image, next to what it should give.
+/// Run 0 of `testbed` on one frame, next to what it should give.
 pub struct FirstRun {
-    /// The full-range input `p - 128`.
+    /// The full-range input `p - 128` (of input plane 0).
     pub input: Array2<f64>,
     /// Per target: the specified kernel's exact convolution, and the simulated result.
     pub kernels: Vec<(Array2<f64>, Array2<f64>)>,
 }
 
-/// Runs `program` once (run 0 of `testbed`) on `img` and pairs each target's result
-/// with the exact convolution of its specified kernel.
+/// Runs `program` once (run 0 of `testbed`) on `frame` ([`frame`]) and pairs each
+/// target's result with the exact convolution of its specified kernel.
 pub fn first_run(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
-    img: &GreyImage,
+    frame: &[&GreyImage],
     testbed: &dyn Testbed,
 ) -> Result<FirstRun, sim::run::RunError> {
-    let (outs, _) = simulate(program, wiring, targets, img, testbed, 0)?;
-    let x = input_values(img);
+    let (outs, _) = simulate(program, wiring, targets, frame, testbed, 0)?;
+    let mut xs = frame_values(frame);
     let kernels = targets
         .iter()
         .zip(outs)
-        .map(|(t, result)| (correlate(&x, &t.exact, t.centre), result))
+        .map(|(t, result)| (t.exact_on(&xs), result))
         .collect();
-    Ok(FirstRun { input: x, kernels })
+    let input = if xs.is_empty() {
+        Array2::zeros((N, N))
+    } else {
+        xs.swap_remove(0)
+    };
+    Ok(FirstRun { input, kernels })
 }
 
 /// Writes, per image and target, the result (`.result.npy`/`.png`), the specified
@@ -650,8 +748,9 @@ pub fn write_outputs(
 ) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| OutputError::Write(format!("{}: cannot create: {e}", dir.display())))?;
-    for (name, img) in images {
-        let run = first_run(program, wiring, targets, img, testbed)?;
+    for (j, (name, _)) in images.iter().enumerate() {
+        let frame = named_frame(images, j, wiring);
+        let run = first_run(program, wiring, targets, &frame, testbed)?;
         for (t, (ideal, result)) in targets.iter().zip(&run.kernels) {
             let stem = dir.join(format!("{name}_{}", t.out));
             let as_f32 = |a: &Array2<f64>| a.iter().map(|&v| v as f32).collect::<Vec<f32>>();
@@ -704,6 +803,7 @@ mod tests {
             exact,
             approx,
             centre: (0, 1),
+            others: Vec::new(),
         };
         let img = sim::capture::default_image();
         let m = measure(

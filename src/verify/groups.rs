@@ -5,6 +5,7 @@
 //! one group holding every kernel, so banks and plain programs share one path.
 
 use super::check::{self, Measurement, ProfileTestbed, Target, Testbed};
+use super::planes::{prove_planes, PlanesTarget};
 use super::predict::{PredictError, Predicted};
 use super::range::InputRange;
 use super::uncertainty::{RangeError, Ranges};
@@ -125,10 +126,13 @@ pub fn single(program: Program, kernels: usize) -> Groups {
 pub struct Request<'a> {
     /// The program's groups.
     pub groups: &'a Groups,
-    /// The input register and the device's general registers.
+    /// The input registers and the device's general registers.
     pub wiring: Wiring,
     /// Per kernel, what its output must hold exactly (the approximated kernel).
     pub proofs: &'a [proof::Target],
+    /// Per kernel, what its output must hold on every input plane (a wiring of several
+    /// input planes is proven by these, not by `proofs`).
+    pub planes: &'a [PlanesTarget],
     /// Per kernel, the measured targets (specified and approximated kernels).
     pub targets: &'a [Target],
     /// Input range of the static range analysis.
@@ -170,20 +174,40 @@ pub enum EvaluateError {
     Ranges(#[from] RangeError),
 }
 
-/// Proves every group's kernels, then measures, predicts and bounds a verified program.
-pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
+/// Where each group departs from its kernels (empty when every group is proven): on
+/// the input, or on every input plane for a wiring of several.
+pub fn mismatches(
+    groups: &Groups,
+    wiring: Wiring,
+    proofs: &[proof::Target],
+    planes: &[PlanesTarget],
+) -> Vec<String> {
     let mut mismatch = Vec::new();
-    for (program, members) in r.groups {
-        let ts = members_of(members, r.proofs);
-        if proof::prove(program, r.wiring, &ts, None).is_err() {
-            mismatch.extend(report::explain_mismatch(program, r.wiring, &ts));
+    for (program, members) in groups {
+        if wiring.has_planes() {
+            let ts = members_of(members, planes);
+            if let Err(e) = prove_planes(program, &wiring.inputs(), wiring.general, &ts) {
+                mismatch.push(e.to_string());
+            }
+            continue;
+        }
+        let ts = members_of(members, proofs);
+        if proof::prove(program, wiring, &ts, None).is_err() {
+            mismatch.extend(report::explain_mismatch(program, wiring, &ts));
         }
     }
+    mismatch
+}
+
+/// Proves every group's kernels, then measures, predicts and bounds a verified program.
+pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
+    let mut mismatch = mismatches(r.groups, r.wiring, r.proofs, r.planes);
     // Proven exact, yet lost in 32-bit floats: refused by name (issue 29).
-    if let (true, Some(img)) = (mismatch.is_empty(), r.images.first()) {
+    if mismatch.is_empty() && !r.images.is_empty() {
+        let frame = check::frame(r.images, 0, r.wiring);
         for (program, members) in r.groups {
             let ts = members_of(members, r.targets);
-            if let Err(e) = super::precision::check_precision(program, r.wiring, &ts, img)? {
+            if let Err(e) = super::precision::check_precision(program, r.wiring, &ts, &frame)? {
                 mismatch.push(e.to_string());
             }
         }

@@ -8,6 +8,7 @@ pub mod dyadic;
 pub mod groups;
 pub mod heatmap;
 pub mod metrics;
+pub mod plane_stats;
 pub mod planes;
 pub mod precision;
 pub mod predict;

@@ -4,7 +4,6 @@
 //! refused by name instead of its float error being reported as analogue error.
 
 use super::check::{self, ProfileTestbed, Target};
-use super::convolution::correlate;
 use super::metrics::ErrorFigures;
 use crate::isa::{Program, Reg, Wiring};
 use crate::sim::capture::GreyImage;
@@ -34,26 +33,27 @@ pub struct PrecisionLoss {
     pub tolerance: f64,
 }
 
-/// Runs `program` once under `ideal` on `img` and compares each target's register with
-/// the exact result of its approximated kernel, away from the border the program's
-/// neighbour reads reach. `Ok(Err(..))` names the first output beyond rounding.
+/// Runs `program` once under `ideal` on `frame` (one image per input plane,
+/// [`check::frame`]) and compares each target's register with the exact result of its
+/// approximated kernel, away from the border the program's neighbour reads reach.
+/// `Ok(Err(..))` names the first output beyond rounding.
 pub fn check_precision(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
-    img: &GreyImage,
+    frame: &[&GreyImage],
 ) -> Result<Result<(), PrecisionLoss>, RunError> {
     let Wiring { general, .. } = wiring;
     let testbed = ProfileTestbed::ideal();
-    let (outs, _) = check::simulate(program, wiring, targets, img, &testbed, 0)?;
+    let (outs, _) = check::simulate(program, wiring, targets, frame, &testbed, 0)?;
     let reach = program.edge_reach(general);
-    let x = check::input_values(img);
+    let xs = check::frame_values(frame);
     for (t, got) in targets.iter().zip(&outs) {
         let border = match t.out {
             Reg::Gen(i) => reach.get(usize::from(i)).copied().unwrap_or(0),
             _ => 0,
         };
-        let want = correlate(&x, &t.approx, t.centre);
+        let want = t.approx_on(&xs);
         let f = ErrorFigures::between(got, &want, border);
         let peak = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
         let tolerance = ROUNDING_SHARE * peak;

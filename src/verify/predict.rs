@@ -31,17 +31,22 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-/// Coefficients by pixel offset, sorted by offset.
-pub type Terms = [(Offset, f64)];
+/// A pixel of one input plane: `(plane, row offset, column offset)`. Plane 0 is the
+/// first input (the only one of a single-input program); sorted by plane first, so
+/// terms of plane 0 keep the order of their offsets.
+pub type Tap = (u16, i32, i32);
 
-/// `constant + sum coef * x(p + offset)`, in f64.
+/// Coefficients by pixel tap, sorted by tap.
+pub type Terms = [(Tap, f64)];
+
+/// `constant + sum coef * x_z(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Affine {
-    /// Coefficients by pixel offset, sorted by offset, each offset once (an offset
+    /// Coefficients by tap (plane and pixel offset), sorted, each tap once (a tap
     /// whose terms cancelled keeps its 0). A sorted list rather than a map: programs of
     /// thousands of instructions add values of hundreds of terms at every step, and a
     /// merge of two lists is several times faster than inserting into a tree.
-    pub terms: Vec<(Offset, f64)>,
+    pub terms: Vec<(Tap, f64)>,
     /// Constant part.
     pub constant: f64,
 }
@@ -98,30 +103,21 @@ impl Affine {
             terms: self
                 .terms
                 .iter()
-                .map(|&((r, c), v)| ((r + dr, c + dc), v))
+                .map(|&((z, r, c), v)| ((z, r + dr, c + dc), v))
                 .collect(),
             constant: self.constant,
         }
     }
 
-    /// The coefficient at `off`, if the offset is listed.
-    fn get(&self, off: Offset) -> Option<f64> {
-        self.terms
-            .binary_search_by(|(o, _)| o.cmp(&off))
-            .ok()
-            .and_then(|i| self.terms.get(i))
-            .map(|&(_, c)| c)
-    }
-
     /// The sum of the coefficients.
-    fn sum(&self) -> f64 {
+    pub(crate) fn sum(&self) -> f64 {
         self.terms.iter().map(|&(_, c)| c).sum()
     }
 
     fn radius(&self) -> i32 {
         self.terms
             .iter()
-            .map(|&((r, c), _)| r.abs().max(c.abs()))
+            .map(|&((_, r, c), _)| r.abs().max(c.abs()))
             .max()
             .unwrap_or(0)
     }
@@ -296,8 +292,13 @@ pub struct InputStats {
     /// `E[x^2]`.
     pub square: f64,
     /// `E[x(p) x(p + d)]` for measured lags `d`; a lag not listed is taken as `square`
-    /// (neighbouring pixels equal: the smooth-image model).
+    /// (neighbouring pixels equal: the smooth-image model). Every input plane has
+    /// these moments.
     pub lags: HashMap<Offset, f64>,
+    /// Between two different input planes `a < b`, `E[x_a(p) x_b(p + d)]` keyed by
+    /// `(a, b, d)`; a pair of planes with no lag listed is independent (`mean^2`), see
+    /// [`crate::verify::plane_stats`].
+    pub cross: HashMap<(u16, u16, Offset), f64>,
 }
 
 impl InputStats {
@@ -317,7 +318,12 @@ impl InputStats {
             lags.insert((-dr, -dc), map(m));
         }
         let square = lags.get(&(0, 0)).copied().unwrap_or(a * a);
-        InputStats { mean, square, lags }
+        InputStats {
+            mean,
+            square,
+            lags,
+            cross: HashMap::new(),
+        }
     }
 
     /// The moments of real images (full-range values), over the pixels at least
@@ -364,10 +370,11 @@ impl InputStats {
             mean: if count > 0.0 { sum / count } else { 0.0 },
             square,
             lags: out,
+            cross: HashMap::new(),
         }
     }
 
-    fn second(&self, d: Offset) -> f64 {
+    pub(crate) fn second(&self, d: Offset) -> f64 {
         let r = IMAGE_REACH as i32;
         self.lags
             .get(&d)
@@ -385,25 +392,43 @@ impl InputStats {
     pub fn expect_square(&self, a: &Affine) -> f64 {
         let sum = a.sum();
         let mut s = a.constant * a.constant + 2.0 * a.constant * self.mean * sum;
-        if self.lags.len() < a.terms.len() {
+        let first = a.terms.first().map(|t| t.0 .0);
+        if first != a.terms.last().map(|t| t.0 .0) {
+            self.add_planes_square(&mut s, &a.terms);
+        } else {
+            self.add_plane_square(&mut s, &a.terms, sum);
+        }
+        s.max(0.0)
+    }
+
+    /// Adds `E[(sum u x(p + o))^2]` of `terms`, all on one plane (of sum `sum`), to
+    /// `s` (added term by term into `s`: single-input predictions stay bit for bit).
+    pub(crate) fn add_plane_square(&self, s: &mut f64, terms: &Terms, sum: f64) {
+        if self.lags.len() < terms.len() {
             // Every pair at `square`, corrected at the measured lags: linear in the
             // terms for few lags (none in the smooth-image model).
-            s += self.square * sum * sum;
-            for &((r1, c1), u) in &a.terms {
+            *s += self.square * sum * sum;
+            let find = |t: Tap| {
+                terms
+                    .binary_search_by(|(o, _)| o.cmp(&t))
+                    .ok()
+                    .and_then(|i| terms.get(i))
+                    .map(|&(_, c)| c)
+            };
+            for &((z, r1, c1), u) in terms {
                 for (&(dr, dc), &m) in &self.lags {
-                    if let Some(v) = a.get((r1 + dr, c1 + dc)) {
-                        s += u * v * (m - self.square);
+                    if let Some(v) = find((z, r1 + dr, c1 + dc)) {
+                        *s += u * v * (m - self.square);
                     }
                 }
             }
         } else {
-            for &((r1, c1), u) in &a.terms {
-                for &((r2, c2), v) in &a.terms {
-                    s += u * v * self.second((r2 - r1, c2 - c1));
+            for &((_, r1, c1), u) in terms {
+                for &((_, r2, c2), v) in terms {
+                    *s += u * v * self.second((r2 - r1, c2 - c1));
                 }
             }
         }
-        s.max(0.0)
     }
 }
 
@@ -545,8 +570,7 @@ impl Tracked {
                 .or_insert(0.0) += r.coef;
         }
         let mut out = ErrorSums::default();
-        let mut gains: BTreeMap<(GainPlane, Offset), (BTreeMap<Offset, f64>, f64)> =
-            BTreeMap::new();
+        let mut gains: BTreeMap<(GainPlane, Offset), (BTreeMap<Tap, f64>, f64)> = BTreeMap::new();
         for (id, n) in nodes.iter().rev() {
             let Some(w) = weight.remove(id) else {
                 continue;
@@ -560,8 +584,8 @@ impl Tracked {
             for (&(r, c), &k) in &w {
                 for (plane, g, v) in &n.gains {
                     let a = gains.entry((*plane, (r, c))).or_default();
-                    for &((vr, vc), x) in &v.terms {
-                        *a.0.entry((vr + r, vc + c)).or_insert(0.0) += k * g * x;
+                    for &((z, vr, vc), x) in &v.terms {
+                        *a.0.entry((z, vr + r, vc + c)).or_insert(0.0) += k * g * x;
                     }
                     a.1 += k * g * v.constant;
                 }
@@ -668,7 +692,7 @@ impl ErrorPe<'_> {
             Reg::Pix => match self.pix_reset {
                 // Half the raw pixel, x / 2 + 64 (as in the symbolic executor).
                 None => Tracked::exact(Affine {
-                    terms: vec![((0, 0), 0.5)],
+                    terms: vec![((0, 0, 0), 0.5)],
                     constant: 64.0,
                 }),
                 Some(level) => Tracked::exact(Affine {
@@ -860,7 +884,18 @@ pub fn analyse(
     wiring: Wiring,
     profile: &Profile,
 ) -> Result<ErrorModel, PredictError> {
-    let Wiring { input, general } = wiring;
+    analyse_planes(program, &[wiring.input], wiring.general, profile)
+}
+
+/// [`analyse`] of a program reading several input planes, plane `z` in `inputs[z]`
+/// (every other register zero and exact), on a device of `general` general registers.
+/// Values made from `PIX` are held on plane 0, as the multi-plane proof holds them.
+pub fn analyse_planes(
+    program: &Program,
+    inputs: &[Reg],
+    general: usize,
+    profile: &Profile,
+) -> Result<ErrorModel, PredictError> {
     let mut pe = ErrorPe {
         profile,
         general: vec![Tracked::default(); general],
@@ -871,12 +906,14 @@ pub fn analyse(
         writes: Vec::new(),
         nodes: 0,
     };
-    if let Reg::Gen(i) = input {
-        if let Some(g) = pe.general.get_mut(usize::from(i)) {
-            *g = Tracked::exact(Affine {
-                terms: vec![((0, 0), 1.0)],
-                constant: 0.0,
-            });
+    for (z, &input) in inputs.iter().enumerate() {
+        if let (Reg::Gen(i), Ok(z)) = (input, u16::try_from(z)) {
+            if let Some(g) = pe.general.get_mut(usize::from(i)) {
+                *g = Tracked::exact(Affine {
+                    terms: vec![((z, 0, 0), 1.0)],
+                    constant: 0.0,
+                });
+            }
         }
     }
     for s in &program.stmts {
@@ -1027,6 +1064,7 @@ mod tests {
             mean: 10.0,
             square: 100.0,
             lags: HashMap::new(),
+            cross: HashMap::new(),
         };
         // NEWS = -0.9 x + 2; B = 0.9 (0.9 x - 2) + 2 = 0.81 x + 0.2: error -0.19 x + 0.2.
         let got = m.predict(Reg::B, &s);

@@ -150,7 +150,7 @@ fn check_unwritten(
     wiring: Wiring,
     targets: &[Target],
 ) -> Result<(), ProofError> {
-    let Wiring { input, general } = wiring;
+    let Wiring { input, general, .. } = wiring;
     let unknowns = unwritten_reads(program, &[AnyReg::Analogue(input)]);
     for u in unknowns {
         let AnyReg::Analogue(reg) = u.reg else {

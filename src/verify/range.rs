@@ -81,12 +81,16 @@ impl Peak {
 }
 
 /// The extremes of every value `program` writes (and of the input itself), for inputs
-/// in `range` placed in `input`.
+/// in `range` placed in `input` (and, for a wiring of several input planes, in each of
+/// their registers: [`peak_planes`]).
 ///
 /// Runs on machine integers ([`Dyadic`]) and, only if a value leaves them, again on
 /// exact rationals: both round each coefficient to f64 the same way, so the answer is
 /// the same either way.
 pub fn peak(program: &Program, wiring: Wiring, range: InputRange) -> Result<Peak, SymbolicError> {
+    if wiring.has_planes() {
+        return peak_planes(program, &wiring.inputs(), wiring.general, range);
+    }
     let Wiring { input, .. } = wiring;
     let mut fast = Tracker::new(input, range);
     let mut exact = true;

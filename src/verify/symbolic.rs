@@ -367,7 +367,7 @@ pub fn execute_as<V: Symbolic>(
     wiring: Wiring,
     written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
 ) -> Result<SymbolicPe<V>, SymbolicError> {
-    let Wiring { input, general } = wiring;
+    let Wiring { input, general, .. } = wiring;
     let mut pe = SymbolicPe::<V>::new(general);
     pe.set(input, V::of_lin(&LinComb::input()));
     run_on(&mut pe, program, written)?;

@@ -5,7 +5,7 @@
 use crate::cain::{Compiled, Ops, Source, Spec};
 use crate::isa::{Program, Reg, Wiring};
 use crate::sim::noise::Profile;
-use crate::verify::predict::{self, InputStats, Predicted};
+use crate::verify::predict::{self, InputStats, Predicted, Tap};
 use crate::verify::range::InputRange;
 use std::collections::BTreeMap;
 
@@ -31,7 +31,33 @@ pub fn predict_outputs(
     profile: &Profile,
     stats: &InputStats,
 ) -> Result<Vec<Predicted>, predict::PredictError> {
-    let model = predict::analyse(program, wiring, profile)?;
+    let inputs = InputPlanes {
+        regs: &[wiring.input],
+        general: wiring.general,
+    };
+    predict_outputs_planes(program, inputs, outs, profile, stats)
+}
+
+/// The input registers of a program (plane `z` in `regs[z]`) and the device's
+/// general registers.
+#[derive(Clone, Copy, Debug)]
+pub struct InputPlanes<'a> {
+    /// Per input plane, its register.
+    pub regs: &'a [Reg],
+    /// Number of general registers.
+    pub general: usize,
+}
+
+/// [`predict_outputs`] of a program reading several input planes: noise and signal
+/// propagate from every plane, each with the moments of `stats`.
+pub fn predict_outputs_planes(
+    program: &Program,
+    inputs: InputPlanes,
+    outs: &[Reg],
+    profile: &Profile,
+    stats: &InputStats,
+) -> Result<Vec<Predicted>, predict::PredictError> {
+    let model = predict::analyse_planes(program, inputs.regs, inputs.general, profile)?;
     Ok(outs.iter().map(|&r| model.predict(r, stats)).collect())
 }
 
@@ -43,8 +69,8 @@ pub(crate) struct Clipping<'a> {
     pub range: InputRange,
     /// The saturation limit.
     pub limit: f64,
-    /// Each output's exact kernel, offset to coefficient.
-    pub outputs: &'a [BTreeMap<(i32, i32), f64>],
+    /// Each output's exact kernel, tap (plane and offset) to coefficient.
+    pub outputs: &'a [BTreeMap<Tap, f64>],
 }
 
 /// The error objective's score: the summed predicted mean squared error of the outputs
@@ -53,7 +79,7 @@ pub(crate) struct Clipping<'a> {
 /// anyway); with the outputs' predicted errors.
 pub(crate) fn predicted_score(
     program: &Program,
-    wiring: Wiring,
+    inputs: InputPlanes,
     outs: &[Reg],
     profile: &Profile,
     stats: &InputStats,
@@ -64,16 +90,16 @@ pub(crate) fn predicted_score(
         limit,
         outputs,
     } = *clip;
-    let model = predict::analyse(program, wiring, profile).ok()?;
+    let model = predict::analyse_planes(program, inputs.regs, inputs.general, profile).ok()?;
     let predicted: Vec<Predicted> = outs.iter().map(|&r| model.predict(r, stats)).collect();
     let mse = Predicted::summed_mse(&predicted);
-    let same = |a: &[((i32, i32), f64)], b: &BTreeMap<(i32, i32), f64>, sign: f64| {
+    let same = |a: &[(Tap, f64)], b: &BTreeMap<Tap, f64>, sign: f64| {
         a.len() == b.len()
             && a.iter()
                 .all(|(o, c)| b.get(o).is_some_and(|d| (c - sign * d).abs() < 1e-9))
     };
     let unavoidable =
-        |v: &[((i32, i32), f64)]| outputs.iter().any(|o| same(v, o, 1.0) || same(v, o, -1.0));
+        |v: &[(Tap, f64)]| outputs.iter().any(|o| same(v, o, 1.0) || same(v, o, -1.0));
     Some((
         mse + model.smooth_clipping(range, limit, &unavoidable),
         predicted,

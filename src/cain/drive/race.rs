@@ -81,9 +81,9 @@ pub(crate) struct Judge<'a> {
     outs: Vec<Reg>,
     pub(crate) held_to: f64,
     stats_in: InputStats,
-    /// Each output's exact coefficients (outputs that cannot fit are exempt from the
-    /// clipping score).
-    outputs_f64: Vec<BTreeMap<(i32, i32), f64>>,
+    /// Each output's exact coefficients on every plane (outputs that cannot fit are
+    /// exempt from the clipping score).
+    outputs_f64: Vec<BTreeMap<crate::verify::predict::Tap, f64>>,
 }
 
 impl<'a> Judge<'a> {
@@ -92,21 +92,12 @@ impl<'a> Judge<'a> {
             .iter()
             .filter_map(|&i| setup.kernels.get(i).map(crate::cain::KernelReport::target))
             .collect();
-        let outputs_f64 = targets
-            .iter()
-            .map(|t| {
-                t.expected()
-                    .terms
-                    .iter()
-                    .map(|(o, c)| (*o, range::coef_f64(c)))
-                    .collect()
-            })
-            .collect();
-        let planes = members
+        let planes: Vec<crate::verify::planes::PlanesTarget> = members
             .iter()
             .filter_map(|&i| setup.kernels.get(i))
             .map(crate::cain::KernelReport::planes_target)
             .collect();
+        let outputs_f64 = planes.iter().map(exact_taps).collect();
         Judge {
             setup,
             planes,
@@ -131,18 +122,30 @@ impl<'a> Judge<'a> {
         Ok(())
     }
 
-    /// The predicted error of each member's output of `program`.
+    /// The input planes' registers and the device's general registers.
+    fn inputs<'i>(&self, regs: &'i [Reg]) -> report::InputPlanes<'i> {
+        report::InputPlanes {
+            regs,
+            general: self.setup.general,
+        }
+    }
+
+    /// The predicted error of each member's output of `program` (noise and signal
+    /// from every input plane).
     fn predict(&self, program: &Program) -> Result<Vec<Predicted>, PredictError> {
         let s = self.setup;
-        report::predict_outputs(program, s.wiring(), &self.outs, &s.profile, &self.stats_in)
+        let regs = s.spec.inputs();
+        let inputs = self.inputs(&regs);
+        report::predict_outputs_planes(program, inputs, &self.outs, &s.profile, &self.stats_in)
     }
 
     /// The error objective's score of `program` and its outputs' predicted errors.
     pub(crate) fn score(&self, program: &Program) -> Option<(f64, Vec<Predicted>)> {
         let s = self.setup;
+        let regs = s.spec.inputs();
         report::predicted_score(
             program,
-            s.wiring(),
+            self.inputs(&regs),
             &self.outs,
             &s.profile,
             &self.stats_in,
@@ -193,6 +196,20 @@ impl<'a> Judge<'a> {
             score,
         ))
     }
+}
+
+/// A multi-plane kernel's exact coefficients by tap (plane, row and column offset).
+fn exact_taps(
+    t: &crate::verify::planes::PlanesTarget,
+) -> BTreeMap<crate::verify::predict::Tap, f64> {
+    let mut out = BTreeMap::new();
+    for (z, plane) in t.planes.iter().enumerate() {
+        let Ok(z) = u16::try_from(z) else { continue };
+        for (&(r, c), coef) in &plane.expected().terms {
+            out.insert((z, r, c), range::coef_f64(coef));
+        }
+    }
+    out
 }
 
 /// Runs the search for a group. Where an output cannot fit, it first tries for half

@@ -156,9 +156,10 @@ impl<'a> Setup<'a> {
             .collect()
     }
 
-    /// The spec's input register on the register file this compile uses.
+    /// The spec's input registers on the register file this compile uses.
     pub fn wiring(&self) -> Wiring {
-        Wiring::new(self.spec.input, self.general)
+        Wiring::planes(&self.spec.inputs(), self.general)
+            .unwrap_or_else(|| Wiring::new(self.spec.input, self.general))
     }
 }
 

@@ -155,10 +155,11 @@ impl Spec {
         Reg::general_count(&self.registers)
     }
 
-    /// How a program for this spec meets the device: the input register and the
-    /// general registers the spec's list needs.
+    /// How a program for this spec meets the device: the input registers (every
+    /// input plane) and the general registers the spec's list needs.
     pub fn wiring(&self) -> Wiring {
-        Wiring::new(self.input, self.general_count())
+        let general = self.general_count();
+        Wiring::planes(&self.inputs(), general).unwrap_or_else(|| Wiring::new(self.input, general))
     }
 }
 

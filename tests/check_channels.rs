@@ -1,0 +1,220 @@
+//! `scamp check` of kernel sets over several inputs: frame `j` puts bundled image
+//! `(j + z) mod n` on input `z`, the reference is the sum over planes, the proof covers
+//! every plane, and the prediction takes noise and signal from every plane.
+
+use scamp::bank::{Bank, CheckOptions};
+use scamp::cain::{self, CompileOptions, Stats};
+use scamp::isa::{parse_program, Device, Reg, Wiring};
+use scamp::sim::capture::GreyImage;
+use scamp::sim::noise::Profile;
+use scamp::verify::check::{frame_indices, load_images, ProfileTestbed};
+use scamp::verify::predict::{analyse, analyse_planes, InputStats};
+use scamp::verify::range::InputRange;
+use std::path::Path;
+use std::process::Command;
+
+/// The two-kernel, three-input set of tests/cain_channels.rs.
+const THREE: &str = "name: three-channel
+inputs: [A, B, C]
+registers: [A, B, C, D, E, F]
+search: { work: 1000, workers: 1 }
+kernels:
+  - out: D
+    scale: 1/64
+    weights:
+      - [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
+      - [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
+      - [[0, 0, 0], [0, 16, 0], [0, 0, 0]]
+  - out: E
+    scale: 1/32
+    weights:
+      - [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]
+      - [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]
+      - [[0, 0, 0], [0, 8, 0], [0, 0, 0]]
+";
+
+fn images() -> Vec<GreyImage> {
+    load_images(Path::new("images"))
+        .expect("bundled images")
+        .into_iter()
+        .map(|(_, g)| g)
+        .collect()
+}
+
+fn bank() -> Bank {
+    let spec = cain::parse_spec(THREE).expect("valid spec");
+    let opts = CompileOptions::default().with_time_limit(600.0);
+    Bank::compile(spec, &opts, &Stats::default()).expect("compiles")
+}
+
+fn testbed(profile: &str) -> ProfileTestbed {
+    ProfileTestbed {
+        profile: Profile::builtin(profile).expect("built in"),
+        chip_seed: 1,
+        seed: 1,
+    }
+}
+
+#[test]
+fn frames_rotate_the_images_over_the_inputs() {
+    assert_eq!(frame_indices(0, 8, 3), vec![0, 1, 2]);
+    assert_eq!(frame_indices(7, 8, 3), vec![7, 0, 1]);
+    // One image: every input sees it; one input: image j.
+    assert_eq!(frame_indices(4, 1, 3), vec![0, 0, 0]);
+    assert_eq!(frame_indices(5, 8, 1), vec![5]);
+}
+
+#[test]
+fn a_correct_program_checks_exact_under_ideal() {
+    let bank = bank();
+    let images = images();
+    let checked = bank
+        .check(&images, &testbed("ideal"), &CheckOptions::new("ideal"))
+        .expect("checks");
+    let r = &checked.report;
+    assert!(r.verified, "{:?}", r.mismatch);
+    assert_eq!((r.images, r.kernels.len()), (8, 2));
+    for k in &r.kernels {
+        // Exact weights (depth 6 and 5), exact arithmetic: every figure is 0.
+        assert_eq!(k.approx.rmse, 0.0, "{}", k.out);
+        assert_eq!(k.analogue.rmse, 0.0, "{}", k.out);
+        assert_eq!(k.analogue.max, 0.0, "{}", k.out);
+        assert_eq!(k.total.figures.rmse, 0.0, "{}", k.out);
+        let p = k.predicted.expect("predicted");
+        assert_eq!((p.rmse, p.bias), (0.0, 0.0));
+    }
+}
+
+#[test]
+fn the_prediction_over_every_plane_matches_the_measurement_under_scamp5() {
+    let bank = bank();
+    let images = images();
+    let opts = CheckOptions::new("scamp5").with_runs(4);
+    let r = bank
+        .check(&images, &testbed("scamp5"), &opts)
+        .expect("checks")
+        .report;
+    assert!(r.verified);
+    for k in &r.kernels {
+        let measured = k.analogue_runs.rmse.mean;
+        let p = k.predicted.expect("predicted");
+        // Chip 1, run seeds 1..=4, 8 images: within 2 % of the measured RMSE and
+        // within 0.1 of its bias.
+        assert!(
+            (p.rmse - measured).abs() < 0.02 * measured,
+            "{}: predicted {} measured {measured}",
+            k.out,
+            p.rmse
+        );
+        assert!((p.bias - k.analogue.bias).abs() < 0.1, "{}: {p:?}", k.out);
+        assert!(measured > 1.0, "{}: {measured}", k.out);
+    }
+}
+
+#[test]
+fn a_channel_other_than_the_first_changes_the_prediction() {
+    let scamp5 = Profile::builtin("scamp5").expect("built in");
+    let stats = InputStats::of_bundled_images(InputRange::default());
+    let p = |text: &str| parse_program(text, Device::default()).expect("parses");
+    // D := B, with B the second input: its gain error scales with B's signal.
+    let from_b = analyse_planes(&p("mov(D, B)"), &[Reg::A, Reg::B], 6, &scamp5)
+        .expect("predicts")
+        .predict(Reg::D, &stats);
+    // The same copy of the only input: every plane has the same moments.
+    let from_a = analyse(&p("mov(D, A)"), Wiring::new(Reg::A, 6), &scamp5)
+        .expect("predicts")
+        .predict(Reg::D, &stats);
+    assert_eq!(from_b, from_a);
+    // Seen from the first input alone, B is zero: offsets only, a smaller error.
+    let first_only = analyse(&p("mov(D, B)"), Wiring::new(Reg::A, 6), &scamp5)
+        .expect("predicts")
+        .predict(Reg::D, &stats);
+    assert!(
+        from_b.rmse > first_only.rmse + 0.1,
+        "{from_b:?} {first_only:?}"
+    );
+    // A sum of two planes: independent planes (the compile's model) add their
+    // variances; planes that are the same image (cross moments equal to the plane's
+    // own) add their amplitudes, a larger signal and so a larger gain error.
+    let sum = |stats: &InputStats| {
+        analyse_planes(&p("add(D, A, B)"), &[Reg::A, Reg::B], 6, &scamp5)
+            .expect("predicts")
+            .predict(Reg::D, stats)
+    };
+    let mut same = stats.clone();
+    same.cross = stats.lags.iter().map(|(&d, &m)| ((0, 1, d), m)).collect();
+    assert!(
+        sum(&stats).rmse > from_a.rmse,
+        "{:?} {from_a:?}",
+        sum(&stats)
+    );
+    assert!(sum(&same).rmse > sum(&stats).rmse + 0.1, "{:?}", sum(&same));
+}
+
+#[test]
+fn the_error_objective_scores_every_plane() {
+    let spec = cain::parse_spec(THREE).expect("valid spec");
+    let opts = CompileOptions::default().with_time_limit(600.0);
+    let c = cain::compile(&spec, &opts, &Stats::default()).expect("compiles");
+    let profile = Profile::builtin(scamp::sim::noise::DEFAULT_PROFILE).expect("built in");
+    let stats = cain::score::objective::input_stats(spec.input_range);
+    let outs: Vec<Reg> = c.kernels.iter().map(|k| k.out).collect();
+    let inputs = cain::InputPlanes {
+        regs: &spec.inputs(),
+        general: spec.general_count(),
+    };
+    let every = cain::predict_outputs_planes(&c.program, inputs, &outs, &profile, &stats)
+        .expect("predicts");
+    assert_eq!(c.predicted, every);
+    let first = cain::predict_outputs(&c.program, Wiring::new(Reg::A, 6), &outs, &profile, &stats)
+        .expect("predicts");
+    // The first input alone predicts another error: the other planes count.
+    assert_ne!(every, first);
+}
+
+fn scamp(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn a_wrong_program_fails_check_on_the_plane_it_gets_wrong() {
+    let dir = std::env::temp_dir().join(format!("scamp-check-channels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let spec = dir.join("three.yaml");
+    std::fs::write(&spec, THREE).expect("written");
+    let program = bank().program().to_string();
+    // Reading B where the program reads C.
+    let line = program
+        .lines()
+        .position(|l| l.contains(", C") || l.contains("(C"))
+        .expect("reads C");
+    let mut lines: Vec<String> = program.lines().map(String::from).collect();
+    lines[line] = lines[line].replacen('C', "B", 1);
+    let wrong = dir.join("wrong.scamp");
+    std::fs::write(&wrong, lines.join("\n")).expect("written");
+    let (spec, wrong) = (spec.to_string_lossy(), wrong.to_string_lossy());
+    let out = scamp(&["check", &wrong, "--kernel", &spec, "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verified"], false);
+    let mismatch = v["mismatch"][0].as_str().expect("a mismatch");
+    assert!(mismatch.contains("input plane"), "{mismatch}");
+    // The spec itself checks, exit 0, with the library's figures.
+    let out = scamp(&["check", &spec, "--noise", "ideal", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["kernels"][1]["analogue"]["rmse"], 0.0);
+}
