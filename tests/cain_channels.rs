@@ -133,6 +133,22 @@ fn the_error_objective_and_banks_take_several_inputs() {
     let spec = cain::parse_spec(&bank).expect("valid spec");
     let c = compile(&bank, &work(1_000));
     assert!(c.groups.len() >= 2, "{} groups", c.groups.len());
+    // The report says how: three groups of two whole kernels, each keeping the three
+    // inputs (three kernels' constructive program does not fit beside them).
+    let split = scamp::bank::CompileReport::of(&spec, &c).split;
+    let want = scamp::bank::SplitJson {
+        by: "kernel",
+        groups: 3,
+        inputs: 3,
+        kernels_per_group: 2,
+        registers: 6,
+    };
+    assert_eq!(split, want);
+    assert_eq!(
+        split.line().expect("a bank"),
+        "split by kernel into 3 groups of at most 2 kernels: the fewest whose constructive \
+         programs fit 6 registers, 3 of them holding the inputs"
+    );
     let general = Reg::general_count(&c.registers);
     for g in &c.groups {
         let targets: Vec<_> = g
@@ -205,4 +221,53 @@ fn a_node_budget_of_one_still_gives_a_proven_program() {
     let opts = work(1).with_node_limit(1);
     let c = compile(THREE, &opts);
     prove(&c.program, &spec, &c).unwrap_or_else(|e| panic!("{e}\n{}", c.program));
+}
+
+#[test]
+fn a_bank_whose_outputs_exceed_the_range_at_a_sixteenth_compiles_range_safe() {
+    // Six kernels over three inputs at scale 1/16 whose outputs reach twice the
+    // saturation limit: each group is held to its outputs' own magnitude (the sum of
+    // every plane's interval), and the constructive program, one channel after
+    // another into one accumulator, never exceeds it.
+    let mut bank = String::from("inputs: [A, B, C]\nregisters: [A, B, C, D, E, F]\nkernels:\n");
+    for (i, out) in ["D", "E", "F", "D", "E", "F"].iter().enumerate() {
+        let w = 4 * (i % 3 + 1);
+        bank += &format!(
+            "  - out: {out}\n    scale: 1/16\n    weights:\n      - [[{w}, 0], [0, 4]]\n      \
+             - [[0, 4], [4, 0]]\n      - [[4, 0], [0, -4]]\n"
+        );
+    }
+    let spec = cain::parse_spec(&bank).expect("valid spec");
+    let c = compile(&bank, &work(300));
+    assert_eq!(c.groups.len(), 3);
+    let general = Reg::general_count(&c.registers);
+    for g in &c.groups {
+        let targets: Vec<_> = g
+            .kernels
+            .iter()
+            .map(|&k| c.kernels[k].planes_target())
+            .collect();
+        prove_planes(&g.program, &spec.inputs(), general, &targets)
+            .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
+        let peak = scamp::verify::range::peak_planes(
+            &g.program,
+            &spec.inputs(),
+            general,
+            spec.input_range,
+        )
+        .expect("runs");
+        // Kernels 3 and 6 reach (12 + 4 + 8 + 8) / 16 of the input's bound.
+        assert!(peak.magnitude <= 255.75 + 1e-9, "{}", peak.magnitude);
+    }
+    let constructive = compile(&bank, &work(1).with_node_limit(1));
+    for g in &constructive.groups {
+        let peak = scamp::verify::range::peak_planes(
+            &g.program,
+            &spec.inputs(),
+            general,
+            spec.input_range,
+        )
+        .expect("runs");
+        assert!(peak.magnitude <= 255.75 + 1e-9, "{}", peak.magnitude);
+    }
 }

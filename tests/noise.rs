@@ -114,6 +114,7 @@ fn batched_runs_are_bit_identical_whatever_the_thread_count() {
         exact: kernel.clone(),
         approx: kernel,
         centre: (0, 1),
+        others: Vec::new(),
     };
     let image = GreyImage {
         pixels: (0..256 * 256)

@@ -1,7 +1,7 @@
 //! `scamp compile SPEC.yaml`: run the code generator and print the program.
 
 use super::{args, CliError, Outcome};
-use scamp::bank::CompileReport;
+use scamp::bank::{CompileReport, SplitJson};
 use scamp::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
 use scamp::isa::source::MAX_SPEC_BYTES;
 use scamp::sim::noise::Profile;
@@ -116,8 +116,14 @@ pub fn run(a: &CompileArgs) -> Outcome {
             compiled.program.instructions(),
             compiled.program.cycles()
         );
+        if let Some(line) = SplitJson::of(&spec, &compiled).line() {
+            eprintln!("{}: {line}", path.display());
+        }
     } else {
         print!("{text}");
+        if let Some(line) = SplitJson::of(&spec, &compiled).line() {
+            eprintln!("{line}");
+        }
     }
     Ok(0)
 }

@@ -25,6 +25,59 @@ pub struct CompileReport {
     pub range: RangeJson,
     /// What the search did.
     pub search: SearchJson,
+    /// How the kernels were split into groups.
+    pub split: SplitJson,
+}
+
+/// How a spec's kernels were split into groups: the fewest groups of whole kernels
+/// whose constructive programs fit the registers, every group keeping every input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SplitJson {
+    /// `none` (one program) or `kernel` (groups of whole kernels, outputs read out
+    /// after each group).
+    pub by: &'static str,
+    /// Number of groups.
+    pub groups: usize,
+    /// Input registers, held by every group.
+    pub inputs: usize,
+    /// The most kernels in one group.
+    pub kernels_per_group: usize,
+    /// Registers the program may use.
+    pub registers: usize,
+}
+
+impl SplitJson {
+    /// The split of `compiled`, compiled from `spec`.
+    pub fn of(spec: &Spec, compiled: &Compiled) -> SplitJson {
+        let groups = compiled.groups.len().max(1);
+        SplitJson {
+            by: if groups > 1 { "kernel" } else { "none" },
+            groups,
+            inputs: spec.inputs().len(),
+            kernels_per_group: compiled
+                .groups
+                .iter()
+                .map(|g| g.kernels.len())
+                .max()
+                .unwrap_or(compiled.kernels.len()),
+            registers: compiled.registers.len(),
+        }
+    }
+
+    /// One line saying how the kernels were split, for a bank of several groups.
+    pub fn line(&self) -> Option<String> {
+        (self.groups > 1).then(|| {
+            format!(
+                "split by kernel into {} groups of at most {} kernels: the fewest whose \
+                 constructive programs fit {} registers, {} of them holding the input{}",
+                self.groups,
+                self.kernels_per_group,
+                self.registers,
+                self.inputs,
+                if self.inputs == 1 { "" } else { "s" }
+            )
+        })
+    }
 }
 
 /// One kernel of a compiled spec.
@@ -222,6 +275,7 @@ impl CompileReport {
                 work: s.work,
                 workers: s.workers,
             },
+            split: SplitJson::of(spec, compiled),
         }
     }
 }

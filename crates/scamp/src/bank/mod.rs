@@ -21,6 +21,7 @@ pub use check_page::{PageError, Pictures};
 pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
 pub use compile_report::{
     CompileReport, CompiledKernel, GroupReport, PhaseJson, PredictedJson, RangeJson, SearchJson,
+    SplitJson,
 };
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{

@@ -62,11 +62,15 @@ pub enum CompileError {
     },
     /// No program whose values stay in range was found within the budget.
     #[error(
-        "no range-safe program found within the budget (constraint: every value within \
-         +-{held_to} (saturation of profile `{profile}`) for inputs {}..{}; {})",
+        "no range-safe program found for kernel(s) {} within the budget (constraint: every \
+         value within +-{held_to} (saturation of profile `{profile}`, or the largest output's \
+         own magnitude) for inputs {}..{}; {})",
+        outs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
         input.lo, input.hi, Stopped(*stop, *nodes)
     )]
     NoRangeSafe {
+        /// The output registers of the kernels of the group.
+        outs: Vec<Reg>,
         /// The limit every value was held to.
         held_to: f64,
         /// The profile whose saturation set it.

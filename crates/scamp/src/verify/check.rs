@@ -271,7 +271,7 @@ pub fn frame_indices(j: usize, n: usize, planes: usize) -> Vec<usize> {
 }
 
 /// Frame `j` of `images` for the input planes of `wiring` ([`frame_indices`]).
-pub fn frame<'a>(images: &'a [GreyImage], j: usize, wiring: Wiring) -> Vec<&'a GreyImage> {
+pub fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()
@@ -280,11 +280,7 @@ pub fn frame<'a>(images: &'a [GreyImage], j: usize, wiring: Wiring) -> Vec<&'a G
 }
 
 /// [`frame`] of named images (as `check --outputs` and the HTML page list them).
-pub fn named_frame<'a>(
-    images: &'a [(String, GreyImage)],
-    j: usize,
-    wiring: Wiring,
-) -> Vec<&'a GreyImage> {
+pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()

@@ -125,9 +125,8 @@ impl Pipeline<'_> {
         outcome: &Outcome<Candidate>,
         constructive: Option<Found<Candidate>>,
     ) -> Result<(Found<Candidate>, Source), CompileError> {
-        let s = choice::shortest(outcome.best.clone(), constructive).ok_or_else(|| {
-            crate::cain::drive::race::not_found(outcome, self.judge.held_to, self.setup)
-        })?;
+        let s = choice::shortest(outcome.best.clone(), constructive)
+            .ok_or_else(|| crate::cain::drive::race::not_found(outcome, self.judge, self.setup))?;
         if self.setup.objective == Objective::Length {
             return Ok(s);
         }

@@ -566,7 +566,11 @@ impl Judge<'_> {
 }
 
 /// The error when neither generator produced a program.
-pub(crate) fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setup) -> CompileError {
+pub(crate) fn not_found(
+    outcome: &Outcome<Candidate>,
+    judge: &Judge,
+    setup: &Setup,
+) -> CompileError {
     if let (0, Some(why)) = (
         outcome.plans_found,
         crate::cain::drive::feasible::exhausted(outcome, &setup.registers),
@@ -576,7 +580,8 @@ pub(crate) fn not_found(outcome: &Outcome<Candidate>, held_to: f64, setup: &Setu
     if outcome.plans_found > 0 {
         // Plans reached the input, but none finished in range.
         return CompileError::NoRangeSafe {
-            held_to,
+            outs: judge.outs.clone(),
+            held_to: judge.held_to,
             profile: setup.profile.name.clone(),
             input: setup.spec.input_range,
             stop: outcome.stop,
