@@ -159,6 +159,23 @@ fn the_error_objective_and_banks_take_several_inputs() {
         prove_planes(&g.program, &spec.inputs(), general, &targets)
             .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
     }
+    // The command line prints the same line on stderr.
+    let dir = std::env::temp_dir().join(format!("scamp-channels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("bank.yaml");
+    std::fs::write(
+        &path,
+        bank.replace("inputs:", "search: { work: 300, workers: 1 }\ninputs:"),
+    )
+    .expect("written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .arg("compile")
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(&want.line().expect("a bank")), "{stderr}");
 }
 
 fn err(text: &str) -> (Pos, String) {
