@@ -95,7 +95,7 @@ def compile_json(scamp, path, objective, args):
 
 
 def violates(default, length, slack):
-    """The same-budget rule, as src/cain/drive/choice.rs states it: the default's
+    """The same-budget rule, as crates/scamp/src/cain/drive/choice.rs states it: the default's
     program may not be both beyond the slack of the length objective's and predicted
     worse than it."""
     (n, e), (m, f) = default, length

@@ -5,5 +5,5 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    std::process::ExitCode::from(scamp::cli::main())
+    std::process::ExitCode::from(scamp_cli::cli::main())
 }

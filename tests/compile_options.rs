@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 /// The long flags of `scamp compile`, without the ones that are not compile options.
 fn compile_flags() -> BTreeSet<String> {
-    let cli = scamp::cli::Cli::command();
+    let cli = scamp_cli::cli::Cli::command();
     let compile = cli
         .get_subcommands()
         .find(|c| c.get_name() == "compile")

@@ -73,7 +73,7 @@ fn isa_table_matches_the_library() {
     assert_eq!(
         doc[start..end],
         want,
-        "docs/isa.md is out of date with src/isa/table.rs: rerun with UPDATE_DOCS=1"
+        "docs/isa.md is out of date with crates/scamp/src/isa/table.rs: rerun with UPDATE_DOCS=1"
     );
     for def in table() {
         assert!(

@@ -253,7 +253,7 @@ proptest! {
         let dir = common::temp_dir("fuzz-npy");
         let f = dir.join("x.npy");
         std::fs::write(&f, &b).expect("temp file");
-        match scamp::cli::files::load_values(&f) {
+        match scamp_cli::cli::files::load_values(&f) {
             Ok(v) => prop_assert!(v.len() == 256 * 256 && v.iter().all(|x| x.abs() <= 1024.0)),
             Err(e) => prop_assert!(e.to_string().contains("x.npy"), "{e}"),
         }

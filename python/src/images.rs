@@ -34,7 +34,7 @@ pub fn load_images(
             ImagesError::Empty { .. } => dataset_error(&e),
             other => PyOSError::new_err(other.to_string()),
         })?,
-        None => scamp::serve::images::all(),
+        None => scamp::sim::images::all(),
     };
     let count = images.len();
     let mut names = Vec::with_capacity(count);
@@ -84,7 +84,7 @@ pub fn grey_images_named(images: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Gre
 /// measures on by default), without their names.
 pub fn bundled() -> Vec<GreyImage> {
     // The same pictures as `load_images()`.
-    scamp::serve::images::all()
+    scamp::sim::images::all()
         .into_iter()
         .map(|(_, g)| g)
         .collect()

@@ -1,19 +1,19 @@
 //! Flags shared by several subcommands and the value parsers that let clap refuse bad
 //! values before anything runs (exit 2 with clap's usage message).
 
-use crate::isa::Reg;
-use crate::sim::{EdgeMode, N};
+use scamp::isa::Reg;
+use scamp::sim::{EdgeMode, N};
 
-use crate::cain::spec::{self, Ops};
-pub use crate::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
-use crate::cain::Objective;
-use crate::isa::text::quote;
+use scamp::cain::spec::{self, Ops};
+pub use scamp::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
+use scamp::cain::Objective;
+use scamp::isa::text::quote;
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
 pub const MAX_CLOCK_MHZ: f64 = 1000.0;
 
 /// Most Monte Carlo runs in one command (the library's rule).
-pub const MAX_RUNS: u32 = crate::bank::RUNS.hi as u32;
+pub const MAX_RUNS: u32 = scamp::bank::RUNS.hi as u32;
 
 /// The input limits, shown by `--help` (a test keeps them equal to the constants).
 pub const LIMITS: &str = "\
@@ -189,14 +189,14 @@ pub fn clock(s: &str) -> Result<f64, String> {
 /// `--tolerance`: a finite number >= 0.
 pub fn tolerance(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    crate::bank::check_tolerance(v)
+    scamp::bank::check_tolerance(v)
 }
 
 /// `--runs`: 1..=[`MAX_RUNS`].
 pub fn runs(s: &str) -> Result<u32, String> {
     spec::Whole {
         what: "--runs",
-        ..crate::bank::RUNS
+        ..scamp::bank::RUNS
     }
     .parse(s)
     .map(|n| n as u32)
@@ -220,7 +220,7 @@ pub struct RegisterList(pub Vec<Reg>);
 
 /// `--registers A,B,...`.
 pub fn registers(s: &str) -> Result<RegisterList, String> {
-    crate::cain::options::parse_registers(s.split(',')).map(RegisterList)
+    scamp::cain::options::parse_registers(s.split(',')).map(RegisterList)
 }
 
 /// `--edge`: what neighbour views see beyond the border of the array.
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn limits_in_help_are_the_enforced_ones() {
-        use crate::isa::source::{MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+        use scamp::isa::source::{MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
         let line = |what: &str| {
             LIMITS
                 .lines()
@@ -299,7 +299,7 @@ mod tests {
         assert!(line("program file").contains(&format!("at most {MAX_PROGRAM_BYTES} bytes")));
         assert!(line("spec file").contains(&format!("at most {MAX_SPEC_BYTES} bytes")));
         assert!(line("noise profile").contains(&format!("at most {MAX_PROFILE_BYTES} bytes")));
-        let side = crate::cain::spec::MAX_SIDE;
+        let side = scamp::cain::spec::MAX_SIDE;
         assert!(line("kernel").contains(&format!("{side}x{side}")));
         let m = super::super::files::MAX_SET_VALUE;
         assert!(line("--set").contains(&format!("-{m}..{m}")));

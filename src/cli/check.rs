@@ -3,13 +3,13 @@
 
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
-use crate::bank::{Bank, BankError, CheckOptions, PageError, Pictures};
-use crate::cain::{self, CompileOptions, Spec, Stats};
-use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use crate::isa::Device;
-use crate::sim::capture::GreyImage;
-use crate::verify::check::{self, ProfileTestbed};
-use crate::verify::groups::EvaluateError;
+use scamp::bank::{Bank, BankError, CheckOptions, PageError, Pictures};
+use scamp::cain::{self, CompileOptions, Spec, Stats};
+use scamp::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+use scamp::isa::Device;
+use scamp::sim::capture::GreyImage;
+use scamp::verify::check::{self, ProfileTestbed};
+use scamp::verify::groups::EvaluateError;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp check`.
@@ -73,12 +73,11 @@ fn read_spec(path: &Path, accept: args::AcceptArg) -> Result<Spec, CliError> {
 }
 
 fn options(a: &CheckArgs) -> CompileOptions {
-    CompileOptions {
-        time_limit: a.time_limit,
-        workers: a.workers,
-        work: a.work,
-        ..CompileOptions::default()
-    }
+    let mut opts = CompileOptions::default();
+    opts.time_limit = a.time_limit;
+    opts.workers = a.workers;
+    opts.work = a.work;
+    opts
 }
 
 /// Compiles the spec TARGET (or searches depths with `--max-total-rmse`).
@@ -109,14 +108,12 @@ fn from_spec(
         return Ok(bank);
     };
     let max_depth = spec.approximation.max_depth;
-    let opts = CompileOptions {
-        work: None,
-        ..options(a)
-    };
+    let mut opts = options(a);
+    opts.work = None;
     let (bank, choice) =
         Bank::compile_within(spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
     if !a.json.json {
-        eprint!("{}", crate::bank::text::budget(&choice, limit, max_depth));
+        eprint!("{}", scamp::bank::text::budget(&choice, limit, max_depth));
     }
     Ok(bank)
 }
@@ -167,18 +164,16 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
     if a.uncertainty {
-        crate::calibrate::ensemble::described(&testbed.profile).map_err(CliError::msg)?;
+        scamp::calibrate::ensemble::described(&testbed.profile).map_err(CliError::msg)?;
     }
     let bank = if is_spec(&a.target) {
         from_spec(a, &grey, &testbed)?
     } else {
         from_program(a)?
     };
-    let opts = CheckOptions {
-        noise: a.noise.noise.clone(),
-        runs: a.runs,
-        uncertainty: a.uncertainty,
-    };
+    let opts = CheckOptions::new(a.noise.noise.clone())
+        .with_runs(a.runs)
+        .with_uncertainty(a.uncertainty);
     let checked = bank
         .check(&grey, &testbed, &opts)
         .map_err(|e| bank_error(&a.target, e))?;
@@ -211,7 +206,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if a.json.json {
         println!("{}", serde_json::to_string(report)?);
     } else if let Some(spec) = bank.spec() {
-        print!("{}", crate::bank::text::check(report, spec, bank.kernels()));
+        print!("{}", scamp::bank::text::check(report, spec, bank.kernels()));
     }
     Ok(if report.passed() { 0 } else { 1 })
 }

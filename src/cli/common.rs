@@ -4,11 +4,11 @@
 use super::args::EdgeArg;
 use super::files;
 use super::CliError;
-use crate::bank::{PlaneValues, Preload, RunOptions, Setup};
-use crate::isa::{parse_program, source, AnyReg, DReg, Device, Program, Reg};
-use crate::sim::{capture, noise, preload, Array};
-use crate::verify::check::ProfileTestbed;
-use crate::verify::compare::Watched;
+use scamp::bank::{PlaneValues, Preload, RunOptions, Setup};
+use scamp::isa::{parse_program, source, AnyReg, DReg, Device, Program, Reg};
+use scamp::sim::{capture, noise, preload, Array};
+use scamp::verify::check::ProfileTestbed;
+use scamp::verify::compare::Watched;
 use std::path::{Path, PathBuf};
 
 /// Reads a text file of kind `what` with at most `limit` bytes; errors name the file
@@ -167,7 +167,7 @@ impl NoiseArgs {
     /// Results are then read with [`Array::read_out`], which applies the profile's
     /// readout path (ADC, readout noise) when it has one.
     pub fn install(&self, array: &mut Array) -> Result<(), CliError> {
-        let opts = self.options(crate::sim::DEFAULT_CLOCK_HZ, false)?;
+        let opts = self.options(scamp::sim::DEFAULT_CLOCK_HZ, false)?;
         array.set_layer(Box::new(opts.model(0)));
         Ok(())
     }
@@ -182,4 +182,11 @@ impl NoiseArgs {
             seed: self.seed,
         })
     }
+}
+
+/// The default compile options with `--work` (a deterministic node budget) when given.
+pub fn work_options(work: Option<u64>) -> scamp::cain::CompileOptions {
+    let mut opts = scamp::cain::CompileOptions::default();
+    opts.work = work;
+    opts
 }

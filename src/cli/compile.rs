@@ -1,10 +1,10 @@
 //! `scamp compile SPEC.yaml`: run the code generator and print the program.
 
 use super::{args, CliError, Outcome};
-use crate::bank::CompileReport;
-use crate::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
-use crate::isa::source::MAX_SPEC_BYTES;
-use crate::sim::noise::Profile;
+use scamp::bank::CompileReport;
+use scamp::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
+use scamp::isa::source::MAX_SPEC_BYTES;
+use scamp::sim::noise::Profile;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,7 +60,7 @@ pub struct CompileArgs {
     pub slack: f64,
     /// Noise profile for the register range (its saturation) and the error prediction:
     /// `ideal`, `scamp5` or a profile YAML file.
-    #[arg(long, default_value = crate::sim::noise::DEFAULT_PROFILE, value_name = "PROFILE")]
+    #[arg(long, default_value = scamp::sim::noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
     /// Rescale each kernel whose output cannot fit the register range by the smallest
     /// power of two that makes it fit (the spec's `fit: true` does the same); the scale
@@ -124,20 +124,19 @@ pub fn run(a: &CompileArgs) -> Outcome {
 
 /// The search options of the flags; the profile must give the range limit.
 fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
-    let opts = CompileOptions {
-        time_limit: a.time_limit,
-        workers: a.workers,
-        ops: a.ops.map(Ops::from),
-        registers: a.registers.as_ref().map(|l| l.0.clone()),
-        seed: a.seed,
-        node_limit: a.node_limit,
-        memory_limit_mb: a.memory_limit,
-        work: a.work,
-        objective: Some(a.objective.into()),
-        slack: Some(a.slack),
-        profile: Some(Profile::load(&a.noise)?),
-        fit: a.fit.then_some(true),
-    };
+    let mut opts = CompileOptions::default()
+        .with_objective(a.objective.into())
+        .with_slack(a.slack)
+        .with_profile(Profile::load(&a.noise)?);
+    opts.time_limit = a.time_limit;
+    opts.workers = a.workers;
+    opts.ops = a.ops.map(Ops::from);
+    opts.registers = a.registers.as_ref().map(|l| l.0.clone());
+    opts.seed = a.seed;
+    opts.node_limit = a.node_limit;
+    opts.memory_limit_mb = a.memory_limit;
+    opts.work = a.work;
+    opts.fit = a.fit.then_some(true);
     // The flags' parsers hold each number to its range; the profile is the one option
     // left, positioned at its file.
     opts.validate().map_err(|e| match e.key {

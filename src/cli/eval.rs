@@ -1,13 +1,13 @@
 //! `scamp eval [NET.yaml]`: a network's accuracy on a dataset, ideal against a noise
 //! profile (docs/eval.md).
 
+use super::common::work_options;
 use super::{args, files, CliError, Outcome};
-use crate::cain::CompileOptions;
-use crate::eval::network;
-use crate::eval::shard::{self, Shard};
-use crate::eval::{self, dataset, html};
-use crate::sim::noise::DEFAULT_PROFILE;
 use indicatif::{ProgressBar, ProgressStyle};
+use scamp::eval::network;
+use scamp::eval::shard::{self, Shard};
+use scamp::eval::{self, dataset, html};
+use scamp::sim::noise::DEFAULT_PROFILE;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -124,16 +124,13 @@ pub fn run(a: &EvalArgs) -> Outcome {
             test_images: a.test_images.map(|n| n as usize),
             shard: a.shard,
             depths: a.depths.clone(),
-            compile: CompileOptions {
-                work: a.work,
-                ..CompileOptions::default()
-            },
+            compile: work_options(a.work),
             examples: if a.html.is_some() { 12 } else { 0 },
             progress: Some(&progress),
             count_saturation: true,
         };
         if a.uncertainty {
-            crate::calibrate::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
+            scamp::calibrate::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
         }
         let e = eval::evaluate(&net, data.clone(), &opts).map_err(CliError::msg)?;
         let mut report = eval::report(&e.merge);

@@ -1,19 +1,19 @@
 //! `scamp export TARGET -o OUT`: a program (with `--kernel`), a spec or a network as a
 //! C++17 source for the SCAMP-5d host API, with golden outputs (`--golden DIR`).
 
-use super::common::{load_program, read_source};
+use super::common::{load_program, read_source, work_options};
 use super::{args, CliError, Outcome};
-use crate::bank::Bank;
-use crate::cain::{self, CompileOptions, Stats};
-use crate::eval::{dataset, network, tiling};
-use crate::export::golden::{self, Sample};
-use crate::export::{self, cpp, ExportError, ExportReport, NetworkHost, Plan};
-use crate::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use crate::isa::Device;
-use crate::sim::capture::GreyImage;
-use crate::sim::noise::{Profile, DEFAULT_PROFILE};
-use crate::sim::N;
-use crate::verify::check::load_images;
+use scamp::bank::Bank;
+use scamp::cain::{self, Stats};
+use scamp::eval::{dataset, network, tiling};
+use scamp::export::golden::{self, Sample};
+use scamp::export::{self, cpp, ExportError, ExportReport, NetworkHost, Plan};
+use scamp::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+use scamp::isa::Device;
+use scamp::sim::capture::GreyImage;
+use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
+use scamp::sim::N;
+use scamp::verify::check::load_images;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp export`.
@@ -107,12 +107,9 @@ fn bank(a: &ExportArgs, text: &str) -> Result<Bank, CliError> {
             ));
         }
         let spec = cain::parse_spec(text).map_err(|e| super::positioned(&a.target, e))?;
-        let opts = CompileOptions {
-            work: a.work,
-            ..CompileOptions::default()
-        };
+        let opts = work_options(a.work);
         return Bank::compile(spec, &opts, &Stats::default()).map_err(|e| match e {
-            crate::bank::BankError::Compile(c) => super::compile_error(&a.target, c),
+            scamp::bank::BankError::Compile(c) => super::compile_error(&a.target, c),
             other => CliError::msg(other),
         });
     }
@@ -172,10 +169,7 @@ fn network_parts(
     let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
     let opts = export::HeadOptions {
         train_images: a.train_images.map(|n| n as usize),
-        compile: CompileOptions {
-            work: a.work,
-            ..CompileOptions::default()
-        },
+        compile: work_options(a.work),
     };
     let e = export::of_network(&net, &data, profile, &opts).map_err(export_error)?;
     let samples = network_samples(&e.host, &data.test, a.samples as usize);

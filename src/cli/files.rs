@@ -1,14 +1,14 @@
 //! Files the commands read and write beyond programs and specs: `.npy` register values
-//! (read by the library, [`crate::sim::readout::load_npy`], and checked to lie in the
+//! (read by the library, [`scamp::sim::readout::load_npy`], and checked to lie in the
 //! register range) and output paths (checked before a long search, not after).
 
 use super::CliError;
-use crate::sim::{readout, N};
+use scamp::sim::{readout, N};
 use std::path::Path;
 
 /// Largest magnitude a preloaded register value may have. Register values are analogue
 /// levels; no profile describes levels beyond ±1024 (its `level` range).
-pub use crate::bank::MAX_SET_VALUE;
+pub use scamp::bank::MAX_SET_VALUE;
 
 /// Whether `v` may be preloaded into a register (finite, within ±[`MAX_SET_VALUE`]).
 pub fn in_register_range(v: f32) -> bool {

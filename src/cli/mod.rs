@@ -1,8 +1,8 @@
 //! Command-line interface: argument parsing and printing only. Each subcommand lives in
 //! its own file and calls into the library.
 
-use crate::cain::CompileError;
 use clap::{Parser, Subcommand};
+use scamp::cain::CompileError;
 use std::path::PathBuf;
 
 /// A user-facing failure: printed as one `error: ...` line. Bad input exits with 2; a
@@ -35,26 +35,26 @@ pub enum CliError {
         /// The spec that was compiled.
         spec: PathBuf,
         /// Why it failed.
-        source: crate::cain::CompileError,
+        source: scamp::cain::CompileError,
     },
     /// The code generator refused the spec or the options.
     #[error(transparent)]
     Compile(#[from] CompileError),
     /// A noise profile that could not be read (the error names the file).
     #[error(transparent)]
-    Profile(#[from] crate::sim::noise::profile::ProfileError),
+    Profile(#[from] scamp::sim::noise::profile::ProfileError),
     /// A picture that could not be loaded.
     #[error(transparent)]
-    Capture(#[from] crate::sim::capture::CaptureError),
+    Capture(#[from] scamp::sim::capture::CaptureError),
     /// A program stopped while running (with its position).
     #[error(transparent)]
-    Run(#[from] crate::sim::run::RunError),
+    Run(#[from] scamp::sim::run::RunError),
     /// The calibration could not run.
     #[error(transparent)]
-    Calibration(#[from] crate::calibrate::identity::CalibrationError),
+    Calibration(#[from] scamp::calibrate::identity::CalibrationError),
     /// A plane or image file could not be read or written (the error names it).
     #[error(transparent)]
-    PlaneFile(#[from] crate::sim::readout::PlaneFileError),
+    PlaneFile(#[from] scamp::sim::readout::PlaneFileError),
     /// JSON output could not be written.
     #[error(transparent)]
     Json(#[from] serde_json::Error),

@@ -2,10 +2,10 @@
 //! `scamp5` profile against the hardware measurements (docs/noise.md).
 
 use super::Outcome;
-use crate::calibrate::identity::{self, Setup};
-use crate::calibrate::report;
-use crate::calibrate::saturation;
-use crate::sim::noise::{profile, Profile};
+use scamp::calibrate::identity::{self, Setup};
+use scamp::calibrate::report;
+use scamp::calibrate::saturation;
+use scamp::sim::noise::{profile, Profile};
 
 /// Arguments of `scamp noise`.
 #[derive(clap::Args, Debug)]

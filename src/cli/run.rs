@@ -2,14 +2,14 @@
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
-use crate::bank::{self, RunOptions};
-use crate::isa::{Device, Reg};
-use crate::sim::capture::{self, GreyImage};
-use crate::sim::run::RunReport;
-use crate::sim::{readout, readout::PlaneFileError};
-use crate::verify::check::load_images;
-use crate::verify::compare::{self, CompareOptions, DiffMap, Watched};
-use crate::verify::heatmap;
+use scamp::bank::{self, RunOptions};
+use scamp::isa::{Device, Reg};
+use scamp::sim::capture::{self, GreyImage};
+use scamp::sim::run::RunReport;
+use scamp::sim::{readout, readout::PlaneFileError};
+use scamp::verify::check::load_images;
+use scamp::verify::compare::{self, CompareOptions, DiffMap, Watched};
+use scamp::verify::heatmap;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp run`.
@@ -159,8 +159,8 @@ pub fn run(a: &RunArgs) -> Outcome {
     let input = input_register(a.input.as_deref(), device)?;
     // Registers read before any write hold leftovers on the chip (issue 29).
     let mut preset = a.setup.preset();
-    preset.extend(input.map(crate::isa::AnyReg::Analogue));
-    for u in crate::isa::unwritten_reads(&program, &preset) {
+    preset.extend(input.map(scamp::isa::AnyReg::Analogue));
+    for u in scamp::isa::unwritten_reads(&program, &preset) {
         eprintln!("warning: {}:{u}", a.program.display());
     }
     let scenes = scenes(a)?;
@@ -218,14 +218,14 @@ pub fn run(a: &RunArgs) -> Outcome {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
     }
-    let context = crate::bank::text::RunContext {
+    let context = scamp::bank::text::RunContext {
         program: a.program.display().to_string(),
         per_run: program.instructions(),
         repeat: a.repeat,
         clock_mhz: a.clock,
         out: a.out.as_ref().map(|d| d.display().to_string()),
     };
-    print!("{}", crate::bank::text::run(&context, &out));
+    print!("{}", scamp::bank::text::run(&context, &out));
     Ok(0)
 }
 
@@ -247,20 +247,17 @@ fn input_register(name: Option<&str>, device: Device) -> Result<Option<Reg>, Cli
 
 /// The options of `--compare` for `registers`.
 fn compare_options(a: &RunArgs, opts: &RunOptions, registers: Vec<Watched>) -> CompareOptions {
-    CompareOptions {
-        registers,
-        repeat: a.repeat,
-        clock_hz: opts.clock_hz,
-        raw: a.raw,
-        tolerance: a
-            .tolerance
-            .unwrap_or_else(|| compare::adc_step(&opts.profile)),
-        border: a.border.unwrap_or(0),
-        runs: a.runs,
-        seed: a.noise.seed,
-        chip_seed: a.noise.chip_seed,
-        uncertainty: a.uncertainty,
-    }
+    let tolerance = a
+        .tolerance
+        .unwrap_or_else(|| compare::adc_step(&opts.profile));
+    CompareOptions::new(registers, tolerance)
+        .with_repeat(a.repeat)
+        .with_clock_hz(opts.clock_hz)
+        .with_raw(a.raw)
+        .with_border(a.border.unwrap_or(0))
+        .with_runs(a.runs)
+        .with_seeds(a.noise.seed, a.noise.chip_seed)
+        .with_uncertainty(a.uncertainty)
 }
 
 /// The run's warnings, each prefixed with the program file and, when known, the position.

@@ -1,12 +1,12 @@
 //! `scamp trace PROGRAM --pe ROW,COL`: every macro, its bus instructions, and one PE's
 //! registers after each, as an aligned table; with `--html FILE`, the step-through page
-//! built by [`crate::report::trace`].
+//! built by [`scamp::report::trace`].
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
-use crate::isa::{DReg, Device, Dir, Pos, Program, Reg};
-use crate::report::{trace_page, TraceInput};
-use crate::sim::{self, Array, N};
+use scamp::isa::{DReg, Device, Dir, Pos, Program, Reg};
+use scamp::report::{trace_page, TraceInput};
+use scamp::sim::{self, Array, N};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp trace`.
@@ -88,7 +88,7 @@ fn write_html(
     pe: (usize, usize),
 ) -> Outcome {
     let source =
-        crate::isa::source::read_text(&a.program, crate::isa::source::MAX_PROGRAM_BYTES, "program")
+        scamp::isa::source::read_text(&a.program, scamp::isa::source::MAX_PROGRAM_BYTES, "program")
             .map_err(|e| CliError::msg(format!("{}: {e}", a.program.display())))?;
     let ideal = prepared(a, device)?;
     let mut noisy = prepared(a, device)?;
@@ -97,7 +97,7 @@ fn write_html(
         || a.program.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    if let Some(note) = crate::report::trace::Sampling::of(program).note() {
+    if let Some(note) = scamp::report::trace::Sampling::of(program).note() {
         eprintln!("note: {note}");
     }
     let html = trace_page(TraceInput {

@@ -1,8 +1,8 @@
 //! The JSON the playground's page and the server exchange: requests as the page sends
 //! them, answers as the server serialises them.
 
-use crate::report::check::ProofGrid;
-use crate::verify::metrics::ErrorFigures;
+use scamp::report::check::ProofGrid;
+use scamp::verify::metrics::ErrorFigures;
 use serde::{Deserialize, Serialize};
 
 /// `POST /api/parse`: a program to check as it is typed.

@@ -4,14 +4,15 @@
 
 use super::api::{Diagnostic, ExerciseInfo, GradeReply, GradeRequest, KernelGrade};
 use super::session::MAX_STEP_CYCLES;
-use super::{images, Refusal};
-use crate::bank::{Bank, BankError};
-use crate::cain;
-use crate::isa::{parse_program, Device};
-use crate::report::check::proof_grids;
-use crate::sim::noise::{Profile, DEFAULT_PROFILE};
-use crate::verify::check::ProfileTestbed;
-use crate::verify::groups::{EvaluateError, Evaluation};
+use super::Refusal;
+use scamp::bank::{Bank, BankError};
+use scamp::cain;
+use scamp::isa::{parse_program, Device};
+use scamp::report::check::proof_grids;
+use scamp::sim::images;
+use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
+use scamp::verify::check::ProfileTestbed;
+use scamp::verify::groups::{EvaluateError, Evaluation};
 
 /// Folder name, starter program and spec of every exercise in docs/tutorial/exercises/.
 pub const EXERCISES: [(&str, &str, &str); 7] = [
@@ -65,7 +66,7 @@ pub fn list() -> Vec<ExerciseInfo> {
 }
 
 /// A reply that graded nothing because the program has a problem at `pos`.
-fn not_graded(exercise: &str, pos: crate::isa::Pos, msg: String) -> GradeReply {
+fn not_graded(exercise: &str, pos: scamp::isa::Pos, msg: String) -> GradeReply {
     GradeReply {
         exercise: exercise.to_string(),
         errors: vec![Diagnostic {

@@ -10,7 +10,6 @@ pub mod connection;
 pub mod exercises;
 pub mod guard;
 pub mod http;
-pub mod images;
 pub mod limits;
 pub mod page;
 pub mod routes;

@@ -2,10 +2,11 @@
 //! with the data the page needs from the start (macro names for highlighting, the
 //! exercises, the bundled images, the noise profiles) embedded as JSON.
 
-use super::{exercises, images};
-use crate::isa::table::table;
-use crate::report::html::{escape, script_json};
-use crate::sim::noise::BUILTINS;
+use super::exercises;
+use scamp::isa::table::table;
+use scamp::report::html::{escape, script_json};
+use scamp::sim::images;
+use scamp::sim::noise::BUILTINS;
 use serde::Serialize;
 
 const MARKUP: &str = include_str!("assets/index.html");

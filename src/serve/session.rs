@@ -3,14 +3,15 @@
 //! selected PE read out. Nothing outlives the request, so users never share state.
 
 use super::api::{Diagnostic, PeView, Plane, RunReply, RunRequest, RunState, Value};
-use super::{images, steps::steps, Refusal};
-use crate::isa::{parse_program, source::MAX_PROGRAM_BYTES, DReg, Device, Dir, Program, Reg};
-use crate::report::html::base64;
-use crate::report::trace::analogue_regs;
-use crate::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
-use crate::sim::preload::Preload;
-use crate::sim::{self, Array, EdgeMode, N};
-use crate::verify::compare::load_input;
+use super::{steps::steps, Refusal};
+use scamp::isa::{parse_program, source::MAX_PROGRAM_BYTES, DReg, Device, Dir, Program, Reg};
+use scamp::report::html::base64;
+use scamp::report::trace::analogue_regs;
+use scamp::sim::images;
+use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
+use scamp::sim::preload::Preload;
+use scamp::sim::{self, Array, EdgeMode, N};
+use scamp::verify::compare::load_input;
 
 /// Most bus instructions one request runs: a longer program is shown up to the last
 /// macro within this many, and the reply says so (a million-instruction program would
@@ -70,7 +71,7 @@ pub fn parse_inputs(text: &str, general: usize) -> Result<Vec<Input>, String> {
 struct Setup {
     program: Program,
     inputs: Vec<Input>,
-    image: crate::sim::capture::GreyImage,
+    image: scamp::sim::capture::GreyImage,
     profile: Profile,
     pe: (usize, usize),
 }
@@ -226,7 +227,7 @@ fn pe_views(array: &Array, pe: (usize, usize), bits: &[DReg]) -> Vec<PeView> {
 }
 
 /// A parse error as the page shows it.
-fn diagnostic(pos: crate::isa::Pos, msg: &str) -> Diagnostic {
+fn diagnostic(pos: scamp::isa::Pos, msg: &str) -> Diagnostic {
     Diagnostic {
         line: pos.line,
         col: pos.col,

@@ -2,8 +2,8 @@
 //! instructions read and write, and the neighbour transfers among them.
 
 use super::api::{Arrow, Step};
-use crate::isa::{BusOp, DigitalOp, Reg, Stmt};
-use crate::report::trace::written;
+use scamp::isa::{BusOp, DigitalOp, Reg, Stmt};
+use scamp::report::trace::written;
 
 /// The name of the plane a register is shown in: a neighbour view is that neighbour's
 /// `NEWS`.
@@ -99,7 +99,7 @@ pub fn steps(stmts: &[Stmt]) -> Vec<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{parse_program, Device};
+    use scamp::isa::{parse_program, Device};
 
     #[test]
     fn a_neighbour_move_reads_writes_and_points_east() {

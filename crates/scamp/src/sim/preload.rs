@@ -141,9 +141,4 @@ mod tests {
         Preload::parse("B", "row", 6).unwrap().apply(&mut a);
         assert_eq!(a.read(Reg::B, 17, 3), 17.0);
     }
-
-    #[test]
-    fn the_limit_is_the_clis() {
-        assert_eq!(MAX_VALUE, crate::cli::files::MAX_SET_VALUE);
-    }
 }

@@ -7,6 +7,7 @@ pub mod capture;
 pub mod clock;
 pub mod dims;
 pub mod edge;
+pub mod images;
 pub mod layer;
 pub mod machine;
 pub mod noise;

@@ -44,7 +44,7 @@ struct StepInfo {
 
 /// The planes a bus instruction writes, by the names the page shows (a write through a
 /// neighbour view lands in `NEWS`).
-pub(crate) fn written(op: &BusOp) -> Vec<String> {
+pub fn written(op: &BusOp) -> Vec<String> {
     match op {
         BusOp::Transfer { dsts, .. } => dsts
             .iter()
@@ -87,7 +87,9 @@ impl Recorder {
     }
 }
 
-pub(crate) fn analogue_regs(array: &Array) -> Vec<Reg> {
+/// The analogue planes of `array` in the order the page shows them: the general
+/// registers, then `NEWS`.
+pub fn analogue_regs(array: &Array) -> Vec<Reg> {
     let mut regs: Vec<Reg> = (0..array.general()).map(|i| Reg::Gen(i as u8)).collect();
     regs.push(Reg::News);
     regs

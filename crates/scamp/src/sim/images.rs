@@ -1,5 +1,6 @@
-//! The pictures built into the server: the repository's test images (the ones `scamp
-//! check` measures on by default), so the playground works from any directory.
+//! The pictures built into the library: the repository's test images (the ones `scamp
+//! check` measures on by default), so the playground and the Python package work from any
+//! directory.
 
 use crate::sim::capture::GreyImage;
 use crate::sim::N;
@@ -7,17 +8,23 @@ use crate::sim::N;
 /// Name and PNG bytes of every image in images/, sorted by name as `scamp check`
 /// loads them.
 pub const BUNDLED: [(&str, &[u8]); 8] = [
-    ("astronaut", include_bytes!("../../images/astronaut.png")),
-    ("brick", include_bytes!("../../images/brick.png")),
-    ("camera", include_bytes!("../../images/camera.png")),
+    (
+        "astronaut",
+        include_bytes!("../../../../images/astronaut.png"),
+    ),
+    ("brick", include_bytes!("../../../../images/brick.png")),
+    ("camera", include_bytes!("../../../../images/camera.png")),
     (
         "checkerboard",
-        include_bytes!("../../images/checkerboard.png"),
+        include_bytes!("../../../../images/checkerboard.png"),
     ),
-    ("chelsea", include_bytes!("../../images/chelsea.png")),
-    ("coffee", include_bytes!("../../images/coffee.png")),
-    ("gradient", include_bytes!("../../images/gradient.png")),
-    ("gravel", include_bytes!("../../images/gravel.png")),
+    ("chelsea", include_bytes!("../../../../images/chelsea.png")),
+    ("coffee", include_bytes!("../../../../images/coffee.png")),
+    (
+        "gradient",
+        include_bytes!("../../../../images/gradient.png"),
+    ),
+    ("gravel", include_bytes!("../../../../images/gravel.png")),
 ];
 
 /// The bundled image `name`, grey, 256x256; `None` for an unknown name.
@@ -51,7 +58,7 @@ mod tests {
 
     #[test]
     fn the_bundle_is_the_image_folder_as_check_loads_it() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("images");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../images");
         let from_disk = crate::verify::check::load_images(&dir).unwrap();
         assert_eq!(all(), from_disk);
     }

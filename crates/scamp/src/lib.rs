@@ -1,0 +1,133 @@
+#![warn(missing_docs)]
+// No function over 100 lines (clippy.toml sets the threshold).
+#![deny(clippy::too_many_lines)]
+//! `scamp`: a cycle-accurate simulator, code generator and checker for the SCAMP-5
+//! focal-plane sensor-processor.
+//!
+//! Start from [`Bank`]: kernels and the program that computes them, built from a spec
+//! (compiled by the generator), from a program with its spec, or from a bare program.
+//! A bank proves, runs on your own images, measures, predicts and compares, and each
+//! command's report ([`CheckReport`], [`CompileReport`], [`RunSummary`]) serialises to
+//! exactly the JSON the `scamp` command prints. The folders below hold the parts:
+//! [`isa`] (the instruction set and program text), [`sim`] (the machine and its noise
+//! layer), [`cain`] (the code generator), [`verify`] (proofs and error figures).
+//!
+//! # Run a program on your own array
+//!
+//! ```
+//! use ndarray::Array2;
+//! use scamp::bank::{PlaneValues, Preload, RunOptions, Setup};
+//! use scamp::isa::{parse_program, Device};
+//! use scamp::sim::{capture, noise::Profile};
+//! use scamp::verify::compare::Watched;
+//!
+//! let program = parse_program("mov(B, A); add(C, A, B);", Device::default()).unwrap();
+//! let ramp = Array2::from_shape_fn((256, 256), |(_, c)| c as f32 / 4.0);
+//! let mut setup = Setup::new(capture::default_image());
+//! setup.preloads.push(Preload::new("A", 6, PlaneValues::analogue("A", ramp.view()).unwrap()).unwrap());
+//! let mut opts = RunOptions::new(Profile::builtin("ideal").unwrap());
+//! opts.raw = true;
+//! let c = Watched::parse("C", 6).unwrap();
+//! let frames = scamp::bank::run_batch(&program, &[setup], &opts, &[c]).unwrap();
+//! // Under `ideal` the arithmetic is exact: C = A + A on every PE.
+//! assert_eq!(frames[0].planes[0].1[255], 2.0 * 255.0 / 4.0);
+//! ```
+//!
+//! # Compile a spec
+//!
+//! ```
+//! use scamp::{cain, Bank};
+//! let spec = cain::parse_spec(
+//!     "name: blur\ninput: A\nregisters: [A, B, C, D]\nkernels:\n  - out: A\n    scale: 1/4\n    weights: [[1, 2, 1]]\nsearch: { work: 2000, workers: 1 }\n",
+//! ).unwrap();
+//! let bank = Bank::compile(spec, &cain::CompileOptions::default(), &cain::Stats::default()).unwrap();
+//! let report = bank.compile_report().unwrap();
+//! assert!(bank.prove().unwrap().verified);
+//! assert_eq!(report.kernels[0].approximated, vec![vec![1, 2, 1]]);
+//! assert!(report.instructions <= 6, "{}", bank.text());
+//! ```
+//!
+//! # Check a program against its kernel
+//!
+//! ```
+//! use scamp::{cain, isa, Bank, CheckOptions};
+//! use scamp::verify::check::ProfileTestbed;
+//! let spec = cain::parse_spec(
+//!     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
+//! ).unwrap();
+//! let program = isa::parse_program("divq(B, A); mov(A, B);", isa::Device::default()).unwrap();
+//! let bank = Bank::with_kernels(program, "", spec).unwrap();
+//! let images = [scamp::sim::capture::default_image()];
+//! let opts = CheckOptions::new("ideal");
+//! let checked = bank.check(&images, &ProfileTestbed::ideal(), &opts).unwrap();
+//! assert!(checked.report.verified);
+//! // Exact arithmetic: no analogue error at all under `ideal`.
+//! assert_eq!(checked.report.kernels[0].analogue.rmse, 0.0);
+//! ```
+//!
+//! # Compare ideal and noisy runs
+//!
+//! ```
+//! use scamp::bank::{RunOptions, Setup};
+//! use scamp::verify::compare::{adc_step, CompareOptions, Watched};
+//! use scamp::{isa, sim, Bank};
+//! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
+//! let opts = RunOptions::new(sim::noise::Profile::builtin("scamp5").unwrap());
+//! let compare = CompareOptions::new(vec![Watched::parse("C", 6).unwrap()], adc_step(&opts.profile))
+//!     .with_runs(2);
+//! let scenes = [("camera".to_string(), sim::capture::default_image())];
+//! let c = Bank::bare(program)
+//!     .compare(&scenes, &|img| Setup::new(img.clone()), &opts, &compare, None)
+//!     .unwrap();
+//! let json = serde_json::to_value(&c).unwrap();
+//! let rmse = json["registers"]["C"]["rmse"].as_f64().unwrap();
+//! assert!(rmse > 0.1 && rmse < 20.0, "{rmse}");
+//! ```
+//!
+//! # Load and edit a noise profile
+//!
+//! ```
+//! use scamp::sim::noise::Profile;
+//! let mut p = Profile::builtin("scamp5").unwrap();
+//! p.saturation = None;
+//! let text = p.to_yaml();
+//! let back = Profile::from_yaml(&text, "edited.yaml").unwrap();
+//! assert!(back.saturation.is_none());
+//! assert!(Profile::load("no-such-profile.yaml").is_err());
+//! ```
+//!
+//! # Evaluate a bank on a batch of images
+//!
+//! ```
+//! use scamp::bank::{RunOptions, Setup};
+//! use scamp::sim::{capture::GreyImage, noise::Profile};
+//! use scamp::verify::compare::Watched;
+//! use scamp::{isa, Bank};
+//! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
+//! let bank = Bank::bare(program);
+//! // Eight flat frames of grey levels 0, 32, ..., 224: frame i runs with seed 7 + i.
+//! let setups: Vec<Setup> = (0..8u8)
+//!     .map(|i| Setup::new(GreyImage { pixels: vec![i * 32; 65536], resized_from: None }))
+//!     .collect();
+//! let mut opts = RunOptions::new(Profile::builtin("ideal").unwrap());
+//! opts.seed = 7;
+//! let c = Watched::parse("C", 6).unwrap();
+//! let frames = bank.run(&setups, &opts, &[c]).unwrap();
+//! assert_eq!(frames.len(), 8);
+//! // get_image gives p - 128 (read out through the 8-bit ADC); divq halves it.
+//! assert_eq!(frames[7].planes[0].1[0], ((224.0f32 - 128.0) / 2.0).round());
+//! ```
+
+pub mod bank;
+pub mod cain;
+pub mod calibrate;
+pub mod cancel;
+pub mod energy;
+pub mod eval;
+pub mod export;
+pub mod isa;
+pub mod report;
+pub mod sim;
+pub mod verify;
+
+pub use bank::{Bank, CheckOptions, CheckReport, CompileReport, RunOptions, RunSummary, Setup};
