@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 const ROWS: usize = 7;
 const COLS: usize = 7;
 
+/// One layer's weights `[out, in, 3, 3]` and bias `[out]`.
+type Layer = (Array4<f64>, Vec<f64>);
+
 /// Weights `[out, in, 3, 3]` in multiples of 1/4 (exact at depth 2), from `seed`.
 fn weights(out: usize, inputs: usize, seed: usize) -> Array4<f64> {
     Array4::from_shape_fn((out, inputs, 3, 3), |(o, z, r, c)| {
@@ -46,7 +49,7 @@ fn images(n: usize) -> Split {
 }
 
 /// A folder holding the layers' arrays (`w1`, `b1`, `w2`, `b2`) and `net` as net.yaml.
-fn folder(purpose: &str, net: &str, layers: &[(Array4<f64>, Vec<f64>)]) -> PathBuf {
+fn folder(purpose: &str, net: &str, layers: &[Layer]) -> PathBuf {
     let dir = temp_dir(purpose);
     for (i, (w, b)) in layers.iter().enumerate() {
         ndarray_npy::write_npy(dir.join(format!("w{}.npy", i + 1)), w).unwrap();
@@ -81,7 +84,7 @@ fn layer(maps: &[Array2<f64>], w: &Array4<f64>, bias: &[f64]) -> Vec<Array2<f64>
 
 /// The binary maps of one image through two layers: the capture (pixel - 128, the
 /// background pixel 0 around the image) padded by two, then bit = output > 0.
-fn reference(img: &[u8], layers: &[(Array4<f64>, Vec<f64>)]) -> Vec<u8> {
+fn reference(img: &[u8], layers: &[Layer]) -> Vec<u8> {
     let capture = Array2::from_shape_fn((ROWS + 4, COLS + 4), |(r, c)| {
         let inside = (2..ROWS + 2).contains(&r) && (2..COLS + 2).contains(&c);
         let p = if inside {
@@ -114,7 +117,7 @@ fn simulated(net: &Path, split: &Split) -> Vec<u8> {
 
 /// Two layers: `first` maps from the image, then `second` maps each reading all of
 /// them, both with a bias and ReLU, the second decided by sign.
-fn two_layers(first: usize, second: usize) -> (String, Vec<(Array4<f64>, Vec<f64>)>) {
+fn two_layers(first: usize, second: usize) -> (String, Vec<Layer>) {
     let net = "name: multi\nstages:\n  \
         - {weights: w1.npy, bias: b1.npy, depth: 2, activation: relu, decision: none}\n  \
         - {weights: w2.npy, bias: b2.npy, depth: 2, activation: relu}\nreadout: {pool: 4}\n";
