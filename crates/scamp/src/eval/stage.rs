@@ -5,7 +5,7 @@
 use super::network::{Activation, Binarise, Decision, Network, StageDef};
 use crate::cain::{self, CompileOptions, KernelReport, Stats};
 use crate::isa::{parse_program, DReg, Device, Program, Reg, Wiring};
-use crate::verify::proof;
+use crate::verify::{planes, proof};
 use std::path::{Path, PathBuf};
 
 /// First digital register holding a binary map (R0 is left to the macros that
@@ -154,23 +154,30 @@ fn stage_program(
                     file: file.clone(),
                     msg: e.to_string(),
                 })?;
-            let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
-            proof::prove(
-                &program,
-                Wiring::new(spec.input, general),
-                &targets,
-                Some(&spec.registers),
-            )
-            .map_err(|e| StageError::Proof {
+            prove_stage(&program, &spec, &kernels, general).map_err(|msg| StageError::Proof {
                 file: file.clone(),
                 spec: def.spec_file.clone(),
                 stage: index + 1,
-                msg: e.to_string(),
+                msg,
             })?;
             program
         }
         _ => {
             let c = cain::compile(&spec, &opts.compile, &Stats::default()).map_err(compile_err)?;
+            if c.groups.len() > 1 && !spec.other_inputs.is_empty() {
+                return Err(structure(
+                    &def.spec_file,
+                    format!(
+                        "stage {}: its {} kernels over {} input maps need {} programs (a bank), \
+                         and a stage must be one program: the layer does not fit the register \
+                         file; give it fewer output maps",
+                        index + 1,
+                        c.kernels.len(),
+                        spec.inputs().len(),
+                        c.groups.len()
+                    ),
+                ));
+            }
             if c.groups.len() > 1 {
                 return Err(StageError::Structure {
                     file: def.spec_file.clone(),
@@ -183,6 +190,15 @@ fn stage_program(
             c.program
         }
     };
+    finish(program, kernels, general)
+}
+
+/// A stage's program with its kernels, depth and reach.
+fn finish(
+    program: Program,
+    kernels: Vec<KernelReport>,
+    general: usize,
+) -> Result<ChipStage, StageError> {
     let outputs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
     let reach = super::reach::reach(&program, general, &outputs);
     Ok(ChipStage {
@@ -191,6 +207,40 @@ fn stage_program(
         kernels,
         reach,
     })
+}
+
+/// Proves that `program` computes `kernels` from the spec's inputs: on the one input
+/// plane, or on every plane of a multi-input layer.
+fn prove_stage(
+    program: &Program,
+    spec: &cain::Spec,
+    kernels: &[KernelReport],
+    general: usize,
+) -> Result<(), String> {
+    if spec.other_inputs.is_empty() {
+        let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
+        proof::prove(
+            program,
+            Wiring::new(spec.input, general),
+            &targets,
+            Some(&spec.registers),
+        )
+        .map_err(|e| e.to_string())
+    } else {
+        let targets: Vec<_> = kernels.iter().map(KernelReport::planes_target).collect();
+        planes::prove_planes(program, &spec.inputs(), general, &targets)
+            .map_err(|e| e.to_string())?;
+        match program
+            .written_registers()
+            .into_iter()
+            .find(|r| !spec.registers.contains(r))
+        {
+            Some(r) => Err(format!(
+                "it writes {r}, which is not among the stage's registers"
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 /// `v` as a DAC constant, or why it cannot be loaded (`what` names it).
@@ -296,14 +346,23 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         } else {
             u32::try_from(text.lines().count() + 1).unwrap_or(u32::MAX)
         });
-        if i > 0 && !live.contains(&def.spec.input) {
+        let inputs = def.spec.inputs();
+        if i == 0 && inputs.len() > 1 {
             return Err(structure(
                 &def.spec_file,
                 format!(
-                    "stage {}'s input {} is not an output of an earlier stage that is still held \
+                    "the first stage reads the captured image, one input; its spec reads {}",
+                    inputs.len()
+                ),
+            ));
+        }
+        if let Some(r) = inputs.iter().find(|r| i > 0 && !live.contains(r)) {
+            return Err(structure(
+                &def.spec_file,
+                format!(
+                    "stage {}'s input {r} is not an output of an earlier stage that is still held \
                      (a stage may overwrite every register of its spec's list)",
                     i + 1,
-                    def.spec.input
                 ),
             ));
         }

@@ -47,12 +47,101 @@ fn regs(names: &[String], path: &[Step]) -> Result<Vec<Reg>, Misplaced> {
         .collect()
 }
 
-/// The spec of stage `index` from its `weights:` (the previous stage's first output,
-/// `previous`, is its input unless it names one).
+/// The input registers of a stage reading `channels` input channels: `inputs:` or
+/// `input:` as given, else the previous stage's outputs (its first one for a
+/// single-channel layer), else A for the first stage.
+fn input_registers(
+    s: &RawStage,
+    channels: usize,
+    previous: &[Reg],
+    here: &dyn Fn(&'static str) -> Vec<Step>,
+) -> Result<Vec<Reg>, Misplaced> {
+    let inputs = match (&s.input, &s.inputs) {
+        (Some(_), Some(_)) => {
+            return Err(Misplaced::at(
+                &here("inputs"),
+                "give `input` or `inputs`, not both",
+            ))
+        }
+        (Some(r), None) => regs(std::slice::from_ref(r), &here("input"))?,
+        (None, Some(list)) => regs(list, &here("inputs"))?,
+        (None, None) if channels == 1 => vec![previous.first().copied().unwrap_or(Reg::A)],
+        (None, None) if previous.len() == channels => previous.to_vec(),
+        (None, None) if previous.is_empty() => {
+            return Err(Misplaced::at(
+                &here("weights"),
+                format!(
+                    "the first stage reads the captured image (one channel); its weights read \
+                     {channels}"
+                ),
+            ))
+        }
+        (None, None) => {
+            return Err(Misplaced::at(
+                &here("weights"),
+                format!(
+                    "the weights read {channels} input channels, the previous stage makes {}: \
+                     name them with `inputs: [...]`",
+                    previous.len()
+                ),
+            ))
+        }
+    };
+    if inputs.len() != channels {
+        let key = if s.inputs.is_some() {
+            "inputs"
+        } else {
+            "input"
+        };
+        return Err(Misplaced::at(
+            &here(key),
+            format!(
+                "the weights read {channels} input channel(s), {} input register(s) are given",
+                inputs.len()
+            ),
+        ));
+    }
+    Ok(inputs)
+}
+
+/// The output registers: `outputs:` as given, else the first `count` registers that are
+/// not inputs, refused (at `weights`) when the register list has too few.
+fn output_registers(
+    s: &RawStage,
+    count: usize,
+    inputs: &[Reg],
+    registers: &[Reg],
+    here: &dyn Fn(&'static str) -> Vec<Step>,
+) -> Result<Vec<Reg>, Misplaced> {
+    if let Some(r) = &s.outputs {
+        return regs(r, &here("outputs"));
+    }
+    let free: Vec<Reg> = registers
+        .iter()
+        .copied()
+        .filter(|r| !inputs.contains(r))
+        .collect();
+    if free.len() < count {
+        return Err(Misplaced::at(
+            &here("weights"),
+            format!(
+                "the layer reads {} map(s) and makes {count}: the {} register(s) besides its \
+                 inputs cannot hold the outputs; name `outputs:` (an output may reuse an input \
+                 register) or give the layer fewer outputs",
+                inputs.len(),
+                free.len()
+            ),
+        ));
+    }
+    Ok(free[..count].to_vec())
+}
+
+/// The spec of stage `index` from its `weights:` (the previous stage's outputs,
+/// `previous`, are its inputs unless it names them).
 pub fn from_arrays(
     s: &RawStage,
     weights: &str,
-    previous: Option<Reg>,
+    previous: &[Reg],
     source: &Source,
     here: &dyn Fn(&'static str) -> Vec<Step>,
     at: &dyn Fn(Misplaced) -> NetworkError,
@@ -83,19 +172,10 @@ pub fn from_arrays(
         Some(r) => regs(r, &here("registers")).map_err(at)?,
         None => GENERAL.to_vec(),
     };
-    let input = match &s.input {
-        Some(r) => regs(std::slice::from_ref(r), &here("input")).map_err(at)?[0],
-        None => previous.unwrap_or(Reg::A),
-    };
-    let outputs = match &s.outputs {
-        Some(r) => regs(r, &here("outputs")).map_err(at)?,
-        None => registers
-            .iter()
-            .copied()
-            .filter(|&r| r != input)
-            .take(w.dim().0)
-            .collect(),
-    };
+    let groups = s.groups.unwrap_or(1);
+    let channels = w.dim().1.saturating_mul(groups);
+    let inputs = input_registers(s, channels, previous, here).map_err(at)?;
+    let outputs = output_registers(s, w.dim().0, &inputs, &registers, here).map_err(at)?;
     let approximation = match (s.approximation, s.depth) {
         (Some(_), Some(_)) => {
             return Err(at(Misplaced::at(
@@ -114,19 +194,14 @@ pub fn from_arrays(
     };
     let target = LayerTarget {
         name: weights.to_string(),
-        inputs: vec![input],
+        inputs,
         outputs,
         registers,
         scale: s.scale.unwrap_or(1.0),
         approximation,
     };
-    let mut made = layer::layer_spec(
-        w.view(),
-        bias.as_ref().map(|b| b.view()),
-        s.groups.unwrap_or(1),
-        &target,
-    )
-    .map_err(layer_err)?;
+    let mut made = layer::layer_spec(w.view(), bias.as_ref().map(|b| b.view()), groups, &target)
+        .map_err(layer_err)?;
     made.spec.search = SearchParams {
         work: Some(DEFAULT_WORK),
         ..SearchParams::default()

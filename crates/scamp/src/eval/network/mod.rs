@@ -54,7 +54,7 @@ pub const DEFAULT_NETWORK: &str = "analognet2_net.yaml";
 #[derive(Clone, Debug)]
 pub struct StageDef {
     /// The kernel spec (its input register is the captured image for the first stage,
-    /// an output of the previous stage after that).
+    /// outputs of earlier stages after that: one register per input channel).
     pub spec: Spec,
     /// Where the spec came from (for messages).
     pub spec_file: PathBuf,
@@ -174,6 +174,8 @@ struct RawStage {
     approximation: Option<crate::cain::spec::ApproxParams>,
     #[serde(default)]
     input: Option<String>,
+    #[serde(default)]
+    inputs: Option<Vec<String>>,
     #[serde(default)]
     outputs: Option<Vec<String>>,
     #[serde(default)]
@@ -381,9 +383,10 @@ fn stages_of(
             .map(|v| parts::activation(v, &here("activation")))
             .transpose()
             .map_err(at)?;
-        let previous = stages
+        let previous: Vec<crate::isa::Reg> = stages
             .last()
-            .and_then(|p: &StageDef| p.spec.kernels.first().map(|k| k.out));
+            .map(|p: &StageDef| p.spec.kernels.iter().map(|k| k.out).collect())
+            .unwrap_or_default();
         let (spec, spec_file, bias) = match (&s.spec, &s.weights) {
             (Some(name), None) => {
                 let (spec_file, spec_text) = source.read(name)?;
@@ -395,7 +398,7 @@ fn stages_of(
                 (spec, spec_file, Vec::new())
             }
             (None, Some(w)) => {
-                let made = layer::from_arrays(s, w, previous, source, &here, at)?;
+                let made = layer::from_arrays(s, w, &previous, source, &here, at)?;
                 sources.push_str(&format!("{:?}{:?}", made.spec, made.bias));
                 (made.spec, made.file, made.bias)
             }

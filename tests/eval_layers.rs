@@ -1,0 +1,277 @@
+//! Network layers that read several maps (docs/eval.md, "Layers with several inputs"):
+//! a full convolution over the previous layer's maps runs as one stage, its kernels
+//! compiled by the generator with one input register per map, and is simulated under
+//! `ideal` to exactly what a plain Rust reference computes from the pixels; layers that
+//! cannot be placed are refused in one line, with their position in the network file
+//! where they have one.
+
+mod common;
+
+use common::dataset::write_splits;
+use common::{json, refused, scamp, temp_dir};
+use ndarray::{Array2, Array4};
+use scamp::eval::dataset::Split;
+use scamp::eval::features::{extract, Built, Sample};
+use scamp::eval::network;
+use scamp::eval::stage::BuildOptions;
+use scamp::isa::Reg;
+use scamp::sim::noise::Profile;
+use std::path::{Path, PathBuf};
+
+const ROWS: usize = 7;
+const COLS: usize = 7;
+
+/// One layer's weights `[out, in, 3, 3]` and bias `[out]`.
+type Layer = (Array4<f64>, Vec<f64>);
+
+/// Weights `[out, in, 3, 3]` in multiples of 1/4 (exact at depth 2), from `seed`.
+fn weights(out: usize, inputs: usize, seed: usize) -> Array4<f64> {
+    Array4::from_shape_fn((out, inputs, 3, 3), |(o, z, r, c)| {
+        ((o * 31 + z * 17 + r * 7 + c * 3 + seed * 11) % 9) as f64 / 4.0 - 1.0
+    })
+}
+
+/// `n` images of pseudo-random pixels.
+fn images(n: usize) -> Split {
+    let mut x: u32 = 777;
+    let pixels = (0..n * ROWS * COLS)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8
+        })
+        .collect();
+    Split {
+        rows: ROWS,
+        cols: COLS,
+        pixels,
+        labels: (0..n).map(|i| (i % 10) as u8).collect(),
+    }
+}
+
+/// A folder holding the layers' arrays (`w1`, `b1`, `w2`, `b2`) and `net` as net.yaml.
+fn folder(purpose: &str, net: &str, layers: &[Layer]) -> PathBuf {
+    let dir = temp_dir(purpose);
+    for (i, (w, b)) in layers.iter().enumerate() {
+        ndarray_npy::write_npy(dir.join(format!("w{}.npy", i + 1)), w).unwrap();
+        let b = ndarray::Array1::from(b.clone());
+        ndarray_npy::write_npy(dir.join(format!("b{}.npy", i + 1)), &b).unwrap();
+    }
+    let p = dir.join("net.yaml");
+    std::fs::write(&p, net).unwrap();
+    p
+}
+
+/// A valid 3x3 correlation of `maps` (each output two smaller per side) with
+/// `w[o, z]`, plus the bias, through ReLU.
+fn layer(maps: &[Array2<f64>], w: &Array4<f64>, bias: &[f64]) -> Vec<Array2<f64>> {
+    let (h, wd) = maps[0].dim();
+    (0..w.dim().0)
+        .map(|o| {
+            Array2::from_shape_fn((h - 2, wd - 2), |(r, c)| {
+                let mut v = bias[o];
+                for (z, m) in maps.iter().enumerate() {
+                    for dr in 0..3 {
+                        for dc in 0..3 {
+                            v += w[[o, z, dr, dc]] * m[[r + dr, c + dc]];
+                        }
+                    }
+                }
+                v.max(0.0)
+            })
+        })
+        .collect()
+}
+
+/// The binary maps of one image through two layers: the capture (pixel - 128, the
+/// background pixel 0 around the image) padded by two, then bit = output > 0.
+fn reference(img: &[u8], layers: &[Layer]) -> Vec<u8> {
+    let capture = Array2::from_shape_fn((ROWS + 4, COLS + 4), |(r, c)| {
+        let inside = (2..ROWS + 2).contains(&r) && (2..COLS + 2).contains(&c);
+        let p = if inside {
+            img[(r - 2) * COLS + c - 2]
+        } else {
+            0
+        };
+        f64::from(p) - 128.0
+    });
+    let first = layer(&[capture], &layers[0].0, &layers[0].1);
+    let second = layer(&first, &layers[1].0, &layers[1].1);
+    second
+        .iter()
+        .flat_map(|m| m.iter().map(|&v| u8::from(v > 0.0)).collect::<Vec<_>>())
+        .collect()
+}
+
+/// What the simulator reads out for `split` under `ideal`.
+fn simulated(net: &Path, split: &Split) -> Vec<u8> {
+    let net = network::load_path(Some(net)).expect("network loads");
+    let built = Built::new(&net, ROWS, COLS, &BuildOptions::default()).expect("builds");
+    let ideal = Profile::builtin("ideal").expect("ideal");
+    let sample = Sample {
+        profile: &ideal,
+        chip_seed: 0,
+        seed: 0,
+    };
+    extract(&built, split, sample, true).expect("runs").bits
+}
+
+/// Two layers: `first` maps from the image, then `second` maps each reading all of
+/// them, both with a bias and ReLU, the second decided by sign.
+fn two_layers(first: usize, second: usize) -> (String, Vec<Layer>) {
+    let net = "name: multi\nstages:\n  \
+        - {weights: w1.npy, bias: b1.npy, depth: 2, activation: relu, decision: none}\n  \
+        - {weights: w2.npy, bias: b2.npy, depth: 2, activation: relu}\nreadout: {pool: 4}\n";
+    let b1: Vec<f64> = (0..first).map(|o| [-20.0, 35.0, 5.0][o % 3]).collect();
+    let b2: Vec<f64> = (0..second).map(|o| [-60.0, 90.0, 0.0][o % 3]).collect();
+    (
+        net.to_string(),
+        vec![(weights(first, 1, 1), b1), (weights(second, first, 2), b2)],
+    )
+}
+
+#[test]
+fn a_full_convolution_over_three_maps_runs_as_one_stage_and_matches_the_reference() {
+    let (text, layers) = two_layers(3, 2);
+    let net = folder("evallayers-full", &text, &layers);
+    let loaded = network::load_path(Some(&net)).expect("loads");
+    let spec = &loaded.stages[1].spec;
+    assert_eq!(spec.inputs(), vec![Reg::B, Reg::C, Reg::D]);
+    let outs: Vec<Reg> = spec.kernels.iter().map(|k| k.out).collect();
+    assert_eq!(outs, vec![Reg::A, Reg::E]);
+    assert_eq!(
+        loaded.stages.len(),
+        2,
+        "one stage for the multi-input layer"
+    );
+    let split = images(30);
+    let want: Vec<u8> = (0..split.len())
+        .flat_map(|i| reference(split.image(i), &layers))
+        .collect();
+    let got = simulated(&net, &split);
+    assert_eq!(got, want);
+    let ones = got.iter().filter(|&&b| b == 1).count();
+    assert!(ones > got.len() / 10 && ones < got.len() * 9 / 10, "{ones}");
+    // The maps are the inputs' sum: dropping the third input's weights changes them.
+    let mut partial = layers.clone();
+    partial[1].0.slice_mut(ndarray::s![.., 2, .., ..]).fill(0.0);
+    let without: Vec<u8> = (0..split.len())
+        .flat_map(|i| reference(split.image(i), &partial))
+        .collect();
+    assert_ne!(got, without);
+}
+
+#[test]
+fn under_ideal_a_multi_input_network_loses_exactly_nothing() {
+    let (text, layers) = two_layers(3, 2);
+    let net = folder("evallayers-ideal", &text, &layers);
+    let data = temp_dir("evallayers-ideal-data");
+    let split = images(40);
+    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    let o = scamp(&[
+        "eval",
+        net.to_str().unwrap(),
+        "--dataset",
+        data.to_str().unwrap(),
+        "--noise",
+        "ideal",
+        "--chip-seeds",
+        "2",
+        "--json",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["accuracy"]["lost"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["flipped"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["stages"].as_u64(), Some(2), "{v}");
+    assert_eq!(v["maps"].as_u64(), Some(2), "{v}");
+}
+
+#[test]
+fn layers_that_cannot_be_placed_are_refused_with_their_position() {
+    let (_, mut layers) = two_layers(3, 2);
+    layers.push((weights(2, 2, 3), vec![0.0; 2]));
+    let data = temp_dir("evallayers-bad-data");
+    let split = images(10);
+    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    let head =
+        "name: bad\nstages:\n  - {weights: w1.npy, bias: b1.npy, depth: 2, decision: none}\n";
+    let cases: &[(&str, &str)] = &[
+        (
+            "  - {weights: w2.npy, input: B, inputs: [B, C, D]}\n",
+            "net.yaml:4:41: give `input` or `inputs`, not both",
+        ),
+        (
+            "  - {weights: w2.npy, inputs: [B, C]}\n",
+            "net.yaml:4:31: the weights read 3 input channel(s), 2 input register(s) are given",
+        ),
+        (
+            "  - {weights: w2.npy, inputs: [B, C, F], registers: [A, B, C, D, E]}\n",
+            "register F is not among the layer's registers",
+        ),
+        (
+            "  - {weights: w2.npy, registers: [B, C, D, E]}\n",
+            "net.yaml:4:15: the layer reads 3 map(s) and makes 2: the 1 register(s) besides its \
+             inputs cannot hold the outputs",
+        ),
+        (
+            "  - {weights: w3.npy}\n",
+            "net.yaml:4:15: the weights read 2 input channels, the previous stage makes 3: \
+             name them with `inputs: [...]`",
+        ),
+    ];
+    for (i, (stage, want)) in cases.iter().enumerate() {
+        let net = folder(
+            &format!("evallayers-bad{i}"),
+            &format!("{head}{stage}"),
+            &layers,
+        );
+        let o = scamp(&[
+            "eval",
+            net.to_str().unwrap(),
+            "--dataset",
+            data.to_str().unwrap(),
+        ]);
+        refused(&o, &[want]);
+        assert_eq!(common::stderr(&o).trim().lines().count(), 1);
+    }
+    // A first layer reading several maps.
+    let net = folder(
+        "evallayers-badfirst",
+        "name: bad\nstages:\n  - {weights: w2.npy}\n",
+        &layers,
+    );
+    let o = scamp(&[
+        "eval",
+        net.to_str().unwrap(),
+        "--dataset",
+        data.to_str().unwrap(),
+    ]);
+    refused(
+        &o,
+        &["net.yaml:3:15: the first stage reads the captured image (one channel); its weights read 3"],
+    );
+}
+
+#[test]
+fn a_layer_too_large_for_the_registers_is_refused_in_one_line() {
+    // Three dense 3x3 kernels over three maps: the generator splits them into a bank
+    // (its constructive program holds two at a time beside the three inputs).
+    let (text, layers) = two_layers(3, 3);
+    let net = folder("evallayers-toolarge", &text, &layers);
+    let data = temp_dir("evallayers-toolarge-data");
+    let split = images(10);
+    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    let o = scamp(&[
+        "eval",
+        net.to_str().unwrap(),
+        "--dataset",
+        data.to_str().unwrap(),
+    ]);
+    refused(
+        &o,
+        &[
+            "w2.npy: stage 2: its 3 kernels over 3 input maps need 2 programs (a bank)",
+            "the layer does not fit the register file",
+        ],
+    );
+    assert_eq!(common::stderr(&o).trim().lines().count(), 1);
+}
