@@ -10,21 +10,8 @@ use scamp::isa::Reg;
 use std::path::PathBuf;
 
 mod common;
+use common::npy::npy_bytes;
 use common::{json, refused, scamp, temp_dir, temp_file};
-
-/// A `.npy` file of `descr` (`<f4`, `>f8`, ...) and `shape` with `data` as its bytes.
-fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.bytes());
-    b.extend(data);
-    b
-}
 
 /// `values` as a `.npy` of `descr` (float32 or float64, either byte order).
 fn floats(descr: &str, shape: &str, values: &[f64]) -> Vec<u8> {

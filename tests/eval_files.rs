@@ -8,6 +8,7 @@
 mod common;
 
 use common::dataset::{idx_bytes, squares};
+use common::npy::npy_bytes;
 use common::{json, scamp, stderr, temp_dir};
 use flate2::{write::GzEncoder, Compression};
 use serde_json::Value;
@@ -221,16 +222,7 @@ fn folders_fifos_and_symlink_loops_say_what_they_are() {
 
 /// Writes a float32 `.npy` whose header claims `shape`, with `data` bytes after it.
 fn npy_claiming(path: &Path, shape: &str, data: usize) {
-    let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.bytes());
-    b.extend(vec![0u8; data]);
-    std::fs::write(path, b).unwrap();
+    std::fs::write(path, npy_bytes("<f4", shape, &vec![0u8; data])).unwrap();
 }
 
 #[test]

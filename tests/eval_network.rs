@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::dataset::write_splits;
+use common::network::write_refs;
 use common::{json, refused, scamp, temp_dir};
 use scamp::eval::dataset::Split;
 use scamp::eval::features::{extract, Built, Extracted, Sample};
@@ -13,46 +15,20 @@ use scamp::eval::stage::BuildOptions;
 use scamp::sim::noise::Profile;
 use std::path::{Path, PathBuf};
 
-/// Two kernels of the captured image A: B = A(west) + A(east) - A and C = A(north).
-const SPEC: &str = "name: refs
-input: A
-registers: [A, B, C, D]
-kernels:
-  - out: B
-    weights:
-      - [0, 0, 0]
-      - [1, -1, 1]
-      - [0, 0, 0]
-  - out: C
-    weights:
-      - [0, 1, 0]
-      - [0, 0, 0]
-      - [0, 0, 0]
-approximation: { max_depth: 0, max_error: 0.0 }
-";
-
-/// A program computing SPEC (proven when the network is built).
-const PROGRAM: &str = "movx(B, A, east);
-movx(C, A, west);
-add(B, B, C);
-sub(B, B, A);
-movx(C, A, north);
-";
-
 const ROWS: usize = 6;
 const COLS: usize = 6;
 
 /// A folder with the spec, the program and `net` as net.yaml.
 fn folder(purpose: &str, net: &str) -> PathBuf {
     let dir = temp_dir(purpose);
-    std::fs::write(dir.join("refs.yaml"), SPEC).unwrap();
-    std::fs::write(dir.join("refs.scamp"), PROGRAM).unwrap();
+    write_refs(&dir);
     let p = dir.join("net.yaml");
     std::fs::write(&p, net).unwrap();
     p
 }
 
-/// A network on SPEC with `stage` keys added to its stage and `rest` after it.
+/// A network on the refs stage (`common::network`) with `stage` keys added to its stage
+/// and `rest` after it.
 fn net_text(stage: &str, rest: &str) -> String {
     format!("name: t\n{rest}stages:\n  - spec: refs.yaml\n    program: refs.scamp\n{stage}")
 }
@@ -278,23 +254,7 @@ fn overlapping_bins_with_a_cap_match_the_reference() {
 /// Writes IDX files of `split` as both the training and the test split.
 fn dataset(purpose: &str, split: &Split) -> PathBuf {
     let dir = temp_dir(purpose);
-    let idx = |name: &str, dims: &[u32], data: &[u8]| {
-        let mut b = vec![0, 0, 8, dims.len() as u8];
-        for d in dims {
-            b.extend_from_slice(&d.to_be_bytes());
-        }
-        b.extend_from_slice(data);
-        std::fs::write(dir.join(name), b).unwrap();
-    };
-    let n = split.len() as u32;
-    for s in ["train", "t10k"] {
-        idx(
-            &format!("{s}-images-idx3-ubyte"),
-            &[n, ROWS as u32, COLS as u32],
-            &split.pixels,
-        );
-        idx(&format!("{s}-labels-idx1-ubyte"), &[n], &split.labels);
-    }
+    write_splits(&dir, (ROWS, COLS), &split.pixels, &split.labels);
     dir
 }
 

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::dataset::write_idx;
+use common::network::write_refs;
 use common::{json, refused, scamp, stderr, temp_dir};
 use scamp::bank::Bank;
 use scamp::cain::{self, CompileOptions, Stats};
@@ -473,16 +475,6 @@ fn an_existing_output_is_kept_without_force() {
 
 // ---- networks and golden outputs ----
 
-/// Writes an IDX file of unsigned bytes.
-fn idx(path: &Path, dims: &[u32], data: &[u8]) {
-    let mut b = vec![0, 0, 8, dims.len() as u8];
-    for d in dims {
-        b.extend_from_slice(&d.to_be_bytes());
-    }
-    b.extend_from_slice(data);
-    std::fs::write(path, b).unwrap();
-}
-
 /// A small dataset: `n` 28x28 images per split, a bright bar whose place and length
 /// depend on the class, and a few noisy pixels, labels 0..9 in turn.
 fn dataset(purpose: &str, n: u32) -> PathBuf {
@@ -499,18 +491,54 @@ fn dataset(purpose: &str, n: u32) -> PathBuf {
             }
             pixels[i * 784 + (i * salt) % 784] = 255;
         }
-        idx(
+        write_idx(
             &dir.join(format!("{split}-images-idx3-ubyte")),
             &[n, 28, 28],
             &pixels,
         );
-        idx(
+        write_idx(
             &dir.join(format!("{split}-labels-idx1-ubyte")),
             &[n],
             &labels,
         );
     }
     dir
+}
+
+/// Replays every golden sample listed in `gold`'s index (2 frames each, events scanned
+/// in `scan` order): each frame runs `chip` statement for statement and the exported
+/// head prints the golden ideal class. Returns how many samples there were and their
+/// confusion matrix (true label by class), as `scamp eval` reports it.
+fn golden_confusion(exe: &Path, gold: &Path, chip: &Program, scan: &str) -> (usize, Vec<Vec<u64>>) {
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap()).unwrap();
+    let samples = index["samples"].as_array().unwrap();
+    let mut confusion = vec![vec![0u64; 10]; 10];
+    for s in samples {
+        let name = s["name"].as_str().unwrap();
+        let log = replay_scanning(exe, 2, Some(&gold.join(name).join("ideal")), scan);
+        let fs = frames(&log);
+        for f in &fs {
+            assert_eq!(f.program.stmts.len(), chip.stmts.len(), "{name}");
+            assert!(
+                f.program
+                    .stmts
+                    .iter()
+                    .zip(&chip.stmts)
+                    .all(|(a, b)| same(a, b)),
+                "{name}"
+            );
+        }
+        let class: u64 = fs[0].text[0]
+            .strip_prefix("class ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(class, s["classes"]["ideal"].as_u64().unwrap(), "{name}");
+        let label: usize = name.rsplit("label").next().unwrap().parse().unwrap();
+        confusion[label][class as usize] += 1;
+    }
+    (samples.len(), confusion)
 }
 
 #[test]
@@ -539,39 +567,12 @@ fn an_exported_network_replays_its_chip_and_classifies_as_eval() {
         "6.97"
     );
     let exe = compile(&out);
-    let index: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap()).unwrap();
-    let samples = index["samples"].as_array().unwrap();
-    assert_eq!(samples.len(), 20);
     // The chip part the library proves and evaluates, statement for statement.
     let net = scamp::eval::network::load_path(Some(&root().join("programs/analognet2_net.yaml")))
         .unwrap();
     let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
-    let mut confusion = vec![vec![0u64; 10]; 10];
-    for s in samples {
-        let name = s["name"].as_str().unwrap();
-        let log = replay(&exe, 2, Some(&gold.join(name).join("ideal")));
-        let fs = frames(&log);
-        for f in &fs {
-            assert_eq!(f.program.stmts.len(), chip.program.stmts.len());
-            assert!(
-                f.program
-                    .stmts
-                    .iter()
-                    .zip(&chip.program.stmts)
-                    .all(|(a, b)| same(a, b)),
-                "{name}"
-            );
-        }
-        let class: u64 = fs[0].text[0]
-            .strip_prefix("class ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert_eq!(class, s["classes"]["ideal"].as_u64().unwrap(), "{name}");
-        let label: usize = name.rsplit("label").next().unwrap().parse().unwrap();
-        confusion[label][class as usize] += 1;
-    }
+    let (samples, confusion) = golden_confusion(&exe, &gold, &chip.program, "rows");
+    assert_eq!(samples, 20);
     // `scamp eval` on the same 20 test images, with the head trained the same way.
     let e = json(&scamp(&[
         "eval",
@@ -771,32 +772,6 @@ fn a_network_with_an_unproven_stage_is_refused() {
     assert!(!out.exists());
 }
 
-/// Two kernels of the captured image A: B = A(west) + A(east) - A and C = A(north).
-const REFS_SPEC: &str = "name: refs
-input: A
-registers: [A, B, C, D]
-kernels:
-  - out: B
-    weights:
-      - [0, 0, 0]
-      - [1, -1, 1]
-      - [0, 0, 0]
-  - out: C
-    weights:
-      - [0, 1, 0]
-      - [0, 0, 0]
-      - [0, 0, 0]
-approximation: { max_depth: 0, max_error: 0.0 }
-";
-
-/// A program computing REFS_SPEC (proven when the network is built).
-const REFS_PROGRAM: &str = "movx(B, A, east);
-movx(C, A, west);
-add(B, B, C);
-sub(B, B, A);
-movx(C, A, north);
-";
-
 /// Every layer of the network format at once: a binarised input, a leaky ReLU, one
 /// threshold per map, overlapping bins with a cap and a trained MLP head.
 const FULL_NET: &str = "name: full
@@ -836,8 +811,7 @@ fn a_network_with_bins_a_cap_and_an_mlp_replays_and_classifies_as_eval() {
     let data = dataset("export-full-data", 60);
     let d = data.to_str().unwrap();
     let dir = temp_dir("export-full");
-    std::fs::write(dir.join("refs.yaml"), REFS_SPEC).unwrap();
-    std::fs::write(dir.join("refs.scamp"), REFS_PROGRAM).unwrap();
+    write_refs(&dir);
     let target = dir.join("net.yaml");
     std::fs::write(&target, FULL_NET).unwrap();
     let t = target.to_str().unwrap();
@@ -878,32 +852,8 @@ fn a_network_with_bins_a_cap_and_an_mlp_replays_and_classifies_as_eval() {
     net.readout.cap = None;
     assert_ne!(capped, ideal_features(&net, &data, 20));
     let exe = compile(&out);
-    let index: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap()).unwrap();
-    let mut confusion = vec![vec![0u64; 10]; 10];
-    for s in index["samples"].as_array().unwrap() {
-        let name = s["name"].as_str().unwrap();
-        // The device's scan order is not the cap's: the host applies the documented one.
-        let log = replay_scanning(&exe, 2, Some(&gold.join(name).join("ideal")), "reverse");
-        let fs = frames(&log);
-        for f in &fs {
-            assert_eq!(f.program.stmts.len(), chip.program.stmts.len(), "{name}");
-            assert!(f
-                .program
-                .stmts
-                .iter()
-                .zip(&chip.program.stmts)
-                .all(|(a, b)| same(a, b)));
-        }
-        let class: u64 = fs[0].text[0]
-            .strip_prefix("class ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert_eq!(class, s["classes"]["ideal"].as_u64().unwrap(), "{name}");
-        let label: usize = name.rsplit("label").next().unwrap().parse().unwrap();
-        confusion[label][class as usize] += 1;
-    }
+    // The device's scan order is not the cap's: the host applies the documented one.
+    let (_, confusion) = golden_confusion(&exe, &gold, &chip.program, "reverse");
     let e = json(&scamp(&[
         "eval",
         "--json",

@@ -3,6 +3,10 @@
 //! to what a header claims, nor past the reader's limit), measured by an allocator that
 //! counts the peak of live bytes during the read. Also `/dev/zero`, which never ends.
 
+mod common;
+
+use common::dataset::idx_bytes;
+use common::npy::npy_bytes;
 use proptest::prelude::*;
 use scamp::eval::{idx, network};
 use scamp::isa::source::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
@@ -86,30 +90,6 @@ fn contents(max: usize) -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// An IDX header claiming `dims`, followed by `tail`.
-fn idx_claiming(dims: &[u32], tail: &[u8]) -> Vec<u8> {
-    let mut b = vec![0, 0, 8, dims.len() as u8];
-    for d in dims {
-        b.extend_from_slice(&d.to_be_bytes());
-    }
-    b.extend_from_slice(tail);
-    b
-}
-
-/// A float32 `.npy` header claiming `shape`, followed by `tail`.
-fn npy_claiming(shape: &str, tail: &[u8]) -> Vec<u8> {
-    let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.bytes());
-    b.extend_from_slice(tail);
-    b
-}
-
 fn text_readers() -> [(&'static str, u64); 3] {
     [
         ("spec", MAX_SPEC_BYTES),
@@ -150,7 +130,7 @@ proptest! {
         dims in prop::collection::vec(any::<u32>(), 1..5),
         tail in contents(2 << 20),
     ) {
-        let bytes = idx_claiming(&dims, &tail);
+        let bytes = idx_bytes(&dims, &tail);
         let f = file_with("idx", &bytes);
         let (r, peak) = peak_of(|| idx::read(&f, &|_| Ok(())));
         prop_assert!(peak <= bound(bytes.len(), u64::MAX / 4), "{peak} bytes for a {}-byte file claiming {dims:?}", bytes.len());
@@ -165,7 +145,7 @@ proptest! {
         cols in any::<u64>(),
         tail in contents(2 << 20),
     ) {
-        let bytes = npy_claiming(&format!("({rows}, {cols})"), &tail);
+        let bytes = npy_bytes("<f4", &format!("({rows}, {cols})"), &tail);
         let f = file_with("w.npy", &bytes);
         let (r, peak) = peak_of(|| npy::read_matrix(&f, [10, 148]));
         let limit = (12 + npy::MAX_NPY_HEADER + 10 * 148 * 8) as u64;

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::npy::npy_bytes;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use scamp::cain::parse_spec;
@@ -209,18 +210,10 @@ proptest! {
 
 /// A float32 256x256 `.npy` file.
 fn npy_file() -> Vec<u8> {
-    let mut dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (256, 256), }".to_string();
-    while !(11 + dict.len()).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.bytes());
-    for i in 0..256 * 256 {
-        b.extend(((i % 200) as f32 - 100.0).to_le_bytes());
-    }
-    b
+    let data: Vec<u8> = (0..256 * 256)
+        .flat_map(|i| ((i % 200) as f32 - 100.0).to_le_bytes())
+        .collect();
+    npy_bytes("<f4", "(256, 256)", &data)
 }
 
 proptest! {

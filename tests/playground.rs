@@ -246,7 +246,21 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     let mut b = Browser::launch(&bin, dir.join("profile"));
     b.goto(&server.url());
     b.wait("document.getElementById('where').textContent.includes('step 2 of 2')");
+    typo_then_fix(&mut b, &dir);
+    run_and_step(&mut b);
+    click_a_pe(&mut b, &dir);
+    // Run to line 3: stops before the macro there.
+    b.eval("document.getElementById('bp-line').value = '3'");
+    b.click("#run-to");
+    b.wait("document.getElementById('where').textContent.includes('step 1 of 2')");
+    grade_an_exercise(&mut b, &dir);
+    open_shared_links(&mut b, &server.url(), &dir);
+    eprintln!("playground screenshots in {}", dir.display());
+}
 
+/// A typo on line 3 shows at its line and column as we type; fixed, the error goes and
+/// the inputs follow the `// given:` line.
+fn typo_then_fix(b: &mut Browser, dir: &Path) {
     // A typo on line 3: the error sits at its line and column as we type.
     b.type_program("// given: A = col\nmovx(B, A, east);\nmovx(C, A, wst);\n");
     b.wait("!document.getElementById('error-bubble').hidden");
@@ -272,7 +286,11 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     b.type_program("// given: A = col\nmovx(B, A, east);\nmovx(C, A, west);\n");
     b.wait("document.getElementById('error-bubble').hidden");
     assert_eq!(b.eval("document.getElementById('inputs').value"), "A = col");
+}
 
+/// Runs the fixed program, then steps back and forth, each step a macro with its
+/// values, arrows and read and written registers.
+fn run_and_step(b: &mut Browser) {
     // Run, then step back and forth: each step is a macro.
     b.click("#run");
     b.wait("document.getElementById('where').textContent.includes('step 2 of 2')");
@@ -302,7 +320,10 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     b.click("#step");
     b.wait("document.getElementById('where').textContent.includes('step 2 of 2')");
     assert_eq!(b.pe_value("C"), "127");
+}
 
+/// A click at zoom 8 picks the PE under the pointer, its neighbour's values beside it.
+fn click_a_pe(b: &mut Browser, dir: &Path) {
     // Click a PE at zoom 8: the view centres on (128, 128); one PE is 8 screen pixels,
     // so 3 PEs right and 2 up of the centre is (126, 131).
     b.eval("(() => { const z = document.getElementById('zoom'); z.value = '8'; z.dispatchEvent(new Event('change')); })()");
@@ -328,12 +349,11 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     );
     b.screenshot(&dir.join("2-zoomed-pe.png"));
     b.assert_layout();
+}
 
-    // Run to line 3: stops before the macro there.
-    b.eval("document.getElementById('bp-line').value = '3'");
-    b.click("#run-to");
-    b.wait("document.getElementById('where').textContent.includes('step 1 of 2')");
-
+/// An exercise: the starter fails its proof with grids, the reference solution passes
+/// with the figures `scamp check` prints.
+fn grade_an_exercise(b: &mut Browser, dir: &Path) {
     // An exercise: the starter fails with grids, the reference solution passes with
     // the figures `scamp check` prints.
     b.eval("(() => { const e = document.getElementById('exercise'); e.value = '02-gradient'; e.dispatchEvent(new Event('change')); })()");
@@ -379,10 +399,14 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     );
     b.screenshot(&dir.join("4-graded.png"));
     b.assert_layout();
+}
 
+/// Shared links (`?program=`) to the server at `url`: a typo opens at its error, a
+/// correct program opens run with its planes drawn.
+fn open_shared_links(b: &mut Browser, url: &str, dir: &Path) {
     // A shared link with a misspelt macro opens with the error at its line.
     let typo = "// given: A = col\nmovx(B, A, east);\nmvox(C, A, west);\n";
-    b.goto(&format!("{}?program={}", server.url(), encode(typo)));
+    b.goto(&format!("{url}?program={}", encode(typo)));
     b.wait("!document.getElementById('error-bubble').hidden");
     assert_eq!(b.eval("document.getElementById('editor').value"), typo);
     assert_eq!(
@@ -395,7 +419,7 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
 
     // A shared correct program opens run, its planes drawn.
     let good = "get_image(A, B);\nmovx(C, A, east);\nsub(D, C, A);\n";
-    b.goto(&format!("{}?program={}", server.url(), encode(good)));
+    b.goto(&format!("{url}?program={}", encode(good)));
     b.wait("document.getElementById('where').textContent.includes('step 3 of 3')");
     b.eval("(() => { document.querySelector(\"#regs button[data-reg='A']\").click(); })()");
     let spread = b.eval(
@@ -410,5 +434,4 @@ fn the_playground_edits_runs_steps_picks_grades_and_shares() {
     );
     b.screenshot(&dir.join("6-shared-run.png"));
     b.assert_layout();
-    eprintln!("playground screenshots in {}", dir.display());
 }

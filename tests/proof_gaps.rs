@@ -10,6 +10,8 @@ use scamp::isa::{parse_program, unwritten_reads, AnyReg, Device, Program, Reg, W
 use scamp::verify::check::Target as CheckTarget;
 use scamp::verify::precision::check_precision;
 use scamp::verify::proof::{prove, ProofError, Target};
+use std::path::Path;
+use std::process::Output;
 
 fn program(text: &str) -> Program {
     parse_program(text, Device::default()).expect("valid program")
@@ -236,30 +238,40 @@ fn an_approximation_that_misses_its_bound_is_refused_unless_accepted() {
     assert_eq!(k[0].approx.weights, vec![vec![0i64; 3]; 3]);
 }
 
+/// `scamp check PROGRAM --kernel SPEC` on the bundled images, with `extra` flags.
+fn check(program: &Path, spec: &Path, extra: &[&str]) -> Output {
+    let images = format!("{}/images", env!("CARGO_MANIFEST_DIR"));
+    let mut args = vec![
+        "check",
+        program.to_str().expect("utf-8"),
+        "--kernel",
+        spec.to_str().expect("utf-8"),
+        "--images",
+        &images,
+    ];
+    args.extend(extra);
+    common::scamp(&args)
+}
+
 #[test]
-fn check_and_compile_exit_1_on_the_proof_cases() {
+fn check_exits_1_on_a_register_read_before_anything_writes_it() {
     let dir = common::temp_dir("proof_gaps");
     let id = dir.join("id.yaml");
     std::fs::write(&id, "kernels:\n  - out: A\n    weights: [[1]]\n").expect("write");
     let add = dir.join("add.scamp");
     std::fs::write(&add, "add(A, A, B);\n").expect("write");
-    let images = format!("{}/images", env!("CARGO_MANIFEST_DIR"));
-    let o = common::scamp(&[
-        "check",
-        add.to_str().expect("utf-8"),
-        "--kernel",
-        id.to_str().expect("utf-8"),
-        "--images",
-        &images,
-        "--noise",
-        "ideal",
-    ]);
+    let o = check(&add, &id, &["--noise", "ideal"]);
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("A depends on B, read at 1:1 before anything writes it"),
         "{out}"
     );
+}
+
+#[test]
+fn run_warns_once_per_register_read_before_anything_writes_it() {
+    let dir = common::temp_dir("proof_gaps");
     // `run` warns once per register, naming it and its line.
     let twice = dir.join("twice.scamp");
     std::fs::write(&twice, "add(A, A, B);\nadd(A, A, B);\nMOV(R1, R5);\n").expect("write");
@@ -296,6 +308,11 @@ fn check_and_compile_exit_1_on_the_proof_cases() {
         "{}",
         common::stderr(&o)
     );
+}
+
+#[test]
+fn compile_and_check_exit_1_on_an_approximation_that_misses_unless_accepted() {
+    let dir = common::temp_dir("proof_gaps");
     // A spec whose approximation misses: compile and check exit 1.
     let spec = dir.join("gauss0.yaml");
     std::fs::write(
@@ -309,27 +326,12 @@ fn check_and_compile_exit_1_on_the_proof_cases() {
     assert!(common::stderr(&o).contains("has error 1 (sum of |weight differences|)"));
     let res = dir.join("res.scamp");
     std::fs::write(&res, "res(A);\n").expect("write");
-    let o = common::scamp(&[
-        "check",
-        res.to_str().expect("utf-8"),
-        "--kernel",
-        spec.to_str().expect("utf-8"),
-        "--images",
-        &images,
-    ]);
+    let o = check(&res, &spec, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
     assert!(common::stderr(&o).contains("depth 4 meets it"));
     assert!(common::stderr(&o).contains("--accept-approximation"));
     // The flag accepts it as the spec key does: both commands pass.
-    let o = common::scamp(&[
-        "check",
-        res.to_str().expect("utf-8"),
-        "--kernel",
-        spec.to_str().expect("utf-8"),
-        "--images",
-        &images,
-        "--accept-approximation",
-    ]);
+    let o = check(&res, &spec, &["--accept-approximation"]);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let o = common::scamp(&[
         "compile",

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::npy::npy_bytes;
 use common::{refused, scamp, stderr, temp_file};
 use std::process::Output;
 
@@ -138,17 +139,9 @@ fn many_workers_still_find_the_program() {
     assert!(seconds <= 4.0, "{seconds} s for a 2 s limit");
 }
 
+/// A float32 `.npy` claiming `shape`, with `data` zero bytes after its header.
 fn npy(shape: &str, data: usize) -> Vec<u8> {
-    let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
-    while !(11 + dict.len()).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.bytes());
-    b.extend(vec![0u8; data]);
-    b
+    npy_bytes("<f4", shape, &vec![0u8; data])
 }
 
 fn set_file(name: &str, bytes: Vec<u8>) -> Output {

@@ -55,7 +55,17 @@ fn calibrate_recovers_a_known_knee_and_limit() {
     }
     let file = temp_file("saturation", "doubling.csv", csv);
     let f = file.to_str().unwrap();
-    let j = json(&scamp(&["noise", "calibrate", "--saturation", f, "--json"]));
+    // 30 Nelder-Mead iterations instead of the default 60: the fit is within 0.5 % of
+    // the truth by then (2.4 % after 20), against the 10 % asked here, at half the time.
+    let j = json(&scamp(&[
+        "noise",
+        "calibrate",
+        "--saturation",
+        f,
+        "--fit",
+        "30",
+        "--json",
+    ]));
     let (knee, limit) = (
         j["fit"]["knee"].as_f64().unwrap(),
         j["fit"]["limit"].as_f64().unwrap(),
@@ -200,8 +210,7 @@ const X8_AND_BACK: &str = "mov(C, A);\nadd(B, A, C);\nmov(C, B);\nadd(B, B, C);\
 
 #[test]
 fn eval_uncertainty_gives_the_saturation_share_of_a_deep_network() {
-    if !std::path::Path::new("/usr/share/datasets/fashion-mnist").exists() {
-        eprintln!("SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist");
+    if !common::dataset::fashion("eval_uncertainty_gives_the_saturation_share_of_a_deep_network") {
         return;
     }
     let j = json(&scamp(&[

@@ -496,29 +496,57 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Reads a `.case` file (sim-tests/README.md): header keys, `set` lines, the program
+/// and the `expect:` section; an error names its line.
 fn parse_case(text: &str) -> Result<Case, String> {
-    let mut case = Case {
-        edge: EdgeMode::Zero,
-        general: Device::default().general,
-        tolerance: 1e-4,
-        image: None,
-        sets: Vec::new(),
-        program: ProgramSrc::Inline(String::new()),
-        expects: Vec::new(),
-    };
-    let mut have_program = false;
-    let mut have_expect = false;
-    let mut in_program = false;
-    let mut in_expect = false;
-    let mut prog = String::new();
+    let mut p = CaseParser::default();
     for (n, raw) in text.lines().enumerate() {
         let ln = n + 1;
-        let at = |e: String| format!("line {ln}: {e}");
+        p.line(ln, raw).map_err(|e| format!("line {ln}: {e}"))?;
+    }
+    p.finish()
+}
+
+/// [`parse_case`] between lines: the case so far, which section the next line belongs
+/// to, and the inline program read so far.
+struct CaseParser {
+    case: Case,
+    have_program: bool,
+    have_expect: bool,
+    in_program: bool,
+    in_expect: bool,
+    prog: String,
+}
+
+impl Default for CaseParser {
+    fn default() -> Self {
+        CaseParser {
+            case: Case {
+                edge: EdgeMode::Zero,
+                general: Device::default().general,
+                tolerance: 1e-4,
+                image: None,
+                sets: Vec::new(),
+                program: ProgramSrc::Inline(String::new()),
+                expects: Vec::new(),
+            },
+            have_program: false,
+            have_expect: false,
+            in_program: false,
+            in_expect: false,
+            prog: String::new(),
+        }
+    }
+}
+
+impl CaseParser {
+    /// Reads line `ln` (`raw`, untrimmed); errors come without the line number.
+    fn line(&mut self, ln: usize, raw: &str) -> Result<(), String> {
         let trimmed = raw.trim();
-        if in_program && trimmed != "expect:" {
-            prog.push_str(raw);
-            prog.push('\n');
-            continue;
+        if self.in_program && trimmed != "expect:" {
+            self.prog.push_str(raw);
+            self.prog.push('\n');
+            return Ok(());
         }
         // Outside the program, `#` starts a comment (at the start or after a space).
         let trimmed = match trimmed.find(" #") {
@@ -527,83 +555,95 @@ fn parse_case(text: &str) -> Result<Case, String> {
             None => trimmed,
         };
         if trimmed.is_empty() {
-            continue;
+            return Ok(());
         }
-        if in_expect {
-            let e = parse_expect(trimmed).map_err(at)?;
-            case.expects.push((ln, e));
-            continue;
+        if self.in_expect {
+            let e = parse_expect(trimmed)?;
+            self.case.expects.push((ln, e));
+            return Ok(());
         }
         if trimmed == "expect:" {
-            if in_program {
-                case.program = ProgramSrc::Inline(std::mem::take(&mut prog));
-                in_program = false;
+            if self.in_program {
+                self.case.program = ProgramSrc::Inline(std::mem::take(&mut self.prog));
+                self.in_program = false;
             }
-            in_expect = true;
-            have_expect = true;
-            continue;
+            self.in_expect = true;
+            self.have_expect = true;
+            return Ok(());
         }
         if let Some(rest) = trimmed.strip_prefix("set ") {
             let (lhs, rhs) = rest
                 .split_once('=')
-                .ok_or_else(|| at("expected `set REG = EXPR`".into()))?;
-            let t = parse_target(lhs).map_err(at)?;
+                .ok_or_else(|| "expected `set REG = EXPR`".to_string())?;
+            let t = parse_target(lhs)?;
             if matches!(t.loc, Loc::Analog(Reg::Pix)) {
-                return Err(at("PIX is set through `image:`".into()));
+                return Err("PIX is set through `image:`".into());
             }
-            case.sets.push((ln, t, parse_expr(rhs).map_err(at)?));
-            continue;
+            self.case.sets.push((ln, t, parse_expr(rhs)?));
+            return Ok(());
         }
         let (key, value) = trimmed
             .split_once(':')
-            .ok_or_else(|| at(format!("cannot read `{trimmed}`")))?;
-        let value = value.trim();
-        match key.trim() {
-            "edge" => case.edge = value.parse().map_err(at)?,
+            .ok_or_else(|| format!("cannot read `{trimmed}`"))?;
+        self.key(key.trim(), value.trim())
+    }
+
+    /// One `key: value` line of the header.
+    fn key(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "edge" => self.case.edge = value.parse()?,
             "registers" => {
-                case.general = value
+                self.case.general = value
                     .parse()
                     .ok()
                     .filter(|g| (1..=26).contains(g))
-                    .ok_or_else(|| at(format!("`{value}` is not a register count")))?
+                    .ok_or_else(|| format!("`{value}` is not a register count"))?
             }
             "tolerance" => {
-                case.tolerance = value
+                self.case.tolerance = value
                     .parse()
-                    .map_err(|_| at(format!("`{value}` is not a number")))?
+                    .map_err(|_| format!("`{value}` is not a number"))?
             }
-            "image" => case.image = Some(parse_image(value).map_err(at)?),
+            "image" => self.case.image = Some(parse_image(value)?),
             "program" => {
-                if have_program {
-                    return Err(at("a second program".into()));
-                }
-                have_program = true;
+                self.first_program()?;
                 if value.is_empty() {
-                    in_program = true;
+                    self.in_program = true;
                 } else {
-                    case.program = ProgramSrc::Inline(value.to_string());
+                    self.case.program = ProgramSrc::Inline(value.to_string());
                 }
             }
             "program-file" => {
-                if have_program {
-                    return Err(at("a second program".into()));
-                }
-                have_program = true;
-                case.program = ProgramSrc::File(root().join(value));
+                self.first_program()?;
+                self.case.program = ProgramSrc::File(root().join(value));
             }
-            other => return Err(at(format!("unknown key `{other}`"))),
+            other => return Err(format!("unknown key `{other}`")),
         }
+        Ok(())
     }
-    if in_program {
-        case.program = ProgramSrc::Inline(prog);
+
+    /// Refuses a second `program:` or `program-file:`.
+    fn first_program(&mut self) -> Result<(), String> {
+        if self.have_program {
+            return Err("a second program".into());
+        }
+        self.have_program = true;
+        Ok(())
     }
-    if !have_program {
-        return Err("no `program:` or `program-file:`".into());
+
+    /// The case, once every line is read.
+    fn finish(mut self) -> Result<Case, String> {
+        if self.in_program {
+            self.case.program = ProgramSrc::Inline(self.prog);
+        }
+        if !self.have_program {
+            return Err("no `program:` or `program-file:`".into());
+        }
+        if !self.have_expect || self.case.expects.is_empty() {
+            return Err("no expectations (an `expect:` section is required)".into());
+        }
+        Ok(self.case)
     }
-    if !have_expect || case.expects.is_empty() {
-        return Err("no expectations (an `expect:` section is required)".into());
-    }
-    Ok(case)
 }
 
 /// One line of the `expect:` section.

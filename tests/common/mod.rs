@@ -4,6 +4,8 @@
 
 pub mod browser;
 pub mod dataset;
+pub mod network;
+pub mod npy;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

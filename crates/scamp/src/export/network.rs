@@ -4,7 +4,7 @@
 //! kinds reach the export through them.
 
 use super::head::NetworkHost;
-use super::plan::{check_device, kernel_line, Block, Plan, Readout};
+use super::plan::{check_device, kernel_line, proof_notes, Block, Plan, Readout};
 use super::ExportError;
 use crate::cain::{self, CompileOptions};
 use crate::eval::dataset::{Dataset, Split};
@@ -136,20 +136,7 @@ fn stage_blocks(
             def.spec_file.display()
         )];
         notes.extend(st.kernels.iter().map(kernel_line));
-        notes.push(format!(
-            "proof: every output above is computed exactly (symbolic execution, {} instructions, {} cycles)",
-            st.program.instructions(),
-            st.program.cycles()
-        ));
-        notes.push(format!(
-            "predicted error under {}: {}",
-            profile.0,
-            outs.iter()
-                .zip(&predicted)
-                .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        notes.extend(proof_notes(&st.program, profile.0, &outs, &predicted));
         notes.extend(activation_note(&def.bias, def.activation));
         notes.push(format!(
             "decision: {}; {}",

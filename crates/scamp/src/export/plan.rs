@@ -5,11 +5,12 @@
 
 use super::ExportError;
 use crate::bank::Bank;
+use crate::cain::assemble::report::{predicted_text, weights_text};
 use crate::cain::{self, KernelReport, Spec};
 use crate::energy::FrameEnergy;
 use crate::isa::{parse_program, AnyReg, DReg, Device, Operand, Program, Reg, Stmt};
 use crate::sim::noise::Profile;
-use crate::verify::predict::InputStats;
+use crate::verify::predict::{InputStats, Predicted};
 
 /// General registers of the device (`A..F`): a program using more cannot run on it.
 pub const DEVICE_GENERAL: usize = 6;
@@ -175,25 +176,35 @@ fn captures_itself(program: &Program) -> bool {
 
 /// `A = [1 2 1; 2 4 2] / 2^4 (depth 4, approximation error 0)` for kernel `k`.
 pub fn kernel_line(k: &KernelReport) -> String {
-    let rows: Vec<String> = k
-        .approx
-        .weights
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
     format!(
-        "{} = [{}] / 2^{} (depth {}, approximation error {})",
+        "{} = {} / 2^{} (depth {}, approximation error {})",
         k.out,
-        rows.join("; "),
+        weights_text(&k.approx.weights),
         k.approx.depth,
         k.approx.depth,
         k.approx.error
     )
+}
+
+/// The notes under a block's kernels: the proof of `program` and the predicted error
+/// of each output of `outs` under the profile named `profile`.
+pub fn proof_notes(
+    program: &Program,
+    profile: &str,
+    outs: &[Reg],
+    predicted: &[Predicted],
+) -> [String; 2] {
+    [
+        format!(
+            "proof: every output above is computed exactly (symbolic execution, {} instructions, {} cycles)",
+            program.instructions(),
+            program.cycles()
+        ),
+        format!(
+            "predicted error under {profile}: {}",
+            predicted_text(outs, predicted)
+        ),
+    ]
 }
 
 /// The plan of a bank: with kernels, proven first (an unproven bank is refused), one
@@ -229,20 +240,7 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
         let predicted = cain::predict_outputs(program, spec.wiring(), &outs, profile.1, &stats)
             .map_err(|e| ExportError::Internal(format!("prediction: {e}")))?;
         let mut notes: Vec<String> = kernels.iter().map(|k| kernel_line(k)).collect();
-        notes.push(format!(
-            "proof: every output above is computed exactly (symbolic execution, {} instructions, {} cycles)",
-            program.instructions(),
-            program.cycles()
-        ));
-        notes.push(format!(
-            "predicted error under {}: {}",
-            profile.0,
-            outs.iter()
-                .zip(&predicted)
-                .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        notes.extend(proof_notes(program, profile.0, &outs, &predicted));
         blocks.push(Block {
             title: format!(
                 "block {}: kernels {} into {}",

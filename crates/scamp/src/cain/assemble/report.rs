@@ -112,6 +112,31 @@ pub fn saturation_limit(profile: &Profile) -> Option<f64> {
     profile.saturation.as_ref().map(|s| s.knee())
 }
 
+/// One plane of integer weights as `[1 2 1; 2 4 2]`: rows north to south, separated by
+/// `;`. The header here and the exported C++'s notes print kernels this way.
+pub fn weights_text(plane: &[Vec<i64>]) -> String {
+    let rows: Vec<String> = plane
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    format!("[{}]", rows.join("; "))
+}
+
+/// Each output's predicted error as `B RMSE 1.23 bias +0.05, C RMSE ...` (`outs` and
+/// `predicted` in the same order).
+pub fn predicted_text(outs: &[Reg], predicted: &[Predicted]) -> String {
+    outs.iter()
+        .zip(predicted)
+        .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The `//` comment header printed above a compiled program.
 pub fn header(spec: &Spec, c: &Compiled) -> String {
     let mut s = format!(
@@ -136,23 +161,11 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let plane = |p: &Vec<Vec<i64>>| {
-        let rows: Vec<String> = p
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        format!("[{}]", rows.join("; "))
-    };
     for k in &c.kernels {
         // Several inputs: one array per channel, summed.
         let planes: Vec<String> = std::iter::once(&k.approx.weights)
             .chain(&k.approx.other_planes)
-            .map(plane)
+            .map(|p| weights_text(p))
             .collect();
         let weights = if planes.len() > 1 {
             format!("({})", planes.join(" + "))
@@ -213,12 +226,7 @@ fn provenance(c: &Compiled) -> String {
 /// The outputs that clip, the peak value against the limit and the predicted errors.
 fn range_lines(spec: &Spec, c: &Compiled) -> String {
     let mut s = String::new();
-    let predicted: Vec<String> = c
-        .kernels
-        .iter()
-        .zip(&c.predicted)
-        .map(|(k, p)| format!("{} RMSE {:.2} bias {:+.2}", k.out, p.rmse, p.bias))
-        .collect();
+    let outs: Vec<Reg> = c.kernels.iter().map(|k| k.out).collect();
     for (k, (&m, &fit)) in c
         .kernels
         .iter()
@@ -239,7 +247,7 @@ fn range_lines(spec: &Spec, c: &Compiled) -> String {
         spec.input_range.lo,
         spec.input_range.hi,
         c.profile,
-        predicted.join(", ")
+        predicted_text(&outs, &c.predicted)
     );
     s
 }
