@@ -96,8 +96,8 @@ pub enum StageError {
         spec: PathBuf,
         /// 1-based stage number.
         stage: usize,
-        /// The proof's complaint.
-        source: proof::ProofError,
+        /// The proof's complaint (boxed: it is large, and rare).
+        source: Box<proof::ProofError>,
     },
     /// The generator could not compile a stage's spec.
     #[error("{}: {source}", file.display())]
@@ -211,7 +211,7 @@ fn stage_program(
                 file: file.clone(),
                 spec: def.spec_file.clone(),
                 stage: index + 1,
-                source,
+                source: Box::new(source),
             })?;
             program
         }
