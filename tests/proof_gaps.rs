@@ -10,6 +10,7 @@ use scamp::isa::{parse_program, unwritten_reads, AnyReg, Device, Program, Reg, W
 use scamp::verify::check::Target as CheckTarget;
 use scamp::verify::precision::check_precision;
 use scamp::verify::proof::{prove, ProofError, Target};
+use scamp::verify::symbolic::SymbolicCause;
 use std::path::Path;
 use std::process::Output;
 
@@ -143,8 +144,19 @@ fn an_exploding_support_stops_symbolic_execution_with_a_message() {
     let p = program(&text);
     match prove(&p, Wiring::new(Reg::A, 6), &[identity()], None) {
         Err(ProofError::Execution(e)) => {
-            assert!(e.msg.contains("spans 1x62 offsets"), "{e}");
-            assert!(e.msg.contains("61x61"), "{e}");
+            assert!(
+                matches!(
+                    e.cause,
+                    SymbolicCause::TooWide {
+                        rows: 1,
+                        cols: 62,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(e.to_string().contains("spans 1x62 offsets"), "{e}");
+            assert!(e.to_string().contains("61x61"), "{e}");
             // Stops at the first statement past the bound: column 62 after 61 pairs.
             assert_eq!(e.pos.line, 122, "{e}");
         }

@@ -42,6 +42,7 @@ from ._scamp import (
     load,
     load_image,
     load_images,
+    merge_shards,
     parse,
 )
 from .network import Network
@@ -65,6 +66,7 @@ __all__ = [
     "load",
     "load_image",
     "load_images",
+    "merge_shards",
     "Network",
     "parse",
     "run",

@@ -28,6 +28,7 @@ __all__ = [
     "load",
     "load_image",
     "load_images",
+    "merge_shards",
     "Network",
     "parse",
     "run",
@@ -109,6 +110,7 @@ def load_image(path: Union[str, os.PathLike[str]]) -> npt.NDArray[np.uint8]: ...
 def load_images(
     folder: Union[None, str, os.PathLike[str]] = None,
 ) -> tuple[list[str], npt.NDArray[np.uint8]]: ...
+def merge_shards(files: Sequence[Union[str, os.PathLike[str]]]) -> dict[str, Any]: ...
 def run(
     program: ProgramLike,
     inputs: Optional[Mapping[str, np.ndarray]] = None,
@@ -236,6 +238,7 @@ class Network:
         depths: Optional[Sequence[int]] = ...,
         work: Optional[int] = ...,
         shard: Optional[str] = ...,
+        uncertainty: bool = ...,
         progress: Optional[Callable[[int, int], Any]] = ...,
     ) -> dict[str, Any]: ...
     def features(

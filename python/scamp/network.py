@@ -164,6 +164,7 @@ class Network:
         depths: Optional[Sequence[int]] = None,
         work: Optional[int] = None,
         shard: Optional[str] = None,
+        uncertainty: bool = False,
         progress: Optional[Callable[[int, int], Any]] = None,
     ) -> dict:
         """Accuracy ideal against ``noise``: the dict ``scamp eval --json`` prints for
@@ -172,7 +173,8 @@ class Network:
         the frames done of each phase (the training features, then the test frames, for
         each depth: ``done`` starts again at each phase), at most five times a second
         and once at the end; an exception it raises stops the evaluation and is
-        raised."""
+        raised. ``uncertainty`` adds the accuracy's range over the profile's uncertainty
+        ensemble (``uncertainty`` in the dict), as ``scamp eval --uncertainty``."""
         return self._native.evaluate(
             None if dataset is None else os.fspath(dataset),
             noise,
@@ -183,6 +185,7 @@ class Network:
             None if depths is None else list(depths),
             work,
             shard,
+            uncertainty,
             progress,
         )
 

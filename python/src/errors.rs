@@ -144,3 +144,15 @@ pub fn dataset_error(msg: impl std::fmt::Display) -> PyErr {
 pub fn compile_error(msg: impl std::fmt::Display) -> PyErr {
     CompileError::new_err(msg.to_string())
 }
+
+/// The exception for an evaluation error, chosen by its kind: the dataset or the images
+/// (`DatasetError`), an option (`OptionError` naming it), the rest `scamp.Error`.
+pub fn eval_error(py: Python<'_>, e: scamp::eval::EvalError) -> PyErr {
+    use scamp::eval::EvalError as E;
+    match e {
+        E::Dataset(_) | E::Tiling(_) | E::NoTrainImages | E::NoTestImages => dataset_error(e),
+        E::EmptyShard { .. } => option_error(py, "shard", e),
+        E::TooDeep { .. } => option_error(py, "depths", e),
+        other => value_error(other),
+    }
+}

@@ -133,7 +133,7 @@ impl PyNetwork {
         work: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let built = crate::interrupt::interruptible(py, || self.built((rows, cols, depth, work)))?
-            .map_err(value_error)?;
+            .map_err(|e| crate::errors::eval_error(py, e))?;
         let d = PyDict::new(py);
         let p = &built.chip.program;
         d.set_item("program", p.to_string())?;
@@ -165,7 +165,7 @@ impl PyNetwork {
 
     /// The evaluation `scamp eval --json` prints, as a dict; `progress(done, total)` is
     /// called with the frames of each phase as they finish (at a bounded rate).
-    #[pyo3(signature = (dataset = None, noise = None, chip_seeds = 3, train_noise = None, train_images = None, test_images = None, depths = None, work = None, shard = None, progress = None))]
+    #[pyo3(signature = (dataset = None, noise = None, chip_seeds = 3, train_noise = None, train_images = None, test_images = None, depths = None, work = None, shard = None, uncertainty = false, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn evaluate<'py>(
         &self,
@@ -179,6 +179,7 @@ impl PyNetwork {
         depths: Option<Vec<u32>>,
         work: Option<u64>,
         shard: Option<String>,
+        uncertainty: bool,
         progress: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if let Some(p) = &progress {
@@ -208,30 +209,50 @@ impl PyNetwork {
             .as_deref()
             .map(Shard::parse)
             .transpose()
-            .map_err(value_error)?;
+            .map_err(|e| crate::errors::option_error(py, "shard", e))?;
+        if uncertainty {
+            // Refused before the nominal evaluation it would wait for, as the CLI does.
+            if shard.is_some() {
+                return Err(crate::errors::option_error(
+                    py,
+                    "uncertainty",
+                    "uncertainty: not with shard (the ranges need the whole test set)",
+                ));
+            }
+            scamp::calibrate::ensemble::described(&noise.1)
+                .map_err(|e| crate::errors::option_error(py, "uncertainty", e))?;
+        }
         let dir = dataset.unwrap_or_else(|| PathBuf::from(dataset::DEFAULT_DIR));
         let data = py
             .detach(|| dataset::read(&dir))
             .map_err(crate::errors::dataset_error)?;
-        let e = crate::interrupt::interruptible_with_progress(py, progress.as_ref(), |record| {
-            let hook = |_: &str, done: u64, total: u64| record(done, total);
-            let opts = ev::Options {
-                noise,
-                chip_seeds,
-                train_noise,
-                train_images,
-                test_images,
-                shard,
-                depths,
-                compile: build_options(None, work).compile,
-                examples: 0,
-                progress: Some(&hook),
-                count_saturation: true,
-            };
-            ev::evaluate(&self.net, data, &opts)
-        })?
-        .map_err(value_error)?;
-        to_dict(py, &ev::report(&e.merge))
+        let report =
+            crate::interrupt::interruptible_with_progress(py, progress.as_ref(), |record| {
+                let hook = |_: &str, done: u64, total: u64| record(done, total);
+                let opts = ev::Options {
+                    noise,
+                    chip_seeds,
+                    train_noise,
+                    train_images,
+                    test_images,
+                    shard,
+                    depths,
+                    compile: build_options(None, work).compile,
+                    examples: 0,
+                    progress: Some(&hook),
+                    count_saturation: true,
+                };
+                let e = ev::evaluate(&self.net, data.clone(), &opts)?;
+                let mut report = ev::report(&e.merge);
+                if uncertainty {
+                    let nominal = report.accuracy.noisy.mean;
+                    report.uncertainty =
+                        Some(ev::uncertainty::ranges(&self.net, &data, &opts, nominal)?);
+                }
+                Ok(report)
+            })?
+            .map_err(|e| crate::errors::eval_error(py, e))?;
+        to_dict(py, &report)
     }
 
     /// The readout features (float32 [N, features]) of a batch of uint8 images under
@@ -270,7 +291,7 @@ impl PyNetwork {
             let count = built.chip.maps.len();
             extract(&built, &split, sample, maps).map(|e| (e, count))
         })?
-        .map_err(value_error)?;
+        .map_err(|e| crate::errors::eval_error(py, e))?;
         let features = Array2::from_shape_vec((out.images, out.per_image), out.features)
             .map_err(value_error)?
             .into_pyarray(py)
@@ -284,4 +305,12 @@ impl PyNetwork {
             .into_any();
         Ok((features, bits).into_pyobject(py)?.into_any())
     }
+}
+
+/// `scamp.merge_shards(files)`: the reports of `Network.evaluate(shard="K/N")` saved as
+/// JSON files, merged into the whole run's report (`scamp eval --merge`).
+#[pyfunction]
+pub fn merge_shards<'py>(py: Python<'py>, files: Vec<PathBuf>) -> PyResult<Bound<'py, PyAny>> {
+    let merged = ev::shard::merge_files(&files).map_err(value_error)?;
+    to_dict(py, &ev::report(&merged))
 }

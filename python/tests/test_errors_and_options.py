@@ -120,3 +120,54 @@ def test_check_without_images_measures_the_bundled_images(repo):
     folder = scamp.check(target, kernel=kernel, noise="ideal", images=repo / "images")
     assert bundled == folder
     assert bundled["images"] == 8
+
+
+def _signature_defaults(function):
+    return {
+        p.name: p.default
+        for p in inspect.signature(function).parameters.values()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+@pytest.mark.parametrize(
+    "declared, function, stub_path",
+    [
+        (_scamp.CHECK_OPTIONS, scamp.check, ("check",)),
+        (_scamp.EVAL_OPTIONS, scamp.Network.evaluate, ("Network", "evaluate")),
+    ],
+)
+def test_check_and_eval_keywords_are_the_declared_options_with_their_defaults(
+    declared, function, stub_path
+):
+    defaults = _signature_defaults(function)
+    keywords = [(name, default) for name, where, default in declared if where == "keyword"]
+    for name, default in keywords:
+        assert name in defaults, name
+        assert repr(defaults[name]) == default, (name, defaults[name], default)
+    # A keyword the function has beyond the declared ones is Python's own (the target,
+    # a progress callback), never a command-line option left undeclared.
+    flags = {name for name, _, _ in declared}
+    assert set(defaults) & flags == {name for name, _ in keywords}
+    for name, where, _ in declared:
+        if where.startswith("via "):
+            via = getattr(scamp, where[len("via "):])
+            assert via is scamp.merge_shards or name in inspect.signature(via).parameters, name
+    stub = ast.parse(Path(scamp.__file__).with_name("__init__.pyi").read_text())
+    body = stub.body
+    for part in stub_path:
+        (node,) = [n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part]
+        body = getattr(node, "body", [])
+    stub_args = {a.arg for a in node.args.args + node.args.kwonlyargs}
+    assert {name for name, _ in keywords} <= stub_args
+
+
+def test_uncertainty_without_a_described_profile_is_an_option_error():
+    with pytest.raises(scamp.OptionError) as e:
+        scamp.Network.load().evaluate(noise="ideal", uncertainty=True)
+    assert e.value.option == "uncertainty"
+
+
+def test_merge_shards_of_no_file_is_an_error():
+    with pytest.raises(scamp.Error):
+        scamp.merge_shards([])

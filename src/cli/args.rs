@@ -67,7 +67,7 @@ pub fn time_limit(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    spec::check_time_limit(v)
+    spec::check_time_limit(v).map_err(|e| e.to_string())
 }
 
 /// `--node-limit`: the spec's `search.node_limit` range.
@@ -164,7 +164,7 @@ pub fn slack(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a fraction"))?;
-    spec::check_slack(v)
+    spec::check_slack(v).map_err(|e| e.to_string())
 }
 
 /// `--workers`: 1..=[`MAX_WORKERS`], the spec's `search.workers` range.

@@ -146,11 +146,7 @@ fn options(a: &CompileArgs) -> Result<CompileOptions, CliError> {
     // The flags' parsers hold each number to its range; the profile is the one option
     // left, positioned at its file.
     opts.validate().map_err(|e| match e.key {
-        "noise" => CliError::msg(format!(
-            "{}:1:1: {}",
-            a.noise,
-            e.msg.trim_start_matches("noise: ")
-        )),
+        "noise" => CliError::msg(format!("{}:1:1: {}", a.noise, e.problem)),
         _ => CliError::msg(e),
     })?;
     Ok(opts)

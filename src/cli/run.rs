@@ -196,7 +196,7 @@ pub fn run(a: &RunArgs) -> Outcome {
     let mut write = |m: DiffMap| {
         a.out
             .as_deref()
-            .map_or(Ok(()), |dir| save_map(dir, &m).map_err(|e| e.to_string()))
+            .map_or(Ok(()), |dir| save_map(dir, &m).map_err(Into::into))
     };
     let result =
         bank::run_plan(&plan, &|r| warnings(a, r), Some(&mut write)).map_err(|e| match e {

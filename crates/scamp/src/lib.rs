@@ -126,6 +126,7 @@ pub mod energy;
 pub mod eval;
 pub mod export;
 pub mod isa;
+pub mod options;
 pub mod report;
 pub mod sim;
 pub mod verify;

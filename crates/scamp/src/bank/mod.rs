@@ -185,6 +185,18 @@ impl Bank {
     /// `program` (parsed from `source`) with the kernels of `spec`. Several
     /// `scamp5_kernel_end` blocks are a bank's groups: each kernel goes to the first
     /// block that proves it.
+    ///
+    /// ```
+    /// use scamp::{isa, Bank};
+    /// let spec = scamp::cain::parse_spec(
+    ///     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
+    /// )
+    /// .unwrap();
+    /// let program = isa::parse_program("divq(B, A); mov(A, B);", isa::Device::default()).unwrap();
+    /// let bank = Bank::with_kernels(program, "", spec).unwrap();
+    /// assert_eq!((bank.kernels().len(), bank.groups().len()), (1, 1));
+    /// assert_eq!(bank.kernels()[0].out, isa::Reg::Gen(0));
+    /// ```
     pub fn with_kernels(program: Program, source: &str, spec: Spec) -> Result<Bank, BankError> {
         let kernels = cain::approximate_spec(&spec)?;
         let ends = groups::kernel_block_ends(source);
@@ -209,6 +221,13 @@ impl Bank {
     }
 
     /// A bare program: it can run and be compared, not proven.
+    ///
+    /// ```
+    /// use scamp::{bank::BankError, isa, Bank};
+    /// let bank = Bank::bare(isa::parse_program("mov(B, A);", isa::Device::default()).unwrap());
+    /// assert!(bank.spec().is_none());
+    /// assert!(matches!(bank.prove(), Err(BankError::NoKernels)));
+    /// ```
     pub fn bare(program: Program) -> Bank {
         Bank {
             text: program.to_string(),
@@ -257,6 +276,11 @@ impl Bank {
     }
 
     /// The device the program runs on: the spec's registers, else the default.
+    ///
+    /// ```
+    /// let program = scamp::isa::parse_program("mov(B, A);", Default::default()).unwrap();
+    /// assert_eq!(scamp::Bank::bare(program).device().general, 6);
+    /// ```
     pub fn device(&self) -> Device {
         self.spec.as_ref().map_or_else(Device::default, |s| Device {
             general: s.general_count(),
@@ -269,6 +293,19 @@ impl Bank {
 
     /// Proves that every group computes its kernels exactly (symbolic execution,
     /// independent of any image).
+    ///
+    /// ```
+    /// use scamp::{cain, isa, Bank};
+    /// let half = "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n";
+    /// let bank = |text| {
+    ///     let program = isa::parse_program(text, isa::Device::default()).unwrap();
+    ///     Bank::with_kernels(program, text, cain::parse_spec(half).unwrap()).unwrap()
+    /// };
+    /// assert!(bank("divq(B, A); mov(A, B);").prove().unwrap().verified);
+    /// // Halving twice computes A/4, not A/2: the proof says which kernel it misses.
+    /// let wrong = bank("divq(B, A); divq(A, B);").prove().unwrap();
+    /// assert!(!wrong.verified && !wrong.mismatch.is_empty());
+    /// ```
     pub fn prove(&self) -> Result<Proof, BankError> {
         let spec = self.spec_or_err()?;
         if !spec.other_inputs.is_empty() {
@@ -400,7 +437,7 @@ impl Bank {
             &self.program(),
             &opts.profile,
             scenes,
-            &|img| Ok(setup(img).array()),
+            &|img| setup(img).array(),
             compare_opts,
             on_map,
         )?)

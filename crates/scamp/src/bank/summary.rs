@@ -55,7 +55,7 @@ pub fn run_plan(
                 plan.program,
                 &plan.opts.profile,
                 scenes,
-                &|img| Ok(per_scene(img).array()),
+                &|img| per_scene(img).array(),
                 compare_opts,
                 on_map,
             )?)

@@ -16,14 +16,14 @@ pub enum CompileError {
     #[error(transparent)]
     Options(#[from] OptionError),
     /// A kernel cannot be approximated.
-    #[error("kernel {index} (out {out}): {msg}")]
+    #[error("kernel {index} (out {out}): {cause}")]
     Approx {
         /// 1-based kernel number.
         index: usize,
         /// Its output register.
         out: Reg,
         /// What went wrong.
-        msg: String,
+        cause: ApproxFailure,
     },
     /// A kernel's approximation misses `max_error` at `max_depth` (exit 1: the program
     /// would not compute the kernel asked for).
@@ -87,6 +87,21 @@ pub enum CompileError {
 impl CompileError {
     /// Whether the error means the generator has a bug (a program it made failed its
     /// own proof), rather than bad input or a budget too small.
+    ///
+    /// ```
+    /// use scamp::cain::{CompileError, CompileOptions};
+    /// let bad_option = CompileError::from(CompileOptions::default().with_workers(0).validate().unwrap_err());
+    /// assert!(!bad_option.is_bug() && !bad_option.is_no_program());
+    /// // One register cannot hold two taps whose weights do not sum to 0: no program
+    /// // exists, which is neither a bug nor bad input.
+    /// let spec = scamp::cain::parse_spec(
+    ///     "input: A\nregisters: [A]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1, 1]]\n",
+    /// )
+    /// .unwrap();
+    /// let opts = CompileOptions::default().with_work(100).with_workers(1);
+    /// let e = scamp::cain::compile(&spec, &opts, &Default::default()).unwrap_err();
+    /// assert!(e.is_no_program() && !e.is_bug());
+    /// ```
     pub fn is_bug(&self) -> bool {
         matches!(self, CompileError::Proof(_))
     }
@@ -103,6 +118,21 @@ impl CompileError {
                 | CompileError::ApproxMiss { .. }
         )
     }
+}
+
+/// Why a kernel's weights cannot be approximated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApproxFailure {
+    /// A scaled weight overflows at its own depth.
+    #[error(transparent)]
+    Overflow(#[from] spec::approx::ApproxError),
+    /// A weight overflows at the depth its group shares.
+    #[error("weights too large at the common depth {depth} (more than 2^24 atoms per offset)")]
+    CommonDepth {
+        /// The group's common depth.
+        depth: u32,
+    },
 }
 
 /// A generated program that failed a check the generator relies on.

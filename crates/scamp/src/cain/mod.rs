@@ -33,8 +33,8 @@ pub mod spec;
 pub use assemble::report::{
     header, predict_outputs, predict_outputs_planes, program_text, saturation_limit, InputPlanes,
 };
-pub use error::{CompileError, GeneratorBug};
-pub use options::{CompileOptions, OptionError, DEFAULT_SLACK};
+pub use error::{ApproxFailure, CompileError, GeneratorBug};
+pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
@@ -341,7 +341,7 @@ pub(crate) fn approximate_each(spec: &Spec) -> Result<Vec<KernelReport>, Compile
             .map_err(|e| CompileError::Approx {
                 index: i + 1,
                 out: k.out,
-                msg: e.to_string(),
+                cause: e.into(),
             })
             .and_then(|approx| {
                 let p = &spec.approximation;

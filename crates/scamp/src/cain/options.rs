@@ -63,14 +63,75 @@ pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 2048;
 pub const DEFAULT_SEED: u64 = 0;
 
 /// An option of [`CompileOptions`] outside the range its spec key and command-line
-/// flag accept.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{msg}")]
+/// flag accept, or inconsistent with the spec.
+#[derive(Clone, Debug, PartialEq)]
 pub struct OptionError {
     /// The option's name (as the Python keyword and the spec key spell it).
     pub key: &'static str,
-    /// What is wrong, naming the option and the range allowed.
-    pub msg: String,
+    /// What is wrong with it.
+    pub problem: OptionProblem,
+}
+
+impl OptionError {
+    /// `key` refused for `problem`.
+    ///
+    /// ```
+    /// use scamp::cain::{spec::RangeError, OptionError, OptionProblem};
+    /// let e = OptionError::new("slack", RangeError::Slack(11.0));
+    /// assert_eq!(e.to_string(), "slack must be a fraction between 0 and 10, got 11");
+    /// assert!(matches!(e.problem, OptionProblem::Range(RangeError::Slack(v)) if v == 11.0));
+    /// ```
+    pub fn new(key: &'static str, problem: impl Into<OptionProblem>) -> OptionError {
+        OptionError {
+            key,
+            problem: problem.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A whole number's rule and the register list name what they refer to; the
+        // other problems are said after the option's name.
+        match &self.problem {
+            OptionProblem::Range(spec::RangeError::Whole { .. })
+            | OptionProblem::NoRegisters
+            | OptionProblem::InputNotUsed(_)
+            | OptionProblem::OutputNotUsed(_) => write!(f, "{}", self.problem),
+            OptionProblem::NoSaturation { .. } => write!(f, "{}: {}", self.key, self.problem),
+            _ => write!(f, "{} {}", self.key, self.problem),
+        }
+    }
+}
+
+impl std::error::Error for OptionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.problem)
+    }
+}
+
+/// What is wrong with an option.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionProblem {
+    /// A number outside its range.
+    #[error(transparent)]
+    Range(#[from] spec::RangeError),
+    /// An empty register list.
+    #[error("no registers to use")]
+    NoRegisters,
+    /// The register list leaves out the spec's input register.
+    #[error("the input register {0} is not among the registers to use")]
+    InputNotUsed(Reg),
+    /// The register list leaves out a kernel's output register.
+    #[error("output register {0} is not among the registers to use")]
+    OutputNotUsed(Reg),
+    /// A noise profile without the saturation limits compile holds values to.
+    #[error("profile `{profile}` has no `saturation` limits; compile holds every value to them")]
+    NoSaturation {
+        /// The profile's name.
+        profile: String,
+    },
 }
 
 impl CompileOptions {
@@ -78,17 +139,11 @@ impl CompileOptions {
     /// before any work: the command line, the Python bindings and the library take
     /// the same values and refuse the rest with the same message.
     pub fn validate(&self) -> Result<(), OptionError> {
-        let at = |key: &'static str| {
-            move |m: String| OptionError {
-                key,
-                msg: format!("{key} {m}"),
-            }
-        };
         if let Some(t) = self.time_limit {
-            spec::check_time_limit(t).map_err(at("time_limit"))?;
+            spec::check_time_limit(t).map_err(|e| OptionError::new("time_limit", e))?;
         }
         if let Some(s) = self.slack {
-            spec::check_slack(s).map_err(at("slack"))?;
+            spec::check_slack(s).map_err(|e| OptionError::new("slack", e))?;
         }
         let wholes = [
             ("workers", spec::WORKERS, self.workers.map(|w| w as u64)),
@@ -98,20 +153,17 @@ impl CompileOptions {
         ];
         for (key, rule, v) in wholes {
             if let Some(v) = v {
-                // The rule's message names the key already.
                 rule.check(i128::from(v))
-                    .map_err(|msg| OptionError { key, msg })?;
+                    .map_err(|e| OptionError::new(key, e))?;
             }
         }
         match &self.profile {
-            Some(p) if p.saturation.is_none() => Err(OptionError {
-                key: "noise",
-                msg: format!(
-                    "noise: profile `{}` has no `saturation` limits; compile holds every \
-                     value to them",
-                    p.name
-                ),
-            }),
+            Some(p) if p.saturation.is_none() => Err(OptionError::new(
+                "noise",
+                OptionProblem::NoSaturation {
+                    profile: p.name.clone(),
+                },
+            )),
             _ => Ok(()),
         }
     }

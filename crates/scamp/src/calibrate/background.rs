@@ -63,8 +63,15 @@ pub const DEVICE: BackgroundStats = BackgroundStats {
 
 /// Why the experiment could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct BackgroundError(pub String);
+#[non_exhaustive]
+pub enum BackgroundError {
+    /// The experiment's program does not parse (a value the DAC cannot load).
+    #[error(transparent)]
+    Program(#[from] crate::isa::IsaError),
+    /// The experiment's program stopped.
+    #[error(transparent)]
+    Run(#[from] crate::sim::run::RunError),
+}
 
 /// Frames of `load_in(A, value)` read out under `profile` on chip `chip_seed`, run seeds
 /// `seed..seed + frames`, in 8-bit levels.
@@ -75,14 +82,12 @@ pub fn frames(
     seed: u64,
     frames: usize,
 ) -> Result<Vec<Vec<f64>>, BackgroundError> {
-    let program = parse_program(&format!("load_in(A, {value});"), Device::default())
-        .map_err(|e| BackgroundError(e.to_string()))?;
+    let program = parse_program(&format!("load_in(A, {value});"), Device::default())?;
     crate::sim::batch::frames(frames, |f| {
         let mut array = Array::new(Device::default().general, EdgeMode::Zero);
         let model = NoiseModel::new(profile, chip_seed, seed.wrapping_add(f as u64));
         array.set_layer(Box::new(model));
-        run(&mut array, &program, 1, DEFAULT_CLOCK_HZ)
-            .map_err(|e| BackgroundError(e.to_string()))?;
+        run(&mut array, &program, 1, DEFAULT_CLOCK_HZ)?;
         array.settle();
         let out = array.read_out(Reg::Gen(0)).unwrap_or_default();
         Ok(out.iter().map(|&v| f64::from(v) + ZERO_LEVEL).collect())

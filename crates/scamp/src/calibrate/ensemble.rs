@@ -43,9 +43,12 @@ pub enum UncertaintyError {
     /// The profile has no `uncertainty` section.
     #[error("profile `{0}` describes no uncertainty (add an `uncertainty` section; see docs/noise-profile.md)")]
     Undescribed(String),
-    /// An experiment could not run.
-    #[error("{0}")]
-    Experiment(String),
+    /// The identity-kernel experiment could not run.
+    #[error(transparent)]
+    Identity(#[from] super::identity::CalibrationError),
+    /// The background experiment could not run.
+    #[error(transparent)]
+    Background(#[from] super::background::BackgroundError),
 }
 
 /// Fails when `p` describes no uncertainty, so that a request for error bars can be
@@ -103,17 +106,14 @@ pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
 /// Whether `p` reproduces both device experiments within the calibration tolerance:
 /// `Ok(Err(why))` when it does not.
 pub fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyError> {
-    let fail = |e: String| UncertaintyError::Experiment(e);
-    let rows =
-        identity::compare(p, &[0, 120], 32, Setup::default()).map_err(|e| fail(e.to_string()))?;
+    let rows = identity::compare(p, &[0, 120], 32, Setup::default())?;
     if !identity::holds(&rows) {
         return Ok(Err(format!(
             "identity kernel outside the tolerance (misfit {:.2})",
             identity::misfit(&rows)
         )));
     }
-    let frames = background::frames(p, 0, Setup::default().chip_seed, 1, 16)
-        .map_err(|e| fail(e.to_string()))?;
+    let frames = background::frames(p, 0, Setup::default().chip_seed, 1, 16)?;
     let figures = background::compare(&background::statistics(&frames));
     if let Some(f) = figures.iter().find(|f| !f.holds()) {
         return Ok(Err(format!(

@@ -78,8 +78,57 @@ fn program(text: &str) -> Program {
 
 /// Why the experiment could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct CalibrationError(pub String);
+#[non_exhaustive]
+pub enum CalibrationError {
+    /// An input the DAC cannot load.
+    #[error("input {0}: the DAC loads integers in -128..127")]
+    Input(i32),
+    /// An experiment's program stopped.
+    #[error(transparent)]
+    Run(#[from] crate::sim::run::RunError),
+    /// An experiment's program does not parse.
+    #[error(transparent)]
+    Program(#[from] crate::isa::IsaError),
+    /// The background experiment could not run.
+    #[error(transparent)]
+    Background(#[from] super::background::BackgroundError),
+    /// A line of a device dataset (CSV) that cannot be used.
+    #[error("{file}:{line}:{col}: {problem}")]
+    Data {
+        /// The dataset's file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What is wrong.
+        problem: DataProblem,
+    },
+}
+
+/// What is wrong with a line of a device dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataProblem {
+    /// The first line is not the header.
+    #[error("expected the header `input,k,value`")]
+    Header,
+    /// Another number of fields than 3.
+    #[error("expected 3 fields, got {0}")]
+    Fields(usize),
+    /// An input outside the DAC's range.
+    #[error("input must be an integer in -128..127")]
+    Input,
+    /// A repetition count outside 0..=MAX_K.
+    #[error("k must be an integer in 0..{}", super::saturation::MAX_K)]
+    K,
+    /// A value that is not a finite number.
+    #[error("value must be a finite number")]
+    Value,
+    /// A header and no data.
+    #[error("no data lines")]
+    Empty,
+}
 
 /// Runs the identity-kernel experiment for one input under `profile`, reporting every
 /// k in `0..=k_max`.
@@ -90,9 +139,7 @@ pub fn simulate(
     setup: Setup,
 ) -> Result<Vec<Row>, CalibrationError> {
     if !crate::isa::DAC.contains(&i64::from(input)) {
-        return Err(CalibrationError(format!(
-            "input {input}: the DAC loads integers in -128..127"
-        )));
+        return Err(CalibrationError::Input(input));
     }
     let load = program(&format!("scamp5_in(A, {input});"));
     let kernel = program(KERNEL);
@@ -107,7 +154,7 @@ pub fn simulate(
             setup.run_seed.wrapping_add(u64::from(r)),
         );
         array.set_layer(Box::new(model));
-        let fail = |e: crate::sim::run::RunError| CalibrationError(e.to_string());
+        let fail = CalibrationError::Run;
         run(&mut array, &load, 1, DEFAULT_CLOCK_HZ).map_err(fail)?;
         for k in 0..k_len {
             if k > 0 {

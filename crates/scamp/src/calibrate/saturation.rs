@@ -7,7 +7,7 @@
 //! is compressed and the read-back falls below the input. The simulator predicts the
 //! read-back under a profile, and fits the profile's knee and limit to a device dataset.
 
-use super::identity::{CalibrationError, Setup};
+use super::identity::{CalibrationError, DataProblem, Setup};
 use crate::isa::{parse_program, Device, Program, Reg};
 use crate::sim::array::Array;
 use crate::sim::edge::EdgeMode;
@@ -56,14 +56,26 @@ pub const MAX_K: u32 = 16;
 impl Dataset {
     /// Reads CSV text with a header `input,k,value`: one line per PE read back (or per
     /// mean of several). `file` names it in errors, which carry the line.
+    ///
+    /// ```
+    /// use scamp::calibrate::identity::{CalibrationError, DataProblem};
+    /// use scamp::calibrate::saturation::Dataset;
+    /// assert!(Dataset::parse("input,k,value\n10,2,9.5\n", "d.csv").is_ok());
+    /// let e = Dataset::parse("input,k,value\n10,2\n", "d.csv").unwrap_err();
+    /// assert_eq!(e.to_string(), "d.csv:2:1: expected 3 fields, got 2");
+    /// assert!(matches!(e, CalibrationError::Data { problem: DataProblem::Fields(2), .. }));
+    /// ```
     pub fn parse(text: &str, file: &str) -> Result<Dataset, CalibrationError> {
-        let fail = |line: usize, col: usize, msg: String| {
-            CalibrationError(format!("{file}:{line}:{col}: {msg}"))
+        let fail = |line: usize, col: usize, problem: DataProblem| CalibrationError::Data {
+            file: file.to_string(),
+            line,
+            col,
+            problem,
         };
         let mut lines = text.lines().enumerate();
         let header = lines.next().map(|(_, l)| l.trim()).unwrap_or_default();
         if header.replace(' ', "") != "input,k,value" {
-            return Err(fail(1, 1, "expected the header `input,k,value`".into()));
+            return Err(fail(1, 1, DataProblem::Header));
         }
         let mut ds = Dataset::default();
         for (i, line) in lines {
@@ -72,36 +84,24 @@ impl Dataset {
             }
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();
             if fields.len() != 3 {
-                return Err(fail(
-                    i + 1,
-                    1,
-                    format!("expected 3 fields, got {}", fields.len()),
-                ));
+                return Err(fail(i + 1, 1, DataProblem::Fields(fields.len())));
             }
             let col = |f: usize| 1 + fields[..f].iter().map(|s| s.len() + 1).sum::<usize>();
             let input: i32 = fields[0]
                 .parse()
                 .ok()
                 .filter(|&v| crate::isa::DAC.contains(&i64::from(v)))
-                .ok_or_else(|| {
-                    fail(
-                        i + 1,
-                        col(0),
-                        "input must be an integer in -128..127".into(),
-                    )
-                })?;
+                .ok_or_else(|| fail(i + 1, col(0), DataProblem::Input))?;
             let k: u32 = fields[1]
                 .parse()
                 .ok()
                 .filter(|k| *k <= MAX_K)
-                .ok_or_else(|| {
-                    fail(i + 1, col(1), format!("k must be an integer in 0..{MAX_K}"))
-                })?;
+                .ok_or_else(|| fail(i + 1, col(1), DataProblem::K))?;
             let value: f64 = fields[2]
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| fail(i + 1, col(2), "value must be a finite number".into()))?;
+                .ok_or_else(|| fail(i + 1, col(2), DataProblem::Value))?;
             match ds.points.iter_mut().find(|p| p.0 == input && p.1 == k) {
                 Some(p) => {
                     p.2 += (value - p.2) / (p.3 + 1) as f64;
@@ -111,7 +111,7 @@ impl Dataset {
             }
         }
         if ds.points.is_empty() {
-            return Err(fail(2, 1, "no data lines".into()));
+            return Err(fail(2, 1, DataProblem::Empty));
         }
         Ok(ds)
     }
@@ -127,16 +127,14 @@ pub fn simulate(
     let device = Device::default();
     crate::sim::batch::frames(points.len(), |i| {
         let (v, k) = points[i];
-        let program: Program = parse_program(&device_program(v, k), device)
-            .map_err(|e| CalibrationError(e.to_string()))?;
+        let program: Program = parse_program(&device_program(v, k), device)?;
         let mut array = Array::new(device.general, EdgeMode::Zero);
         array.set_layer(Box::new(NoiseModel::new(
             profile,
             setup.chip_seed,
             setup.run_seed,
         )));
-        run(&mut array, &program, 1, DEFAULT_CLOCK_HZ)
-            .map_err(|e| CalibrationError(e.to_string()))?;
+        run(&mut array, &program, 1, DEFAULT_CLOCK_HZ)?;
         array.settle();
         let out = array.read_out(Reg::Gen(0)).unwrap_or_default();
         Ok(out.iter().map(|&x| f64::from(x)).sum::<f64>() / out.len().max(1) as f64)
@@ -300,9 +298,7 @@ impl Report {
             .iter()
             .find(|&&v| !crate::isa::DAC.contains(&i64::from(v)))
         {
-            return Err(CalibrationError(format!(
-                "input {v}: the DAC loads integers in -128..127"
-            )));
+            return Err(CalibrationError::Input(*v));
         }
         Ok(Report::of(
             p,

@@ -2,7 +2,7 @@
 //! datasets (`train-images-idx3-ubyte`, `train-labels-idx1-ubyte`, `t10k-...`, each
 //! optionally `.gz`), 8-bit grey images and labels 0..9.
 
-use super::idx::{self, IdxError};
+use super::idx::{self, IdxError, Unfit};
 use std::path::{Path, PathBuf};
 
 /// Where Debian's `dataset-fashion-mnist` package installs its files.
@@ -102,13 +102,28 @@ pub enum DatasetError {
         /// What is wrong.
         source: IdxError,
     },
-    /// A file whose content does not fit the dataset.
-    #[error("{}: {msg}", file.display())]
-    Content {
-        /// The file.
+    /// A label outside the classes.
+    #[error("{}: label {label} of item {item} is out of range 0..{}", file.display(), CLASSES - 1)]
+    Label {
+        /// The labels file.
         file: PathBuf,
-        /// What is wrong.
-        msg: String,
+        /// The label.
+        label: u8,
+        /// Its 0-based item number.
+        item: usize,
+    },
+    /// Training and test images of different sizes.
+    #[error(
+        "{}: training images are {}x{}, test images {}x{}",
+        dir.display(), train.0, train.1, test.0, test.1
+    )]
+    Sizes {
+        /// The dataset folder.
+        dir: PathBuf,
+        /// Rows and columns of the training images.
+        train: (usize, usize),
+        /// Rows and columns of the test images.
+        test: (usize, usize),
     },
 }
 
@@ -153,16 +168,12 @@ fn find(
 
 /// Whether images of dimensions `d` can be evaluated: a count, then rows and columns
 /// that fit the array (checked on the header, before the pixels are read).
-fn image_dims_fit(d: &[usize]) -> Result<(), String> {
+fn image_dims_fit(d: &[usize]) -> Result<(), Unfit> {
     let side = crate::sim::dims::N;
     match *d {
         [_, r, c] if r > 0 && c > 0 && r <= side && c <= side => Ok(()),
-        [_, r, c] if r > 0 && c > 0 => Err(format!(
-            "images of {r}x{c} pixels do not fit the {side}x{side} array"
-        )),
-        _ => Err(format!(
-            "images need 3 dimensions (count, rows, columns) of at least 1, found {d:?}"
-        )),
+        [_, rows, cols] if rows > 0 && cols > 0 => Err(Unfit::ImagesTooLarge { rows, cols }),
+        _ => Err(Unfit::ImageDims(d.to_vec())),
     }
 }
 
@@ -170,25 +181,22 @@ fn image_dims_fit(d: &[usize]) -> Result<(), String> {
 pub fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
     let images_path = find(dir, prefix, "images", "idx3", "images")?;
     let labels_path = find(dir, prefix, "labels", "idx1", "labels")?;
-    let load = |p: &Path, accept: &dyn Fn(&[usize]) -> Result<(), String>| {
+    let load = |p: &Path, accept: &dyn Fn(&[usize]) -> Result<(), Unfit>| {
         idx::read(p, accept).map_err(|source| DatasetError::Idx {
             file: p.to_path_buf(),
             source,
         })
     };
-    let content = |p: &Path, msg: String| DatasetError::Content {
-        file: p.to_path_buf(),
-        msg,
-    };
     let images = load(&images_path, &image_dims_fit)?;
     let (count, rows, cols) = (images.dims[0], images.dims[1], images.dims[2]);
     let labels = load(&labels_path, &|d: &[usize]| match d {
         [n] if *n == count => Ok(()),
-        [n] => Err(format!(
-            "{n} labels for {count} images in {}",
-            images_path.display()
-        )),
-        _ => Err(format!("labels need 1 dimension, found {d:?}")),
+        [n] => Err(Unfit::LabelCount {
+            labels: *n,
+            images: count,
+            file: images_path.clone(),
+        }),
+        _ => Err(Unfit::LabelDims(d.to_vec())),
     })?;
     if let Some((i, &l)) = labels
         .data
@@ -196,10 +204,11 @@ pub fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
         .enumerate()
         .find(|(_, &l)| usize::from(l) >= CLASSES)
     {
-        return Err(content(
-            &labels_path,
-            format!("label {l} of item {i} is out of range 0..{}", CLASSES - 1),
-        ));
+        return Err(DatasetError::Label {
+            file: labels_path,
+            label: l,
+            item: i,
+        });
     }
     Ok(Split {
         rows,
@@ -219,12 +228,10 @@ pub fn read(dir: &Path) -> Result<Dataset, DatasetError> {
     let train = read_split(dir, "train")?;
     let test = read_split(dir, "t10k")?;
     if (train.rows, train.cols) != (test.rows, test.cols) {
-        return Err(DatasetError::Content {
-            file: dir.to_path_buf(),
-            msg: format!(
-                "training images are {}x{}, test images {}x{}",
-                train.rows, train.cols, test.rows, test.cols
-            ),
+        return Err(DatasetError::Sizes {
+            dir: dir.to_path_buf(),
+            train: (train.rows, train.cols),
+            test: (test.rows, test.cols),
         });
     }
     Ok(Dataset {

@@ -242,10 +242,10 @@ impl Depth<'_> {
                     params,
                 );
                 if !head.is_finite() {
-                    return Err(EvalError::Msg(format!(
-                        "the head's training diverged (weights not finite) with learning_rate {} and l2 {}: lower them in the network's head.train",
-                        params.learning_rate, params.l2
-                    )));
+                    return Err(EvalError::Diverged {
+                        learning_rate: params.learning_rate,
+                        l2: params.l2,
+                    });
                 }
                 Ok(head)
             }
@@ -272,11 +272,11 @@ impl Depth<'_> {
         let frames = tiling.frames(test.len());
         let range = self.opts.shard.map_or(0..frames, |s| s.frames(frames));
         if range.is_empty() {
-            return Err(EvalError::Msg(format!(
-                "shard {}/{} holds no frame: the test images fill {frames} frames, so use at most {frames} shards",
-                self.opts.shard.map_or(1, |s| s.index),
-                self.opts.shard.map_or(1, |s| s.count),
-            )));
+            return Err(EvalError::EmptyShard {
+                index: self.opts.shard.map_or(1, |s| s.index),
+                count: self.opts.shard.map_or(1, |s| s.count),
+                frames,
+            });
         }
         let seeds = self.opts.chip_seeds as usize;
         let mut counts = Counts::new(seeds);
@@ -370,7 +370,7 @@ fn own_shape(net: &Network, rows: usize, cols: usize) -> Result<(u32, usize, usi
             maps += k.len();
         }
     }
-    let pooling = Layout::new(rows, cols, maps, &net.readout).map_err(EvalError::Msg)?;
+    let pooling = Layout::new(rows, cols, maps, &net.readout)?;
     Ok((depth, maps, pooling.features()))
 }
 
@@ -384,24 +384,22 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         data.test = data.test.truncated(n);
     }
     if data.train.is_empty() && matches!(net.head, HeadDef::Train { .. }) {
-        return Err(EvalError::Msg(
-            "no training images to train the head on".into(),
-        ));
+        return Err(EvalError::NoTrainImages);
     }
     if data.test.is_empty() {
-        return Err(EvalError::Msg("no test images".into()));
+        return Err(EvalError::NoTestImages);
     }
-    let ideal =
-        Profile::builtin("ideal").ok_or_else(|| EvalError::Msg("no ideal profile".into()))?;
+    let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
     let (main_depth, maps, features) = own_shape(net, data.test.rows, data.test.cols)?;
     let mut depths: Vec<u32> = opts
         .depths
         .clone()
         .unwrap_or_else(|| (0..=main_depth).collect());
     if let Some(d) = depths.iter().find(|&&d| d > main_depth) {
-        return Err(EvalError::Msg(format!(
-            "--depths {d}: the network's stages are written at depth {main_depth}, the deepest evaluated"
-        )));
+        return Err(EvalError::TooDeep {
+            asked: *d,
+            deepest: main_depth,
+        });
     }
     depths.push(main_depth);
     depths.sort_unstable();

@@ -8,7 +8,7 @@ use super::frames::{run_frame, run_seed, FrameNoise};
 use super::network::Network;
 use super::readout::Layout;
 use super::stage::{self, BuildOptions, Chip};
-use super::tiling::Tiling;
+use super::tiling::{NoTiling, Tiling};
 use super::EvalError;
 use crate::sim::batch;
 use crate::sim::noise::Profile;
@@ -37,14 +37,12 @@ impl Built {
         opts: &BuildOptions,
     ) -> Result<Built, EvalError> {
         let chip = stage::build(net, opts)?;
-        let tiling = Tiling::new(rows, cols, chip.reach).ok_or_else(|| {
-            EvalError::Msg(format!(
-                "{rows}x{cols} images with a gap of {} PEs do not fit the 256x256 array",
-                chip.reach
-            ))
+        let tiling = Tiling::new(rows, cols, chip.reach).ok_or(NoTiling {
+            rows,
+            cols,
+            gap: chip.reach,
         })?;
-        let layout =
-            Layout::new(rows, cols, chip.maps.len(), &net.readout).map_err(EvalError::Msg)?;
+        let layout = Layout::new(rows, cols, chip.maps.len(), &net.readout)?;
         Ok(Built {
             chip,
             tiling,

@@ -31,8 +31,13 @@ pub struct Idx {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IdxError {
     /// The file could not be opened or read (or inflated).
-    #[error("cannot read: {0}")]
-    Io(String),
+    #[error("cannot read: {}{cause}", if *gzip { "gzip: " } else { "" })]
+    Io {
+        /// Whether it failed while inflating a gzip'd file.
+        gzip: bool,
+        /// What failed.
+        cause: ReadFailure,
+    },
     /// The first bytes are not an IDX magic of unsigned bytes.
     #[error("not an IDX file of unsigned bytes (magic {0:02x?}; expected 00 00 08 and the dimension count)")]
     Magic([u8; 4]),
@@ -44,35 +49,102 @@ pub enum IdxError {
         /// Bytes the file holds.
         found: u64,
     },
-    /// More dimensions or elements than are accepted.
-    #[error("too large: {0}")]
-    TooLarge(String),
+    /// More elements than are accepted.
+    #[error("too large: dimensions {0:?} (at most {MAX_IDX_BYTES} elements)")]
+    TooLarge(Vec<usize>),
     /// Dimensions the caller cannot use (checked before the elements are read).
-    #[error("{0}")]
-    Unfit(String),
+    #[error(transparent)]
+    Unfit(#[from] Unfit),
 }
+
+/// Why a file could not be opened or read.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadFailure {
+    /// The path names something else than a regular file (a folder, a FIFO, ...).
+    #[error("not a regular file ({0})")]
+    NotAFile(&'static str),
+    /// The system's error (shared, so that the error can be cloned).
+    #[error("{0}")]
+    System(std::sync::Arc<std::io::Error>),
+}
+
+impl PartialEq for ReadFailure {
+    /// System errors are equal when their kind and OS code are.
+    fn eq(&self, other: &ReadFailure) -> bool {
+        match (self, other) {
+            (ReadFailure::NotAFile(a), ReadFailure::NotAFile(b)) => a == b,
+            (ReadFailure::System(a), ReadFailure::System(b)) => {
+                a.kind() == b.kind() && a.raw_os_error() == b.raw_os_error()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ReadFailure {}
+
+impl From<std::io::Error> for ReadFailure {
+    fn from(e: std::io::Error) -> ReadFailure {
+        ReadFailure::System(std::sync::Arc::new(e))
+    }
+}
+
+/// Dimensions a dataset cannot use, refused on the header before the elements are read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unfit {
+    /// Images larger than the array.
+    #[error("images of {rows}x{cols} pixels do not fit the {N}x{N} array")]
+    ImagesTooLarge {
+        /// Image height.
+        rows: usize,
+        /// Image width.
+        cols: usize,
+    },
+    /// Images without the three dimensions count, rows and columns.
+    #[error("images need 3 dimensions (count, rows, columns) of at least 1, found {0:?}")]
+    ImageDims(Vec<usize>),
+    /// Another number of labels than of images.
+    #[error("{labels} labels for {images} images in {}", file.display())]
+    LabelCount {
+        /// Labels in the file.
+        labels: usize,
+        /// Images in the images file.
+        images: usize,
+        /// The images file.
+        file: std::path::PathBuf,
+    },
+    /// Labels in more than one dimension.
+    #[error("labels need 1 dimension, found {0:?}")]
+    LabelDims(Vec<usize>),
+}
+
+const N: usize = crate::sim::dims::N;
 
 /// Reads an IDX file of unsigned bytes, gzip'd or not, after `accept` has passed its
 /// dimensions.
-pub fn read(path: &Path, accept: &dyn Fn(&[usize]) -> Result<(), String>) -> Result<Idx, IdxError> {
-    let io = |e: std::io::Error| IdxError::Io(e.to_string());
+pub fn read(path: &Path, accept: &dyn Fn(&[usize]) -> Result<(), Unfit>) -> Result<Idx, IdxError> {
+    let io = |e: std::io::Error| io_error(e.into());
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
-        return Err(IdxError::Io(format!(
-            "not a regular file ({})",
-            kind_of(&meta)
-        )));
+        return Err(io_error(ReadFailure::NotAFile(kind_of(&meta))));
     }
     let mut file = BufReader::new(std::fs::File::open(path).map_err(io)?);
     if file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]) {
         let mut gz = MultiGzDecoder::new(file);
         read_from(&mut gz, accept).map_err(|e| match e {
-            IdxError::Io(m) => IdxError::Io(format!("gzip: {m}")),
+            IdxError::Io { cause, .. } => IdxError::Io { gzip: true, cause },
             e => e,
         })
     } else {
         read_from(&mut file, accept)
     }
+}
+
+/// A file that could not be read, outside a gzip stream.
+fn io_error(cause: ReadFailure) -> IdxError {
+    IdxError::Io { gzip: false, cause }
 }
 
 /// What a file that is not a regular one is, for the message.
@@ -93,6 +165,14 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 }
 
 /// Parses the bytes of an (inflated) IDX file of unsigned bytes.
+///
+/// ```
+/// use scamp::eval::idx::{parse, IdxError};
+/// // Magic 00 00 08, one dimension of 2, then the 2 elements.
+/// let idx = parse(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
+/// assert_eq!((idx.dims, idx.data), (vec![2], vec![5, 6]));
+/// assert_eq!(parse(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
+/// ```
 pub fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
     read_from(&mut &bytes[..], &|_| Ok(()))
 }
@@ -103,13 +183,13 @@ fn read_up_to(r: &mut dyn Read, want: u64, out: &mut Vec<u8>) -> Result<(), IdxE
     r.take(want)
         .read_to_end(out)
         .map(drop)
-        .map_err(|e| IdxError::Io(e.to_string()))
+        .map_err(|e| io_error(e.into()))
 }
 
 /// The header, checked, then the elements it announces.
 fn read_from(
     r: &mut dyn Read,
-    accept: &dyn Fn(&[usize]) -> Result<(), String>,
+    accept: &dyn Fn(&[usize]) -> Result<(), Unfit>,
 ) -> Result<Idx, IdxError> {
     let mut head = Vec::new();
     read_up_to(r, 4, &mut head)?;
@@ -136,12 +216,8 @@ fn read_from(
         .iter()
         .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
         .filter(|&n| n <= MAX_IDX_BYTES)
-        .ok_or_else(|| {
-            IdxError::TooLarge(format!(
-                "dimensions {dims:?} (at most {MAX_IDX_BYTES} elements)"
-            ))
-        })?;
-    accept(&dims).map_err(IdxError::Unfit)?;
+        .ok_or_else(|| IdxError::TooLarge(dims.clone()))?;
+    accept(&dims)?;
     let mut data = Vec::new();
     read_up_to(r, count, &mut data)?;
     if (data.len() as u64) < count {
@@ -227,10 +303,13 @@ mod tests {
         let seen = std::cell::Cell::new(Vec::new());
         let e = read(&f, &|d| {
             seen.set(d.to_vec());
-            Err("too wide".into())
+            Err(Unfit::LabelDims(d.to_vec()))
         })
         .unwrap_err();
-        assert_eq!(e, IdxError::Unfit("too wide".into()));
+        assert_eq!(
+            e,
+            IdxError::Unfit(Unfit::LabelDims(vec![1, 30_000, 30_000]))
+        );
         assert_eq!(seen.take(), vec![1, 30_000, 30_000]);
         // A gzip bomb with a small header: only what the header announces is inflated.
         let mut bomb = encode(&[2, 2, 2], &[]);
@@ -244,6 +323,7 @@ mod tests {
     fn folders_and_fifos_are_not_read() {
         let dir = std::env::temp_dir();
         let e = read(&dir, &|_| Ok(())).unwrap_err();
-        assert_eq!(e, IdxError::Io("not a regular file (a folder)".into()));
+        assert_eq!(e, io_error(ReadFailure::NotAFile("a folder")));
+        assert_eq!(e.to_string(), "cannot read: not a regular file (a folder)");
     }
 }

@@ -70,9 +70,56 @@ pub enum EvalError {
     /// The caller asked the evaluation to stop ([`crate::cancel`]).
     #[error("interrupted")]
     Cancelled,
-    /// Anything else, as a message.
-    #[error("{0}")]
-    Msg(String),
+    /// The images do not fit the array.
+    #[error(transparent)]
+    Tiling(#[from] tiling::NoTiling),
+    /// A readout bin reaches past the images.
+    #[error(transparent)]
+    Layout(#[from] readout::BinOutside),
+    /// The profile's uncertainty ensemble cannot be made.
+    #[error(transparent)]
+    Ensemble(#[from] crate::calibrate::ensemble::UncertaintyError),
+    /// The head's training diverged.
+    #[error(
+        "the head's training diverged (weights not finite) with learning_rate {learning_rate} \
+         and l2 {l2}: lower them in the network's head.train"
+    )]
+    Diverged {
+        /// The learning rate trained with.
+        learning_rate: f64,
+        /// The L2 penalty trained with.
+        l2: f64,
+    },
+    /// A shard of the test images holds no frame.
+    #[error(
+        "shard {index}/{count} holds no frame: the test images fill {frames} frames, so use at \
+         most {frames} shards"
+    )]
+    EmptyShard {
+        /// The shard's 1-based number.
+        index: u32,
+        /// Shards in all.
+        count: u32,
+        /// Frames the test images fill.
+        frames: usize,
+    },
+    /// A head to train and no training images.
+    #[error("no training images to train the head on")]
+    NoTrainImages,
+    /// No test images.
+    #[error("no test images")]
+    NoTestImages,
+    /// A depth deeper than the network's stages are written at.
+    #[error(
+        "--depths {asked}: the network's stages are written at depth {deepest}, the deepest \
+         evaluated"
+    )]
+    TooDeep {
+        /// The depth asked for.
+        asked: u32,
+        /// The depth of the stages.
+        deepest: u32,
+    },
 }
 
 /// [`EvalError::Cancelled`] when a stop was asked for: the frame loops look between

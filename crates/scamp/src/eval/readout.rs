@@ -5,6 +5,23 @@
 
 use super::network::{Bin, Grouping, Readout};
 
+/// A readout bin that reaches past the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "readout bin {index} [{}, {}, {}, {}] reaches past the {rows}x{cols} image",
+    bin.row, bin.col, bin.height, bin.width
+)]
+pub struct BinOutside {
+    /// The bin's 0-based number.
+    pub index: usize,
+    /// The bin.
+    pub bin: Bin,
+    /// Image height.
+    pub rows: usize,
+    /// Image width.
+    pub cols: usize,
+}
+
 /// The readout of images of one size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -21,17 +38,24 @@ pub struct Layout {
 impl Layout {
     /// The layout of `readout` for `maps` maps of `rows x cols`; a bin outside the
     /// image is refused with its number.
-    pub fn new(rows: usize, cols: usize, maps: usize, readout: &Readout) -> Result<Layout, String> {
+    pub fn new(
+        rows: usize,
+        cols: usize,
+        maps: usize,
+        readout: &Readout,
+    ) -> Result<Layout, BinOutside> {
         if let Grouping::Bins(bins) = &readout.grouping {
             if let Some((i, b)) = bins
                 .iter()
                 .enumerate()
                 .find(|(_, b)| b.row + b.height > rows || b.col + b.width > cols)
             {
-                return Err(format!(
-                    "readout bin {i} [{}, {}, {}, {}] reaches past the {rows}x{cols} image",
-                    b.row, b.col, b.height, b.width
-                ));
+                return Err(BinOutside {
+                    index: i,
+                    bin: *b,
+                    rows,
+                    cols,
+                });
             }
         }
         Ok(Layout {

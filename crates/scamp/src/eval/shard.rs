@@ -17,10 +17,20 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A shard that is not `K/N` with 1 <= K <= N.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--shard {given}: expected K/N with 1 <= K <= N (e.g. 2/8)")]
+pub struct BadShard {
+    /// The text given.
+    pub given: String,
+}
+
 impl Shard {
     /// Parses `K/N` with 1 <= K <= N.
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard {s}: expected K/N with 1 <= K <= N (e.g. 2/8)");
+    pub fn parse(s: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard {
+            given: s.to_string(),
+        };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = k.trim().parse().map_err(|_| bad())?;
         let count: u32 = n.trim().parse().map_err(|_| bad())?;
@@ -31,6 +41,13 @@ impl Shard {
     }
 
     /// The frames of `frames` this shard evaluates.
+    ///
+    /// ```
+    /// use scamp::eval::shard::Shard;
+    /// let shard = Shard::parse("2/3").unwrap();
+    /// assert_eq!(shard.frames(10), 3..6);
+    /// assert!(Shard::parse("4/3").is_err());
+    /// ```
     pub fn frames(&self, frames: usize) -> Range<usize> {
         let at = |k: u32| (frames as u128 * u128::from(k) / u128::from(self.count)) as usize;
         at(self.index - 1)..at(self.index)

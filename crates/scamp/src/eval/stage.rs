@@ -80,15 +80,15 @@ impl Chip {
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
     /// A program could not be parsed (positioned in its file).
-    #[error("{}:{msg}", file.display())]
+    #[error("{}:{source}", file.display())]
     Program {
         /// The program file.
         file: PathBuf,
-        /// Position and message.
-        msg: String,
+        /// The parser's error, with its position.
+        source: crate::isa::IsaError,
     },
     /// A given program does not compute its spec's kernels.
-    #[error("{}: stage {stage} does not compute the kernels of {}: {msg}", file.display(), spec.display())]
+    #[error("{}: stage {stage} does not compute the kernels of {}: {source}", file.display(), spec.display())]
     Proof {
         /// The program file.
         file: PathBuf,
@@ -97,7 +97,7 @@ pub enum StageError {
         /// 1-based stage number.
         stage: usize,
         /// The proof's complaint.
-        msg: String,
+        source: StageProofFailure,
     },
     /// The generator could not compile a stage's spec.
     #[error("{}: {source}", file.display())]
@@ -108,13 +108,94 @@ pub enum StageError {
         source: cain::CompileError,
     },
     /// Anything else about the network's structure.
-    #[error("{}: {msg}", file.display())]
+    #[error("{}: {problem}", file.display())]
     Structure {
         /// The file concerned.
         file: PathBuf,
         /// What is wrong.
-        msg: String,
+        problem: StructureProblem,
     },
+}
+
+/// Why a stage's given program does not compute its kernels.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StageProofFailure {
+    /// The single-input proof failed (boxed: it is large, and rare).
+    #[error(transparent)]
+    Proof(Box<proof::ProofError>),
+    /// The proof over every input plane of a multi-input layer failed.
+    #[error(transparent)]
+    Planes(Box<planes::PlanesProofError>),
+    /// A multi-input stage's program writes a register outside its spec's list.
+    #[error("it writes {0}, which is not among the stage's registers")]
+    WritesOutside(Reg),
+}
+
+/// What is wrong with a network's structure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StructureProblem {
+    /// A stage's kernels need several programs.
+    #[error(
+        "the kernels need {0} separate programs (a bank); a stage must be one program: split \
+         it into stages or use fewer kernels"
+    )]
+    Bank(usize),
+    /// A multi-input layer's kernels need several programs: it does not fit the register
+    /// file.
+    #[error(
+        "stage {stage}: its {kernels} kernels over {inputs} input maps need {programs} programs \
+         (a bank), and a stage must be one program: the layer does not fit the register file; \
+         give it fewer output maps"
+    )]
+    LayerTooWide {
+        /// 1-based stage number.
+        stage: usize,
+        /// Its kernels.
+        kernels: usize,
+        /// Its input maps.
+        inputs: usize,
+        /// The programs the generator needed.
+        programs: usize,
+    },
+    /// The first stage's spec reads several inputs; it reads the captured image.
+    #[error("the first stage reads the captured image, one input; its spec reads {0}")]
+    FirstStageInputs(usize),
+    /// The first stage has no register for the capture's scratch.
+    #[error("the first stage needs a register besides its input (the capture's scratch)")]
+    NoCaptureScratch,
+    /// A constant the DAC cannot load.
+    #[error("{what} {value} cannot be loaded: the DAC loads {}..{}", crate::isa::DAC.start(), crate::isa::DAC.end())]
+    Dac {
+        /// What the constant is (`bias`, ...).
+        what: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A stage's input is not held from an earlier stage.
+    #[error(
+        "stage {stage}'s input {input} is not an output of an earlier stage that is still held \
+         (a stage may overwrite every register of its spec's list)"
+    )]
+    InputNotHeld {
+        /// 1-based stage number.
+        stage: usize,
+        /// Its input register.
+        input: Reg,
+    },
+    /// A stage's program writes a register holding a binary map.
+    #[error("stage {0}'s program writes a digital register that holds a binary map")]
+    WritesMap(usize),
+    /// A step after a stage needs a scratch register and has none.
+    #[error("{0} needs a register that is not an output, as scratch")]
+    NoScratch(&'static str),
+    /// More binary maps than digital registers hold.
+    #[error("more than {MAX_MAPS} binary maps (one per decided kernel output)")]
+    TooManyMaps,
+    /// The frame program made of the stages does not parse (a bug).
+    #[error("internal error: the frame program does not parse: {0}")]
+    FrameProgram(crate::isa::IsaError),
 }
 
 /// Options for building the chip part.
@@ -150,15 +231,17 @@ fn stage_program(
     let program = match &def.program {
         Some((file, text)) if kernels == own => {
             let program =
-                parse_program(text, Device { general }).map_err(|e| StageError::Program {
+                parse_program(text, Device { general }).map_err(|source| StageError::Program {
                     file: file.clone(),
-                    msg: e.to_string(),
+                    source,
                 })?;
-            prove_stage(&program, &spec, &kernels, general).map_err(|msg| StageError::Proof {
-                file: file.clone(),
-                spec: def.spec_file.clone(),
-                stage: index + 1,
-                msg,
+            prove_stage(&program, &spec, &kernels, general).map_err(|source| {
+                StageError::Proof {
+                    file: file.clone(),
+                    spec: def.spec_file.clone(),
+                    stage: index + 1,
+                    source,
+                }
             })?;
             program
         }
@@ -167,25 +250,19 @@ fn stage_program(
             if c.groups.len() > 1 && !spec.other_inputs.is_empty() {
                 return Err(structure(
                     &def.spec_file,
-                    format!(
-                        "stage {}: its {} kernels over {} input maps need {} programs (a bank), \
-                         and a stage must be one program: the layer does not fit the register \
-                         file; give it fewer output maps",
-                        index + 1,
-                        c.kernels.len(),
-                        spec.inputs().len(),
-                        c.groups.len()
-                    ),
+                    StructureProblem::LayerTooWide {
+                        stage: index + 1,
+                        kernels: c.kernels.len(),
+                        inputs: spec.inputs().len(),
+                        programs: c.groups.len(),
+                    },
                 ));
             }
             if c.groups.len() > 1 {
-                return Err(StageError::Structure {
-                    file: def.spec_file.clone(),
-                    msg: format!(
-                        "the kernels need {} separate programs (a bank); a stage must be one program: split it into stages or use fewer kernels",
-                        c.groups.len()
-                    ),
-                });
+                return Err(structure(
+                    &def.spec_file,
+                    StructureProblem::Bank(c.groups.len()),
+                ));
             }
             c.program
         }
@@ -216,7 +293,7 @@ fn prove_stage(
     spec: &cain::Spec,
     kernels: &[KernelReport],
     general: usize,
-) -> Result<(), String> {
+) -> Result<(), StageProofFailure> {
     if spec.other_inputs.is_empty() {
         let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
         proof::prove(
@@ -225,38 +302,29 @@ fn prove_stage(
             &targets,
             Some(&spec.registers),
         )
-        .map_err(|e| e.to_string())
+        .map_err(|e| StageProofFailure::Proof(Box::new(e)))
     } else {
         let targets: Vec<_> = kernels.iter().map(KernelReport::planes_target).collect();
         planes::prove_planes(program, &spec.inputs(), general, &targets)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| StageProofFailure::Planes(Box::new(e)))?;
         match program
             .written_registers()
             .into_iter()
             .find(|r| !spec.registers.contains(r))
         {
-            Some(r) => Err(format!(
-                "it writes {r}, which is not among the stage's registers"
-            )),
+            Some(r) => Err(StageProofFailure::WritesOutside(r)),
             None => Ok(()),
         }
     }
 }
 
 /// `v` as a DAC constant, or why it cannot be loaded (`what` names it).
-fn dac(v: f64, what: &str, file: &Path) -> Result<i64, StageError> {
+fn dac(v: f64, what: &'static str, file: &Path) -> Result<i64, StageError> {
     let dac = crate::isa::DAC;
     if (*dac.start() as f64..=*dac.end() as f64).contains(&v) {
         Ok(v as i64)
     } else {
-        Err(structure(
-            file,
-            format!(
-                "{what} {v} cannot be loaded: the DAC loads {}..{}",
-                dac.start(),
-                dac.end()
-            ),
-        ))
+        Err(structure(file, StructureProblem::Dac { what, value: v }))
     }
 }
 
@@ -313,11 +381,7 @@ fn capture_scratch(first: &StageDef) -> Result<Reg, StageError> {
         .iter()
         .copied()
         .find(|&r| r != first.spec.input && r.is_general())
-        .ok_or_else(|| StageError::Structure {
-            file: first.spec_file.clone(),
-            msg: "the first stage needs a register besides its input (the capture's scratch)"
-                .into(),
-        })
+        .ok_or_else(|| structure(&first.spec_file, StructureProblem::NoCaptureScratch))
 }
 
 /// Builds the chip part of `net`: every stage at the requested depth, the
@@ -350,20 +414,16 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         if i == 0 && inputs.len() > 1 {
             return Err(structure(
                 &def.spec_file,
-                format!(
-                    "the first stage reads the captured image, one input; its spec reads {}",
-                    inputs.len()
-                ),
+                StructureProblem::FirstStageInputs(inputs.len()),
             ));
         }
-        if let Some(r) = inputs.iter().find(|r| i > 0 && !live.contains(r)) {
+        if let Some(&r) = inputs.iter().find(|r| i > 0 && !live.contains(r)) {
             return Err(structure(
                 &def.spec_file,
-                format!(
-                    "stage {}'s input {r} is not an output of an earlier stage that is still held \
-                     (a stage may overwrite every register of its spec's list)",
-                    i + 1,
-                ),
+                StructureProblem::InputNotHeld {
+                    stage: i + 1,
+                    input: r,
+                },
             ));
         }
         let stage = stage_program(def, i, opts)?;
@@ -387,20 +447,15 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
         {
             return Err(structure(
                 &def.spec_file,
-                format!(
-                    "stage {}'s program writes a digital register that holds a binary map",
-                    i + 1
-                ),
+                StructureProblem::WritesMap(i + 1),
             ));
         }
         live.retain(|r| !def.spec.registers.contains(r));
         live.extend(outputs);
         stages.push(stage);
     }
-    let program = parse_program(&text, Device { general }).map_err(|e| StageError::Structure {
-        file: first.spec_file.clone(),
-        msg: format!("internal error: the frame program does not parse: {e}"),
-    })?;
+    let program = parse_program(&text, Device { general })
+        .map_err(|e| structure(&first.spec_file, StructureProblem::FrameProgram(e)))?;
     Ok(Chip {
         program,
         reach: stages.iter().map(|s| s.reach).sum(),
@@ -411,10 +466,10 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
     })
 }
 
-fn structure(file: &Path, msg: String) -> StageError {
+fn structure(file: &Path, problem: StructureProblem) -> StageError {
     StageError::Structure {
         file: file.to_path_buf(),
-        msg,
+        problem,
     }
 }
 
@@ -432,13 +487,8 @@ fn after_stage(
         .iter()
         .copied()
         .find(|r| !outputs.contains(r) && r.is_general());
-    let need_scratch = |what: &str| {
-        scratch.ok_or_else(|| {
-            structure(
-                &def.spec_file,
-                format!("{what} needs a register that is not an output, as scratch"),
-            )
-        })
+    let need_scratch = |what: &'static str| {
+        scratch.ok_or_else(|| structure(&def.spec_file, StructureProblem::NoScratch(what)))
     };
     let mut text = String::new();
     // A bias before an activation or a next stage is loaded with `in`; before a
@@ -462,10 +512,7 @@ fn after_stage(
     }
     for (k, &out) in outputs.iter().enumerate() {
         if maps.len() >= MAX_MAPS {
-            return Err(structure(
-                &def.spec_file,
-                format!("more than {MAX_MAPS} binary maps (one per decided kernel output)"),
-            ));
+            return Err(structure(&def.spec_file, StructureProblem::TooManyMaps));
         }
         let bit = DReg::R(FIRST_MAP + maps.len() as u8);
         let threshold = match (def.decision.threshold(k), def.bias.get(k)) {

@@ -30,9 +30,28 @@ pub struct Tiling {
     pub across: usize,
 }
 
+/// Images too large to tile the array even once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{rows}x{cols} images with a gap of {gap} PEs do not fit the 256x256 array")]
+pub struct NoTiling {
+    /// Image height.
+    pub rows: usize,
+    /// Image width.
+    pub cols: usize,
+    /// The gap kept between tiles (the network's reach).
+    pub gap: usize,
+}
+
 impl Tiling {
     /// The densest tiling of `rows` x `cols` images whose tiles stay `reach` apart;
     /// `None` when not even one image fits.
+    ///
+    /// ```
+    /// use scamp::eval::tiling::Tiling;
+    /// let t = Tiling::new(28, 28, 4).unwrap();
+    /// assert_eq!((t.per_frame(), t.frames(10_000)), (49, 205));
+    /// assert!(Tiling::new(300, 28, 0).is_none());
+    /// ```
     pub fn new(rows: usize, cols: usize, reach: usize) -> Option<Tiling> {
         let fit = |size: usize| (N.saturating_sub(reach)) / (size + reach);
         let (down, across) = (fit(rows), fit(cols));

@@ -35,7 +35,7 @@ pub fn ranges(
     opts: &Options,
     nominal: f64,
 ) -> Result<AccuracyRanges, EvalError> {
-    let members = ensemble::ensemble(&opts.noise.1).map_err(|e| EvalError::Msg(e.to_string()))?;
+    let members = ensemble::ensemble(&opts.noise.1)?;
     let widen = |r: [f64; 2], a: f64| [r[0].min(a), r[1].max(a)];
     let (mut all, mut saturation) = ([nominal; 2], [nominal; 2]);
     for m in members.iter().skip(1).filter(|m| m.rejected.is_none()) {

@@ -10,7 +10,7 @@
 
 use super::head::NetworkHost;
 use super::plan::{Plan, Readout};
-use super::ExportError;
+use super::{ExportError, Internal, WriteFailure};
 use crate::bank::{run_one, RunOptions, Setup};
 use crate::isa::{AnyReg, Program};
 use crate::sim::capture::GreyImage;
@@ -89,8 +89,8 @@ fn watched(r: AnyReg) -> Watched {
     }
 }
 
-fn file_err(e: impl std::fmt::Display) -> ExportError {
-    ExportError::Write(e.to_string())
+fn file_err(e: impl Into<WriteFailure>) -> ExportError {
+    ExportError::Write(e.into())
 }
 
 fn save(dir: &Path, rel: &str, w: Watched, v: &[f32]) -> Result<(), ExportError> {
@@ -120,8 +120,8 @@ fn planes(
     opts: &RunOptions,
     regs: &[Watched],
 ) -> Result<Vec<Vec<f32>>, ExportError> {
-    let frame = run_one(program, &Setup::new(scene.clone()), opts, regs, 0)
-        .map_err(|e| ExportError::Internal(format!("a golden run stopped: {e}")))?;
+    let frame =
+        run_one(program, &Setup::new(scene.clone()), opts, regs, 0).map_err(Internal::Golden)?;
     Ok(frame.planes.into_iter().map(|(_, v)| v).collect())
 }
 
@@ -145,8 +145,7 @@ fn window_bits(host: &NetworkHost, maps: &[Vec<f32>]) -> Vec<u8> {
 /// The profiles the golden outputs are written under: `ideal`, and `profile` unless it
 /// is `ideal` itself.
 fn profiles(profile: (&str, &Profile)) -> Result<Vec<(String, RunOptions)>, ExportError> {
-    let ideal = Profile::builtin("ideal")
-        .ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
+    let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
     let mut out = vec![("ideal".to_string(), RunOptions::new(ideal))];
     if profile.0 != "ideal" {
         let mut o = RunOptions::new(profile.1.clone());
@@ -280,7 +279,7 @@ pub fn write(
         for (name, f) in features {
             let rel = format!("features_{name}.npy");
             let arr = ndarray::Array2::from_shape_vec((samples.len(), h.layout.features()), f)
-                .map_err(|e| ExportError::Internal(e.to_string()))?;
+                .map_err(Internal::from)?;
             ndarray_npy::write_npy(dir.join(&rel), &arr).map_err(file_err)?;
             index.features.insert(name, rel);
         }

@@ -22,22 +22,115 @@ use serde::Serialize;
 
 /// Why an export was refused or failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExportError {
-    /// The target or a file it names is malformed (bad input).
-    #[error("{0}")]
-    Input(String),
+    /// A stage of the network cannot be built: its spec, its program, or its proof
+    /// (bad input: nothing is exported).
+    #[error(transparent)]
+    Stage(#[from] crate::eval::stage::StageError),
+    /// The network's head weights cannot be read.
+    #[error(transparent)]
+    Head(#[from] crate::eval::head::HeadError),
+    /// The dataset's images do not tile the array.
+    #[error(transparent)]
+    Tiling(#[from] crate::eval::tiling::NoTiling),
+    /// A readout bin reaches past the images.
+    #[error(transparent)]
+    Layout(#[from] crate::eval::readout::BinOutside),
+    /// The images do not fit the array with row and column 0 kept out of the window.
+    #[error(
+        "{rows}x{cols} images do not fit the array with row and column 0 kept out of the window"
+    )]
+    Window {
+        /// Image height.
+        rows: usize,
+        /// Image width.
+        cols: usize,
+    },
     /// The program does not compute its kernels (bad input: nothing is exported).
-    #[error("{0}")]
-    Unproven(String),
-    /// The program needs more than the device has.
-    #[error("{0}")]
-    Device(String),
+    #[error("{name}: the program does not compute the kernels of {spec}: {}", mismatch.join("; "))]
+    Unproven {
+        /// The target's name.
+        name: String,
+        /// The spec's name.
+        spec: String,
+        /// Each kernel the program misses, as the proof says it.
+        mismatch: Vec<String>,
+    },
+    /// A statement names a general register the device does not have.
+    #[error("{what}: {pos}: `{statement}` uses register {register}; SCAMP-5 has A..F")]
+    Register {
+        /// The program's name.
+        what: String,
+        /// Where the statement is.
+        pos: crate::isa::Pos,
+        /// The statement.
+        statement: String,
+        /// The register.
+        register: crate::isa::Reg,
+    },
+    /// A block's capture has no register to use besides the input.
+    #[error(
+        "{}the capture needs a register besides the input {input}",
+        bank.as_ref().map_or(String::new(), |b| format!("{b}: "))
+    )]
+    NoScratch {
+        /// The bank's name, when known.
+        bank: Option<String>,
+        /// The input register.
+        input: crate::isa::Reg,
+    },
     /// An output could not be written.
-    #[error("{0}")]
-    Write(String),
+    #[error(transparent)]
+    Write(#[from] WriteFailure),
     /// Something the library should never do.
     #[error("internal error: {0}")]
-    Internal(String),
+    Internal(#[from] Internal),
+}
+
+/// Why an output file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteFailure {
+    /// A folder or file.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// A plane's picture or array.
+    #[error(transparent)]
+    Plane(#[from] crate::sim::readout::PlaneFileError),
+    /// An array of features.
+    #[error(transparent)]
+    Npy(#[from] ndarray_npy::WriteNpyError),
+    /// The index.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
+/// A failure that means a bug in the library, not bad input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Internal {
+    /// A stage's program is not found in the frame program it is part of.
+    #[error("stage {0} is not in the frame program")]
+    StageMissing(usize),
+    /// A proven block's error cannot be predicted.
+    #[error("prediction: {0}")]
+    Prediction(#[from] crate::verify::predict::PredictError),
+    /// A proven frame program stopped.
+    #[error("a frame stopped: {0}")]
+    Frame(crate::sim::run::RunError),
+    /// A golden run stopped.
+    #[error("a golden run stopped: {0}")]
+    Golden(crate::sim::run::RunError),
+    /// The capture written by the exporter does not parse.
+    #[error("capture does not parse: {0}")]
+    Capture(#[from] crate::isa::IsaError),
+    /// The proof could not run.
+    #[error("{0}")]
+    Proof(Box<crate::bank::BankError>),
+    /// The features do not make an array of their shape.
+    #[error("{0}")]
+    Shape(#[from] ndarray::ShapeError),
 }
 
 /// What `scamp export --json` prints.

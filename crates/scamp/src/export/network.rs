@@ -5,7 +5,7 @@
 
 use super::head::NetworkHost;
 use super::plan::{check_device, kernel_line, proof_notes, Block, Plan, Readout};
-use super::ExportError;
+use super::{ExportError, Internal};
 use crate::cain::{self, CompileOptions};
 use crate::eval::dataset::{Dataset, Split};
 use crate::eval::frames::{run_frame, FrameNoise};
@@ -13,7 +13,7 @@ use crate::eval::head::Head;
 use crate::eval::network::{Activation, Decision, HeadDef, Network};
 use crate::eval::readout::Layout;
 use crate::eval::stage::{self, BuildOptions, Chip};
-use crate::eval::tiling::Tiling;
+use crate::eval::tiling::{NoTiling, Tiling};
 use crate::isa::{AnyReg, Program, Reg, Wiring};
 use crate::sim::batch;
 use crate::sim::noise::Profile;
@@ -47,9 +47,7 @@ fn stage_starts(chip: &Chip) -> Result<Vec<usize>, ExportError> {
         let want: Vec<String> = s.program.stmts.iter().map(ToString::to_string).collect();
         let found = (at..=text.len().saturating_sub(want.len()))
             .find(|&k| text[k..k + want.len()] == want[..])
-            .ok_or_else(|| {
-                ExportError::Internal(format!("stage {} is not in the frame program", i + 1))
-            })?;
+            .ok_or(Internal::StageMissing(i + 1))?;
         starts.push(found);
         at = found + want.len();
     }
@@ -123,7 +121,7 @@ fn stage_blocks(
         let wiring = Wiring::new(def.spec.input, chip.general);
         let stats = InputStats::of_bundled_images(def.spec.input_range);
         let predicted = cain::predict_outputs(&st.program, wiring, &outs, profile.1, &stats)
-            .map_err(|e| ExportError::Internal(format!("prediction: {e}")))?;
+            .map_err(Internal::from)?;
         let maps: Vec<String> = chip
             .maps
             .iter()
@@ -174,8 +172,7 @@ fn ideal_features(
     layout: &Layout,
     split: &Split,
 ) -> Result<Vec<f32>, ExportError> {
-    let ideal = Profile::builtin("ideal")
-        .ok_or_else(|| ExportError::Internal("no ideal profile".into()))?;
+    let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
     let frames = batch::frames(tiling.frames(split.len()), |f| {
         let noise = FrameNoise {
             profile: &ideal,
@@ -184,7 +181,7 @@ fn ideal_features(
         };
         run_frame(chip, tiling, split, f, noise)
     })
-    .map_err(|e| ExportError::Internal(format!("a frame stopped: {e}")))?;
+    .map_err(Internal::Frame)?;
     Ok(frames
         .iter()
         .flatten()
@@ -203,9 +200,7 @@ fn head(
     opts: &HeadOptions,
 ) -> Result<Head, ExportError> {
     match &net.head {
-        HeadDef::Weights(files) => {
-            Head::load(files, layout.features()).map_err(|e| ExportError::Input(e.to_string()))
-        }
+        HeadDef::Weights(files) => Ok(Head::load(files, layout.features())?),
         HeadDef::Train { params, hidden } => {
             let train = match opts.train_images {
                 Some(n) => data.train.clone().truncated(n),
@@ -234,28 +229,21 @@ pub fn of_network(
         depth: None,
         compile: opts.compile.clone(),
     };
-    let chip = stage::build(net, &build).map_err(|e| match e {
-        stage::StageError::Proof { .. } => ExportError::Unproven(e.to_string()),
-        other => ExportError::Input(other.to_string()),
-    })?;
+    let chip = stage::build(net, &build)?;
     check_device(&chip.program, &net.name)?;
     let (rows, cols) = (data.test.rows, data.test.cols);
-    let tiling = Tiling::new(rows, cols, chip.reach).ok_or_else(|| {
-        ExportError::Input(format!(
-            "{rows}x{cols} images with a gap of {} PEs do not fit the 256x256 array",
-            chip.reach
-        ))
+    let tiling = Tiling::new(rows, cols, chip.reach).ok_or(NoTiling {
+        rows,
+        cols,
+        gap: chip.reach,
     })?;
-    let layout =
-        Layout::new(rows, cols, chip.maps.len(), &net.readout).map_err(ExportError::Input)?;
+    let layout = Layout::new(rows, cols, chip.maps.len(), &net.readout)?;
     let head = head(net, data, &chip, &tiling, &layout, opts)?;
     // Row and column 0 are kept out of the window: the vendor's event buffer marks its
     // unused entries (0, 0).
     let gap = tiling.gap.max(1);
     if gap + rows.max(cols) > crate::sim::N {
-        return Err(ExportError::Input(format!(
-            "{rows}x{cols} images do not fit the array with row and column 0 kept out of the window"
-        )));
+        return Err(ExportError::Window { rows, cols });
     }
     let plan = Plan {
         name: net.name.clone(),

@@ -3,7 +3,7 @@
 //! energy figures all read a frame through this plan, so that they describe the same
 //! instructions.
 
-use super::ExportError;
+use super::{ExportError, Internal};
 use crate::bank::Bank;
 use crate::cain::assemble::report::{predicted_text, weights_text};
 use crate::cain::{self, KernelReport, Spec};
@@ -91,11 +91,12 @@ pub fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
         for a in &s.args {
             if let Operand::Reg(Reg::Gen(i)) = a {
                 if usize::from(*i) >= DEVICE_GENERAL {
-                    return Err(ExportError::Device(format!(
-                        "{what}: {}: `{s}` uses register {}; SCAMP-5 has A..F",
-                        s.pos,
-                        Reg::Gen(*i)
-                    )));
+                    return Err(ExportError::Register {
+                        what: what.to_string(),
+                        pos: s.pos,
+                        statement: s.to_string(),
+                        register: Reg::Gen(*i),
+                    });
                 }
             }
         }
@@ -116,7 +117,7 @@ pub fn capture(input: Reg, scratch: Reg, reset: bool) -> Result<Program, ExportE
         &format!("get_image({input}, {scratch});{reset}"),
         Device::default(),
     )
-    .map_err(|e| ExportError::Internal(format!("capture does not parse: {e}")))
+    .map_err(|e| Internal::Capture(e).into())
 }
 
 /// The capture's scratch register and whether it needs a reset: one the block writes
@@ -142,12 +143,11 @@ pub fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, Exp
     if captures_itself(program) {
         return Ok(None);
     }
-    let (scratch, reset) = scratch_for(program, spec.input, &spec.registers).ok_or_else(|| {
-        ExportError::Device(format!(
-            "the capture needs a register besides the input {}",
-            spec.input
-        ))
-    })?;
+    let (scratch, reset) =
+        scratch_for(program, spec.input, &spec.registers).ok_or(ExportError::NoScratch {
+            bank: None,
+            input: spec.input,
+        })?;
     capture(spec.input, scratch, reset).map(Some)
 }
 
@@ -215,15 +215,13 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
     let Some(spec) = bank.spec() else {
         return Ok(bare(bank.program(), name));
     };
-    let proof = bank
-        .prove()
-        .map_err(|e| ExportError::Internal(e.to_string()))?;
+    let proof = bank.prove().map_err(|e| Internal::Proof(Box::new(e)))?;
     if !proof.verified {
-        return Err(ExportError::Unproven(format!(
-            "{name}: the program does not compute the kernels of {}: {}",
-            spec.name,
-            proof.mismatch.join("; ")
-        )));
+        return Err(ExportError::Unproven {
+            name: name.to_string(),
+            spec: spec.name.clone(),
+            mismatch: proof.mismatch,
+        });
     }
     let stats = InputStats::of_bundled_images(spec.input_range);
     let mut blocks = Vec::new();
@@ -234,11 +232,14 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
             .collect();
         let outs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
         let capture = capture_of(program, spec).map_err(|e| match e {
-            ExportError::Device(m) => ExportError::Device(format!("{name}: {m}")),
+            ExportError::NoScratch { bank: None, input } => ExportError::NoScratch {
+                bank: Some(name.to_string()),
+                input,
+            },
             other => other,
         })?;
         let predicted = cain::predict_outputs(program, spec.wiring(), &outs, profile.1, &stats)
-            .map_err(|e| ExportError::Internal(format!("prediction: {e}")))?;
+            .map_err(Internal::from)?;
         let mut notes: Vec<String> = kernels.iter().map(|k| kernel_line(k)).collect();
         notes.extend(proof_notes(program, profile.0, &outs, &predicted));
         blocks.push(Block {
@@ -356,7 +357,7 @@ mod tests {
         let p = parse_program("mov(A, A);", Device::default()).unwrap();
         assert!(matches!(
             capture_of(&p, &spec("A")),
-            Err(ExportError::Device(_))
+            Err(ExportError::NoScratch { bank: None, .. })
         ));
     }
 }

@@ -175,6 +175,15 @@ fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
 /// Longer text is refused before parsing
 /// ([`super::source::MAX_PROGRAM_BYTES`]), and a leading byte-order
 /// mark is skipped.
+///
+/// ```
+/// use scamp::isa::{parse_program, Device};
+/// let p = parse_program("mov(B, A);\nadd(C, A, B);", Device::default()).unwrap();
+/// assert_eq!(p.instructions(), 2);
+/// // An error names its line and column.
+/// let e = parse_program("mov(B, A);\nadd(C, A, Q);", Device::default()).unwrap_err();
+/// assert_eq!((e.pos.line, e.pos.col), (2, 11));
+/// ```
 pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
     if text.len() as u64 > MAX_PROGRAM_BYTES {
         return Err(IsaError::new(

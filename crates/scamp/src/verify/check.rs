@@ -688,14 +688,23 @@ pub fn predict_on_images(
 }
 
 /// Why result files could not be written.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutputError {
     /// The program stopped while running.
     #[error(transparent)]
     Run(#[from] sim::run::RunError),
-    /// A folder or file could not be written (the message names it).
-    #[error("{0}")]
-    Write(String),
+    /// The folder could not be created.
+    #[error("{}: cannot create: {source}", dir.display())]
+    Folder {
+        /// The folder.
+        dir: std::path::PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A result file could not be written (the error names it).
+    #[error(transparent)]
+    Write(#[from] sim::readout::PlaneFileError),
 }
 
 /// Run 0 of `testbed` on one frame, next to what it should give.
@@ -742,8 +751,10 @@ pub fn write_outputs(
     testbed: &dyn Testbed,
     border: usize,
 ) -> Result<(), OutputError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| OutputError::Write(format!("{}: cannot create: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|source| OutputError::Folder {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     for (j, (name, _)) in images.iter().enumerate() {
         let frame = named_frame(images, j, wiring);
         let run = first_run(program, wiring, targets, &frame, testbed)?;
@@ -757,7 +768,7 @@ pub fn write_outputs(
                 } else {
                     sim::readout::save_npy(&path, &as_f32(v))
                 };
-                r.map_err(|e| OutputError::Write(e.to_string()))
+                r.map_err(OutputError::Write)
             };
             save("result.npy", result, false)?;
             save("ideal.npy", ideal, false)?;
@@ -771,8 +782,7 @@ pub fn write_outputs(
                     0.0
                 }
             });
-            super::heatmap::save(&stem.with_extension("error.png"), &err)
-                .map_err(|e| OutputError::Write(e.to_string()))?;
+            super::heatmap::save(&stem.with_extension("error.png"), &err)?;
         }
     }
     Ok(())

@@ -32,6 +32,14 @@ pub enum Watched {
 impl Watched {
     /// Parses a register name that holds a plane on an array with `general` general
     /// registers: `A`.., `NEWS`, `PIX`, `R0`..`R12` or `FLAG`.
+    ///
+    /// ```
+    /// use scamp::{isa::Reg, verify::compare::Watched};
+    /// assert_eq!(Watched::parse("C", 6), Some(Watched::Analogue(Reg::Gen(2))));
+    /// // SCAMP-5 has A..F: G is a register only on a larger register file.
+    /// assert_eq!(Watched::parse("G", 6), None);
+    /// assert!(Watched::parse("G", 7).is_some());
+    /// ```
     pub fn parse(name: &str, general: usize) -> Option<Watched> {
         if let Some(d) = DReg::parse(name) {
             return Some(Watched::Digital(d));
@@ -222,20 +230,20 @@ pub struct DiffMap<'a> {
 }
 
 /// Receives the difference maps of a comparison (e.g. to write them out).
-pub type MapSink<'a> = &'a mut dyn FnMut(DiffMap) -> Result<(), String>;
+pub type MapSink<'a> = &'a mut dyn FnMut(DiffMap) -> Result<(), SinkError>;
+
+/// Why a [`MapSink`] could not take a map: the caller's own error, kept whole.
+pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a comparison stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    /// The array for an image could not be prepared.
-    #[error("{0}")]
-    Prepare(String),
     /// The program failed to run.
     #[error(transparent)]
     Run(#[from] RunError),
     /// A difference map could not be handled (e.g. written).
     #[error("{0}")]
-    Map(String),
+    Map(SinkError),
     /// A register to compare is not on the array.
     #[error("no register `{0}` on this array")]
     Register(Watched),
@@ -496,7 +504,7 @@ pub fn compare(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],
-    prepare: &(dyn Fn(&GreyImage) -> Result<Array, String> + Sync),
+    prepare: &(dyn Fn(&GreyImage) -> Array + Sync),
     opts: &CompareOptions,
     mut on_map: Option<MapSink>,
 ) -> Result<Comparison, CompareError> {
@@ -504,7 +512,7 @@ pub fn compare(
     let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
     let b = opts.border.min(N / 2);
     let execute = |img: &GreyImage, profile: &Profile, run: u32| {
-        let mut array = prepare(img).map_err(CompareError::Prepare)?;
+        let mut array = prepare(img);
         let model = NoiseModel::new(
             profile,
             opts.chip_seed,
@@ -621,10 +629,10 @@ mod tests {
         }
     }
 
-    fn fresh(img: &GreyImage) -> Result<Array, String> {
+    fn fresh(img: &GreyImage) -> Array {
         let mut a = Array::new(6, EdgeMode::Zero);
         a.expose(&img.pixels);
-        Ok(a)
+        a
     }
 
     /// A profile whose only error is a constant offset on every two-source `bus`.

@@ -89,7 +89,7 @@ pub fn compare_with_ranges(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],
-    prepare: &(dyn Fn(&GreyImage) -> Result<Array, String> + Sync),
+    prepare: &(dyn Fn(&GreyImage) -> Array + Sync),
     opts: &CompareOptions,
     on_map: Option<MapSink>,
 ) -> Result<Comparison, CompareError> {
@@ -106,7 +106,7 @@ pub fn ranges(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],
-    prepare: &(dyn Fn(&GreyImage) -> Result<Array, String> + Sync),
+    prepare: &(dyn Fn(&GreyImage) -> Array + Sync),
     opts: &CompareOptions,
     nominal: &Comparison,
 ) -> Result<CompareRanges, CompareError> {

@@ -329,12 +329,37 @@ impl<V: Symbolic> Machine for SymbolicPe<V> {
 
 /// Why symbolic execution stopped.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: {msg}")]
+#[error("{pos}: `{statement}`: {cause}")]
 pub struct SymbolicError {
     /// Statement that could not be executed.
     pub pos: Pos,
+    /// Its text.
+    pub statement: String,
     /// Why.
-    pub msg: String,
+    pub cause: SymbolicCause,
+}
+
+/// Why a statement could not be executed symbolically.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SymbolicCause {
+    /// The machine refused the instruction.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    /// A value grew wider than the verifier follows.
+    #[error(
+        "the value in {register} spans {rows}x{cols} offsets, more than the \
+         {MAX_SPAN}x{MAX_SPAN} the verifier follows (twice the largest kernel, 31x31, less \
+         one); symbolic execution stops here"
+    )]
+    TooWide {
+        /// The register holding it.
+        register: Reg,
+        /// Rows of offsets it spans.
+        rows: u64,
+        /// Columns of offsets it spans.
+        cols: u64,
+    },
 }
 
 /// Runs `program` symbolically with the input image in `input` and every other register
@@ -406,7 +431,8 @@ fn run_on<V: Symbolic>(
         for op in &s.ops {
             step(pe, op).map_err(|e| SymbolicError {
                 pos: s.pos,
-                msg: format!("`{s}`: {e}"),
+                statement: s.to_string(),
+                cause: e.into(),
             })?;
             if let BusOp::Transfer { dsts, .. } = op {
                 for d in dsts {
@@ -437,12 +463,12 @@ fn check_span<V: Symbolic>(
     }
     Err(SymbolicError {
         pos: stmt.pos,
-        msg: format!(
-            "`{}`: the value in {held} spans {}x{} offsets, more than the {MAX_SPAN}x{MAX_SPAN} \
-             the verifier follows (twice the largest kernel, 31x31, less one); symbolic \
-             execution stops here",
-            stmt, span.rows, span.cols
-        ),
+        statement: stmt.to_string(),
+        cause: SymbolicCause::TooWide {
+            register: held,
+            rows: span.rows,
+            cols: span.cols,
+        },
     })
 }
 

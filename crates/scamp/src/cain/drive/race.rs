@@ -63,9 +63,7 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
         let g = approx::goal_of(&k.approx, depth).ok_or_else(|| CompileError::Approx {
             index: i + 1,
             out: k.out,
-            msg: format!(
-                "weights too large at the common depth {depth} (more than 2^24 atoms per offset)"
-            ),
+            cause: crate::cain::ApproxFailure::CommonDepth { depth },
         })?;
         finals.push((g, k.out));
     }

@@ -8,7 +8,7 @@ use crate::cain::search::SearchOptions;
 use crate::cain::spec::{self, Ops, Spec};
 use crate::cain::{
     approximate_each, assemble::report, CompileError, CompileOptions, KernelReport, Objective,
-    OptionError, DEFAULT_SLACK,
+    OptionError, OptionProblem, DEFAULT_SLACK,
 };
 use crate::isa::{Device, Reg, Wiring};
 use crate::sim::noise::Profile;
@@ -51,18 +51,13 @@ impl<'a> Setup<'a> {
             .clone()
             .unwrap_or_else(|| spec.registers.clone());
         if registers.is_empty() {
-            return Err(registers_error("no registers to use".into()));
+            return Err(registers_error(OptionProblem::NoRegisters));
         }
         if let Some(r) = spec.inputs().into_iter().find(|r| !registers.contains(r)) {
-            return Err(registers_error(format!(
-                "the input register {r} is not among the registers to use"
-            )));
+            return Err(registers_error(OptionProblem::InputNotUsed(r)));
         }
         if let Some(k) = spec.kernels.iter().find(|k| !registers.contains(&k.out)) {
-            return Err(registers_error(format!(
-                "output register {} is not among the registers to use",
-                k.out
-            )));
+            return Err(registers_error(OptionProblem::OutputNotUsed(k.out)));
         }
         let mut kernels = approximate_each(spec)?;
         let objective = opts.objective.unwrap_or_default();
@@ -87,18 +82,12 @@ impl<'a> Setup<'a> {
         // parsed.
         spec::WORKERS
             .check(workers as i128)
-            .map_err(|msg| OptionError {
-                key: "workers",
-                msg,
-            })?;
+            .map_err(|e| OptionError::new("workers", e))?;
         let seconds = opts
             .time_limit
             .or(spec.search.time_limit)
             .unwrap_or(DEFAULT_TIME_LIMIT);
-        spec::check_time_limit(seconds).map_err(|m| OptionError {
-            key: "time_limit",
-            msg: format!("time_limit {m}"),
-        })?;
+        spec::check_time_limit(seconds).map_err(|e| OptionError::new("time_limit", e))?;
         let search = SearchOptions {
             time_limit: Duration::from_secs_f64(seconds.max(0.001)),
             node_limit: opts.node_limit.or(spec.search.node_limit),
@@ -164,9 +153,6 @@ impl<'a> Setup<'a> {
 }
 
 /// A refused register list.
-fn registers_error(msg: String) -> CompileError {
-    CompileError::Options(OptionError {
-        key: "registers",
-        msg,
-    })
+fn registers_error(problem: OptionProblem) -> CompileError {
+    CompileError::Options(OptionError::new("registers", problem))
 }

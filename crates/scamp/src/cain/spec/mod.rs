@@ -177,13 +177,18 @@ pub const MAX_TIME_LIMIT: f64 = 86_400.0;
 
 /// `search.time_limit`, `--time-limit` and Python's `time_limit=`: seconds, more than 0
 /// and at most [`MAX_TIME_LIMIT`] (NaN and infinity refused).
-pub fn check_time_limit(v: f64) -> Result<f64, String> {
+///
+/// ```
+/// use scamp::cain::spec::{check_time_limit, RangeError};
+/// assert_eq!(check_time_limit(2.5), Ok(2.5));
+/// assert_eq!(check_time_limit(0.0), Err(RangeError::TimeLimit(0.0)));
+/// assert!(check_time_limit(f64::NAN).is_err());
+/// ```
+pub fn check_time_limit(v: f64) -> Result<f64, RangeError> {
     if v > 0.0 && v <= MAX_TIME_LIMIT {
         Ok(v)
     } else {
-        Err(format!(
-            "must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {v}"
-        ))
+        Err(RangeError::TimeLimit(v))
     }
 }
 
@@ -191,14 +196,32 @@ pub fn check_time_limit(v: f64) -> Result<f64, String> {
 pub const MAX_SLACK: f64 = 10.0;
 
 /// `--slack` and the library's `slack`: a fraction in 0..=[`MAX_SLACK`].
-pub fn check_slack(v: f64) -> Result<f64, String> {
+pub fn check_slack(v: f64) -> Result<f64, RangeError> {
     if (0.0..=MAX_SLACK).contains(&v) {
         Ok(v)
     } else {
-        Err(format!(
-            "must be a fraction between 0 and {MAX_SLACK}, got {v}"
-        ))
+        Err(RangeError::Slack(v))
     }
+}
+
+/// A number outside the range its key, flag and keyword accept.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RangeError {
+    /// A time limit (seconds) outside (0, [`MAX_TIME_LIMIT`]].
+    #[error("must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {0}")]
+    TimeLimit(f64),
+    /// A slack outside [0, [`MAX_SLACK`]].
+    #[error("must be a fraction between 0 and {MAX_SLACK}, got {0}")]
+    Slack(f64),
+    /// A whole number outside its rule's range (the message names the key).
+    #[error("{} must be between {} and {}, got {got}", rule.what, rule.lo, rule.hi)]
+    Whole {
+        /// The rule it broke.
+        rule: Whole,
+        /// The value given.
+        got: i128,
+    },
 }
 
 /// Largest number of search workers (workers beyond the cores take turns on them).
@@ -226,11 +249,21 @@ impl Whole {
     }
 
     /// `v` if in range.
-    pub fn check(&self, v: i128) -> Result<u64, String> {
+    ///
+    /// ```
+    /// use scamp::cain::spec::WORKERS;
+    /// assert_eq!(WORKERS.check(8), Ok(8));
+    /// let e = WORKERS.check(2000).unwrap_err();
+    /// assert_eq!(e.to_string(), "workers must be between 1 and 1024, got 2000");
+    /// ```
+    pub fn check(&self, v: i128) -> Result<u64, RangeError> {
         u64::try_from(v)
             .ok()
             .filter(|u| (self.lo..=self.hi).contains(u))
-            .ok_or_else(|| self.out_of_range(v))
+            .ok_or(RangeError::Whole {
+                rule: *self,
+                got: v,
+            })
     }
 
     /// Parses a command-line value: a whole number in range (a negative number or one
@@ -238,7 +271,7 @@ impl Whole {
     pub fn parse(&self, s: &str) -> Result<u64, String> {
         let t = s.trim();
         match t.parse::<i128>() {
-            Ok(v) => self.check(v),
+            Ok(v) => self.check(v).map_err(|e| e.to_string()),
             Err(_)
                 if !t.is_empty()
                     && t.trim_start_matches(['-', '+'])
@@ -797,6 +830,16 @@ fn build(raw: RawSpec, dir: Option<&Path>) -> R<Spec> {
 /// offending node.
 /// Text longer than [`MAX_SPEC_BYTES`] is refused before parsing; a leading byte-order
 /// mark is skipped.
+///
+/// ```
+/// let spec = scamp::cain::parse_spec(
+///     "name: blur\ninput: A\nregisters: [A, B, C]\nkernels:\n  - out: A\n    scale: 1/4\n    weights: [[1, 2, 1]]\n",
+/// )
+/// .unwrap();
+/// assert_eq!((spec.name.as_str(), spec.kernels.len(), spec.registers.len()), ("blur", 1, 3));
+/// let e = scamp::cain::parse_spec("kernels: 3\n").unwrap_err();
+/// assert_eq!(e.pos.line, 1);
+/// ```
 pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
     parse_spec_in(text, None)
 }

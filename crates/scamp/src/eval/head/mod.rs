@@ -70,12 +70,12 @@ pub struct Head {
 #[derive(Debug, thiserror::Error)]
 pub enum HeadError {
     /// The file could not be read as a 2-D float array.
-    #[error("{}: cannot read head weights: {msg}", file.display())]
+    #[error("{}: cannot read head weights: {cause}", file.display())]
     Read {
         /// The file.
         file: PathBuf,
         /// Why.
-        msg: String,
+        cause: WeightsUnread,
     },
     /// The array has the wrong shape.
     #[error("{}: head layer {layer} is {rows}x{cols}; it takes {inputs} inputs, so it must be {}x{} (outputs x inputs + 1, the last column the bias){}", file.display(), if *last { CLASSES.to_string() } else { "N".into() }, inputs + 1, if *last { ", the last layer one row per class" } else { "" })]
@@ -93,6 +93,21 @@ pub enum HeadError {
         /// Whether it is the last layer.
         last: bool,
     },
+}
+
+/// Why a head layer's weights could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WeightsUnread {
+    /// The `.npy` file.
+    #[error(transparent)]
+    Npy(#[from] npy::NpyError),
+    /// An array that is not 2-D.
+    #[error(transparent)]
+    Dims(#[from] ndarray::ShapeError),
+    /// A weight that is not a finite number.
+    #[error("the weights must be finite")]
+    NotFinite,
 }
 
 impl Head {
@@ -187,10 +202,10 @@ enum Found {
 /// the last layer, at most [`MAX_UNITS`] for another), its shape checked on the header
 /// before the data is read.
 fn read_matrix(file: &Path, inputs: usize, last: bool) -> Result<Array2<f32>, Found> {
-    let read = |msg: String| {
+    let read = |cause: WeightsUnread| {
         Found::Error(HeadError::Read {
             file: file.to_path_buf(),
-            msg,
+            cause,
         })
     };
     let max_rows = if last { CLASSES } else { MAX_UNITS };
@@ -215,14 +230,14 @@ fn read_matrix(file: &Path, inputs: usize, last: bool) -> Result<Array2<f32>, Fo
             let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
             return Err(Found::Shape(size(got[0]), size(got[1])));
         }
-        Err(e) => return Err(read(e.to_string())),
+        Err(e) => return Err(read(e.into())),
     };
     let a = a
         .into_dimensionality::<ndarray::Ix2>()
-        .map_err(|e| read(e.to_string()))?
+        .map_err(|e| read(e.into()))?
         .mapv(|v| v as f32);
     if a.iter().any(|v| !v.is_finite()) {
-        return Err(read("the weights must be finite".into()));
+        return Err(read(WeightsUnread::NotFinite));
     }
     Ok(a)
 }

@@ -155,7 +155,7 @@ pub fn from_arrays(
     let file = dir.join(weights);
     let layer_err = |e: LayerError| NetworkError::Read {
         file: file.clone(),
-        msg: e.to_string(),
+        cause: e.into(),
     };
     let w = layer::read_weights(&file).map_err(layer_err)?;
     let bias = match &s.bias {
@@ -163,7 +163,7 @@ pub fn from_arrays(
             let f = dir.join(b);
             Some(layer::read_bias(&f).map_err(|e| NetworkError::Read {
                 file: f.clone(),
-                msg: e.to_string(),
+                cause: e.into(),
             })?)
         }
         None => None,

@@ -220,13 +220,37 @@ pub enum NetworkError {
         err: YamlError,
     },
     /// A file it names could not be read.
-    #[error("{}: cannot read: {msg}", file.display())]
+    #[error("{}: cannot read: {cause}", file.display())]
     Read {
         /// The file.
         file: PathBuf,
         /// Why.
-        msg: String,
+        cause: Unread,
     },
+}
+
+/// Why a file of a network could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unread {
+    /// The system's error.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Larger than a network's files may be.
+    #[error("larger than {MAX_NETWORK_BYTES} bytes")]
+    TooLarge,
+    /// Not UTF-8 text.
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// A name the bundled network does not have.
+    #[error("not a bundled file")]
+    NotBundled,
+    /// A folder given where the network file was expected.
+    #[error("a folder, not a network file")]
+    Folder,
+    /// A layer's weight or bias file.
+    #[error(transparent)]
+    Layer(#[from] crate::cain::spec::layer::LayerError),
 }
 
 /// Where the files of a network come from: the file system, or the bundled copies.
@@ -244,17 +268,17 @@ impl Source<'_> {
             Source::Dir(d) => {
                 let p = d.join(name);
                 let text = crate::isa::source::read_at_most(&p, MAX_NETWORK_BYTES as u64)
-                    .map_err(|e| e.to_string())
+                    .map_err(Unread::from)
                     .and_then(|b| {
                         if b.len() > MAX_NETWORK_BYTES {
-                            Err(format!("larger than {MAX_NETWORK_BYTES} bytes"))
+                            Err(Unread::TooLarge)
                         } else {
-                            String::from_utf8(b).map_err(|_| "not UTF-8 text".to_string())
+                            String::from_utf8(b).map_err(|_| Unread::NotUtf8)
                         }
                     })
-                    .map_err(|msg| NetworkError::Read {
+                    .map_err(|cause| NetworkError::Read {
                         file: p.clone(),
-                        msg,
+                        cause,
                     })?;
                 Ok((p, text))
             }
@@ -266,7 +290,7 @@ impl Source<'_> {
                     .map(|(_, t)| (p.clone(), (*t).to_string()))
                     .ok_or(NetworkError::Read {
                         file: p,
-                        msg: "not a bundled file".into(),
+                        cause: Unread::NotBundled,
                     })
             }
         }
@@ -305,12 +329,19 @@ fn decision_of(
 
 /// Reads the network file at `path` (the files it names relative to its folder), or
 /// the bundled default network ([`DEFAULT_NETWORK`]) when there is none.
+///
+/// ```
+/// let net = scamp::eval::network::load_path(None).unwrap();
+/// assert_eq!(net.name, "analognet2");
+/// assert!(!net.stages.is_empty());
+/// assert!(scamp::eval::network::load_path(Some("no-such-net.yaml".as_ref())).is_err());
+/// ```
 pub fn load_path(path: Option<&Path>) -> Result<Network, NetworkError> {
     match path {
         None => load(&Source::Bundled, DEFAULT_NETWORK),
         Some(p) if p.is_dir() || p.file_name().is_none() => Err(NetworkError::Read {
             file: p.to_path_buf(),
-            msg: "a folder, not a network file".into(),
+            cause: Unread::Folder,
         }),
         Some(p) => {
             let dir = p.parent().unwrap_or(Path::new("."));

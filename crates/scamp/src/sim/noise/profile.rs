@@ -431,6 +431,12 @@ pub struct ProfileError {
 
 impl Profile {
     /// Parses a profile from YAML text; `file` names it in errors.
+    ///
+    /// ```
+    /// use scamp::sim::noise::Profile;
+    /// let e = Profile::from_yaml("name: mine\ngian: 1\n", "mine.yaml").unwrap_err();
+    /// assert_eq!((e.file.as_str(), e.line), ("mine.yaml", 2));
+    /// ```
     pub fn from_yaml(text: &str, file: &str) -> Result<Profile, ProfileError> {
         let text = source::strip_bom(text);
         serde_yaml::from_str::<Profile>(text).map_err(|e| {
@@ -446,6 +452,13 @@ impl Profile {
     }
 
     /// A built-in profile by name.
+    ///
+    /// ```
+    /// use scamp::sim::noise::Profile;
+    /// assert!(Profile::builtin("ideal").unwrap().is_exact());
+    /// assert!(!Profile::builtin("scamp5").unwrap().is_exact());
+    /// assert!(Profile::builtin("no-such").is_none());
+    /// ```
     pub fn builtin(name: &str) -> Option<Profile> {
         builtin_text(name).map(|t| {
             Profile::from_yaml(t, name).expect("built-in profiles are valid (checked by tests)")
