@@ -2,6 +2,9 @@
 //! `(j + z) mod n` on input `z`, the reference is the sum over planes, the proof covers
 //! every plane, and the prediction takes noise and signal from every plane.
 
+mod common;
+
+use common::channels::THREE;
 use scamp::bank::{Bank, CheckOptions};
 use scamp::cain::{self, CompileOptions, Stats};
 use scamp::isa::{parse_program, Device, Reg, Wiring};
@@ -13,25 +16,10 @@ use scamp::verify::range::InputRange;
 use std::path::Path;
 use std::process::Command;
 
-/// The two-kernel, three-input set of tests/cain_channels.rs.
-const THREE: &str = "name: three-channel
-inputs: [A, B, C]
-registers: [A, B, C, D, E, F]
-search: { work: 1000, workers: 1 }
-kernels:
-  - out: D
-    scale: 1/64
-    weights:
-      - [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
-      - [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
-      - [[0, 0, 0], [0, 16, 0], [0, 0, 0]]
-  - out: E
-    scale: 1/32
-    weights:
-      - [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]
-      - [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]
-      - [[0, 0, 0], [0, 8, 0], [0, 0, 0]]
-";
+/// The two-kernel, three-input set of tests/cain_channels.rs, on a work budget.
+fn three() -> String {
+    format!("{THREE}search: {{ work: 1000, workers: 1 }}\n")
+}
 
 fn images() -> Vec<GreyImage> {
     load_images(Path::new("images"))
@@ -42,7 +30,7 @@ fn images() -> Vec<GreyImage> {
 }
 
 fn bank() -> Bank {
-    let spec = cain::parse_spec(THREE).expect("valid spec");
+    let spec = cain::parse_spec(&three()).expect("valid spec");
     let opts = CompileOptions::default().with_time_limit(600.0);
     Bank::compile(spec, &opts, &Stats::default()).expect("compiles")
 }
@@ -153,7 +141,7 @@ fn a_channel_other_than_the_first_changes_the_prediction() {
 
 #[test]
 fn the_error_objective_scores_every_plane() {
-    let spec = cain::parse_spec(THREE).expect("valid spec");
+    let spec = cain::parse_spec(&three()).expect("valid spec");
     let opts = CompileOptions::default().with_time_limit(600.0);
     let c = cain::compile(&spec, &opts, &Stats::default()).expect("compiles");
     let profile = Profile::builtin(scamp::sim::noise::DEFAULT_PROFILE).expect("built in");
@@ -184,7 +172,7 @@ fn a_wrong_program_fails_check_on_the_plane_it_gets_wrong() {
     let dir = std::env::temp_dir().join(format!("scamp-check-channels-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let spec = dir.join("three.yaml");
-    std::fs::write(&spec, THREE).expect("written");
+    std::fs::write(&spec, three()).expect("written");
     let program = bank().program().to_string();
     // Reading B where the program reads C.
     let line = program

@@ -33,19 +33,7 @@ fn weights(out: usize, inputs: usize, seed: usize) -> Array4<f64> {
 
 /// `n` images of pseudo-random pixels.
 fn images(n: usize) -> Split {
-    let mut x: u32 = 777;
-    let pixels = (0..n * ROWS * COLS)
-        .map(|_| {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            (x >> 16) as u8
-        })
-        .collect();
-    Split {
-        rows: ROWS,
-        cols: COLS,
-        pixels,
-        labels: (0..n).map(|i| (i % 10) as u8).collect(),
-    }
+    common::dataset::noise_split(n, (ROWS, COLS), 777)
 }
 
 /// A folder holding the layers' arrays (`w1`, `b1`, `w2`, `b2`) and `net` as net.yaml.

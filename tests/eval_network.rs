@@ -35,19 +35,7 @@ fn net_text(stage: &str, rest: &str) -> String {
 
 /// `n` images of pseudo-random pixels (a fixed linear congruential sequence).
 fn images(n: usize) -> Split {
-    let mut x: u32 = 12345;
-    let pixels = (0..n * ROWS * COLS)
-        .map(|_| {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            (x >> 16) as u8
-        })
-        .collect();
-    Split {
-        rows: ROWS,
-        cols: COLS,
-        pixels,
-        labels: (0..n).map(|i| (i % 10) as u8).collect(),
-    }
+    common::dataset::noise_split(n, (ROWS, COLS), 12345)
 }
 
 /// What the simulator reads out for `split` under `ideal`.

@@ -82,3 +82,25 @@ pub fn fashion(what: &str) -> bool {
     );
     false
 }
+
+/// `n` images of `rows` x `cols` pseudo-random pixels (a linear congruential sequence
+/// from `seed`), labelled 0..9 in turn.
+pub fn noise_split(
+    n: usize,
+    (rows, cols): (usize, usize),
+    seed: u32,
+) -> scamp::eval::dataset::Split {
+    let mut x = seed;
+    let pixels = (0..n * rows * cols)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8
+        })
+        .collect();
+    scamp::eval::dataset::Split {
+        rows,
+        cols,
+        pixels,
+        labels: (0..n).map(|i| (i % 10) as u8).collect(),
+    }
+}

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test crate uses its own subset
 
 pub mod browser;
+pub mod channels;
 pub mod dataset;
 pub mod network;
 pub mod npy;

@@ -362,7 +362,7 @@ fn own_shape(net: &Network, rows: usize, cols: usize) -> Result<(u32, usize, usi
         let k = crate::cain::approximate_spec(&s.spec).map_err(|source| {
             stage::StageError::Compile {
                 file: s.spec_file.clone(),
-                source,
+                source: Box::new(source),
             }
         })?;
         depth = depth.max(k.iter().map(|k| k.approx.depth).max().unwrap_or(0));

@@ -104,8 +104,8 @@ pub enum StageError {
     Compile {
         /// The spec file.
         file: PathBuf,
-        /// Why.
-        source: cain::CompileError,
+        /// Why (boxed: it is large, and rare).
+        source: Box<cain::CompileError>,
     },
     /// Anything else about the network's structure.
     #[error("{}: {problem}", file.display())]
@@ -223,7 +223,7 @@ fn stage_program(
     }
     let compile_err = |source| StageError::Compile {
         file: def.spec_file.clone(),
-        source,
+        source: Box::new(source),
     };
     let kernels = cain::approximate_spec(&spec).map_err(compile_err)?;
     let own = cain::approximate_spec(&def.spec).map_err(compile_err)?;
