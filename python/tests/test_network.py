@@ -161,6 +161,51 @@ def test_evaluate_equals_the_cli_for_a_network_from_arrays(tmp_path, cli):
     assert not np.array_equal(a, net.features(x, chip_seed=2))
 
 
+def valid_layer(maps, w, bias):
+    """A valid 3x3 correlation of ``maps`` ``[N, in, H, W]`` with ``w[o, z]`` (two
+    smaller per side), plus the bias, through ReLU."""
+    n, _, h, wd = maps.shape
+    out = np.zeros((n, w.shape[0], h - 2, wd - 2))
+    for o in range(w.shape[0]):
+        for z in range(w.shape[1]):
+            for dr in range(3):
+                for dc in range(3):
+                    out[:, o] += w[o, z, dr, dc] * maps[:, z, dr : dr + h - 2, dc : dc + wd - 2]
+        out[:, o] += bias[o]
+    return np.maximum(out, 0)
+
+
+def test_a_layer_over_several_maps_matches_numpy_and_the_cli(tmp_path, cli):
+    # Layer 2 reads both maps of layer 1 (groups 1): one multi-input stage.
+    w1 = weights()
+    w2 = ((np.arange(36).reshape(2, 2, 3, 3) * 7 % 9) - 4) / 4.0
+    b1, b2 = [-20.0, 35.0], [-60.0, 90.0]
+    net = scamp.Network(
+        layers=[
+            {"weights": w1, "bias": b1, "depth": 2, "activation": "relu", "decision": "none"},
+            {"weights": w2, "bias": b2, "depth": 2, "activation": "relu"},
+        ],
+        readout={"pool": 3},
+        head={"hidden": [6], "train": {"epochs": 2, "learning_rate": 0.05}},
+        folder=tmp_path / "net",
+    )
+    x = images(40, seed=17)
+    _, maps = net.features(x, noise="ideal", maps=True, work=2000)
+    # The background around each image is pixel 0 (-128 after capture); layer 1's
+    # outputs there are what layer 2 reads beyond the image's edge.
+    captured = np.pad(capture(x), ((0, 0), (2, 2), (2, 2)), constant_values=-128.0)
+    first = valid_layer(captured[:, None], w1, b1)
+    want = (valid_layer(first, w2, b2) > 0).astype(np.uint8)
+    np.testing.assert_array_equal(maps, want)
+    assert 0 < want.mean() < 1
+    y = (np.arange(40) % 10).astype(np.uint8)
+    data = idx_dataset(tmp_path, x, y)
+    got = net.evaluate(data, noise="scamp5", chip_seeds=1, work=2000)
+    cli_report = cli.json("eval", net.path, "--dataset", data, "--chip-seeds", "1", "--work", "2000")
+    assert timeless(got) == timeless(cli_report)
+    assert got["stages"] == 2
+
+
 def test_the_bundled_network_loads_and_compiles():
     net = scamp.Network.load()
     assert net.name == "analognet2"
