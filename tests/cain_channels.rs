@@ -30,6 +30,36 @@ fn prove(program: &Program, spec: &cain::Spec, c: &cain::Compiled) -> Result<(),
     prove_planes(program, &spec.inputs(), general, &targets).map_err(|e| e.to_string())
 }
 
+/// Proves every group of the bank `c` again on every input plane, against its own
+/// kernels, independently of the compiler.
+fn prove_groups(spec: &cain::Spec, c: &cain::Compiled) {
+    let general = Reg::general_count(&c.registers);
+    for g in &c.groups {
+        let targets: Vec<_> = g
+            .kernels
+            .iter()
+            .map(|&k| c.kernels[k].planes_target())
+            .collect();
+        prove_planes(&g.program, &spec.inputs(), general, &targets)
+            .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
+    }
+}
+
+/// Asserts that no group of `c` holds a value beyond `bound` on any input plane.
+fn assert_peak_within(spec: &cain::Spec, c: &cain::Compiled, bound: f64) {
+    let general = Reg::general_count(&c.registers);
+    for g in &c.groups {
+        let peak = scamp::verify::range::peak_planes(
+            &g.program,
+            &spec.inputs(),
+            general,
+            spec.input_range,
+        )
+        .expect("runs");
+        assert!(peak.magnitude <= bound, "{}", peak.magnitude);
+    }
+}
+
 /// The spec of channel `z` of [`THREE`] alone: its plane of every kernel, read from
 /// that channel's register.
 fn channel_alone(z: usize) -> String {
@@ -132,16 +162,7 @@ fn the_error_objective_and_banks_take_several_inputs() {
         "split by kernel into 3 groups of at most 2 kernels: the fewest whose constructive \
          programs fit 6 registers, 3 of them holding the inputs"
     );
-    let general = Reg::general_count(&c.registers);
-    for g in &c.groups {
-        let targets: Vec<_> = g
-            .kernels
-            .iter()
-            .map(|&k| c.kernels[k].planes_target())
-            .collect();
-        prove_planes(&g.program, &spec.inputs(), general, &targets)
-            .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
-    }
+    prove_groups(&spec, &c);
     // The command line prints the same line on stderr.
     let dir = std::env::temp_dir().join(format!("scamp-channels-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -240,34 +261,9 @@ fn a_bank_whose_outputs_exceed_the_range_at_a_sixteenth_compiles_range_safe() {
     let spec = cain::parse_spec(&bank).expect("valid spec");
     let c = compile(&bank, &work(300));
     assert_eq!(c.groups.len(), 3);
-    let general = Reg::general_count(&c.registers);
-    for g in &c.groups {
-        let targets: Vec<_> = g
-            .kernels
-            .iter()
-            .map(|&k| c.kernels[k].planes_target())
-            .collect();
-        prove_planes(&g.program, &spec.inputs(), general, &targets)
-            .unwrap_or_else(|e| panic!("{e}\n{}", g.program));
-        let peak = scamp::verify::range::peak_planes(
-            &g.program,
-            &spec.inputs(),
-            general,
-            spec.input_range,
-        )
-        .expect("runs");
-        // Kernels 3 and 6 reach (12 + 4 + 8 + 8) / 16 of the input's bound.
-        assert!(peak.magnitude <= 255.75 + 1e-9, "{}", peak.magnitude);
-    }
+    prove_groups(&spec, &c);
+    // Kernels 3 and 6 reach (12 + 4 + 8 + 8) / 16 of the input's bound.
+    assert_peak_within(&spec, &c, 255.75 + 1e-9);
     let constructive = compile(&bank, &work(1).with_node_limit(1));
-    for g in &constructive.groups {
-        let peak = scamp::verify::range::peak_planes(
-            &g.program,
-            &spec.inputs(),
-            general,
-            spec.input_range,
-        )
-        .expect("runs");
-        assert!(peak.magnitude <= 255.75 + 1e-9, "{}", peak.magnitude);
-    }
+    assert_peak_within(&spec, &constructive, 255.75 + 1e-9);
 }

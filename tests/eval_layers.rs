@@ -36,6 +36,14 @@ fn images(n: usize) -> Split {
     common::dataset::noise_split(n, (ROWS, COLS), 777)
 }
 
+/// A folder holding `images(n)` as both the training and the test split.
+fn dataset(purpose: &str, n: usize) -> PathBuf {
+    let data = temp_dir(purpose);
+    let split = images(n);
+    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    data
+}
+
 /// A folder holding the layers' arrays (`w1`, `b1`, `w2`, `b2`) and `net` as net.yaml.
 fn folder(purpose: &str, net: &str, layers: &[Layer]) -> PathBuf {
     let dir = temp_dir(purpose);
@@ -152,9 +160,7 @@ fn a_full_convolution_over_three_maps_runs_as_one_stage_and_matches_the_referenc
 fn under_ideal_a_multi_input_network_loses_exactly_nothing() {
     let (text, layers) = two_layers(3, 2);
     let net = folder("evallayers-ideal", &text, &layers);
-    let data = temp_dir("evallayers-ideal-data");
-    let split = images(40);
-    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    let data = dataset("evallayers-ideal-data", 40);
     let o = scamp(&[
         "eval",
         net.to_str().unwrap(),
@@ -177,9 +183,7 @@ fn under_ideal_a_multi_input_network_loses_exactly_nothing() {
 fn layers_that_cannot_be_placed_are_refused_with_their_position() {
     let (_, mut layers) = two_layers(3, 2);
     layers.push((weights(2, 2, 3), vec![0.0; 2]));
-    let data = temp_dir("evallayers-bad-data");
-    let split = images(10);
-    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    let data = dataset("evallayers-bad-data", 10);
     let head =
         "name: bad\nstages:\n  - {weights: w1.npy, bias: b1.npy, depth: 2, decision: none}\n";
     let cases: &[(&str, &str)] = &[
@@ -245,9 +249,7 @@ fn a_layer_too_large_for_the_registers_is_refused_in_one_line() {
     // (its constructive program holds two at a time beside the three inputs).
     let (text, layers) = two_layers(3, 3);
     let net = folder("evallayers-toolarge", &text, &layers);
-    let data = temp_dir("evallayers-toolarge-data");
-    let split = images(10);
-    write_splits(&data, (ROWS, COLS), &split.pixels, &split.labels);
+    let data = dataset("evallayers-toolarge-data", 10);
     let o = scamp(&[
         "eval",
         net.to_str().unwrap(),
