@@ -7,6 +7,7 @@ use super::tiling::Tiling;
 use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::run::RunError;
 use crate::sim::{self, Array, EdgeMode};
+use std::cell::Cell;
 
 /// The noise one frame runs under.
 #[derive(Clone, Copy, Debug)]
@@ -36,34 +37,53 @@ pub fn run_frame(
     noise: FrameNoise,
 ) -> Result<Vec<Vec<u8>>, RunError> {
     let first = frame * tiling.per_frame();
-    let mut array = frame_array(chip, tiling, split, frame, noise);
-    sim::run(&mut array, &chip.program, 1, sim::DEFAULT_CLOCK_HZ)?;
-    let count = tiling.per_frame().min(split.len().saturating_sub(first));
-    Ok((0..count)
-        .map(|slot| {
-            let mut bits = Vec::with_capacity(chip.maps.len() * tiling.rows * tiling.cols);
-            for m in &chip.maps {
-                tiling.extract_into(array.bits(m.bit), slot, &mut bits);
-            }
-            bits
-        })
-        .collect())
+    with_frame_array(chip, tiling, split, frame, noise, |array| {
+        sim::run(array, &chip.program, 1, sim::DEFAULT_CLOCK_HZ)?;
+        let count = tiling.per_frame().min(split.len().saturating_sub(first));
+        Ok((0..count)
+            .map(|slot| {
+                let mut bits = Vec::with_capacity(chip.maps.len() * tiling.rows * tiling.cols);
+                for m in &chip.maps {
+                    tiling.extract_into(array.bits(m.bit), slot, &mut bits);
+                }
+                bits
+            })
+            .collect())
+    })
 }
 
-/// The array of frame `frame` of `split` before the chip part runs: its images exposed,
-/// the noise layer installed.
-pub fn frame_array(
+thread_local! {
+    /// The array this worker thread ran its last frame on, kept for its next frame: a
+    /// fresh array per frame cost a quarter of `scamp eval`'s time in the kernel
+    /// zeroing new pages. Taken out while a frame runs, so a frame that starts on this
+    /// thread meanwhile (a worker steals work while it waits) makes its own.
+    static SPARE: Cell<Option<Array>> = const { Cell::new(None) };
+}
+
+/// Runs `body` on the array of frame `frame` of `split` before the chip part runs:
+/// every register 0, the frame's images exposed, the noise layer installed. The
+/// array is this thread's spare one, reset, when it has one.
+pub fn with_frame_array<T>(
     chip: &Chip,
     tiling: &Tiling,
     split: &Split,
     frame: usize,
     noise: FrameNoise,
-) -> Array {
-    let mut array = Array::new(chip.general, EdgeMode::Zero);
+    body: impl FnOnce(&mut Array) -> T,
+) -> T {
+    let mut array = match SPARE.take() {
+        Some(mut a) => {
+            a.reset(chip.general, EdgeMode::Zero);
+            a
+        }
+        None => Array::new(chip.general, EdgeMode::Zero),
+    };
     array.expose(&tiling.compose(split, frame * tiling.per_frame()));
     if !noise.profile.is_exact() {
         let model = NoiseModel::new(noise.profile, noise.chip_seed, noise.run_seed);
         array.set_layer(Box::new(model));
     }
-    array
+    let out = body(&mut array);
+    SPARE.set(Some(array));
+    out
 }

@@ -7,7 +7,7 @@
 
 use super::dataset::Split;
 use super::features::CHUNK;
-use super::frames::{frame_array, run_seed, FrameNoise};
+use super::frames::{run_seed, with_frame_array, FrameNoise};
 use super::stage::Chip;
 use super::tiling::Tiling;
 use super::EvalError;
@@ -109,18 +109,19 @@ fn past_knee(
         chip_seed: COUNTED_CHIP,
         run_seed: run_seed(COUNTED_CHIP, frame),
     };
-    let mut array = frame_array(chip, tiling, split, frame, noise);
-    let mut out = Vec::new();
-    for (i, program) in stages.iter().enumerate() {
-        let report = sim::run(&mut array, program, 1, sim::DEFAULT_CLOCK_HZ)?;
-        out.extend(
-            report
-                .saturation
-                .iter()
-                .map(|(r, _, writes)| (i + 1, r.to_string(), *writes)),
-        );
-    }
-    Ok(out)
+    with_frame_array(chip, tiling, split, frame, noise, |array| {
+        let mut out = Vec::new();
+        for (i, program) in stages.iter().enumerate() {
+            let report = sim::run(array, program, 1, sim::DEFAULT_CLOCK_HZ)?;
+            out.extend(
+                report
+                    .saturation
+                    .iter()
+                    .map(|(r, _, writes)| (i + 1, r.to_string(), *writes)),
+            );
+        }
+        Ok(out)
+    })
 }
 
 /// Adds `found` (stage, register, writes) into `counts` with `field`.

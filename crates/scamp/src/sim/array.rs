@@ -96,6 +96,37 @@ impl Array {
         }
     }
 
+    /// Puts the array in the state [`Array::new`] gives it (every register 0, FLAG 1,
+    /// exact writes, time 0) for `general` registers, reusing its planes: allocating a
+    /// fresh array per frame costs more than the frame's bus passes (the kernel zeroes
+    /// every new page).
+    pub fn reset(&mut self, general: usize, edge: EdgeMode) {
+        let fresh = |planes: &mut Vec<Vec<f32>>, n: usize| {
+            planes.resize_with(n, || vec![0.0; PES]);
+            planes.iter_mut().for_each(|p| p.fill(0.0));
+        };
+        fresh(&mut self.planes, general + 3);
+        for (i, b) in self.bits.iter_mut().enumerate() {
+            b.fill(u8::from(i == DReg::Flag.index()));
+        }
+        self.clip_map.resize_with(general + 2, || vec![0; PES]);
+        self.clip_writes.resize(general + 2, 0);
+        self.reset_saturation();
+        self.settled.clear();
+        self.settled.resize(general + 2, 0);
+        self.general = general;
+        self.flag_full = true;
+        self.pix_reset = None;
+        self.dac = 0.0;
+        self.dac_uncorrected = false;
+        self.edge = edge;
+        self.segment.clear();
+        self.layer = Box::new(Exact);
+        self.seq = 0;
+        self.saturated = 0;
+        self.decays = false;
+    }
+
     /// Replaces the write layer (e.g. with a noise model).
     pub fn set_layer(&mut self, layer: Box<dyn WriteLayer>) {
         self.settle();

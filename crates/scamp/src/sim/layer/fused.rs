@@ -7,7 +7,7 @@
 //! [`FusedWrite`] inline, row by row; the noise model builds its rows of the same
 //! formula (`RowTerm`), so the two give the same values bit for bit.
 
-use super::saturate::Saturate;
+use super::saturate::{Form, Saturate};
 use super::{bf16, rng};
 use crate::sim::dims::N;
 use crate::sim::machine::bus_value;
@@ -258,14 +258,58 @@ pub(crate) fn clip_row(
         let (lo, hi) = (sat.lo, sat.hi);
         return mark_row(out, mask, clipped, |x| clip(x, lo, hi), |x, y| y != x);
     }
+    soften_row(out, mask, clipped, sat)
+}
+
+/// [`clip_row`] for a soft knee. A first loop, free of branches and calls, marks the
+/// entries past a knee and counts those the mask stores; only the marked entries are
+/// then compressed: between the knees the compression is the identity, so leaving the
+/// others as they are changes no bit (and most rows that reach a knee have few entries
+/// past it).
+#[inline(always)]
+// Indices into fixed-size rows: the loops compile without bounds checks.
+#[allow(clippy::needless_range_loop)]
+fn soften_row(
+    out: &mut [f32; N],
+    mask: Option<&[bool; N]>,
+    clipped: &mut [bool; N],
+    sat: Saturate,
+) -> u64 {
     let (klo, khi) = (sat.knee_lo, sat.knee_hi);
-    mark_row(
-        out,
-        mask,
-        clipped,
-        |x| sat.soft(x),
-        |x, _| !(klo <= x && x <= khi),
-    )
+    let mut past = [false; N];
+    for c in 0..N {
+        let x = out[c];
+        past[c] = !(klo <= x && x <= khi);
+    }
+    let mut n = 0u32;
+    // One loop per kind of mask, so that a full row loads none.
+    match mask {
+        None => {
+            for c in 0..N {
+                clipped[c] = past[c];
+                n += u32::from(past[c]);
+            }
+        }
+        Some(m) => {
+            for c in 0..N {
+                let hit = m[c] & past[c];
+                clipped[c] = hit;
+                n += u32::from(hit);
+            }
+        }
+    }
+    if sat.form != Form::Count {
+        // Sixteen entries at a time: a block with none past is skipped whole.
+        for (block, marks) in past.chunks_exact(16).enumerate() {
+            if marks.iter().any(|&b| b) {
+                for (i, _) in marks.iter().enumerate().filter(|(_, &b)| b) {
+                    let c = block * 16 + i;
+                    out[c] = sat.soft(out[c]);
+                }
+            }
+        }
+    }
+    u64::from(n)
 }
 
 /// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which
