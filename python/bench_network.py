@@ -8,7 +8,7 @@ bundled default network and for the three-layer `programs/fashion3/net.yaml`, an
 wall second of the noisy frames). Python's is the images of one `features(images,
 noise=..., chip_seed=1)` call per wall second, for the test split's first
 `--test-images` images (the programs are built once before timing). Both take the
-median over the repeats. Prints one JSON object; the machine's other load counts, so
+median over the repeats, run in turns. Prints one JSON object; the machine's other load counts, so
 compare figures taken together.
 """
 
@@ -42,26 +42,32 @@ def test_images(n):
 
 
 def cli_rate(binary, network, a):
+    """`scamp eval`'s noisy test images per second, one run."""
     args = [binary, "eval", "--json", "--test-images", str(a.test_images), "--train-images",
             str(a.train_images), "--chip-seeds", "1", "--noise", a.noise, "--depths", str(a.depth)]
     if network:
         args.insert(2, network)
-    rates = []
-    for _ in range(a.repeats):
-        out = subprocess.run(args, cwd=REPO, check=True, capture_output=True, text=True).stdout
-        rates.append(json.loads(out)["images_per_second"])
-    return statistics.median(rates)
+    out = subprocess.run(args, cwd=REPO, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["images_per_second"]
 
 
-def python_rate(network, images, a):
+def python_rate(net, images, a):
+    """`Network.features`' images per second, one call."""
+    t = time.perf_counter()
+    net.features(images, noise=a.noise, chip_seed=1, depth=a.depth)
+    return len(images) / (time.perf_counter() - t)
+
+
+def rates(binary, network, images, a):
+    """The median of each over the repeats, taken in turns (the command, then Python),
+    so that a change in the machine's load falls on both alike."""
     net = scamp.Network.load(None if network is None else REPO / network)
     net.features(images[:64], noise=a.noise, depth=a.depth)  # builds the chip part
-    times = []
+    cli, py = [], []
     for _ in range(a.repeats):
-        t = time.perf_counter()
-        net.features(images, noise=a.noise, chip_seed=1, depth=a.depth)
-        times.append(time.perf_counter() - t)
-    return len(images) / statistics.median(times)
+        cli.append(cli_rate(binary, network, a))
+        py.append(python_rate(net, images, a))
+    return statistics.median(cli), statistics.median(py)
 
 
 def main():
@@ -76,8 +82,7 @@ def main():
     images = test_images(a.test_images)
     report = {"test_images": len(images), "noise": a.noise, "threads": os.cpu_count()}
     for name, network in NETWORKS.items():
-        cli = cli_rate(a.binary, network, a)
-        py = python_rate(network, images, a)
+        cli, py = rates(a.binary, network, images, a)
         report[name] = {
             "eval_images_per_second": round(cli),
             "features_images_per_second": round(py),

@@ -220,9 +220,10 @@ class Network:
     ) -> "Network":
         """The convolution layers of an ONNX model (needs ``pip install
         'scamp[onnx]'``): a chain of ``Conv`` (the first reading the image, in the DAC's
-        units ``pixel - 128``; the next ones with ``group`` = channels, each output
-        reading one channel) with ``Relu`` or ``LeakyRelu`` (slope 1/2^k) after any of
-        them, from the graph's first input. The last convolution's maps are decided on
+        units ``pixel - 128``; the next ones either with ``group`` = channels, each
+        output reading one channel, one stage per channel, or with ``group`` = 1, every
+        output reading every channel, one multi-input stage) with ``Relu`` or
+        ``LeakyRelu`` (slope 1/2^k) after any of them, from the graph's first input. The last convolution's maps are decided on
         the sensor, bit = map + bias > ``threshold`` (one number, or one per map). A
         dense head fed from another graph input (``Gemm``, or ``MatMul`` + ``Add``, with
         ``Relu`` between) becomes the head's weights unless ``head`` is given. Weights
@@ -362,8 +363,8 @@ def _grouped_stages(node, w, b, groups, live, activation):
     out_per = w.shape[0] // groups
     if w.shape[1] != 1 or groups != len(live):
         raise ValueError(
-            f"{_node_label(node)}: each output must read one channel (groups = input "
-            f"channels = {len(live)}); a layer reading several channels is not supported"
+            f"{_node_label(node)}: groups must be 1 (every output reads every channel) or "
+            f"the {len(live)} input channels (each output reads one), not {groups}"
         )
     stages, made = [], []
     for c, inp in enumerate(live):
@@ -383,6 +384,25 @@ def _grouped_stages(node, w, b, groups, live, activation):
         stages.append(stage)
         made += outs
     return stages, made
+
+
+def _full_stage(node, w, b, live, activation):
+    """One multi-input stage for a Conv whose outputs each read every channel (groups =
+    1): its inputs are the registers of the channels, its outputs the first free
+    registers after them (as a network file's defaults choose); returns the stage and
+    the registers of the outputs."""
+    if w.shape[1] != len(live):
+        raise ValueError(
+            f"{_node_label(node)}: its weights read {w.shape[1]} channels, the layer before "
+            f"makes {len(live)}"
+        )
+    outs = _free_registers(set(live), w.shape[0], node)[: w.shape[0]]
+    stage = {"weights": w, "inputs": list(live), "outputs": outs}
+    if b is not None:
+        stage["bias"] = b
+    if activation is not None:
+        stage["activation"] = activation
+    return [stage], outs
 
 
 def _onnx_chain(start, consumers, ops):
@@ -421,6 +441,8 @@ def _conv_layers(chain, arrays, depth):
             new, live = [layer], list(_REGISTERS[1 : 1 + w.shape[0]])
             if len(live) < w.shape[0]:
                 raise ValueError(f"{_node_label(node)}: at most 5 outputs fit the registers")
+        elif groups == 1 and len(live) > 1:
+            new, live = _full_stage(node, w, b, live, activation)
         else:
             new, live = _grouped_stages(node, w, b, groups, live, activation)
         for s in new:

@@ -109,12 +109,62 @@ def test_from_onnx_refuses_what_it_cannot_run(tmp_path):
     valid = helper.make_node("Conv", ["image", "w"], ["z"], name="conv2")
     with pytest.raises(ValueError, match=r"node conv2 \(Conv\): only odd kernels padded"):
         scamp.Network.from_onnx(tiny_model(tmp_path, [valid], w))
-    w2 = dict(w, v=np.full((2, 2, 3, 3), 0.25))
-    mixed = helper.make_node("Conv", ["z", "v"], ["y"], name="mix", pads=[1, 1, 1, 1])
-    with pytest.raises(ValueError, match=r"node mix \(Conv\): each output must read one channel"):
-        scamp.Network.from_onnx(tiny_model(tmp_path, [conv, mixed], w2))
+    w4 = {"w": np.full((4, 1, 3, 3), 0.25), "v": np.full((2, 2, 3, 3), 0.25)}
+    halves = helper.make_node("Conv", ["z", "v"], ["y"], name="halves", pads=[1, 1, 1, 1], group=2)
+    with pytest.raises(ValueError, match=r"node halves \(Conv\): groups must be 1 .* or the 4 input"):
+        scamp.Network.from_onnx(tiny_model(tmp_path, [conv, halves], w4))
+    w3 = dict(w, v=np.full((2, 3, 3, 3), 0.25))
+    wide = helper.make_node("Conv", ["z", "v"], ["y"], name="wide", pads=[1, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"node wide \(Conv\): its weights read 3 channels, the layer before makes 2"):
+        scamp.Network.from_onnx(tiny_model(tmp_path, [conv, wide], w3))
     with pytest.raises(ValueError, match="threshold: expected one number or 2, got 3"):
         scamp.Network.from_onnx(tiny_model(tmp_path, [conv], w), threshold=[1, 2, 3])
+
+
+def test_from_onnx_reads_a_full_convolution_as_one_multi_input_stage(tmp_path):
+    """A Conv with group 1 over the three maps before it becomes one stage reading all
+    three; under `ideal` its binary maps equal a numpy reference of the ONNX arrays."""
+    rng = np.random.default_rng(21)
+    inits = {
+        "w1": rng.integers(-4, 5, (3, 1, 3, 3)) / 4.0,
+        "b1": np.array([-20.0, 10.0, 35.0]),
+        "w2": rng.integers(-4, 5, (2, 3, 3, 3)) / 4.0,
+        "b2": np.array([-30.0, 25.0]),
+    }
+    nodes = [
+        helper.make_node("Conv", ["image", "w1", "b1"], ["z1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("LeakyRelu", ["z1"], ["a1"], name="leaky1", alpha=0.25),
+        helper.make_node("Conv", ["a1", "w2", "b2"], ["z2"], name="full", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["z2"], ["a2"], name="relu2"),
+    ]
+    levels = [0.0, 8.0]
+    net = scamp.Network.from_onnx(
+        tiny_model(tmp_path, nodes, inits), readout={"pool": 4}, threshold=levels
+    )
+    stages = json.loads(open(net.path).read())["stages"]
+    assert len(stages) == 2
+    assert stages[1]["inputs"] == ["B", "C", "D"] and stages[1]["outputs"] == ["A", "E"]
+    x = images(24, seed=5)
+    _, maps = net.features(x, noise="ideal", maps=True)
+    # Two 3x3 layers reach two pixels into the black surround, which the sensor computes.
+    v = np.pad(x.astype(np.float64) - 128, ((0, 0), (2, 2), (2, 2)), constant_values=-128)
+    first = [correlate(v, inits["w1"][c, 0]) + inits["b1"][c] for c in range(3)]
+    first = [np.where(z > 0, z, z / 4) for z in first]
+
+    def second(channels):
+        sums = [
+            sum(correlate(first[c], inits["w2"][o, c]) for c in channels) + inits["b2"][o]
+            for o in range(2)
+        ]
+        # ReLU then threshold: bit = relu(sum) > level.
+        bits = [np.maximum(z, 0) > t for z, t in zip(sums, levels)]
+        return np.stack(bits, 1)[:, :, 2:-2, 2:-2].astype(np.uint8)
+
+    want = second(range(3))
+    assert 0.05 < want.mean() < 0.95
+    np.testing.assert_array_equal(maps, want)
+    # The stage reads the third channel too.
+    assert (second(range(2)) != want).any()
 
 
 def test_from_onnx_without_onnx_says_how_to_install_it(repo, monkeypatch):
