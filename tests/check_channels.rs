@@ -232,7 +232,12 @@ fn exported(spec: &Path, program: &Path, noise: &str) -> (f64, String) {
         &out.to_string_lossy(),
         "--force",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let cpp = std::fs::read_to_string(&out).expect("written");
     let note = format!("predicted error under {noise}: D RMSE ");
     let rmse = cpp
@@ -270,13 +275,20 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
         std::fs::write(&spec, third_heavy(third)).expect("written");
         let spec_arg = spec.to_string_lossy().to_string();
         let compiled = scamp(&["compile", &spec_arg, "--noise", "scamp5", "--json"]);
-        assert_eq!(compiled.status.code(), Some(0), "{}", String::from_utf8_lossy(&compiled.stderr));
+        assert_eq!(
+            compiled.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&compiled.stderr)
+        );
         let c: serde_json::Value = serde_json::from_slice(&compiled.stdout).expect("json");
         let program = dir.join(format!("{name}.scamp"));
         std::fs::write(&program, c["program"].as_str().expect("program")).expect("written");
         // The export's comment is the compile's prediction over every plane.
         let (rmse, kernel) = exported(&spec, &program, "scamp5");
-        let predicted = c["kernels"][0]["predicted"]["rmse"].as_f64().expect("predicted");
+        let predicted = c["kernels"][0]["predicted"]["rmse"]
+            .as_f64()
+            .expect("predicted");
         assert_eq!(format!("{rmse:.2}"), format!("{predicted:.2}"), "{name}");
         assert!(
             kernel.contains(&format!(
@@ -296,9 +308,20 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
         assert_eq!((p[0].rmse, p[0].bias), (0.0, 0.0));
         // check --json gives every plane's weights, [in][kh][kw].
         let checked = scamp(&[
-            "check", &program.to_string_lossy(), "--kernel", &spec_arg, "--noise", "ideal", "--json",
+            "check",
+            &program.to_string_lossy(),
+            "--kernel",
+            &spec_arg,
+            "--noise",
+            "ideal",
+            "--json",
         ]);
-        assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stderr));
+        assert_eq!(
+            checked.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&checked.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&checked.stdout).expect("json");
         let third: serde_json::Value = serde_json::from_str(third).expect("json rows");
         let centre = serde_json::json!([[0, 0, 0], [0, 1, 0], [0, 0, 0]]);
@@ -306,7 +329,10 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
             v["kernels"][0]["approximated"],
             serde_json::json!([centre, centre, third])
         );
-        assert_eq!(c["kernels"][0]["approximated"], v["kernels"][0]["approximated"]);
+        assert_eq!(
+            c["kernels"][0]["approximated"],
+            v["kernels"][0]["approximated"]
+        );
         figures.push(rmse);
     }
     // Plane C carries most of the weight: it adds signal, and so gain error.

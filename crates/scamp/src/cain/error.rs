@@ -184,7 +184,9 @@ impl From<crate::verify::KernelsProofError> for GeneratorBug {
         match e {
             K::Input(e) => GeneratorBug::Proof(e),
             K::Planes(e) => GeneratorBug::Planes(e),
-            K::WritesOutside(r) => GeneratorBug::Proof(crate::verify::proof::ProofError::Register(r)),
+            K::WritesOutside(r) => {
+                GeneratorBug::Proof(crate::verify::proof::ProofError::Register(r))
+            }
         }
     }
 }

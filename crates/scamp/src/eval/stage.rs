@@ -295,8 +295,8 @@ fn prove_stage(
     general: usize,
 ) -> Result<(), StageProofFailure> {
     let targets: Vec<_> = kernels.iter().map(KernelReport::planes_target).collect();
-    let wiring = Wiring::planes(&spec.inputs(), general)
-        .unwrap_or_else(|| Wiring::new(spec.input, general));
+    let wiring =
+        Wiring::planes(&spec.inputs(), general).unwrap_or_else(|| Wiring::new(spec.input, general));
     verify::prove_kernels(program, wiring, &targets, Some(&spec.registers)).map_err(|e| match e {
         KernelsProofError::Input(e) => StageProofFailure::Proof(Box::new(e)),
         KernelsProofError::Planes(e) => StageProofFailure::Planes(Box::new(e)),

@@ -116,7 +116,13 @@ mod tests {
         let one = Wiring::new(Reg::A, 6);
         let e = prove_kernels(&p, one, &[PlanesTarget::single(halve(Reg::C))], None);
         assert!(
-            matches!(e, Err(KernelsProofError::Input(ProofError::Unwritten { reg: Reg::D, .. }))),
+            matches!(
+                e,
+                Err(KernelsProofError::Input(ProofError::Unwritten {
+                    reg: Reg::D,
+                    ..
+                }))
+            ),
             "{e:?}"
         );
         // Inputs A and D: C holds A/2 + D on two planes.
@@ -132,14 +138,29 @@ mod tests {
                 },
             ],
         };
-        assert_eq!(prove_kernels(&p, two, std::slice::from_ref(&both), None), Ok(()));
         assert_eq!(
-            prove_kernels(&p, two, std::slice::from_ref(&both), Some(&[Reg::A, Reg::C, Reg::D])),
+            prove_kernels(&p, two, std::slice::from_ref(&both), None),
+            Ok(())
+        );
+        assert_eq!(
+            prove_kernels(
+                &p,
+                two,
+                std::slice::from_ref(&both),
+                Some(&[Reg::A, Reg::C, Reg::D])
+            ),
             Err(KernelsProofError::WritesOutside(Reg::B))
         );
         // A one-plane target against two inputs names the count.
         let e = prove_kernels(&p, two, &[PlanesTarget::single(halve(Reg::C))], None);
-        assert!(matches!(e, Err(KernelsProofError::Planes(PlanesProofError::Planes { planes: 1, inputs: 2, .. }))));
+        assert!(matches!(
+            e,
+            Err(KernelsProofError::Planes(PlanesProofError::Planes {
+                planes: 1,
+                inputs: 2,
+                ..
+            }))
+        ));
         assert_eq!(mismatch_lines(&p, two, &[both]), Vec::<String>::new());
     }
 }

@@ -132,7 +132,11 @@ pub fn weights_text(plane: &[Vec<i64>]) -> String {
 /// Every plane of an approximated kernel's integer weights: `[1 2 1; 2 4 2]` for one
 /// input, `([...] + [...] + [...])` for several (one array per input, summed).
 pub fn planes_text(approx: &crate::cain::Approx) -> String {
-    let planes: Vec<String> = approx.planes().into_iter().map(|p| weights_text(p)).collect();
+    let planes: Vec<String> = approx
+        .planes()
+        .into_iter()
+        .map(|p| weights_text(p))
+        .collect();
     if planes.len() > 1 {
         format!("({})", planes.join(" + "))
     } else {
