@@ -317,7 +317,7 @@ fn five_inputs_in_six_registers_say_what_is_left_and_what_is_needed() {
             "name: one\ninput: A\nregisters: [A, F]\nkernels:\n  - out: F\n    scale: 1/64\n    \
              weights: {p}\n"
         );
-        let c = compile(&one, &work(20_000));
+        let c = compile(&one, &work(3_000));
         assert_eq!(c.registers, vec![Reg::A, Reg::F], "{p}");
     }
 }
