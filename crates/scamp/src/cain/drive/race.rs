@@ -574,13 +574,17 @@ pub(crate) fn not_found(
         };
     }
     if !setup.spec.other_inputs.is_empty() {
-        return CompileError::Crowded {
-            inputs: setup.spec.inputs().len(),
-            registers: setup.registers.len(),
-            needed: constructive_needs(setup, &judge.members),
-            stop: outcome.stop,
-            nodes: outcome.nodes,
-        };
+        let needed = constructive_needs(setup, &judge.members);
+        // Only where the inputs crowd the constructive program out of the registers.
+        if needed.is_none_or(|n| n > setup.registers.len()) {
+            return CompileError::Crowded {
+                inputs: setup.spec.inputs().len(),
+                registers: setup.registers.len(),
+                needed,
+                stop: outcome.stop,
+                nodes: outcome.nodes,
+            };
+        }
     }
     CompileError::NotFound {
         stop: outcome.stop,
