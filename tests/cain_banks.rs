@@ -169,7 +169,10 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     let groups = bank::assign_blocks(
         bank::split_blocks(&program, &ends),
         Wiring::new(c.input, 6),
-        &c.targets(),
+        &c.kernels
+            .iter()
+            .map(cain::KernelReport::planes_target)
+            .collect::<Vec<_>>(),
     );
     let members: Vec<Vec<usize>> = groups.iter().map(|(_, m)| m.clone()).collect();
     let compiled: Vec<Vec<usize>> = c.groups.iter().map(|g| g.kernels.clone()).collect();

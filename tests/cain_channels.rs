@@ -194,7 +194,10 @@ fn bad_multi_input_specs_are_refused_at_their_node() {
     assert!(msg.contains("listed twice"), "{msg}");
     let (pos, msg) = err(&THREE.replace("inputs: [A, B, C]", "inputs: [A, B, C, D, E, F]"));
     assert_eq!(pos.line, 2);
-    assert!(msg.contains("at most 5 inputs"), "{msg}");
+    assert!(
+        msg.contains("6 inputs for the 6 registers") && msg.contains("at most 5 inputs"),
+        "{msg}"
+    );
     let (pos, msg) = err(&THREE.replace("inputs: [A, B, C]", "inputs: [A, B, Q]"));
     assert_eq!(pos, Pos { line: 2, col: 16 });
     assert!(msg.contains("`Q`"), "{msg}");
@@ -266,4 +269,55 @@ fn a_bank_whose_outputs_exceed_the_range_at_a_sixteenth_compiles_range_safe() {
     assert_peak_within(&spec, &c, 255.75 + 1e-9);
     let constructive = compile(&bank, &work(1).with_node_limit(1));
     assert_peak_within(&spec, &constructive, 255.75 + 1e-9);
+}
+
+/// Five different 3x3 planes (blur, Sobel, Laplacian, diagonal, row blur) at 1/64.
+const PLANES: [&str; 5] = [
+    "[[1, 2, 1], [2, 4, 2], [1, 2, 1]]",
+    "[[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]",
+    "[[0, 1, 0], [1, -4, 1], [0, 1, 0]]",
+    "[[1, 0, -1], [0, 0, 0], [-1, 0, 1]]",
+    "[[0, 0, 0], [1, 2, 1], [0, 0, 0]]",
+];
+
+#[test]
+fn five_inputs_in_six_registers_say_what_is_left_and_what_is_needed() {
+    let mut text = "name: five\ninputs: [A, B, C, D, E]\nregisters: [A, B, C, D, E, F]\n\
+                    kernels:\n  - out: F\n    scale: 1/64\n    weights:\n"
+        .to_string();
+    for p in PLANES {
+        text += &format!("      - {p}\n");
+    }
+    let spec = cain::parse_spec(&text).expect("valid spec");
+    let e = cain::compile(&spec, &work(300), &Stats::default()).expect_err("no program");
+    assert!(
+        matches!(
+            e,
+            cain::CompileError::Crowded {
+                inputs: 5,
+                registers: 6,
+                needed: Some(7),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.is_no_program() && !e.is_bug());
+    let msg = e.to_string();
+    assert!(
+        msg.contains(
+            "its 5 inputs hold 5 of the 6 registers from the first instruction, leaving 1 to \
+             compute in, and the constructive program needs 7 registers"
+        ),
+        "{msg}"
+    );
+    // Each plane alone fits in two registers: its input's and one more.
+    for p in PLANES {
+        let one = format!(
+            "name: one\ninput: A\nregisters: [A, F]\nkernels:\n  - out: F\n    scale: 1/64\n    \
+             weights: {p}\n"
+        );
+        let c = compile(&one, &work(3_000));
+        assert_eq!(c.registers, vec![Reg::A, Reg::F], "{p}");
+    }
 }

@@ -206,3 +206,135 @@ fn a_wrong_program_fails_check_on_the_plane_it_gets_wrong() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["kernels"][1]["analogue"]["rmse"], 0.0);
 }
+
+/// One kernel into D over inputs A, B and C at 1/16: the centre of A and of B, and
+/// `third` (a 3x3 plane, rows north to south) on C.
+fn third_heavy(third: &str) -> String {
+    format!(
+        "name: third\ninputs: [A, B, C]\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: D\n    \
+         scale: 1/16\n    weights:\n      - [[0, 0, 0], [0, 1, 0], [0, 0, 0]]\n      - [[0, 0, 0], \
+         [0, 1, 0], [0, 0, 0]]\n      - {third}\nsearch: {{ work: 1000, workers: 1 }}\n"
+    )
+}
+
+/// `scamp export` of `program` proven against `spec` under `noise`: the predicted
+/// RMSE of D its comments give, and the comments' kernel line.
+fn exported(spec: &Path, program: &Path, noise: &str) -> (f64, String) {
+    let out = program.with_extension(format!("{noise}.cpp"));
+    let o = scamp(&[
+        "export",
+        &program.to_string_lossy(),
+        "--kernel",
+        &spec.to_string_lossy(),
+        "--noise",
+        noise,
+        "-o",
+        &out.to_string_lossy(),
+        "--force",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cpp = std::fs::read_to_string(&out).expect("written");
+    let note = format!("predicted error under {noise}: D RMSE ");
+    let rmse = cpp
+        .lines()
+        .find_map(|l| l.split_once(&note))
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no `{note}` in:\n{cpp}"));
+    let kernel = cpp
+        .lines()
+        .find(|l| l.contains("// D = "))
+        .expect("a kernel line")
+        .to_string();
+    (rmse, kernel)
+}
+
+#[test]
+fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
+    let dir = std::env::temp_dir().join(format!("scamp-predict-planes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut figures = Vec::new();
+    for (name, third, shown) in [
+        (
+            "heavy",
+            "[[1, 2, 1], [2, 4, 2], [1, 2, 1]]",
+            "[1 2 1; 2 4 2; 1 2 1]",
+        ),
+        (
+            "zero",
+            "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]",
+            "[0 0 0; 0 0 0; 0 0 0]",
+        ),
+    ] {
+        let spec = dir.join(format!("{name}.yaml"));
+        std::fs::write(&spec, third_heavy(third)).expect("written");
+        let spec_arg = spec.to_string_lossy().to_string();
+        let compiled = scamp(&["compile", &spec_arg, "--noise", "scamp5", "--json"]);
+        assert_eq!(
+            compiled.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&compiled.stderr)
+        );
+        let c: serde_json::Value = serde_json::from_slice(&compiled.stdout).expect("json");
+        let program = dir.join(format!("{name}.scamp"));
+        std::fs::write(&program, c["program"].as_str().expect("program")).expect("written");
+        // The export's comment is the compile's prediction over every plane.
+        let (rmse, kernel) = exported(&spec, &program, "scamp5");
+        let predicted = c["kernels"][0]["predicted"]["rmse"]
+            .as_f64()
+            .expect("predicted");
+        assert_eq!(format!("{rmse:.2}"), format!("{predicted:.2}"), "{name}");
+        assert!(
+            kernel.contains(&format!(
+                "D = ([0 0 0; 0 1 0; 0 0 0] + [0 0 0; 0 1 0; 0 0 0] + {shown}) / 2^4"
+            )),
+            "{kernel}"
+        );
+        // Under ideal, no error at all.
+        assert_eq!(exported(&spec, &program, "ideal").0, 0.0);
+        let text = std::fs::read_to_string(&program).expect("read");
+        let parsed = parse_program(&text, Device::default()).expect("parses");
+        let s = cain::parse_spec(&third_heavy(third)).expect("valid spec");
+        let stats = InputStats::of_bundled_images(s.input_range);
+        let ideal = Profile::builtin("ideal").expect("built in");
+        let p = cain::predict_outputs(&parsed, s.wiring(), &[Reg::D], &ideal, &stats)
+            .expect("predicts");
+        assert_eq!((p[0].rmse, p[0].bias), (0.0, 0.0));
+        // check --json gives every plane's weights, [in][kh][kw].
+        let checked = scamp(&[
+            "check",
+            &program.to_string_lossy(),
+            "--kernel",
+            &spec_arg,
+            "--noise",
+            "ideal",
+            "--json",
+        ]);
+        assert_eq!(
+            checked.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&checked.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&checked.stdout).expect("json");
+        let third: serde_json::Value = serde_json::from_str(third).expect("json rows");
+        let centre = serde_json::json!([[0, 0, 0], [0, 1, 0], [0, 0, 0]]);
+        assert_eq!(
+            v["kernels"][0]["approximated"],
+            serde_json::json!([centre, centre, third])
+        );
+        assert_eq!(
+            c["kernels"][0]["approximated"],
+            v["kernels"][0]["approximated"]
+        );
+        figures.push(rmse);
+    }
+    // Plane C carries most of the weight: it adds signal, and so gain error.
+    assert!(figures[0] > figures[1] + 0.1, "{figures:?}");
+}

@@ -265,3 +265,56 @@ fn a_layer_too_large_for_the_registers_is_refused_in_one_line() {
     );
     assert_eq!(common::stderr(&o).trim().lines().count(), 1);
 }
+
+#[test]
+fn export_predicts_a_multi_input_stage_from_every_map() {
+    use scamp::isa::Wiring;
+    use scamp::verify::predict::InputStats;
+    let (text, layers) = two_layers(3, 2);
+    let net = folder("evallayers-export", &text, &layers);
+    let data = dataset("evallayers-export-data", 10);
+    let out = temp_dir("evallayers-export-out").join("net.cpp");
+    let o = scamp(&[
+        "export",
+        net.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--dataset",
+        data.to_str().unwrap(),
+        "--samples",
+        "1",
+        "--force",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let cpp = std::fs::read_to_string(&out).expect("written");
+    let notes: Vec<&str> = cpp
+        .lines()
+        .filter_map(|l| {
+            l.split_once("predicted error under scamp5: ")
+                .map(|(_, r)| r)
+        })
+        .collect();
+    assert_eq!(notes.len(), 2, "{cpp}");
+    // Stage 2 reads maps B, C and D: its prediction takes noise and signal from all
+    // three, not from B alone.
+    let loaded = network::load_path(Some(&net)).expect("loads");
+    let built = Built::new(&loaded, ROWS, COLS, &BuildOptions::default()).expect("builds");
+    let stage = &built.chip.stages[1];
+    let spec = &loaded.stages[1].spec;
+    let outs = [Reg::A, Reg::E];
+    let scamp5 = Profile::builtin("scamp5").expect("built in");
+    let stats = InputStats::of_bundled_images(spec.input_range);
+    let predict = |w: Wiring| {
+        let p = scamp::cain::predict_outputs(&stage.program, w, &outs, &scamp5, &stats)
+            .expect("predicts");
+        let each: Vec<String> = outs
+            .iter()
+            .zip(&p)
+            .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
+            .collect();
+        each.join(", ")
+    };
+    let every = predict(Wiring::planes(&spec.inputs(), built.chip.general).expect("wiring"));
+    assert_eq!(notes[1], every);
+    assert_ne!(notes[1], predict(Wiring::new(Reg::B, built.chip.general)));
+}

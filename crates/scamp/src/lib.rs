@@ -43,7 +43,7 @@
 //! let bank = Bank::compile(spec, &cain::CompileOptions::default(), &cain::Stats::default()).unwrap();
 //! let report = bank.compile_report().unwrap();
 //! assert!(bank.prove().unwrap().verified);
-//! assert_eq!(report.kernels[0].approximated, vec![vec![1, 2, 1]]);
+//! assert_eq!(report.kernels[0].approximated, cain::ShownWeights::Plane(vec![vec![1, 2, 1]]));
 //! assert!(report.instructions <= 6, "{}", bank.text());
 //! ```
 //!

@@ -95,7 +95,7 @@ impl Bank {
             .map(|(i, k)| html_report::KernelSummary {
                 out: k.out.to_string(),
                 depth: k.approx.depth,
-                approximated: k.approx.weights.clone(),
+                approximated: k.approx.shown(),
                 approx_error: k.approx.error,
                 errors: errors.get(i).cloned(),
             })

@@ -69,8 +69,9 @@ pub struct KernelCheck {
     pub out: String,
     /// Approximation depth.
     pub depth: u32,
-    /// Integer weights over `2^depth`.
-    pub approximated: Vec<Vec<i64>>,
+    /// Integer weights over `2^depth`: `[kh][kw]`, or `[in][kh][kw]` for a kernel of
+    /// several inputs.
+    pub approximated: crate::cain::ShownWeights,
     /// Approximated vs specified kernel, exact arithmetic.
     pub approx: ErrorFigures,
     /// Simulated vs approximated kernel (run 1).
@@ -214,7 +215,7 @@ fn kernels_of(
         .map(|(i, (k, f))| KernelCheck {
             out: k.out.to_string(),
             depth: k.approx.depth,
-            approximated: k.approx.weights.clone(),
+            approximated: k.approx.shown(),
             approx: f.approx,
             analogue: f.analogue,
             total: TotalFigures {

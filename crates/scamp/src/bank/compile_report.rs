@@ -85,8 +85,9 @@ impl SplitJson {
 pub struct CompiledKernel {
     /// Sum of absolute weight differences of the approximation.
     pub approx_error: f64,
-    /// Integer weights over `2^depth`.
-    pub approximated: Vec<Vec<i64>>,
+    /// Integer weights over `2^depth`: `[kh][kw]`, or `[in][kh][kw]` for a kernel of
+    /// several inputs.
+    pub approximated: crate::cain::ShownWeights,
     /// Approximation depth.
     pub depth: u32,
     /// Whether the kernel's exact output fits the register range.
@@ -217,7 +218,7 @@ impl CompileReport {
             .zip(&r.largest_fitting_scale)
             .map(|(((k, p), &output_peak), &fit)| CompiledKernel {
                 approx_error: k.approx.error,
-                approximated: k.approx.weights.clone(),
+                approximated: k.approx.shown(),
                 depth: k.approx.depth,
                 fits: output_peak <= r.limit + 1e-9,
                 fitted: k.fitted,

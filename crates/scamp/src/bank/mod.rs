@@ -38,7 +38,6 @@ use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, ProfileTestbed};
 use crate::verify::compare::{self, CompareError, CompareOptions, Comparison, MapSink};
 use crate::verify::groups::{self, EvaluateError, Evaluation, Groups};
-use crate::verify::proof;
 
 /// Kernels and the program (one or more groups) that computes them.
 #[derive(Clone, Debug)]
@@ -201,11 +200,11 @@ impl Bank {
         let kernels = cain::approximate_spec(&spec)?;
         let ends = groups::kernel_block_ends(source);
         let groups = if ends.len() > 1 {
-            let proofs: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
+            let planes: Vec<_> = kernels.iter().map(KernelReport::planes_target).collect();
             groups::assign_blocks(
                 groups::split_blocks(&program, &ends),
                 spec.wiring(),
-                &proofs,
+                &planes,
             )
         } else {
             groups::single(program.clone(), kernels.len())
@@ -308,35 +307,11 @@ impl Bank {
     /// ```
     pub fn prove(&self) -> Result<Proof, BankError> {
         let spec = self.spec_or_err()?;
-        if !spec.other_inputs.is_empty() {
-            return Ok(self.prove_planes(spec));
-        }
-        let proofs: Vec<proof::Target> = self.kernels.iter().map(KernelReport::target).collect();
-        let mut mismatch = Vec::new();
-        for (program, members) in &self.groups {
-            let ts = groups::members_of(members, &proofs);
-            if proof::prove(program, spec.wiring(), &ts, None).is_err() {
-                mismatch.extend(crate::verify::report::explain_mismatch(
-                    program,
-                    spec.wiring(),
-                    &ts,
-                ));
-            }
-        }
+        let mismatch = groups::mismatches(&self.groups, spec.wiring(), &self.planes());
         Ok(Proof {
             verified: mismatch.is_empty(),
             mismatch,
         })
-    }
-
-    /// [`Bank::prove`] of a kernel set over several inputs: every group on every input
-    /// plane.
-    fn prove_planes(&self, spec: &Spec) -> Proof {
-        let mismatch = groups::mismatches(&self.groups, spec.wiring(), &[], &self.planes());
-        Proof {
-            verified: mismatch.is_empty(),
-            mismatch,
-        }
     }
 
     /// Per kernel, what its output must hold on every input plane.
@@ -365,12 +340,10 @@ impl Bank {
         uncertainty: bool,
     ) -> Result<Evaluation, BankError> {
         let spec = self.spec_or_err()?;
-        let proofs: Vec<proof::Target> = self.kernels.iter().map(KernelReport::target).collect();
         let targets = self.targets()?;
         Ok(groups::evaluate(&groups::Request {
             groups: &self.groups,
             wiring: spec.wiring(),
-            proofs: &proofs,
             planes: &self.planes(),
             targets: &targets,
             input_range: spec.input_range,

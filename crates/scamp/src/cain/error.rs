@@ -44,6 +44,30 @@ pub enum CompileError {
         /// Nodes it expanded.
         nodes: u64,
     },
+    /// A kernel set over several inputs found no program, and its inputs leave too few
+    /// registers for the constructive program: every input holds its register from the
+    /// first instruction, and programs are not split by channel.
+    #[error(
+        "no program found within the budget ({}): its {inputs} inputs hold {inputs} of the \
+         {registers} registers from the first instruction, leaving {} to compute in, and the \
+         constructive program needs {}; programs are not split by channel (docs/spec-format.md, \
+         \"Inputs and registers\"): give more registers or fewer inputs",
+        Stopped(*stop, *nodes),
+        registers.saturating_sub(*inputs),
+        needed.map_or_else(|| "more than the largest device has".to_string(), |n| format!("{n} registers")),
+    )]
+    Crowded {
+        /// Input registers.
+        inputs: usize,
+        /// Registers the program may use.
+        registers: usize,
+        /// The fewest registers the constructive program fits (`None`: none up to 26).
+        needed: Option<usize>,
+        /// Why the search stopped.
+        stop: StopReason,
+        /// Nodes it expanded.
+        nodes: u64,
+    },
     /// No program exists within the registers given (certain without a search, or the
     /// search exhausted its whole space): more time would not help (exit 1).
     #[error(transparent)]
@@ -112,6 +136,7 @@ impl CompileError {
         matches!(
             self,
             CompileError::NotFound { .. }
+                | CompileError::Crowded { .. }
                 | CompileError::NoProgram(_)
                 | CompileError::Proof(_)
                 | CompileError::NoRangeSafe { .. }
@@ -151,6 +176,19 @@ pub enum GeneratorBug {
     /// The shortest program's error cannot be predicted.
     #[error("the shortest program's error cannot be predicted")]
     ShortestUnpredicted,
+}
+
+impl From<crate::verify::KernelsProofError> for GeneratorBug {
+    fn from(e: crate::verify::KernelsProofError) -> GeneratorBug {
+        use crate::verify::KernelsProofError as K;
+        match e {
+            K::Input(e) => GeneratorBug::Proof(e),
+            K::Planes(e) => GeneratorBug::Planes(e),
+            K::WritesOutside(r) => {
+                GeneratorBug::Proof(crate::verify::proof::ProofError::Register(r))
+            }
+        }
+    }
 }
 
 /// How a search stopped, as the messages say it.

@@ -36,7 +36,7 @@ pub use assemble::report::{
 pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
-pub use spec::approx::{approximate, Approx};
+pub use spec::approx::{approximate, Approx, ShownWeights};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
 
 use crate::isa::{Program, Reg};
@@ -410,6 +410,7 @@ pub fn compile(
             Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start, stats)),
             Err(
                 CompileError::NotFound { .. }
+                | CompileError::Crowded { .. }
                 | CompileError::NoRangeSafe { .. }
                 | CompileError::NoProgram(_),
             ) => {}

@@ -5,7 +5,7 @@
 use super::network::{Activation, Binarise, Decision, Network, StageDef};
 use crate::cain::{self, CompileOptions, KernelReport, Stats};
 use crate::isa::{parse_program, DReg, Device, Program, Reg, Wiring};
-use crate::verify::{planes, proof};
+use crate::verify::{self, planes, proof, KernelsProofError};
 use std::path::{Path, PathBuf};
 
 /// First digital register holding a binary map (R0 is left to the macros that
@@ -286,36 +286,22 @@ fn finish(
     })
 }
 
-/// Proves that `program` computes `kernels` from the spec's inputs: on the one input
-/// plane, or on every plane of a multi-input layer.
+/// Proves that `program` computes `kernels` from the spec's inputs (on the one input
+/// plane, or on every plane of a multi-input layer), writing only the spec's registers.
 fn prove_stage(
     program: &Program,
     spec: &cain::Spec,
     kernels: &[KernelReport],
     general: usize,
 ) -> Result<(), StageProofFailure> {
-    if spec.other_inputs.is_empty() {
-        let targets: Vec<proof::Target> = kernels.iter().map(KernelReport::target).collect();
-        proof::prove(
-            program,
-            Wiring::new(spec.input, general),
-            &targets,
-            Some(&spec.registers),
-        )
-        .map_err(|e| StageProofFailure::Proof(Box::new(e)))
-    } else {
-        let targets: Vec<_> = kernels.iter().map(KernelReport::planes_target).collect();
-        planes::prove_planes(program, &spec.inputs(), general, &targets)
-            .map_err(|e| StageProofFailure::Planes(Box::new(e)))?;
-        match program
-            .written_registers()
-            .into_iter()
-            .find(|r| !spec.registers.contains(r))
-        {
-            Some(r) => Err(StageProofFailure::WritesOutside(r)),
-            None => Ok(()),
-        }
-    }
+    let targets: Vec<_> = kernels.iter().map(KernelReport::planes_target).collect();
+    let wiring =
+        Wiring::planes(&spec.inputs(), general).unwrap_or_else(|| Wiring::new(spec.input, general));
+    verify::prove_kernels(program, wiring, &targets, Some(&spec.registers)).map_err(|e| match e {
+        KernelsProofError::Input(e) => StageProofFailure::Proof(Box::new(e)),
+        KernelsProofError::Planes(e) => StageProofFailure::Planes(Box::new(e)),
+        KernelsProofError::WritesOutside(r) => StageProofFailure::WritesOutside(r),
+    })
 }
 
 /// `v` as a DAC constant, or why it cannot be loaded (`what` names it).

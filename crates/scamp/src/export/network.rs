@@ -118,7 +118,9 @@ fn stage_blocks(
             .unwrap_or(chip.program.stmts.len());
         let from = starts[i];
         let outs: Vec<Reg> = st.kernels.iter().map(|k| k.out).collect();
-        let wiring = Wiring::new(def.spec.input, chip.general);
+        // Every input map of the stage, on the chip's register file.
+        let wiring = Wiring::planes(&def.spec.inputs(), chip.general)
+            .unwrap_or_else(|| Wiring::new(def.spec.input, chip.general));
         let stats = InputStats::of_bundled_images(def.spec.input_range);
         let predicted = cain::predict_outputs(&st.program, wiring, &outs, profile.1, &stats)
             .map_err(Internal::from)?;

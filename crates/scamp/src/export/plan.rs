@@ -5,7 +5,7 @@
 
 use super::{ExportError, Internal};
 use crate::bank::Bank;
-use crate::cain::assemble::report::{predicted_text, weights_text};
+use crate::cain::assemble::report::{planes_text, predicted_text};
 use crate::cain::{self, KernelReport, Spec};
 use crate::energy::FrameEnergy;
 use crate::isa::{parse_program, AnyReg, DReg, Device, Operand, Program, Reg, Stmt};
@@ -174,12 +174,13 @@ fn captures_itself(program: &Program) -> bool {
         .is_some_and(|s: &Stmt| s.def.name == "get_image")
 }
 
-/// `A = [1 2 1; 2 4 2] / 2^4 (depth 4, approximation error 0)` for kernel `k`.
+/// `A = [1 2 1; 2 4 2] / 2^4 (depth 4, approximation error 0)` for kernel `k` (a
+/// kernel of several inputs shows every plane, `([...] + [...])`).
 pub fn kernel_line(k: &KernelReport) -> String {
     format!(
         "{} = {} / 2^{} (depth {}, approximation error {})",
         k.out,
-        weights_text(&k.approx.weights),
+        planes_text(&k.approx),
         k.approx.depth,
         k.approx.depth,
         k.approx.error
@@ -267,15 +268,26 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
         name: spec.name.clone(),
         notes: vec![
             format!(
-                "spec: {}, kernels: {}, input image in {}",
+                "spec: {}, kernels: {}, {}",
                 spec.name,
                 bank.kernels().len(),
-                spec.input
+                inputs_text(spec)
             ),
             format!("source: {name}"),
         ],
         blocks,
     })
+}
+
+/// Where the spec's inputs are: `input image in A`, or `inputs (one channel each) in
+/// A, B, C` for several.
+fn inputs_text(spec: &Spec) -> String {
+    if spec.other_inputs.is_empty() {
+        format!("input image in {}", spec.input)
+    } else {
+        let names: Vec<String> = spec.inputs().iter().map(ToString::to_string).collect();
+        format!("inputs (one channel each) in {}", names.join(", "))
+    }
 }
 
 /// A program without kernels: one block, every register it writes read back.

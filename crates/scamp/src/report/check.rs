@@ -23,8 +23,9 @@ pub struct KernelSummary {
     pub out: String,
     /// Approximation depth d.
     pub depth: u32,
-    /// Integer weights of the approximated kernel (divide by 2^d), rows north to south.
-    pub approximated: Vec<Vec<i64>>,
+    /// Integer weights of the approximated kernel (divide by 2^d), rows north to south:
+    /// one plane, or one per input of a kernel of several.
+    pub approximated: crate::cain::ShownWeights,
     /// Summed absolute weight error of the approximation.
     pub approx_error: f64,
     /// Measured figures (absent when the proof failed and nothing was run).
@@ -214,15 +215,36 @@ fn figure_cells(f: &ErrorFigures) -> String {
 }
 
 fn kernel_grid(k: &KernelSummary) -> String {
-    let h = k.approximated.len();
-    let w = k.approximated.first().map_or(0, Vec::len);
+    let planes = k.approximated.planes();
+    let mut s = String::from("<figure>");
+    for (z, plane) in planes.iter().enumerate() {
+        // Several inputs: one grid per input plane, summed.
+        let caption = match (planes.len(), z) {
+            (1, _) => format!("{} = 1/2<sup>{}</sup> &times;", escape(&k.out), k.depth),
+            (n, 0) => format!(
+                "{} = 1/2<sup>{}</sup> &times; input 1 of {n}",
+                escape(&k.out),
+                k.depth
+            ),
+            (n, z) => format!("+ input {} of {n}", z + 1),
+        };
+        s.push_str(&plane_grid(plane, &caption));
+    }
+    s.push_str(&format!(
+        "<figcaption>d = {}, approximation error {}</figcaption></figure>",
+        k.depth,
+        fmt_num(k.approx_error)
+    ));
+    s
+}
+
+/// One plane of integer weights as a table, the centre highlighted.
+fn plane_grid(plane: &[Vec<i64>], caption: &str) -> String {
+    let h = plane.len();
+    let w = plane.first().map_or(0, Vec::len);
     let (ci, cj) = ((h.saturating_sub(1)) / 2, (w.saturating_sub(1)) / 2);
-    let mut s = format!(
-        "<figure><table class=\"kernel-grid\"><caption>{} = 1/2<sup>{}</sup> &times;</caption>",
-        escape(&k.out),
-        k.depth
-    );
-    for (i, row) in k.approximated.iter().enumerate() {
+    let mut s = format!("<table class=\"kernel-grid\"><caption>{caption}</caption>");
+    for (i, row) in plane.iter().enumerate() {
         s.push_str("<tr>");
         for (j, v) in row.iter().enumerate() {
             let cls = if (i, j) == (ci, cj) {
@@ -234,11 +256,7 @@ fn kernel_grid(k: &KernelSummary) -> String {
         }
         s.push_str("</tr>");
     }
-    s.push_str(&format!(
-        "</table><figcaption>d = {}, approximation error {}</figcaption></figure>",
-        k.depth,
-        fmt_num(k.approx_error)
-    ));
+    s.push_str("</table>");
     s
 }
 

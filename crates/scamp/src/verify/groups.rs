@@ -5,11 +5,11 @@
 //! one group holding every kernel, so banks and plain programs share one path.
 
 use super::check::{self, Measurement, ProfileTestbed, Target, Testbed};
-use super::planes::{prove_planes, PlanesTarget};
+use super::kernels::{mismatch_lines, prove_kernels};
+use super::planes::PlanesTarget;
 use super::predict::{PredictError, Predicted};
 use super::range::InputRange;
 use super::uncertainty::{RangeError, Ranges};
-use super::{proof, report};
 use crate::isa::{Program, Wiring};
 use crate::sim;
 use crate::sim::capture::GreyImage;
@@ -52,18 +52,14 @@ pub fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
 }
 
 /// Assigns each target of `targets` to the first of `blocks` that proves it (run from
-/// the input, its output register holds the kernel); a target no block proves goes to
-/// the last block, whose proof then reports the mismatch.
-pub fn assign_blocks(
-    blocks: Vec<Program>,
-    wiring: Wiring,
-    targets: &[super::proof::Target],
-) -> Groups {
+/// the inputs, its output register holds the kernel on every input plane); a target no
+/// block proves goes to the last block, whose proof then reports the mismatch.
+pub fn assign_blocks(blocks: Vec<Program>, wiring: Wiring, targets: &[PlanesTarget]) -> Groups {
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
     for (i, t) in targets.iter().enumerate() {
         let at = blocks
             .iter()
-            .position(|b| super::proof::prove(b, wiring, std::slice::from_ref(t), None).is_ok())
+            .position(|b| prove_kernels(b, wiring, std::slice::from_ref(t), None).is_ok())
             .unwrap_or(blocks.len().saturating_sub(1));
         if let Some(m) = members.get_mut(at) {
             m.push(i);
@@ -128,10 +124,8 @@ pub struct Request<'a> {
     pub groups: &'a Groups,
     /// The input registers and the device's general registers.
     pub wiring: Wiring,
-    /// Per kernel, what its output must hold exactly (the approximated kernel).
-    pub proofs: &'a [proof::Target],
-    /// Per kernel, what its output must hold on every input plane (a wiring of several
-    /// input planes is proven by these, not by `proofs`).
+    /// Per kernel, what its output must hold exactly on every input plane (the
+    /// approximated kernel; one plane for a program of one input).
     pub planes: &'a [PlanesTarget],
     /// Per kernel, the measured targets (specified and approximated kernels).
     pub targets: &'a [Target],
@@ -175,33 +169,19 @@ pub enum EvaluateError {
 }
 
 /// Where each group departs from its kernels (empty when every group is proven): on
-/// the input, or on every input plane for a wiring of several.
-pub fn mismatches(
-    groups: &Groups,
-    wiring: Wiring,
-    proofs: &[proof::Target],
-    planes: &[PlanesTarget],
-) -> Vec<String> {
-    let mut mismatch = Vec::new();
-    for (program, members) in groups {
-        if wiring.has_planes() {
-            let ts = members_of(members, planes);
-            if let Err(e) = prove_planes(program, &wiring.inputs(), wiring.general, &ts) {
-                mismatch.push(e.to_string());
-            }
-            continue;
-        }
-        let ts = members_of(members, proofs);
-        if proof::prove(program, wiring, &ts, None).is_err() {
-            mismatch.extend(report::explain_mismatch(program, wiring, &ts));
-        }
-    }
-    mismatch
+/// the input, or on every input plane for a wiring of several ([`prove_kernels`]).
+pub fn mismatches(groups: &Groups, wiring: Wiring, planes: &[PlanesTarget]) -> Vec<String> {
+    groups
+        .iter()
+        .flat_map(|(program, members)| {
+            mismatch_lines(program, wiring, &members_of(members, planes))
+        })
+        .collect()
 }
 
 /// Proves every group's kernels, then measures, predicts and bounds a verified program.
 pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
-    let mut mismatch = mismatches(r.groups, r.wiring, r.proofs, r.planes);
+    let mut mismatch = mismatches(r.groups, r.wiring, r.planes);
     // Proven exact, yet lost in 32-bit floats: refused by name (issue 29).
     if mismatch.is_empty() && !r.images.is_empty() {
         let frame = check::frame(r.images, 0, r.wiring);

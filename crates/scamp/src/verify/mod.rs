@@ -7,6 +7,7 @@ pub mod convolution;
 pub mod dyadic;
 pub mod groups;
 pub mod heatmap;
+pub mod kernels;
 pub mod metrics;
 pub mod plane_stats;
 pub mod planes;
@@ -18,3 +19,5 @@ pub mod report;
 pub mod saturation;
 pub mod symbolic;
 pub mod uncertainty;
+
+pub use kernels::{prove_kernels, KernelsProofError};

@@ -877,14 +877,14 @@ impl Predicted {
     }
 }
 
-/// Follows `program` (input image in `input`, every other register zero and exact)
-/// through the error model of `profile`.
+/// Follows `program` (input plane `z` in the wiring's `z`-th input register, every
+/// other register zero and exact) through the error model of `profile`.
 pub fn analyse(
     program: &Program,
     wiring: Wiring,
     profile: &Profile,
 ) -> Result<ErrorModel, PredictError> {
-    analyse_planes(program, &[wiring.input], wiring.general, profile)
+    analyse_planes(program, &wiring.inputs(), wiring.general, profile)
 }
 
 /// [`analyse`] of a program reading several input planes, plane `z` in `inputs[z]`

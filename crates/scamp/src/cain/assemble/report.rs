@@ -23,7 +23,8 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// Per register of `outs`, the predicted error of `program` under `profile`.
+/// Per register of `outs`, the predicted error of `program` under `profile`, noise
+/// and signal propagating from every input plane of `wiring`.
 pub fn predict_outputs(
     program: &Program,
     wiring: Wiring,
@@ -31,8 +32,9 @@ pub fn predict_outputs(
     profile: &Profile,
     stats: &InputStats,
 ) -> Result<Vec<Predicted>, predict::PredictError> {
+    let regs = wiring.inputs();
     let inputs = InputPlanes {
-        regs: &[wiring.input],
+        regs: &regs,
         general: wiring.general,
     };
     predict_outputs_planes(program, inputs, outs, profile, stats)
@@ -127,6 +129,21 @@ pub fn weights_text(plane: &[Vec<i64>]) -> String {
     format!("[{}]", rows.join("; "))
 }
 
+/// Every plane of an approximated kernel's integer weights: `[1 2 1; 2 4 2]` for one
+/// input, `([...] + [...] + [...])` for several (one array per input, summed).
+pub fn planes_text(approx: &crate::cain::Approx) -> String {
+    let planes: Vec<String> = approx
+        .planes()
+        .into_iter()
+        .map(|p| weights_text(p))
+        .collect();
+    if planes.len() > 1 {
+        format!("({})", planes.join(" + "))
+    } else {
+        planes.concat()
+    }
+}
+
 /// Each output's predicted error as `B RMSE 1.23 bias +0.05, C RMSE ...` (`outs` and
 /// `predicted` in the same order).
 pub fn predicted_text(outs: &[Reg], predicted: &[Predicted]) -> String {
@@ -162,19 +179,13 @@ pub fn header(spec: &Spec, c: &Compiled) -> String {
             .join(", ")
     );
     for k in &c.kernels {
-        // Several inputs: one array per channel, summed.
-        let planes: Vec<String> = std::iter::once(&k.approx.weights)
-            .chain(&k.approx.other_planes)
-            .map(|p| weights_text(p))
-            .collect();
-        let weights = if planes.len() > 1 {
-            format!("({})", planes.join(" + "))
-        } else {
-            planes.concat()
-        };
         s += &format!(
-            "// {} = {weights} / 2^{} (d = {}, approximation error {})\n",
-            k.out, k.approx.depth, k.approx.depth, k.approx.error
+            "// {} = {} / 2^{} (d = {}, approximation error {})\n",
+            k.out,
+            planes_text(&k.approx),
+            k.approx.depth,
+            k.approx.depth,
+            k.approx.error
         );
     }
     s += &format!(

@@ -16,7 +16,6 @@ use crate::cain::{
 };
 use crate::isa::{Program, Reg};
 use crate::verify::predict::{InputStats, PredictError, Predicted};
-use crate::verify::proof::{prove, Target};
 use crate::verify::range::{self, Peak};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -73,9 +72,10 @@ fn finals(setup: &Setup, members: &[usize]) -> Result<(u32, Vec<(Goal, Reg)>), C
 /// Holds a group's targets and turns programs into scored candidates.
 pub(crate) struct Judge<'a> {
     setup: &'a Setup<'a>,
-    targets: Vec<Target>,
-    /// The members' kernels on every input plane (the proof of a multi-input group).
+    /// The members' kernels on every input plane (one plane each for one input).
     planes: Vec<crate::verify::planes::PlanesTarget>,
+    /// The members (indices into the setup's kernels).
+    members: Vec<usize>,
     outs: Vec<Reg>,
     pub(crate) held_to: f64,
     stats_in: InputStats,
@@ -86,10 +86,6 @@ pub(crate) struct Judge<'a> {
 
 impl<'a> Judge<'a> {
     fn new(setup: &'a Setup<'a>, members: &[usize]) -> Judge<'a> {
-        let targets: Vec<Target> = members
-            .iter()
-            .filter_map(|&i| setup.kernels.get(i).map(crate::cain::KernelReport::target))
-            .collect();
         let planes: Vec<crate::verify::planes::PlanesTarget> = members
             .iter()
             .filter_map(|&i| setup.kernels.get(i))
@@ -98,25 +94,20 @@ impl<'a> Judge<'a> {
         let outputs_f64 = planes.iter().map(exact_taps).collect();
         Judge {
             setup,
+            outs: planes.iter().map(|t| t.out).collect(),
             planes,
-            outs: targets.iter().map(|t| t.out).collect(),
-            targets,
+            members: members.to_vec(),
             held_to: setup.held_to(members),
             stats_in: objective::input_stats(setup.spec.input_range),
             outputs_f64,
         }
     }
 
-    /// Proves that `program` computes every member kernel: on the one input, within
-    /// the registers; or, with several inputs, on every input plane.
+    /// Proves that `program` computes every member kernel within the registers: on
+    /// the one input, or, with several inputs, on every input plane.
     fn prove(&self, program: &Program) -> Result<(), GeneratorBug> {
         let s = self.setup;
-        if s.spec.other_inputs.is_empty() {
-            prove(program, s.wiring(), &self.targets, Some(&s.registers))?;
-        } else {
-            let inputs = s.spec.inputs();
-            crate::verify::planes::prove_planes(program, &inputs, s.general, &self.planes)?;
-        }
+        crate::verify::prove_kernels(program, s.wiring(), &self.planes, Some(&s.registers))?;
         Ok(())
     }
 
@@ -165,12 +156,8 @@ impl<'a> Judge<'a> {
     ) -> Option<search::Finished<Candidate>> {
         let s = self.setup;
         self.prove(&program).ok()?;
-        let peak = if s.spec.other_inputs.is_empty() {
-            range::peak(&program, s.wiring(), s.spec.input_range).ok()?
-        } else {
-            let inputs = s.spec.inputs();
-            range::peak_planes(&program, &inputs, s.general, s.spec.input_range).ok()?
-        };
+        // Over every input plane when there are several.
+        let peak = range::peak(&program, s.wiring(), s.spec.input_range).ok()?;
         if peak.magnitude > self.held_to + 1e-9 {
             return None;
         }
@@ -586,8 +573,38 @@ pub(crate) fn not_found(
             nodes: outcome.nodes,
         };
     }
+    if !setup.spec.other_inputs.is_empty() {
+        let needed = constructive_needs(setup, &judge.members);
+        // Only where the inputs crowd the constructive program out of the registers.
+        if needed.is_none_or(|n| n > setup.registers.len()) {
+            return CompileError::Crowded {
+                inputs: setup.spec.inputs().len(),
+                registers: setup.registers.len(),
+                needed,
+                stop: outcome.stop,
+                nodes: outcome.nodes,
+            };
+        }
+    }
     CompileError::NotFound {
         stop: outcome.stop,
         nodes: outcome.nodes,
+    }
+}
+
+/// The fewest registers (the given ones, then further general registers up to the
+/// largest device's) in which the constructive program of `members` fits.
+fn constructive_needs(setup: &Setup, members: &[usize]) -> Option<usize> {
+    let (depth, finals) = finals(setup, members).ok()?;
+    let inputs = setup.spec.inputs();
+    let mut registers = setup.registers.clone();
+    let mut more = (0..crate::cain::spec::MAX_GENERAL as u8)
+        .map(Reg::Gen)
+        .filter(|r| !setup.registers.contains(r));
+    loop {
+        if fallback::program(&finals, &inputs, &registers, depth, setup.ops).is_some() {
+            return Some(registers.len());
+        }
+        registers.push(more.next()?);
     }
 }

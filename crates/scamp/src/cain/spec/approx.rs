@@ -17,6 +17,47 @@ pub struct Approx {
     pub error: f64,
 }
 
+impl Approx {
+    /// Every plane's integer weights, the first input's first.
+    pub fn planes(&self) -> Vec<&Vec<Vec<i64>>> {
+        std::iter::once(&self.weights)
+            .chain(&self.other_planes)
+            .collect()
+    }
+
+    /// The integer weights as reports show them: `[kh][kw]` for a kernel of one input,
+    /// `[in][kh][kw]` for one of several.
+    pub fn shown(&self) -> ShownWeights {
+        if self.other_planes.is_empty() {
+            ShownWeights::Plane(self.weights.clone())
+        } else {
+            ShownWeights::Planes(self.planes().into_iter().cloned().collect())
+        }
+    }
+}
+
+/// A kernel's integer weights in a report: one plane (`[kh][kw]`) for a kernel of one
+/// input, so that single-input reports keep their shape, or one plane per input
+/// (`[in][kh][kw]`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
+pub enum ShownWeights {
+    /// The weights of a kernel of one input, rows north to south.
+    Plane(Vec<Vec<i64>>),
+    /// Per input, in the order of the spec's `inputs`, its plane of weights.
+    Planes(Vec<Vec<Vec<i64>>>),
+}
+
+impl ShownWeights {
+    /// Every plane, the first input's first (one for a kernel of one input).
+    pub fn planes(&self) -> Vec<&Vec<Vec<i64>>> {
+        match self {
+            ShownWeights::Plane(p) => vec![p],
+            ShownWeights::Planes(ps) => ps.iter().collect(),
+        }
+    }
+}
+
 /// Largest integer weight accepted after scaling (keeps goals small and exact).
 pub const MAX_WEIGHT: f64 = 1_048_576.0;
 

@@ -433,8 +433,9 @@ fn input_registers(raw: &RawSpec, registers: &[Reg], general: usize) -> R<Vec<Re
         return Err(Misplaced::at(
             &[Key("inputs")],
             format!(
-                "{} inputs leave no register of the {} in `registers` to compute in: \
-                 at most {} inputs",
+                "{} inputs for the {} registers in `registers`: each input holds its own \
+                 register from the first instruction, leaving none to compute in (no split, \
+                 by kernel or by channel, frees one before it): at most {} inputs",
                 names.len(),
                 registers.len(),
                 registers.len() - 1
