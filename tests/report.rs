@@ -7,10 +7,10 @@ mod common;
 use base64::Engine;
 use common::{scamp, stderr, temp_dir};
 use scamp::isa::{parse_program, Device};
-use scamp::report::planes::{quantise_analogue, TRACE_SIDE};
 use scamp::report::{trace_page, TraceInput};
-use scamp::sim::noise::{NoiseModel, Profile};
+use scamp::report::planes::{quantise_analogue, TRACE_SIDE};
 use scamp::sim::{self, Array, EdgeMode};
+use scamp::sim::noise::{NoiseModel, Profile};
 use serde_json::Value;
 
 /// The JSON the step-through page embeds.
@@ -39,7 +39,7 @@ fn page_for(source: &str, noise: &str, pe: (usize, usize)) -> (String, Array) {
     let program = parse_program(source, Device::default()).unwrap();
     let fresh = || {
         let mut a = Array::new(6, EdgeMode::Zero);
-        a.expose(&sim::capture::default_image().pixels);
+        a.expose(&sim::default_image().pixels);
         a
     };
     let mut noisy = fresh();

@@ -88,7 +88,7 @@ fn write_html(
     pe: (usize, usize),
 ) -> Outcome {
     let source =
-        scamp::isa::source::read_text(&a.program, scamp::isa::source::MAX_PROGRAM_BYTES, "program")
+        scamp::isa::read_text(&a.program, scamp::isa::MAX_PROGRAM_BYTES, "program")
             .map_err(|e| CliError::msg(format!("{}: {e}", a.program.display())))?;
     let ideal = prepared(a, device)?;
     let mut noisy = prepared(a, device)?;

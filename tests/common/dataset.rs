@@ -89,7 +89,7 @@ pub fn noise_split(
     n: usize,
     (rows, cols): (usize, usize),
     seed: u32,
-) -> scamp::eval::dataset::Split {
+) -> scamp::eval::Split {
     let mut x = seed;
     let pixels = (0..n * rows * cols)
         .map(|_| {
@@ -97,7 +97,7 @@ pub fn noise_split(
             (x >> 16) as u8
         })
         .collect();
-    scamp::eval::dataset::Split {
+    scamp::eval::Split {
         rows,
         cols,
         pixels,

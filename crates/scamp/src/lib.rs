@@ -18,12 +18,13 @@
 //! use ndarray::Array2;
 //! use scamp::bank::{PlaneValues, Preload, RunOptions, Setup};
 //! use scamp::isa::{parse_program, Device};
-//! use scamp::sim::{capture, noise::Profile};
-//! use scamp::verify::compare::Watched;
+//! use scamp::sim;
+//! use scamp::sim::noise::Profile;
+//! use scamp::verify::Watched;
 //!
 //! let program = parse_program("mov(B, A); add(C, A, B);", Device::default()).unwrap();
 //! let ramp = Array2::from_shape_fn((256, 256), |(_, c)| c as f32 / 4.0);
-//! let mut setup = Setup::new(capture::default_image());
+//! let mut setup = Setup::new(sim::default_image());
 //! setup.preloads.push(Preload::new("A", 6, PlaneValues::analogue("A", ramp.view()).unwrap()).unwrap());
 //! let mut opts = RunOptions::new(Profile::builtin("ideal").unwrap());
 //! opts.raw = true;
@@ -36,7 +37,8 @@
 //! # Compile a spec
 //!
 //! ```
-//! use scamp::{cain, Bank};
+//! use scamp::Bank;
+//! use scamp::cain;
 //! let spec = cain::parse_spec(
 //!     "name: blur\ninput: A\nregisters: [A, B, C, D]\nkernels:\n  - out: A\n    scale: 1/4\n    weights: [[1, 2, 1]]\nsearch: { work: 2000, workers: 1 }\n",
 //! ).unwrap();
@@ -50,14 +52,17 @@
 //! # Check a program against its kernel
 //!
 //! ```
-//! use scamp::{cain, isa, Bank, CheckOptions};
-//! use scamp::verify::check::ProfileTestbed;
+//! use scamp::Bank;
+//! use scamp::CheckOptions;
+//! use scamp::cain;
+//! use scamp::isa;
+//! use scamp::verify::ProfileTestbed;
 //! let spec = cain::parse_spec(
 //!     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
 //! ).unwrap();
 //! let program = isa::parse_program("divq(B, A); mov(A, B);", isa::Device::default()).unwrap();
 //! let bank = Bank::with_kernels(program, "", spec).unwrap();
-//! let images = [scamp::sim::capture::default_image()];
+//! let images = [scamp::sim::default_image()];
 //! let opts = CheckOptions::new("ideal");
 //! let checked = bank.check(&images, &ProfileTestbed::ideal(), &opts).unwrap();
 //! assert!(checked.report.verified);
@@ -68,14 +73,16 @@
 //! # Compare ideal and noisy runs
 //!
 //! ```
+//! use scamp::Bank;
 //! use scamp::bank::{RunOptions, Setup};
-//! use scamp::verify::compare::{adc_step, CompareOptions, Watched};
-//! use scamp::{isa, sim, Bank};
+//! use scamp::isa;
+//! use scamp::sim;
+//! use scamp::verify::{adc_step, CompareOptions, Watched};
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
 //! let opts = RunOptions::new(sim::noise::Profile::builtin("scamp5").unwrap());
 //! let compare = CompareOptions::new(vec![Watched::parse("C", 6).unwrap()], adc_step(&opts.profile))
 //!     .with_runs(2);
-//! let scenes = [("camera".to_string(), sim::capture::default_image())];
+//! let scenes = [("camera".to_string(), sim::default_image())];
 //! let c = Bank::bare(program)
 //!     .compare(&scenes, &|img| Setup::new(img.clone()), &opts, &compare, None)
 //!     .unwrap();
@@ -87,7 +94,6 @@
 //! # Load and edit a noise profile
 //!
 //! ```
-//! use scamp::sim::noise::Profile;
 //! let mut p = Profile::builtin("scamp5").unwrap();
 //! p.saturation = None;
 //! let text = p.to_yaml();
@@ -99,10 +105,9 @@
 //! # Evaluate a bank on a batch of images
 //!
 //! ```
-//! use scamp::bank::{RunOptions, Setup};
-//! use scamp::sim::{capture::GreyImage, noise::Profile};
-//! use scamp::verify::compare::Watched;
-//! use scamp::{isa, Bank};
+//! use scamp::Bank;
+//! use scamp::isa;
+//! use scamp::sim::GreyImage;
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
 //! let bank = Bank::bare(program);
 //! // Eight flat frames of grey levels 0, 32, ..., 224: frame i runs with seed 7 + i.

@@ -187,7 +187,8 @@ impl Bank {
     /// block that proves it.
     ///
     /// ```
-    /// use scamp::{isa, Bank};
+    /// use scamp::Bank;
+    /// use scamp::isa;
     /// let spec = scamp::cain::parse_spec(
     ///     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
     /// )
@@ -223,7 +224,7 @@ impl Bank {
     /// A bare program: it can run and be compared, not proven.
     ///
     /// ```
-    /// use scamp::{bank::BankError, isa, Bank};
+    /// use scamp::bank::BankError;
     /// let bank = Bank::bare(isa::parse_program("mov(B, A);", isa::Device::default()).unwrap());
     /// assert!(bank.spec().is_none());
     /// assert!(matches!(bank.prove(), Err(BankError::NoKernels)));
@@ -295,7 +296,9 @@ impl Bank {
     /// independent of any image).
     ///
     /// ```
-    /// use scamp::{cain, isa, Bank};
+    /// use scamp::Bank;
+    /// use scamp::cain;
+    /// use scamp::isa;
     /// let half = "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n";
     /// let bank = |text| {
     ///     let program = isa::parse_program(text, isa::Device::default()).unwrap();

@@ -20,15 +20,15 @@
 //! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]), the per-group race ([`drive::race`]) of the search's phases ([`drive::phase`]) run by [`drive::pipeline`], and the final choice ([`drive::choice`]) |
 //! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
 
-pub mod assemble;
-pub mod choose;
-pub mod drive;
+pub(crate) mod assemble;
+pub(crate) mod choose;
+pub(crate) mod drive;
 mod error;
-pub mod moves;
-pub mod options;
-pub mod score;
-pub mod search;
-pub mod spec;
+pub(crate) mod moves;
+pub(crate) mod options;
+pub(crate) mod score;
+pub(crate) mod search;
+pub(crate) mod spec;
 
 pub use assemble::report::{
     header, predict_outputs, predict_outputs_planes, program_text, saturation_limit, InputPlanes,
@@ -38,6 +38,22 @@ pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
+pub use spec::{
+    check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
+    MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
+};
+
+pub use assemble::alloc::Instr;
+pub use assemble::emit::statement;
+pub use choose::{choose_layer, ChooseError, ChooseOptions};
+pub use moves::goal::{Bag, Goal};
+pub use moves::reverse::{expand, Ctx};
+pub use moves::rule::Rule;
+pub use moves::step::{Kind, Step};
+pub use options::{parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB};
+pub use score::objective::input_stats;
+pub use spec::approx::{goal_of, DEEPEST};
+pub use spec::layer::{layer_spec, read_bias, read_weights, spec_yaml, LayerError, LayerTarget};
 
 use crate::isa::{Program, Reg};
 use crate::sim::noise::Profile;

@@ -54,13 +54,13 @@ pub struct CompileOptions {
 pub const DEFAULT_SLACK: f64 = 0.25;
 
 /// Default wall-clock budget of a compile, in seconds.
-pub const DEFAULT_TIME_LIMIT: f64 = 10.0;
+pub(crate) const DEFAULT_TIME_LIMIT: f64 = 10.0;
 
 /// Default memory cap of the search, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 2048;
 
 /// Default ordering seed of the search.
-pub const DEFAULT_SEED: u64 = 0;
+pub(crate) const DEFAULT_SEED: u64 = 0;
 
 /// An option of [`CompileOptions`] outside the range its spec key and command-line
 /// flag accept, or inconsistent with the spec.
@@ -76,7 +76,7 @@ impl OptionError {
     /// `key` refused for `problem`.
     ///
     /// ```
-    /// use scamp::cain::{spec::RangeError, OptionError, OptionProblem};
+    /// use scamp::cain::{OptionError, OptionProblem, RangeError};
     /// let e = OptionError::new("slack", RangeError::Slack(11.0));
     /// assert_eq!(e.to_string(), "slack must be a fraction between 0 and 10, got 11");
     /// assert!(matches!(e.problem, OptionProblem::Range(RangeError::Slack(v)) if v == 11.0));
@@ -354,7 +354,7 @@ pub const COMPILE_OPTIONS: [OptionDecl; 13] = [
 ];
 
 /// The declaration of the option `name`.
-pub fn declared(name: &str) -> Option<&'static OptionDecl> {
+pub(crate) fn declared(name: &str) -> Option<&'static OptionDecl> {
     COMPILE_OPTIONS.iter().find(|d| d.name == name)
 }
 

@@ -309,6 +309,6 @@ impl Accuracy {
 }
 
 /// The fraction of binary-map bits the noise flipped.
-pub fn flip_rate(c: &Counts) -> f64 {
+pub(crate) fn flip_rate(c: &Counts) -> f64 {
     c.flipped_bits as f64 / c.bits.max(1) as f64
 }

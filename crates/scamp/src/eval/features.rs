@@ -14,7 +14,7 @@ use crate::sim::batch;
 use crate::sim::noise::Profile;
 
 /// Frames run side by side before their results are taken (bounds the memory held).
-pub const CHUNK: usize = 32;
+pub(crate) const CHUNK: usize = 32;
 
 /// The chip part of a network for `rows x cols` images: the frame program, how images
 /// are tiled on a frame and what the readout makes of the maps.

@@ -22,7 +22,7 @@ pub struct FrameNoise<'a> {
 /// The temporal seed of frame `frame` on chip `chip_seed`: distinct for every frame
 /// and chip, and fixed by the frame's index in its split (so a shard runs each frame
 /// exactly as the whole run does).
-pub fn run_seed(chip_seed: u64, frame: usize) -> u64 {
+pub(crate) fn run_seed(chip_seed: u64, frame: usize) -> u64 {
     (chip_seed << 32) ^ frame as u64
 }
 
@@ -52,7 +52,7 @@ pub fn run_frame(
 
 /// The array of frame `frame` of `split` before the chip part runs: its images exposed,
 /// the noise layer installed.
-pub fn frame_array(
+pub(crate) fn frame_array(
     chip: &Chip,
     tiling: &Tiling,
     split: &Split,

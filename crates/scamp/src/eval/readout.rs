@@ -154,7 +154,7 @@ impl Layout {
 /// `bits` with every map's set bits after its `cap`-th (in row-major scan order:
 /// row 0 from column 0 rightwards, then row 1, ...) cleared: the events the device's
 /// scan never reads.
-pub fn capped(bits: &[u8], plane: usize, cap: usize) -> Vec<u8> {
+pub(crate) fn capped(bits: &[u8], plane: usize, cap: usize) -> Vec<u8> {
     let mut out = bits.to_vec();
     for map in out.chunks_exact_mut(plane) {
         let mut seen = 0;

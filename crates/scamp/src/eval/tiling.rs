@@ -47,7 +47,7 @@ impl Tiling {
     /// `None` when not even one image fits.
     ///
     /// ```
-    /// use scamp::eval::tiling::Tiling;
+    /// use scamp::eval::Tiling;
     /// let t = Tiling::new(28, 28, 4).unwrap();
     /// assert_eq!((t.per_frame(), t.frames(10_000)), (49, 205));
     /// assert!(Tiling::new(300, 28, 0).is_none());

@@ -7,15 +7,17 @@
 //! ([`crate::energy`]) are all read off that plan. Nothing is exported that was not
 //! proven: an unproven program is refused before any file is written.
 
-pub mod cpp;
-pub mod golden;
-pub mod head;
-pub mod network;
-pub mod plan;
+pub(crate) mod cpp;
+pub(crate) mod golden;
+pub(crate) mod head;
+pub(crate) mod network;
+pub(crate) mod plan;
 
 pub use head::NetworkHost;
 pub use network::{of_network, HeadOptions, NetworkExport};
 pub use plan::{of_bank, Block, Plan, Readout};
+pub use cpp::source as cpp_source;
+pub use golden::{write as write_golden, Sample as GoldenSample};
 
 use crate::energy::FrameEnergy;
 use serde::Serialize;

@@ -1,15 +1,15 @@
 //! The SCAMP-5 instruction set as data: registers, machine-level instructions, the macro
 //! table with its expansions, and program text with source positions.
 
-pub mod op;
-pub mod parse;
-pub mod program;
-pub mod reg;
-pub mod source;
-pub mod table;
-pub mod text;
-pub mod unwritten;
-pub mod yaml;
+pub(crate) mod op;
+pub(crate) mod parse;
+pub(crate) mod program;
+pub(crate) mod reg;
+pub(crate) mod source;
+pub(crate) mod table;
+pub(crate) mod text;
+pub(crate) mod unwritten;
+pub(crate) mod yaml;
 
 pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
@@ -17,6 +17,11 @@ pub use program::{Device, IsaError, Pos, Program, Stmt, Wiring};
 pub use reg::{DReg, Dir, DirSet, Reg};
 pub use table::{Codegen, Def, Family, Id, Operand, Slot};
 pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
+pub use source::{
+    decode, read_text, SourceError, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES,
+};
+pub use table::{entry, table};
+pub use text::quote;
 
 /// The constants the DAC loads (`in(a, v)`, `load_in(a, v)`): a decision's threshold
 /// `t` is loaded as `-t`, so thresholds lie in `-DAC.end()..=-DAC.start()`.

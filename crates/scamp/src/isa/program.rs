@@ -73,7 +73,7 @@ impl Device {
 
 /// Most further input planes a [`Wiring`] holds: every general register of the
 /// largest device (26, `A..Z`) but the one the program computes in.
-pub const MAX_OTHER_INPUTS: usize = 24;
+pub(crate) const MAX_OTHER_INPUTS: usize = 24;
 
 /// How a program meets the device: the register the image is exposed into (and the
 /// registers of further input planes, for a kernel set over several channels) and the

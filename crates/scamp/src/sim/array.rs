@@ -12,7 +12,7 @@ use crate::isa::{BusOp, DReg, DigitalOp, Dir, Reg};
 use plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use rayon::prelude::*;
 
-pub use super::dims::{N, PES};
+pub(crate) use super::dims::{N, PES};
 
 /// The state of every PE, with the layer that perturbs writes.
 pub struct Array {

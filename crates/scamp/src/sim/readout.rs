@@ -1,6 +1,6 @@
 //! Reading results off the array: summary statistics and files (numpy and PNG).
 
-pub mod npy;
+pub(crate) mod npy;
 
 use super::dims::N;
 use ndarray::Array2;
@@ -47,7 +47,7 @@ impl PlaneStats {
 }
 
 /// A plane as a 256x256 array.
-pub fn to_array(values: &[f32]) -> Array2<f32> {
+pub(crate) fn to_array(values: &[f32]) -> Array2<f32> {
     Array2::from_shape_vec((N, N), values.to_vec()).expect("planes are 256x256")
 }
 

@@ -6,9 +6,8 @@ use super::machine::{step, MachineError};
 use crate::isa::{Pos, Program, Reg, Stmt};
 
 /// The device's instruction store holds this many instruction words per kernel.
-pub const KERNEL_STORE: u64 = 1024;
+pub(crate) const KERNEL_STORE: u64 = 1024;
 
-pub use super::clock::DEFAULT_CLOCK_HZ;
 
 /// Something the user should know about a run.
 #[derive(Clone, Debug, PartialEq, Eq)]

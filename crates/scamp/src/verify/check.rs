@@ -271,7 +271,7 @@ pub fn frame_indices(j: usize, n: usize, planes: usize) -> Vec<usize> {
 }
 
 /// Frame `j` of `images` for the input planes of `wiring` ([`frame_indices`]).
-pub fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
+pub(crate) fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()
@@ -280,7 +280,7 @@ pub fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> 
 }
 
 /// [`frame`] of named images (as `check --outputs` and the HTML page list them).
-pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
+pub(crate) fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()
@@ -289,7 +289,7 @@ pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> 
 }
 
 /// Every frame's full-range input values, per plane (`xs[z]` for plane `z`).
-pub fn frame_values(frame: &[&GreyImage]) -> Vec<Array2<f64>> {
+pub(crate) fn frame_values(frame: &[&GreyImage]) -> Vec<Array2<f64>> {
     frame.iter().map(|img| input_values(img)).collect()
 }
 
@@ -356,7 +356,7 @@ pub fn input_values(img: &GreyImage) -> Array2<f64> {
 }
 
 /// Mean and spread over runs of each figure, one [`ErrorFigures`] per run.
-pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
+pub(crate) fn spread(figs: &[ErrorFigures]) -> FigureSpread {
     let pick = |f: fn(&ErrorFigures) -> f64| Spread::of(&figs.iter().map(f).collect::<Vec<_>>());
     FigureSpread {
         rmse: pick(|f| f.rmse),
@@ -368,7 +368,7 @@ pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
 /// Simulated results of `program` on one frame (one image per input plane of
 /// `wiring`, [`frame`]) and one run, per target, with the run's report (its saturation
 /// counts). The photodiode sees plane 0's image.
-pub fn simulate(
+pub(crate) fn simulate(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -512,7 +512,7 @@ impl FirstRunTally {
 
 /// [`FigureSpread`] of figures that arrive run after run, in constant memory.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FigureSpreadAccumulator {
+pub(crate) struct FigureSpreadAccumulator {
     rmse: SpreadAccumulator,
     max: SpreadAccumulator,
     bias: SpreadAccumulator,
@@ -520,14 +520,14 @@ pub struct FigureSpreadAccumulator {
 
 impl FigureSpreadAccumulator {
     /// Adds one run's figures.
-    pub fn add(&mut self, f: &ErrorFigures) {
+    pub(crate) fn add(&mut self, f: &ErrorFigures) {
         self.rmse.add(f.rmse);
         self.max.add(f.max);
         self.bias.add(f.bias);
     }
 
     /// The mean and spread of each figure so far.
-    pub fn spread(&self) -> FigureSpread {
+    pub(crate) fn spread(&self) -> FigureSpread {
         FigureSpread {
             rmse: self.rmse.spread(),
             max: self.max.spread(),
@@ -656,7 +656,7 @@ fn count_sign_changes(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
 /// `profile`, with the input moments of `images` (full-range values) inside `border`;
 /// with several input planes, the moments of the frames [`measure`] feeds them (each
 /// plane's own, and every pair of planes').
-pub fn predict_on_images(
+pub(crate) fn predict_on_images(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -708,7 +708,7 @@ pub enum OutputError {
 }
 
 /// Run 0 of `testbed` on one frame, next to what it should give.
-pub struct FirstRun {
+pub(crate) struct FirstRun {
     /// The full-range input `p - 128` (of input plane 0).
     pub input: Array2<f64>,
     /// Per target: the specified kernel's exact convolution, and the simulated result.
@@ -717,7 +717,7 @@ pub struct FirstRun {
 
 /// Runs `program` once (run 0 of `testbed`) on `frame` ([`frame`]) and pairs each
 /// target's result with the exact convolution of its specified kernel.
-pub fn first_run(
+pub(crate) fn first_run(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -742,7 +742,7 @@ pub fn first_run(
 /// Writes, per image and target, the result (`.result.npy`/`.png`), the specified
 /// kernel's ideal result (`.ideal.*`) and a heat map of `|result - ideal|` inside the
 /// border (`.error.png`), run 0 of `testbed`.
-pub fn write_outputs(
+pub(crate) fn write_outputs(
     dir: &std::path::Path,
     program: &Program,
     wiring: Wiring,

@@ -29,7 +29,7 @@ impl ErrorFigures {
 
 /// Collects errors over several images before computing the figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ErrorAccumulator {
+pub(crate) struct ErrorAccumulator {
     sq: f64,
     sum: f64,
     max: f64,
@@ -38,7 +38,7 @@ pub struct ErrorAccumulator {
 
 impl ErrorAccumulator {
     /// Adds the interior (excluding `border` pixels on every side) of `result - reference`.
-    pub fn add(&mut self, result: &Array2<f64>, reference: &Array2<f64>, border: usize) {
+    pub(crate) fn add(&mut self, result: &Array2<f64>, reference: &Array2<f64>, border: usize) {
         let (h, w) = result.dim();
         let b = border.min(h / 2).min(w / 2);
         let r = result.slice(s![b..h - b, b..w - b]);
@@ -53,7 +53,7 @@ impl ErrorAccumulator {
     }
 
     /// The figures of everything added.
-    pub fn figures(&self) -> ErrorFigures {
+    pub(crate) fn figures(&self) -> ErrorFigures {
         let n = self.n.max(1) as f64;
         let rmse = (self.sq / n).sqrt();
         ErrorFigures {
@@ -91,7 +91,7 @@ impl Spread {
 /// [`Spread`] of values that arrive one at a time (Welford's update), so that a figure's
 /// spread over any number of runs is kept in constant memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SpreadAccumulator {
+pub(crate) struct SpreadAccumulator {
     n: u64,
     mean: f64,
     m2: f64,
@@ -99,7 +99,7 @@ pub struct SpreadAccumulator {
 
 impl SpreadAccumulator {
     /// Adds one value.
-    pub fn add(&mut self, v: f64) {
+    pub(crate) fn add(&mut self, v: f64) {
         self.n += 1;
         let d = v - self.mean;
         self.mean += d / self.n as f64;
@@ -107,7 +107,7 @@ impl SpreadAccumulator {
     }
 
     /// Mean and sample standard deviation of the values added (0 and 0 for none).
-    pub fn spread(&self) -> Spread {
+    pub(crate) fn spread(&self) -> Spread {
         let std = if self.n > 1 {
             (self.m2 / (self.n - 1) as f64).max(0.0).sqrt()
         } else {

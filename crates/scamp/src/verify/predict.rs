@@ -34,10 +34,10 @@ use std::rc::Rc;
 /// A pixel of one input plane: `(plane, row offset, column offset)`. Plane 0 is the
 /// first input (the only one of a single-input program); sorted by plane first, so
 /// terms of plane 0 keep the order of their offsets.
-pub type Tap = (u16, i32, i32);
+pub(crate) type Tap = (u16, i32, i32);
 
 /// Coefficients by pixel tap, sorted by tap.
-pub type Terms = [(Tap, f64)];
+pub(crate) type Terms = [(Tap, f64)];
 
 /// `constant + sum coef * x_z(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -79,7 +79,7 @@ pub enum RangeError {
 /// ensemble (chip and run seeds of `testbed`, `runs` run seeds) and returns the range
 /// of each kernel's total RMSE and bias (first run, as the nominal check reports).
 /// The nominal profile is always part of the range, whether or not it passes.
-pub fn ranges(
+pub(crate) fn ranges(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],

@@ -15,7 +15,7 @@ use crate::sim::noise::Profile;
 use std::time::Duration;
 
 /// Everything a group compile needs, resolved once for the whole spec.
-pub struct Setup<'a> {
+pub(crate) struct Setup<'a> {
     /// The spec.
     pub spec: &'a Spec,
     /// Registers the program may use.
@@ -45,7 +45,7 @@ pub struct Setup<'a> {
 
 impl<'a> Setup<'a> {
     /// Resolves `opts` over `spec`, refusing inconsistent settings.
-    pub fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
+    pub(crate) fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
         let registers = opts
             .registers
             .clone()
@@ -127,7 +127,7 @@ impl<'a> Setup<'a> {
     /// saturation limit, or the largest output magnitude where an output cannot fit
     /// (it clips whatever the program does, so its intermediates are held to its own
     /// magnitude rather than rejected outright).
-    pub fn held_to(&self, members: &[usize]) -> f64 {
+    pub(crate) fn held_to(&self, members: &[usize]) -> f64 {
         members
             .iter()
             .filter_map(|&i| self.outputs.get(i).copied())
@@ -136,7 +136,7 @@ impl<'a> Setup<'a> {
 
     /// Every input as a goal at `depth` (2^depth atoms at the centre of its channel)
     /// with the register it starts in, the first input's first.
-    pub fn input_goals(&self, depth: u32) -> Vec<(Goal, Reg)> {
+    pub(crate) fn input_goals(&self, depth: u32) -> Vec<(Goal, Reg)> {
         self.spec
             .inputs()
             .into_iter()
@@ -146,7 +146,7 @@ impl<'a> Setup<'a> {
     }
 
     /// The spec's input registers on the register file this compile uses.
-    pub fn wiring(&self) -> Wiring {
+    pub(crate) fn wiring(&self) -> Wiring {
         Wiring::planes(&self.spec.inputs(), self.general)
             .unwrap_or_else(|| Wiring::new(self.spec.input, self.general))
     }

@@ -85,7 +85,7 @@ const fn two(d1: Dir, d2: Dir, dr: i8, dc: i8) -> Shift {
 /// Every translation a single instruction can apply: four one-step (`movx`) and eight
 /// two-step (`mov2x`) ones. `movx(y, x, east)` makes y(p) = x(p + east), so the atoms
 /// of x move by the step of `east`.
-pub const SHIFTS: [Shift; 12] = [
+pub(crate) const SHIFTS: [Shift; 12] = [
     one(Dir::North, -1, 0),
     one(Dir::East, 0, 1),
     one(Dir::South, 1, 0),
@@ -501,7 +501,7 @@ impl fmt::Display for Bag {
 /// A 64-bit fingerprint of `x`: rustc's Fx hash (rustc-hash 1.1), stable across runs,
 /// with a final avalanche because the seen table shards by the top bits and hashes by
 /// the fingerprint as it stands (Fx alone leaves them weakly mixed for small keys).
-pub fn fingerprint_of<T: Hash + ?Sized>(x: &T) -> u64 {
+pub(crate) fn fingerprint_of<T: Hash + ?Sized>(x: &T) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     x.hash(&mut h);
     let mut x = h.finish();

@@ -41,7 +41,7 @@ pub struct ClipModel {
 /// images include hard-edged patterns and strong texture; a spread of 32 to 64 let
 /// AnalogNet2's error objective pick a program whose B output lost 4 RMSE to a clipped
 /// intermediate, 96 and above did not.
-pub const DEFAULT_SPREAD: f64 = 96.0;
+pub(crate) const DEFAULT_SPREAD: f64 = 96.0;
 
 /// Levels sampled over the input range.
 const SAMPLES: usize = 16;

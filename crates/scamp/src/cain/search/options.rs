@@ -169,7 +169,7 @@ impl Default for Stats {
 
 /// The best result of a search.
 #[derive(Clone, Debug)]
-pub struct Found<T> {
+pub(crate) struct Found<T> {
     /// What the finisher made of the plan (e.g. an allocated program).
     pub value: T,
     /// Its instruction count.
@@ -184,7 +184,7 @@ pub struct Found<T> {
 
 /// Everything a search reports.
 #[derive(Clone, Debug)]
-pub struct Outcome<T> {
+pub(crate) struct Outcome<T> {
     /// The best result, if any plan could be finished.
     pub best: Option<Found<T>>,
     /// Nodes expanded.
@@ -199,8 +199,8 @@ pub struct Outcome<T> {
 
 /// What a finisher makes of a plan: the result, its instruction and cycle counts and
 /// its score under the error objective (lower is better).
-pub type Finished<T> = (T, usize, u64, f64);
+pub(crate) type Finished<T> = (T, usize, u64, f64);
 
 /// Turns a plan (instructions in program order) into a result, or rejects it (e.g.
 /// registers cannot be allocated, a value leaves the register range).
-pub type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<Finished<T>> + Sync + 'a;
+pub(crate) type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<Finished<T>> + Sync + 'a;

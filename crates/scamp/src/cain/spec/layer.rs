@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// Largest weights file read: the fixed start, the largest header and the largest layer
 /// a spec can hold ([`MAX_KERNELS`] kernels of [`MAX_GENERAL`] channels of
 /// [`MAX_SIDE`] x [`MAX_SIDE`] float64 weights).
-pub const MAX_LAYER_FILE: usize =
+pub(crate) const MAX_LAYER_FILE: usize =
     12 + MAX_NPY_HEADER + MAX_KERNELS * MAX_GENERAL * MAX_SIDE * MAX_SIDE * 8;
 
 /// Why a layer's arrays cannot become a spec.
@@ -140,7 +140,7 @@ pub fn read_bias(path: &Path) -> Result<Array1<f64>, LayerError> {
 
 /// Reads one kernel's weights from a `.npy` file: float32 or float64 of shape `[kh, kw]`
 /// (rows north to south), sides at most [`MAX_SIDE`], finite.
-pub fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
+pub(crate) fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
     let a = read_checked(path, &[MAX_SIDE, MAX_SIDE], "[kh, kw]")?;
     Ok(a.into_dimensionality::<Ix2>()
         .expect("the shape was checked to have two sizes"))
@@ -149,7 +149,7 @@ pub fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
 /// Reads one multi-input kernel's weights from a `.npy` file: float32 or float64 of
 /// shape `[in, kh, kw]` (one plane per input, rows north to south), at most
 /// [`MAX_GENERAL`] planes with sides of at most [`MAX_SIDE`], finite.
-pub fn read_planes(path: &Path) -> Result<ndarray::Array3<f64>, LayerError> {
+pub(crate) fn read_planes(path: &Path) -> Result<ndarray::Array3<f64>, LayerError> {
     let a = read_checked(path, &[MAX_GENERAL, MAX_SIDE, MAX_SIDE], "[in, kh, kw]")?;
     Ok(a.into_dimensionality::<ndarray::Ix3>()
         .expect("the shape was checked to have three sizes"))

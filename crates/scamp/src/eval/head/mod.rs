@@ -188,7 +188,7 @@ impl Head {
 
 /// Largest layer a head file may hold, in units: the header's shape is checked against
 /// it before anything of its size is read.
-pub const MAX_UNITS: usize = 4096;
+pub(crate) const MAX_UNITS: usize = 4096;
 
 /// Why a head layer's file was not read.
 enum Found {

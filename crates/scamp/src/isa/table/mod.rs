@@ -19,7 +19,6 @@ use super::op::BusOp;
 use super::reg::{DReg, Dir, DirSet, Reg};
 use std::sync::LazyLock;
 
-pub use expand::{PIX_RESET_FULL, PIX_RESET_HALF};
 
 /// An operand as written in a statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -417,17 +416,17 @@ pub fn entry(id: Id) -> &'static Def {
 }
 
 /// All entries with this name (one per arity).
-pub fn lookup(name: &str) -> impl Iterator<Item = &'static Def> + '_ {
+pub(crate) fn lookup(name: &str) -> impl Iterator<Item = &'static Def> + '_ {
     table().iter().filter(move |d| d.name == name)
 }
 
 /// The entry with this name and arity.
-pub fn find(name: &str, arity: usize) -> Option<&'static Def> {
+pub(crate) fn find(name: &str, arity: usize) -> Option<&'static Def> {
     lookup(name).find(|d| d.arity() == arity)
 }
 
 /// Statements accepted and ignored (kernel delimiters of the vendor library).
-pub const IGNORED: &[&str] = &["scamp5_kernel_begin", "scamp5_kernel_end"];
+pub(crate) const IGNORED: &[&str] = &["scamp5_kernel_begin", "scamp5_kernel_end"];
 
 #[cfg(test)]
 mod tests {

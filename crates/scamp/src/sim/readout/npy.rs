@@ -18,7 +18,7 @@ pub const MAX_NPY_HEADER: usize = 1 << 16;
 
 /// Largest `.npy` file read: the fixed start, the largest header and a plane of
 /// float64 values.
-pub const MAX_NPY_FILE: usize = 12 + MAX_NPY_HEADER + PES * 8;
+pub(crate) const MAX_NPY_FILE: usize = 12 + MAX_NPY_HEADER + PES * 8;
 
 /// Why a `.npy` file does not hold a 256x256 plane of float32 or float64.
 #[derive(Debug, thiserror::Error)]
@@ -116,7 +116,7 @@ pub fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyErro
 /// The float32 or float64 array (either byte order) of the `.npy` file at `path`, read
 /// as float64. At most `max_file` bytes are read, and `shape_ok` judges the header's
 /// shape before anything it claims is allocated: its error is returned as it is.
-pub fn read_floats(
+pub(crate) fn read_floats(
     path: &Path,
     max_file: usize,
     shape_ok: impl FnOnce(&[u64]) -> Result<(), NpyError>,
