@@ -91,8 +91,8 @@ fn the_fixed_pattern_is_the_chips_and_the_temporal_part_the_runs() {
 /// Frames of the corrected load `in(A, 0)` on chip 4, run seeds 1..=16, in levels.
 fn corrected_frames(p: &Profile) -> Vec<Vec<f64>> {
     use scamp::isa::{parse_program, Device, Reg};
-    use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
     use scamp::sim::noise::NoiseModel;
+    use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
     let program = parse_program("in(A, 0);", Device::default()).unwrap();
     (1..=16)
         .map(|seed| {

@@ -6,14 +6,14 @@ mod common;
 
 use common::{json, scamp, temp_dir};
 use ndarray::Array2;
-use scamp::Bank;
-use scamp::CheckOptions;
 use scamp::bank::{InputError, PlaneValues, Preload, RunOptions, Setup};
 use scamp::cain;
 use scamp::isa::{parse_program, Device};
 use scamp::sim;
 use scamp::sim::noise::Profile;
 use scamp::verify::{ProfileTestbed, Watched};
+use scamp::Bank;
+use scamp::CheckOptions;
 
 fn program(path: &str) -> scamp::isa::Program {
     let text = std::fs::read_to_string(path).unwrap();

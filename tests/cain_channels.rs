@@ -49,13 +49,9 @@ fn prove_groups(spec: &cain::Spec, c: &cain::Compiled) {
 fn assert_peak_within(spec: &cain::Spec, c: &cain::Compiled, bound: f64) {
     let general = Reg::general_count(&c.registers);
     for g in &c.groups {
-        let peak = scamp::verify::peak_planes(
-            &g.program,
-            &spec.inputs(),
-            general,
-            spec.input_range,
-        )
-        .expect("runs");
+        let peak =
+            scamp::verify::peak_planes(&g.program, &spec.inputs(), general, spec.input_range)
+                .expect("runs");
         assert!(peak.magnitude <= bound, "{}", peak.magnitude);
     }
 }

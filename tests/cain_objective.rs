@@ -310,11 +310,11 @@ const CAIN_ANALOGNET2_TOTAL_RMSE: [f64; 3] = [12.846, 8.748, 12.513];
 
 #[test]
 fn bundled_analognet2_is_at_or_under_cain_on_every_kernel() {
-    use scamp::CheckOptions;
     use scamp::bank::Bank;
     use scamp::isa::{parse_program, Device};
     use scamp::sim::noise::Profile;
     use scamp::verify::{load_images, ProfileTestbed};
+    use scamp::CheckOptions;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("programs/analognet2.scamp")).expect("program");
     let program = parse_program(&text, Device::default()).expect("parses");

@@ -49,9 +49,8 @@ fn error_objective_is_deterministic_and_keeps_outputs_from_being_reread() {
     // program statement by statement.
     let finals = execute(&a.program, Wiring::new(s.input, 6)).expect("runs");
     let outs: Vec<_> = s.kernels.iter().map(|k| finals.value(k.out)).collect();
-    let flat = |v: &scamp::verify::LinComb| -> f64 {
-        v.terms.values().map(scamp::verify::coef_f64).sum()
-    };
+    let flat =
+        |v: &scamp::verify::LinComb| -> f64 { v.terms.values().map(scamp::verify::coef_f64).sum() };
     let reach = outs.iter().map(|v| flat(v).abs()).fold(1.0, f64::max);
     assert_eq!(reach, 1.25);
     let regs: Vec<scamp::isa::Reg> = (0..6u8).map(scamp::isa::Reg::Gen).collect();

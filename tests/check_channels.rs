@@ -8,9 +8,11 @@ use common::channels::THREE;
 use scamp::bank::{Bank, CheckOptions};
 use scamp::cain::{self, CompileOptions, Stats};
 use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::sim::GreyImage;
 use scamp::sim::noise::Profile;
-use scamp::verify::{analyse, analyse_planes, frame_indices, load_images, InputRange, InputStats, ProfileTestbed};
+use scamp::sim::GreyImage;
+use scamp::verify::{
+    analyse, analyse_planes, frame_indices, load_images, InputRange, InputStats, ProfileTestbed,
+};
 use std::path::Path;
 use std::process::Command;
 

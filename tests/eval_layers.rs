@@ -105,7 +105,9 @@ fn simulated(net: &Path, split: &Split) -> Vec<u8> {
         chip_seed: 0,
         seed: 0,
     };
-    extract_features(&built, split, sample, true).expect("runs").bits
+    extract_features(&built, split, sample, true)
+        .expect("runs")
+        .bits
 }
 
 /// Two layers: `first` maps from the image, then `second` maps each reading all of

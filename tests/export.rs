@@ -568,8 +568,7 @@ fn an_exported_network_replays_its_chip_and_classifies_as_eval() {
     );
     let exe = compile(&out);
     // The chip part the library proves and evaluates, statement for statement.
-    let net = scamp::eval::load_path(Some(&root().join("programs/analognet2_net.yaml")))
-        .unwrap();
+    let net = scamp::eval::load_path(Some(&root().join("programs/analognet2_net.yaml"))).unwrap();
     let chip = scamp::eval::build_stage(&net, &Default::default()).unwrap();
     let (samples, confusion) = golden_confusion(&exe, &gold, &chip.program, "rows");
     assert_eq!(samples, 20);
@@ -803,7 +802,9 @@ fn ideal_features(net: &scamp::eval::Network, data: &Path, n: usize) -> Vec<f32>
         chip_seed: 1,
         seed: 0,
     };
-    extract_features(&built, &test, sample, false).unwrap().features
+    extract_features(&built, &test, sample, false)
+        .unwrap()
+        .features
 }
 
 #[test]

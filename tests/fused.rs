@@ -9,8 +9,8 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use scamp::isa::{self, parse_program, BusOp, DReg, Device, Program, Reg, Slot};
-use scamp::sim::{bus_value, run, run_observed, step, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
 use scamp::sim::noise::{NoiseModel, Profile};
+use scamp::sim::{bus_value, run, run_observed, step, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
 
 const GENERAL: usize = 6;
 const EDGES: [EdgeMode; 3] = [EdgeMode::Zero, EdgeMode::Replicate, EdgeMode::Wrap];

@@ -11,8 +11,8 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use scamp::cain::parse_spec;
 use scamp::isa::{decode, parse_program, Device, Pos, Reg, Wiring};
-use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ};
 use scamp::sim::noise::{self, NoiseModel, Profile};
+use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ};
 use std::path::Path;
 
 fn bundled(ext: &str) -> Vec<String> {

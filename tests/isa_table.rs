@@ -4,7 +4,9 @@
 //! printer and parser, the simulator or the code generator actually do.
 
 use scamp::cain::{self, Goal, Instr, Kind, Ops, Step};
-use scamp::isa::{self, entry, parse_program, DReg, Def, Device, Dir, DirSet, Id, Operand, Pos, Reg, Slot, Stmt};
+use scamp::isa::{
+    self, entry, parse_program, DReg, Def, Device, Dir, DirSet, Id, Operand, Pos, Reg, Slot, Stmt,
+};
 use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
 
 const DEVICE: Device = Device { general: 6 };

@@ -3,8 +3,8 @@
 //! `scamp5` the error of the uncorrected load that `in` does not show.
 
 use scamp::isa::{parse_program, BusOp, Device, Reg};
-use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
 use scamp::sim::noise::{NoiseModel, Profile};
+use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
 
 fn program(text: &str) -> scamp::isa::Program {
     parse_program(text, Device::default()).expect("valid program")

@@ -2,7 +2,9 @@
 //! `verify::predict` are those of `images/`, and with them the predicted analogue error
 //! of every bundled spec's program is within 25 % of what `check` measures.
 
-use scamp::verify::{input_values, load_images, InputStats, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH};
+use scamp::verify::{
+    input_values, load_images, InputStats, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH,
+};
 use std::path::Path;
 
 #[test]
@@ -38,11 +40,11 @@ fn bundled_image_moments_are_the_images() {
 /// compile-time prediction of each kernel's analogue RMSE (the default input model)
 /// and what `check` measures under `scamp5` on the bundled images.
 fn predicted_and_measured() -> Vec<(String, f64, f64)> {
-    use scamp::CheckOptions;
     use scamp::bank::Bank;
     use scamp::isa::{parse_program, Device};
     use scamp::sim::noise::Profile;
     use scamp::verify::ProfileTestbed;
+    use scamp::CheckOptions;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let images: Vec<_> = load_images(&root.join("images"))
         .expect("images")

@@ -7,7 +7,9 @@ use crate::run::profile_of;
 use ndarray::{Array1, Array4, Ix1, Ix4};
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use scamp::cain::{self, choose_layer as choose, spec_yaml, ApproxParams, ChooseOptions, LayerTarget};
+use scamp::cain::{
+    self, choose_layer as choose, spec_yaml, ApproxParams, ChooseOptions, LayerTarget,
+};
 use scamp::isa::Reg;
 use std::path::PathBuf;
 

@@ -12,8 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scamp::bank::{self, Frame, Preload, RunOptions, Setup};
 use scamp::isa::{Device, Program, Reg};
-use scamp::sim::{self, EdgeMode, GreyImage, RunError, N};
 use scamp::sim::noise::Profile;
+use scamp::sim::{self, EdgeMode, GreyImage, RunError, N};
 use scamp::verify::Watched;
 
 /// The program argument: a `Program`, a path, or program text.

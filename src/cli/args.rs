@@ -4,9 +4,9 @@
 use scamp::isa::Reg;
 use scamp::sim::{EdgeMode, N};
 
+use scamp::cain::Objective;
 use scamp::cain::{self, Ops};
 pub use scamp::cain::{MAX_TIME_LIMIT, MAX_WORKERS};
-use scamp::cain::Objective;
 use scamp::isa::quote;
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).

@@ -134,9 +134,8 @@ pub fn run(a: &EvalArgs) -> Outcome {
         let mut report = eval::report(&e.merge);
         if a.uncertainty {
             let nominal = report.accuracy.noisy.mean;
-            report.uncertainty = Some(
-                eval::uncertainty_ranges(&net, &data, &opts, nominal).map_err(CliError::msg)?,
-            );
+            report.uncertainty =
+                Some(eval::uncertainty_ranges(&net, &data, &opts, nominal).map_err(CliError::msg)?);
         }
         if let Ok(Some(b)) = bar_lock.lock().map(|g| g.clone()) {
             b.finish_and_clear();

@@ -8,8 +8,8 @@ use scamp::cain::{self, Stats};
 use scamp::eval;
 use scamp::export::{self, ExportError, ExportReport, GoldenSample, NetworkHost, Plan};
 use scamp::isa::{Device, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::sim::{GreyImage, N};
 use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
+use scamp::sim::{GreyImage, N};
 use scamp::verify::load_images;
 use std::path::{Path, PathBuf};
 

@@ -2,8 +2,8 @@
 //! `scamp5` profile against the hardware measurements (docs/noise.md).
 
 use super::Outcome;
-use scamp::calibrate::{report, saturation};
 use scamp::calibrate::identity::{self, Setup};
+use scamp::calibrate::{report, saturation};
 use scamp::sim::noise::{self, Profile};
 
 /// Arguments of `scamp noise`.

@@ -7,8 +7,8 @@ use super::{steps::steps, Refusal};
 use scamp::isa::{parse_program, DReg, Device, Dir, Program, Reg, MAX_PROGRAM_BYTES};
 use scamp::report::html::base64;
 use scamp::report::trace::analogue_regs;
-use scamp::sim::{self, images, Array, EdgeMode, Preload, N};
 use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
+use scamp::sim::{self, images, Array, EdgeMode, Preload, N};
 use scamp::verify::load_input;
 
 /// Most bus instructions one request runs: a longer program is shown up to the last

@@ -85,11 +85,7 @@ pub fn fashion(what: &str) -> bool {
 
 /// `n` images of `rows` x `cols` pseudo-random pixels (a linear congruential sequence
 /// from `seed`), labelled 0..9 in turn.
-pub fn noise_split(
-    n: usize,
-    (rows, cols): (usize, usize),
-    seed: u32,
-) -> scamp::eval::Split {
+pub fn noise_split(n: usize, (rows, cols): (usize, usize), seed: u32) -> scamp::eval::Split {
     let mut x = seed;
     let pixels = (0..n * rows * cols)
         .map(|_| {

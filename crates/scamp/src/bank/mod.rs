@@ -352,7 +352,7 @@ impl Bank {
 
     /// The measured targets of the kernels: the specified and approximated weights,
     /// on every input plane.
-    pub fn targets(&self) -> Result<Vec<check::Target>, BankError> {
+    pub(crate) fn targets(&self) -> Result<Vec<check::Target>, BankError> {
         let spec = self.spec_or_err()?;
         Ok(cain::check_targets(spec, &self.kernels))
     }

@@ -37,11 +37,11 @@ pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx};
-pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
 pub use spec::{
     check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
     MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
 };
+pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
 
 pub use assemble::alloc::Instr;
 pub use assemble::emit::statement;
@@ -50,7 +50,9 @@ pub use moves::goal::{Bag, Goal};
 pub use moves::reverse::{expand, Ctx};
 pub use moves::rule::Rule;
 pub use moves::step::{Kind, Step};
-pub use options::{parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB};
+pub use options::{
+    parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB,
+};
 pub use score::objective::input_stats;
 pub use spec::approx::{goal_of, DEEPEST};
 pub use spec::layer::{layer_spec, read_bias, read_weights, spec_yaml, LayerError, LayerTarget};
@@ -77,7 +79,7 @@ pub enum Objective {
 
 impl Objective {
     /// `length` or `error`, as the command line and the JSON reports spell it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Objective::Length => "length",
             Objective::Error => "error",

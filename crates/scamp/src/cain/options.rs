@@ -354,6 +354,7 @@ pub const COMPILE_OPTIONS: [OptionDecl; 13] = [
 ];
 
 /// The declaration of the option `name`.
+#[cfg(test)]
 pub(crate) fn declared(name: &str) -> Option<&'static OptionDecl> {
     COMPILE_OPTIONS.iter().find(|d| d.name == name)
 }

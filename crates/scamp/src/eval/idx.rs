@@ -228,6 +228,7 @@ fn read_from(
 
 /// The bytes of an IDX file holding `data` with dimensions `dims` (for tests and tools
 /// that write small datasets).
+#[cfg(test)]
 pub(crate) fn encode(dims: &[usize], data: &[u8]) -> Vec<u8> {
     let mut out = vec![0, 0, 0x08, dims.len() as u8];
     for &d in dims {

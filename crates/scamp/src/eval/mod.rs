@@ -37,13 +37,17 @@ pub use report::{report, Report};
 pub use report::{DepthCounts, Mergeable, Meta};
 
 pub use counts::Counts;
-pub use dataset::{read as read_dataset, Dataset, DatasetError, Split, DEFAULT_DIR as DEFAULT_DATASET_DIR};
+pub use dataset::{
+    read as read_dataset, Dataset, DatasetError, Split, DEFAULT_DIR as DEFAULT_DATASET_DIR,
+};
 pub use features::{extract as extract_features, Built, Extracted, Sample};
 pub use frames::{run_frame, FrameNoise};
 pub use head::Head;
-pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
 pub use html::page_of as html_page;
-pub use network::{load as load_network, load_path, HeadDef, Network, Source, StageDef, MAX_NETWORK_BYTES};
+pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
+pub use network::{
+    load as load_network, load_path, HeadDef, Network, Source, StageDef, MAX_NETWORK_BYTES,
+};
 pub use shard::{merge as merge_shards, merge_files, MergeError, Shard};
 pub use stage::{build as build_stage, BuildOptions, Chip, StageError};
 pub use text::text as report_text;

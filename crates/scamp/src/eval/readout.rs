@@ -67,7 +67,7 @@ impl Layout {
     }
 
     /// Groups (blocks or bins) per map.
-    pub fn groups(&self) -> usize {
+    pub(crate) fn groups(&self) -> usize {
         match &self.readout.grouping {
             Grouping::Pool(p) => self.rows.div_ceil(*p) * self.cols.div_ceil(*p),
             Grouping::Bins(b) => b.len(),
@@ -80,7 +80,7 @@ impl Layout {
     }
 
     /// The event counts as they leave the chip (map, then group order).
-    pub fn counts(&self, bits: &[u8]) -> Vec<u32> {
+    pub(crate) fn counts(&self, bits: &[u8]) -> Vec<u32> {
         match self.readout.cap {
             Some(cap) => self.uncapped_counts(&capped(bits, self.rows * self.cols, cap)),
             None => self.uncapped_counts(bits),
@@ -95,7 +95,7 @@ impl Layout {
     }
 
     /// The features of one image: each count over its group's size.
-    pub fn features_of(&self, bits: &[u8]) -> Vec<f32> {
+    pub(crate) fn features_of(&self, bits: &[u8]) -> Vec<f32> {
         let sizes = self.sizes();
         self.counts(bits)
             .iter()

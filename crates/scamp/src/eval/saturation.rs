@@ -39,7 +39,7 @@ pub struct StageCount {
 
 impl StageCount {
     /// The counts with their shares of the writes.
-    pub fn shares(&self) -> RegisterSaturation {
+    pub(crate) fn shares(&self) -> RegisterSaturation {
         let share = |c: u64| c as f64 / self.writes.max(1) as f64;
         RegisterSaturation {
             stage: self.stage,
@@ -53,7 +53,7 @@ impl StageCount {
     }
 
     /// Why these counts cannot come from an evaluation, if they cannot.
-    pub fn inconsistency(&self) -> Option<String> {
+    pub(crate) fn inconsistency(&self) -> Option<String> {
         let over = |c: u64, what: &str| {
             (c > self.writes).then(|| {
                 format!(

@@ -61,7 +61,7 @@ impl Chip {
     /// The frame program cut into its stages (each with what follows it: bias,
     /// activation and decisions), in order; run one after another on one array they
     /// make the frame program.
-    pub fn stage_programs(&self) -> Vec<Program> {
+    pub(crate) fn stage_programs(&self) -> Vec<Program> {
         let mut out = vec![Program { stmts: Vec::new() }; self.stage_lines.len().max(1)];
         for stmt in &self.program.stmts {
             let stage = self

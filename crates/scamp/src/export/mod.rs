@@ -13,11 +13,11 @@ pub(crate) mod head;
 pub(crate) mod network;
 pub(crate) mod plan;
 
+pub use cpp::source as cpp_source;
+pub use golden::{write as write_golden, Sample as GoldenSample};
 pub use head::NetworkHost;
 pub use network::{of_network, HeadOptions, NetworkExport};
 pub use plan::{of_bank, Block, Plan, Readout};
-pub use cpp::source as cpp_source;
-pub use golden::{write as write_golden, Sample as GoldenSample};
 
 use crate::energy::FrameEnergy;
 use serde::Serialize;

@@ -28,7 +28,7 @@ pub enum Readout {
 
 impl Readout {
     /// The register read.
-    pub fn register(&self) -> AnyReg {
+    pub(crate) fn register(&self) -> AnyReg {
         match *self {
             Readout::Image(r) => AnyReg::Analogue(r),
             Readout::Bits(d) | Readout::Events(d) => AnyReg::Digital(d),
@@ -68,7 +68,7 @@ pub struct Plan {
 
 impl Plan {
     /// Every statement one frame runs, captures included, in order.
-    pub fn frame_program(&self) -> Program {
+    pub(crate) fn frame_program(&self) -> Program {
         let stmts = self
             .blocks
             .iter()
@@ -79,7 +79,7 @@ impl Plan {
     }
 
     /// The energy model's figures for one frame.
-    pub fn energy(&self) -> FrameEnergy {
+    pub(crate) fn energy(&self) -> FrameEnergy {
         let readouts = self.blocks.iter().map(|b| b.readout.len() as u64).sum();
         FrameEnergy::of(&self.frame_program(), readouts)
     }

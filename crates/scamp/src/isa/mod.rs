@@ -15,13 +15,13 @@ pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
 pub use program::{Device, IsaError, Pos, Program, Stmt, Wiring};
 pub use reg::{DReg, Dir, DirSet, Reg};
-pub use table::{Codegen, Def, Family, Id, Operand, Slot};
-pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
 pub use source::{
     decode, read_text, SourceError, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES,
 };
 pub use table::{entry, table};
+pub use table::{Codegen, Def, Family, Id, Operand, Slot};
 pub use text::quote;
+pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
 
 /// The constants the DAC loads (`in(a, v)`, `load_in(a, v)`): a decision's threshold
 /// `t` is loaded as `-t`, so thresholds lie in `-DAC.end()..=-DAC.start()`.

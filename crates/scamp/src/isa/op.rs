@@ -47,7 +47,7 @@ impl BusOp {
     }
 
     /// Every analogue register named by the instruction, sources and receivers.
-    pub fn analogue_regs(&self) -> Vec<Reg> {
+    pub(crate) fn analogue_regs(&self) -> Vec<Reg> {
         match self {
             BusOp::Transfer { dsts, srcs } => dsts.iter().chain(srcs).copied().collect(),
             BusOp::Where(srcs) => srcs.clone(),

@@ -68,7 +68,10 @@ fn distance(a: &str, b: &str, most: usize) -> Option<usize> {
 
 /// The candidate closest to `word` if one is near enough to be a slip of the keyboard
 /// (half the word's letters, at least one): for "did you mean" hints.
-pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     if word.len() > 64 {
         return None;
     }

@@ -24,7 +24,7 @@ pub struct YamlError {
 
 impl YamlError {
     /// An error about the document as a whole, placed at its start.
-    pub fn at_start(msg: impl Into<String>) -> YamlError {
+    pub(crate) fn at_start(msg: impl Into<String>) -> YamlError {
         YamlError {
             pos: Pos { line: 1, col: 1 },
             msg: msg.into(),
@@ -34,7 +34,7 @@ impl YamlError {
     /// The message without the path serde_yaml puts in front of errors inside the
     /// document (`kernels[0].weights[1][2]: `), for a loader whose messages name the value
     /// themselves and whose position already says where.
-    pub fn without_path(mut self) -> YamlError {
+    pub(crate) fn without_path(mut self) -> YamlError {
         let is_path = |head: &str| {
             !head.is_empty()
                 && head

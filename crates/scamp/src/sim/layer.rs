@@ -41,7 +41,7 @@ pub struct WriteCtx {
 
 impl WriteCtx {
     /// The kind of the transfer, as the error model tells them apart.
-    pub fn kind(&self) -> BusKind {
+    pub(crate) fn kind(&self) -> BusKind {
         BusKind::of(self.receivers, self.sources)
     }
 }

@@ -225,7 +225,11 @@ impl Target {
     /// This target with one more input plane: `exact` as specified (scale applied),
     /// `approx` as computed, both of this target's size.
     #[must_use]
-    pub fn with_plane(mut self, exact: &[Vec<f64>], approx: &super::proof::Target) -> Target {
+    pub(crate) fn with_plane(
+        mut self,
+        exact: &[Vec<f64>],
+        approx: &super::proof::Target,
+    ) -> Target {
         let t = Target::new(self.out, exact, approx);
         self.others.push(PlaneKernel {
             exact: t.exact,
@@ -236,12 +240,12 @@ impl Target {
 
     /// The specified kernel's result on `xs` (plane `z` in `xs[z]`): the sum over
     /// planes of each plane's correlation.
-    pub fn exact_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
+    pub(crate) fn exact_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
         self.sum_over(xs, &self.exact, |p| &p.exact)
     }
 
     /// The approximated kernel's result on `xs`, as [`Target::exact_on`].
-    pub fn approx_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
+    pub(crate) fn approx_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
         self.sum_over(xs, &self.approx, |p| &p.approx)
     }
 
@@ -280,7 +284,11 @@ pub(crate) fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&Grey
 }
 
 /// [`frame`] of named images (as `check --outputs` and the HTML page list them).
-pub(crate) fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
+pub(crate) fn named_frame(
+    images: &[(String, GreyImage)],
+    j: usize,
+    wiring: Wiring,
+) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()
@@ -353,16 +361,6 @@ pub fn load_images(dir: &Path) -> Result<Vec<(String, GreyImage)>, ImagesError> 
 /// The image as the input register holds it: full-range values `p - 128`.
 pub fn input_values(img: &GreyImage) -> Array2<f64> {
     Array2::from_shape_fn((N, N), |(r, c)| f64::from(img.pixels[r * N + c]) - 128.0)
-}
-
-/// Mean and spread over runs of each figure, one [`ErrorFigures`] per run.
-pub(crate) fn spread(figs: &[ErrorFigures]) -> FigureSpread {
-    let pick = |f: fn(&ErrorFigures) -> f64| Spread::of(&figs.iter().map(f).collect::<Vec<_>>());
-    FigureSpread {
-        rmse: pick(|f| f.rmse),
-        max: pick(|f| f.max),
-        bias: pick(|f| f.bias),
-    }
 }
 
 /// Simulated results of `program` on one frame (one image per input plane of
@@ -520,7 +518,7 @@ pub(crate) struct FigureSpreadAccumulator {
 
 impl FigureSpreadAccumulator {
     /// Adds one run's figures.
-    pub(crate) fn add(&mut self, f: &ErrorFigures) {
+    pub fn add(&mut self, f: &ErrorFigures) {
         self.rmse.add(f.rmse);
         self.max.add(f.max);
         self.bias.add(f.bias);

@@ -79,7 +79,7 @@ impl Watched {
     /// The register's values as `f32` (digital registers as 0 and 1): analogue values
     /// through the profile's readout path unless `raw`; `None` when the array has no
     /// such register.
-    pub fn values(self, array: &Array, raw: bool) -> Option<Vec<f32>> {
+    pub(crate) fn values(self, array: &Array, raw: bool) -> Option<Vec<f32>> {
         match self {
             Watched::Analogue(r) if raw => array.plane(r).map(<[f32]>::to_vec),
             Watched::Analogue(r) => array.read_out(r),

@@ -76,7 +76,7 @@ impl Dyadic {
     }
 
     /// `weights[i][j] / 2^depth` at offsets `(i - ci, j - cj)`, in lowest terms.
-    pub fn of_weights(weights: &[Vec<i64>], centre: (usize, usize), depth: u32) -> Dyadic {
+    pub(crate) fn of_weights(weights: &[Vec<i64>], centre: (usize, usize), depth: u32) -> Dyadic {
         if depth > MAX_EXP {
             return Dyadic::lost();
         }

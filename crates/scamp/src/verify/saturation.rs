@@ -33,7 +33,7 @@ pub struct RegisterSaturation {
 
 impl RegisterSaturation {
     /// The same counts, of stage `stage`.
-    pub fn in_stage(self, stage: usize) -> RegisterSaturation {
+    pub(crate) fn in_stage(self, stage: usize) -> RegisterSaturation {
         RegisterSaturation { stage, ..self }
     }
 }

@@ -43,12 +43,12 @@ pub struct LinComb {
 
 impl LinComb {
     /// The input pixel at this PE, with coefficient 1.
-    pub fn input() -> Self {
+    pub(crate) fn input() -> Self {
         Self::pixel((0, 0), Coef::one())
     }
 
     /// `coef * input(pe + offset)`.
-    pub fn pixel(offset: Offset, coef: Coef) -> Self {
+    pub(crate) fn pixel(offset: Offset, coef: Coef) -> Self {
         let mut terms = BTreeMap::new();
         if !coef.is_zero() {
             terms.insert(offset, coef);
@@ -60,7 +60,7 @@ impl LinComb {
     }
 
     /// A constant.
-    pub fn constant(c: Coef) -> Self {
+    pub(crate) fn constant(c: Coef) -> Self {
         LinComb {
             terms: BTreeMap::new(),
             constant: c,
@@ -69,7 +69,7 @@ impl LinComb {
 
     /// The same expression as seen from a PE `(dr, dc)` away: what this PE reads when
     /// it looks at the register of the neighbour at `(dr, dc)`.
-    pub fn shifted(&self, dr: i32, dc: i32) -> Self {
+    pub(crate) fn shifted(&self, dr: i32, dc: i32) -> Self {
         LinComb {
             terms: self
                 .terms
@@ -81,7 +81,7 @@ impl LinComb {
     }
 
     /// Multiplies every coefficient by `k`.
-    pub fn scaled(&self, k: &Coef) -> Self {
+    pub(crate) fn scaled(&self, k: &Coef) -> Self {
         let mut out = LinComb::zero();
         for (o, v) in &self.terms {
             let p = v * k;
@@ -91,15 +91,6 @@ impl LinComb {
         }
         out.constant = &self.constant * k;
         out
-    }
-
-    /// Largest |row| or |col| offset used.
-    pub fn radius(&self) -> i32 {
-        self.terms
-            .keys()
-            .map(|&(r, c)| r.abs().max(c.abs()))
-            .max()
-            .unwrap_or(0)
     }
 }
 
@@ -253,7 +244,7 @@ impl<V: Symbolic> SymbolicPe<V> {
     }
 
     /// Overwrites a general register (e.g. to place the input image).
-    pub fn set(&mut self, reg: Reg, v: V) {
+    pub(crate) fn set(&mut self, reg: Reg, v: V) {
         match reg {
             Reg::Gen(i) => self.general[usize::from(i)] = v,
             Reg::News => self.news = v,

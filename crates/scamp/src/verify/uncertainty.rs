@@ -59,7 +59,7 @@ pub struct Ranges {
 
 impl Ranges {
     /// How many members reproduce the measurements.
-    pub fn accepted(&self) -> usize {
+    pub(crate) fn accepted(&self) -> usize {
         self.members.iter().filter(|m| m.rejected.is_none()).count()
     }
 }

@@ -36,8 +36,6 @@ pub(crate) struct Setup<'a> {
     pub general: usize,
     /// That device.
     pub device: Device,
-    /// Wall-clock budget of the whole compile.
-    pub seconds: f64,
     /// Search options shared by every group (the time limit and range are set per
     /// group).
     pub search: SearchOptions,
@@ -45,7 +43,7 @@ pub(crate) struct Setup<'a> {
 
 impl<'a> Setup<'a> {
     /// Resolves `opts` over `spec`, refusing inconsistent settings.
-    pub(crate) fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
+    pub fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
         let registers = opts
             .registers
             .clone()
@@ -118,7 +116,6 @@ impl<'a> Setup<'a> {
             outputs,
             general,
             device: Device { general },
-            seconds,
             search,
         })
     }

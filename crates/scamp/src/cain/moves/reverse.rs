@@ -76,12 +76,12 @@ pub struct Cand {
 
 impl Ctx {
     /// Whether `g` is one of the inputs (a goal no instruction needs to make).
-    pub fn is_input(&self, g: &Goal) -> bool {
+    pub(crate) fn is_input(&self, g: &Goal) -> bool {
         *g == self.init || self.others.contains(g)
     }
 
     /// Every input's goal, channel 0 first.
-    pub fn inputs(&self) -> impl Iterator<Item = &Goal> {
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = &Goal> {
         std::iter::once(&self.init).chain(&self.others)
     }
 }

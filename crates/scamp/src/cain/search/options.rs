@@ -60,12 +60,12 @@ pub struct GoalRange {
 
 impl GoalRange {
     /// Whether `g` and `-g` stay within the limit.
-    pub fn fits(&self, g: &crate::cain::moves::goal::Goal) -> bool {
+    pub(crate) fn fits(&self, g: &crate::cain::moves::goal::Goal) -> bool {
         self.exempt.iter().any(|e| e == g) || self.magnitude(g) <= self.limit * (1.0 + 1e-12)
     }
 
     /// The same range with every goal, the outputs too, held to `limit`.
-    pub fn held_to(&self, limit: f64) -> GoalRange {
+    pub(crate) fn held_to(&self, limit: f64) -> GoalRange {
         GoalRange {
             limit,
             exempt: Vec::new(),
@@ -76,7 +76,7 @@ impl GoalRange {
     /// Whether one instruction of at most `sources` sources can make `g` from values
     /// within the limit (exempt or not). Where an output cannot be, no plan holds
     /// everything else within the limit, and a search that asks for it is futile.
-    pub fn reachable(&self, g: &crate::cain::moves::goal::Goal, sources: usize) -> bool {
+    pub(crate) fn reachable(&self, g: &crate::cain::moves::goal::Goal, sources: usize) -> bool {
         self.magnitude(g) <= sources as f64 * self.limit * (1.0 + 1e-12)
     }
 
@@ -93,7 +93,7 @@ impl GoalRange {
     }
 
     /// Whether every goal of `bag` fits.
-    pub fn fits_bag(&self, bag: &Bag) -> bool {
+    pub(crate) fn fits_bag(&self, bag: &Bag) -> bool {
         bag.0.iter().all(|g| self.fits(g))
     }
 }
@@ -130,7 +130,7 @@ pub enum StopReason {
 
 impl StopReason {
     /// Lower-case name for reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             StopReason::Exhausted => "exhausted",
             StopReason::Time => "time",

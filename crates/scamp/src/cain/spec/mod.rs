@@ -157,7 +157,7 @@ impl Spec {
 
     /// How a program for this spec meets the device: the input registers (every
     /// input plane) and the general registers the spec's list needs.
-    pub fn wiring(&self) -> Wiring {
+    pub(crate) fn wiring(&self) -> Wiring {
         let general = self.general_count();
         Wiring::planes(&self.inputs(), general).unwrap_or_else(|| Wiring::new(self.input, general))
     }
@@ -241,7 +241,7 @@ pub struct Whole {
 
 impl Whole {
     /// The message for `v` outside the range.
-    pub fn out_of_range(&self, v: impl std::fmt::Display) -> String {
+    pub(crate) fn out_of_range(&self, v: impl std::fmt::Display) -> String {
         format!(
             "{} must be between {} and {}, got {v}",
             self.what, self.lo, self.hi

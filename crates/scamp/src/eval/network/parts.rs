@@ -37,7 +37,7 @@ pub enum Decision {
 
 impl Decision {
     /// The threshold of the stage's `k`-th map (`None` for a sign or no decision).
-    pub fn threshold(&self, k: usize) -> Option<i64> {
+    pub(crate) fn threshold(&self, k: usize) -> Option<i64> {
         match self {
             Decision::Threshold(t) if t.len() == 1 => Some(t[0]),
             Decision::Threshold(t) => t.get(k).copied(),

@@ -67,7 +67,11 @@ pub(super) fn split<'a>(
 
 /// Runs `segment` over every band in parallel; returns the clipped writes per written
 /// plane slot.
-pub(super) fn run(shared: &Shared, bands: [Band; BANDS], segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+pub(super) fn run(
+    shared: &Shared,
+    bands: [Band; BANDS],
+    segment: &[Transfer],
+) -> [u64; MAX_WRITTEN] {
     bands
         .into_par_iter()
         .map(|mut band| band.run_widest(shared, segment))

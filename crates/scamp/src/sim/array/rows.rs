@@ -9,7 +9,12 @@ use crate::sim::machine::{bus_value, Linear};
 /// the row follows the edge mode); returns the column left untouched, if any. `dc` is
 /// -1, 0 or 1.
 #[inline(always)]
-pub(super) fn shift_into<T: Copy>(src: &[T], dc: i32, edge: EdgeMode, out: &mut [T]) -> Option<usize> {
+pub(super) fn shift_into<T: Copy>(
+    src: &[T],
+    dc: i32,
+    edge: EdgeMode,
+    out: &mut [T],
+) -> Option<usize> {
     let (src, out) = (&src[..N], &mut out[..N]);
     // The body is a shifted slice; only the edge column needs the edge mode.
     let edge_col = match dc {

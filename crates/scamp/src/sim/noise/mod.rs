@@ -13,8 +13,8 @@ pub(crate) mod uncertainty;
 
 pub use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
-pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};
-pub use saturation::{KneeForm, Saturation};
 pub use profile::{builtin_text, IDEAL_YAML, SCAMP5_YAML};
+pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};
 pub use saturation::MAX_LEVEL;
+pub use saturation::{KneeForm, Saturation};
 pub use uncertainty::{Parameter, Range, Uncertainty};
