@@ -2,23 +2,23 @@
 //!
 //! The pipeline: [`spec::parse_spec`] reads a filter spec; [`spec::approx::approximate`]
 //! turns each kernel into integer weights over 2^d; the kernels become goals (atoms per
-//! offset, all at the largest depth D) and [`search::search`] looks backwards from the
+//! offset, all at the largest depth D) and `search::search` looks backwards from the
 //! bag of final goals to the input goal (2^D atoms at the centre), trying
-//! [`moves::reverse`]-applied instructions ranked by [`search::heuristic`]; each plan
-//! found gets registers from [`assemble::alloc`], becomes a [`crate::isa::Program`]
-//! through the instruction table ([`assemble::emit`]) and is proven by
+//! `moves::reverse`-applied instructions ranked by `search::heuristic`; each plan
+//! found gets registers from `assemble::alloc`, becomes a [`crate::isa::Program`]
+//! through the instruction table (`assemble::emit`) and is proven by
 //! [`crate::verify::proof::prove`] before it counts.
 //!
 //! The folders, in pipeline order:
 //!
 //! | folder | what it holds |
 //! | --- | --- |
-//! | [`spec`] | the spec format ([`spec::yaml`]), the weight approximation ([`spec::approx`]) and the rescale of kernels that cannot fit ([`spec::fit`]) |
-//! | [`moves`] | the move set: atoms and goal bags ([`moves::goal`]), instructions on goals ([`moves::step`]), instructions applied in reverse ([`moves::reverse`]), each by a named rule counted per search ([`moves::rule`]) |
-//! | [`search`] | the backward search: its options and reports (`search/options.rs`), one worker's deque walk (`search/worker.rs`), running the workers (`search/run.rs`), polishing finished plans (`search/polish.rs`), its heuristic ([`search::heuristic`]), the window re-search ([`search::window`]) and the tuning knobs with their defaults ([`search::tuning`]) |
-//! | [`score`] | the error objective ([`score::objective`]), the saturation risk of a plan ([`score::risk`]) and the error-budget search over depths ([`score::budget`]) |
-//! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]), the per-group race ([`drive::race`]) of the search's phases ([`drive::phase`]) run by [`drive::pipeline`], and the final choice ([`drive::choice`]) |
-//! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
+//! | `spec` | the spec format (`spec::yaml`), the weight approximation (`spec::approx`) and the rescale of kernels that cannot fit (`spec::fit`) |
+//! | `moves` | the move set: atoms and goal bags (`moves::goal`), instructions on goals (`moves::step`), instructions applied in reverse (`moves::reverse`), each by a named rule counted per search (`moves::rule`) |
+//! | `search` | the backward search: its options and reports (`search/options.rs`), one worker's deque walk (`search/worker.rs`), running the workers (`search/run.rs`), polishing finished plans (`search/polish.rs`), its heuristic (`search::heuristic`), the window re-search (`search::window`) and the tuning knobs with their defaults (`search::tuning`) |
+//! | `score` | the error objective (`score::objective`), the saturation risk of a plan (`score::risk`) and the error-budget search over depths (`score::budget`) |
+//! | `drive` | one compile: resolved settings (`drive::setup`), banks split into groups (`drive::group`), the constructive fallback (`drive::fallback`), the per-group race (`drive::race`) of the search's phases (`drive::phase`) run by `drive::pipeline`, and the final choice (`drive::choice`) |
+//! | `assemble` | register allocation (`assemble::alloc`), program text from the instruction table (`assemble::emit`) and the report above a program (`assemble::report`) |
 
 pub(crate) mod assemble;
 pub(crate) mod choose;
@@ -90,7 +90,7 @@ impl Objective {
 impl std::str::FromStr for Objective {
     type Err = String;
 
-    /// Reads [`Objective::name`] back: `length` or `error`.
+    /// Reads `Objective::name` back: `length` or `error`.
     fn from_str(s: &str) -> Result<Objective, String> {
         match s {
             "length" => Ok(Objective::Length),
@@ -160,7 +160,7 @@ pub struct SearchReport {
     /// Children the search took, by the generator rule that made them (rule names of
     /// [`moves::rule::Rule::name`], alphabetical; rules never applied left out).
     pub rules: std::collections::BTreeMap<String, u64>,
-    /// Per group, its phases in order (see [`drive::phase`]).
+    /// Per group, its phases in order (see `drive::phase`).
     pub phases: Vec<PhaseReport>,
 }
 
@@ -189,7 +189,7 @@ pub struct PhaseReport {
 pub enum Source {
     /// The search found it (shorter than the constructive program).
     Search,
-    /// The constructive program of [`drive::fallback`] (the search found nothing shorter).
+    /// The constructive program of `drive::fallback` (the search found nothing shorter).
     Fallback,
 }
 
@@ -284,7 +284,7 @@ impl Compiled {
     }
 }
 
-/// The numeric targets of a spec's kernels for [`crate::verify::check`]: the specified
+/// The numeric targets of a spec's kernels for `crate::verify::check`: the specified
 /// weights (scale applied) and the approximation each program computes, on every
 /// input plane.
 pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target> {
@@ -312,7 +312,7 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
 /// Approximates every kernel of `spec`; an approximation that misses `max_error` at
 /// `max_depth` is refused unless the spec accepts it (`approximation.accept`); with the
 /// spec's `fit: true`, kernels whose outputs cannot fit the default profile's saturation
-/// limit are rescaled (see [`spec::fit`]).
+/// limit are rescaled (see `spec::fit`).
 pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
     let mut kernels = approximate_each(spec)?;
     if spec.fit {

@@ -22,7 +22,7 @@ use crate::sim::noise::Profile;
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct CompileOptions {
-    /// Wall-clock budget in seconds (default [`DEFAULT_TIME_LIMIT`]).
+    /// Wall-clock budget in seconds (default `DEFAULT_TIME_LIMIT`).
     pub time_limit: Option<f64>,
     /// Worker threads (default: the machine's cores).
     pub workers: Option<usize>,
@@ -30,7 +30,7 @@ pub struct CompileOptions {
     pub ops: Option<Ops>,
     /// Registers the program may use, replacing the spec's list.
     pub registers: Option<Vec<Reg>>,
-    /// Ordering seed (default [`DEFAULT_SEED`]).
+    /// Ordering seed (default `DEFAULT_SEED`).
     pub seed: Option<u64>,
     /// Node limit over all workers.
     pub node_limit: Option<u64>,
@@ -45,7 +45,7 @@ pub struct CompileOptions {
     /// Noise profile for the range limit and the error prediction (default `scamp5`).
     pub profile: Option<Profile>,
     /// Rescale kernels whose outputs cannot fit (default: the spec's `fit`; see
-    /// [`spec::fit`]).
+    /// `spec::fit`).
     pub fit: Option<bool>,
 }
 

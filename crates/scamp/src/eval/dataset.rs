@@ -34,7 +34,7 @@ pub struct Split {
     pub cols: usize,
     /// The pixels, image after image, row-major.
     pub pixels: Vec<u8>,
-    /// One label per image, each below [`CLASSES`].
+    /// One label per image, each below `CLASSES`.
     pub labels: Vec<u8>,
 }
 

@@ -49,7 +49,7 @@ pub struct Options<'a> {
     /// Called as frames finish: (what, done, total).
     pub progress: Option<Progress<'a>>,
     /// Count the PE-writes past the knee and the limit per stage and register at the
-    /// network's own depth ([`super::saturation`]; two more runs of each test frame).
+    /// network's own depth (`super::saturation`; two more runs of each test frame).
     pub count_saturation: bool,
 }
 

@@ -1,16 +1,16 @@
 //! `scamp eval`: what the analogue error does to a small CNN's accuracy on a real
 //! dataset (docs/eval.md).
 //!
-//! A network ([`network`]) is an optional binarised input, one or more on-sensor
+//! A network (`network`) is an optional binarised input, one or more on-sensor
 //! stages (kernel specs or PyTorch-layout arrays compiled by the embedded generator, or
 //! programs proven to compute them), an activation, bias and decision after each (sign
-//! or thresholds into digital registers), a readout ([`readout`]: pooled blocks or
+//! or thresholds into digital registers), a readout (`readout`: pooled blocks or
 //! bins of the binary maps, optionally capped) and a host-side head (softmax or an MLP).
-//! Dataset images ([`dataset`], [`idx`]) are tiled many to a frame ([`tiling`]), run
-//! through the chip part ([`stage`], [`frames`], [`features`]) under `ideal` and under a
-//! noise profile on several chips, and classified by the head ([`head`]); the counts
-//! ([`counts`]) make the report ([`report()`]), add up over shards ([`shard`]) and feed
-//! the text ([`text`]) and HTML ([`html`]) reports.
+//! Dataset images (`dataset`, `idx`) are tiled many to a frame (`tiling`), run
+//! through the chip part (`stage`, `frames`, `features`) under `ideal` and under a
+//! noise profile on several chips, and classified by the head (`head`); the counts
+//! (`counts`) make the report ([`report()`]), add up over shards (`shard`) and feed
+//! the text (`text`) and HTML (`html`) reports.
 
 pub(crate) mod counts;
 pub(crate) mod dataset;

@@ -24,7 +24,7 @@ pub struct DepthCounts {
     /// Wall seconds spent on the noisy test frames.
     pub noisy_seconds: f64,
     /// The network's own depth only: per stage and register, the PE-writes past the
-    /// knee and the limit on the first test chip ([`super::saturation`]).
+    /// knee and the limit on the first test chip (`super::saturation`).
     #[serde(default)]
     pub saturation: Vec<super::saturation::StageCount>,
 }

@@ -3,7 +3,7 @@
 //! compare the device against and the energy model's figures (docs/export.md).
 //!
 //! A frame is first laid out as a [`Plan`] (the capture, each proven block, the
-//! readouts); the C++ ([`cpp`]), the golden outputs ([`golden`]) and the energy
+//! readouts); the C++ (`cpp`), the golden outputs (`golden`) and the energy
 //! ([`crate::energy`]) are all read off that plan. Nothing is exported that was not
 //! proven: an unproven program is refused before any file is written.
 

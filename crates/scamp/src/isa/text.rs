@@ -6,7 +6,7 @@ use std::borrow::Cow;
 /// Longest piece of user text a message quotes, in characters.
 pub(crate) const QUOTE_CHARS: usize = 40;
 
-/// `s`, or its first [`QUOTE_CHARS`] characters and how long it was.
+/// `s`, or its first `QUOTE_CHARS` characters and how long it was.
 pub fn quote(s: &str) -> Cow<'_, str> {
     cut(s, QUOTE_CHARS)
 }

@@ -128,7 +128,7 @@ pub fn save_bits_png(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
 }
 
 /// Reads a 256x256 numpy array (float32 or float64), for preloading a register: the
-/// header is checked before anything is allocated (see [`npy`]).
+/// header is checked before anything is allocated (see `npy`).
 pub fn load_npy(path: &Path) -> Result<Vec<f32>, PlaneFileError> {
     npy::read_plane(path).map_err(|source| PlaneFileError::ReadNpy {
         path: path.to_path_buf(),

@@ -146,7 +146,7 @@ pub struct CompareOptions {
     /// Fixed-pattern seed: the same chip for every run.
     pub chip_seed: u64,
     /// Also compare under every accepted member of the profile's uncertainty ensemble
-    /// and report each figure's range ([`super::compare_ranges`]).
+    /// and report each figure's range (`super::compare_ranges`).
     pub uncertainty: bool,
 }
 

@@ -34,7 +34,7 @@ pub struct PrecisionLoss {
 }
 
 /// Runs `program` once under `ideal` on `frame` (one image per input plane,
-/// [`check::frame`]) and compares each target's register with the exact result of its
+/// `check::frame`) and compares each target's register with the exact result of its
 /// approximated kernel, away from the border the program's neighbour reads reach.
 /// `Ok(Err(..))` names the first output beyond rounding.
 pub fn check_precision(

@@ -297,7 +297,7 @@ pub struct InputStats {
     pub lags: HashMap<Offset, f64>,
     /// Between two different input planes `a < b`, `E[x_a(p) x_b(p + d)]` keyed by
     /// `(a, b, d)`; a pair of planes with no lag listed is independent (`mean^2`), see
-    /// [`crate::verify::plane_stats`].
+    /// `crate::verify::plane_stats`.
     pub cross: HashMap<(u16, u16, Offset), f64>,
 }
 

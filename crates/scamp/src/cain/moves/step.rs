@@ -35,7 +35,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, the moving ones with each shift of [`SHIFTS`].
+    /// Every kind, the moving ones with each shift of `SHIFTS`.
     pub fn all() -> Vec<Kind> {
         let mut v = vec![Kind::Res, Kind::Mov, Kind::Add2, Kind::Add3, Kind::Sub];
         v.extend([Kind::Neg, Kind::Divq, Kind::Div]);

@@ -35,7 +35,7 @@ pub struct SearchOptions {
     /// Values every goal must stay within (bags holding a goal outside are pruned).
     pub range: Option<GoalRange>,
     /// Saturation risk on textured images, added to the finisher's score under the
-    /// error objective (see [`crate::cain::score::risk`]).
+    /// error objective (see `crate::cain::score::risk`).
     pub clip: Option<ClipModel>,
     /// How the budget is spent (chunk sizes, phase shares, polish).
     pub tuning: Tuning,

@@ -119,9 +119,9 @@ fn read_checked(
 
 /// Reads a layer's weights from a `.npy` file: float32 or float64 (little or big
 /// endian) of shape `[out, in/groups, kh, kw]` (PyTorch's `Conv2d.weight`), with at
-/// most [`MAX_KERNELS`] outputs, [`MAX_GENERAL`] inputs per group and sides of at most
+/// most `MAX_KERNELS` outputs, `MAX_GENERAL` inputs per group and sides of at most
 /// [`MAX_SIDE`]. The header's shape is checked before anything is allocated and at
-/// most [`MAX_LAYER_FILE`] bytes are read; NaN and infinities are refused. Every error
+/// most `MAX_LAYER_FILE` bytes are read; NaN and infinities are refused. Every error
 /// names the file.
 pub fn read_weights(path: &Path) -> Result<Array4<f64>, LayerError> {
     let most = [MAX_KERNELS, MAX_GENERAL, MAX_SIDE, MAX_SIDE];
@@ -131,7 +131,7 @@ pub fn read_weights(path: &Path) -> Result<Array4<f64>, LayerError> {
 }
 
 /// Reads a layer's bias from a `.npy` file: float32 or float64 of shape `[out]` (at most
-/// [`MAX_KERNELS`]), finite. Every error names the file.
+/// `MAX_KERNELS`), finite. Every error names the file.
 pub fn read_bias(path: &Path) -> Result<Array1<f64>, LayerError> {
     let a = read_checked(path, &[MAX_KERNELS], "[out]")?;
     Ok(a.into_dimensionality::<Ix1>()

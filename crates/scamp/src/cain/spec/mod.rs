@@ -138,7 +138,7 @@ pub struct Spec {
     /// The values input pixels can take (`input_range: [lo, hi]`, default -128..127).
     pub input_range: InputRange,
     /// `fit: true`: rescale kernels whose outputs cannot fit the register range (see
-    /// [`crate::cain::spec::fit`]).
+    /// `crate::cain::spec::fit`).
     pub fit: bool,
 }
 
@@ -195,7 +195,7 @@ pub fn check_time_limit(v: f64) -> Result<f64, RangeError> {
 /// Largest length slack of the error objective (`--slack`).
 pub(crate) const MAX_SLACK: f64 = 10.0;
 
-/// `--slack` and the library's `slack`: a fraction in 0..=[`MAX_SLACK`].
+/// `--slack` and the library's `slack`: a fraction in 0..=`MAX_SLACK`.
 pub fn check_slack(v: f64) -> Result<f64, RangeError> {
     if (0.0..=MAX_SLACK).contains(&v) {
         Ok(v)
@@ -211,7 +211,7 @@ pub enum RangeError {
     /// A time limit (seconds) outside (0, [`MAX_TIME_LIMIT`]].
     #[error("must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {0}")]
     TimeLimit(f64),
-    /// A slack outside [0, [`MAX_SLACK`]].
+    /// A slack outside [0, `MAX_SLACK`].
     #[error("must be a fraction between 0 and {MAX_SLACK}, got {0}")]
     Slack(f64),
     /// A whole number outside its rule's range (the message names the key).

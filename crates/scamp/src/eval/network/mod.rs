@@ -257,7 +257,7 @@ pub enum Unread {
 pub enum Source<'a> {
     /// Files relative to this folder.
     Dir(&'a Path),
-    /// The bundled files ([`BUNDLED`]).
+    /// The bundled files (`BUNDLED`).
     Bundled,
 }
 
@@ -328,7 +328,7 @@ fn decision_of(
 }
 
 /// Reads the network file at `path` (the files it names relative to its folder), or
-/// the bundled default network ([`DEFAULT_NETWORK`]) when there is none.
+/// the bundled default network (`DEFAULT_NETWORK`) when there is none.
 ///
 /// ```
 /// let net = scamp::eval::load_path(None).unwrap();

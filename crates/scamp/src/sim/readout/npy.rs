@@ -57,7 +57,7 @@ pub enum NpyError {
         /// The header's shape.
         got: Vec<u64>,
     },
-    /// Another shape than the caller of [`read_floats`] accepts.
+    /// Another shape than the caller of `read_floats` accepts.
     #[error("{0}")]
     Unexpected(String),
     /// Fewer data bytes than the array needs.
