@@ -12,8 +12,7 @@ use scamp::isa::{parse_program, Device};
 use scamp::sim;
 use scamp::sim::noise::Profile;
 use scamp::verify::{ProfileTestbed, Watched};
-use scamp::Bank;
-use scamp::CheckOptions;
+use scamp::{Bank, CheckOptions};
 
 fn program(path: &str) -> scamp::isa::Program {
     let text = std::fs::read_to_string(path).unwrap();

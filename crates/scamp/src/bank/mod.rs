@@ -187,8 +187,7 @@ impl Bank {
     /// block that proves it.
     ///
     /// ```
-    /// use scamp::Bank;
-    /// use scamp::isa;
+    /// use scamp::{isa, Bank};
     /// let spec = scamp::cain::parse_spec(
     ///     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
     /// )
@@ -296,9 +295,7 @@ impl Bank {
     /// independent of any image).
     ///
     /// ```
-    /// use scamp::Bank;
-    /// use scamp::cain;
-    /// use scamp::isa;
+    /// use scamp::{cain, isa, Bank};
     /// let half = "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n";
     /// let bank = |text| {
     ///     let program = isa::parse_program(text, isa::Device::default()).unwrap();

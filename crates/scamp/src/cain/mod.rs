@@ -30,6 +30,7 @@ pub(crate) mod score;
 pub(crate) mod search;
 pub(crate) mod spec;
 
+// The generator's surface: compile, its options, reports and errors, the spec format.
 pub use assemble::report::{
     header, predict_outputs, predict_outputs_planes, program_text, saturation_limit, InputPlanes,
 };
@@ -37,15 +38,21 @@ pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx};
+// Plumbing the command line and the Python bindings share: each search parameter's
+// declared range (their flags and keywords are checked against it), a layer's files and
+// the choice of depth per kernel of a layer.
+pub use choose::{choose_layer, ChooseError, ChooseOptions};
 pub use spec::{
     check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
     MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
 };
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
 
+// Internals the integration tests pin (tests/cain.rs, tests/isa_table.rs,
+// tests/check_channels.rs): the search's goals and moves, one emitted instruction, the
+// objective's input statistics.
 pub use assemble::alloc::Instr;
 pub use assemble::emit::statement;
-pub use choose::{choose_layer, ChooseError, ChooseOptions};
 pub use moves::goal::{Bag, Goal};
 pub use moves::reverse::{expand, Ctx};
 pub use moves::rule::Rule;

@@ -34,6 +34,8 @@ pub(crate) mod uncertainty;
 
 pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use report::{report, Report};
+// The steps of an evaluation, shards and the text and HTML reports: plumbing the
+// command line and the Python bindings share, and what tests/eval_*.rs pin.
 pub use report::{DepthCounts, Mergeable, Meta};
 
 pub use counts::Counts;

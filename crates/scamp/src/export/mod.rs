@@ -13,6 +13,7 @@ pub(crate) mod head;
 pub(crate) mod network;
 pub(crate) mod plan;
 
+// Plumbing of `scamp export`: the C++ text and the golden outputs.
 pub use cpp::source as cpp_source;
 pub use golden::{write as write_golden, Sample as GoldenSample};
 pub use head::NetworkHost;

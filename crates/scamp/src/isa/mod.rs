@@ -15,6 +15,8 @@ pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
 pub use program::{Device, IsaError, Pos, Program, Stmt, Wiring};
 pub use reg::{DReg, Dir, DirSet, Reg};
+// Plumbing the command line, the playground and the Python bindings share: reading
+// text files within a size limit, the macro table, quoting a user's text in a message.
 pub use source::{
     decode, read_text, SourceError, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES,
 };

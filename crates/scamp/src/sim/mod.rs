@@ -16,6 +16,7 @@ pub(crate) mod readout;
 pub(crate) mod run;
 pub(crate) mod vector_unit;
 
+// The machine's surface.
 pub use array::Array;
 pub use clock::DEFAULT_CLOCK_HZ;
 pub use dims::{N, PES};
@@ -23,8 +24,12 @@ pub use edge::EdgeMode;
 pub use run::{run, run_observed, RunReport, Warning};
 pub use run::{RunError, RunFault};
 
+// Plumbing the command line, the Python bindings and the calibration share: batches of
+// frames, images in and planes out.
 pub use batch::frames;
 pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DEFAULT_IMAGE_NAME};
+// The counter-based generator the noise draws from and the one step the array, the
+// prover and the predictor share: tests/golden_bits.rs and tests/fused.rs pin them.
 pub use layer::rng;
 pub use machine::{bus_value, step, Linear, Machine, MachineError};
 pub use preload::Preload;

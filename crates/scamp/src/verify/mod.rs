@@ -1,4 +1,11 @@
 //! Proving what a program computes and measuring the error it picks up.
+//!
+//! Everything here is re-exported flat over private files. The checks' surface is
+//! [`ProfileTestbed`], [`Watched`], [`CompareOptions`] and their errors; the proofs
+//! ([`prove`], [`execute`], [`LinComb`]), predictions ([`analyse`], [`Predicted`]) and
+//! static ranges ([`peak`], [`InputRange`]) are also what the integration tests pin
+//! (tests/proof_*.rs, tests/predict_images.rs, tests/range.rs); [`Target`] is a proof's
+//! target and [`CheckTarget`] a measurement's.
 
 pub(crate) mod check;
 pub(crate) mod compare;
@@ -18,7 +25,6 @@ pub(crate) mod report;
 pub(crate) mod saturation;
 pub(crate) mod symbolic;
 pub(crate) mod uncertainty;
-
 pub use check::{
     frame_indices, input_values, load_images, measure, ImagesError, KernelErrors, ProfileTestbed,
     Target as CheckTarget, Testbed,
