@@ -114,6 +114,7 @@
 //! # Load and edit a noise profile
 //!
 //! ```
+//! use scamp::Profile;
 //! let mut p = Profile::builtin("scamp5").unwrap();
 //! p.saturation = None;
 //! let text = p.to_yaml();

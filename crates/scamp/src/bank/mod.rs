@@ -223,7 +223,7 @@ impl Bank {
     /// A bare program: it can run and be compared, not proven.
     ///
     /// ```
-    /// use scamp::bank::BankError;
+    /// use scamp::{isa, Bank, BankError};
     /// let bank = Bank::bare(isa::parse_program("mov(B, A);", isa::Device::default()).unwrap());
     /// assert!(bank.spec().is_none());
     /// assert!(matches!(bank.prove(), Err(BankError::NoKernels)));

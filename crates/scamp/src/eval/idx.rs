@@ -169,9 +169,9 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// ```
 /// use scamp::eval::{parse_idx, IdxError};
 /// // Magic 00 00 08, one dimension of 2, then the 2 elements.
-/// let idx = parse(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
+/// let idx = parse_idx(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
 /// assert_eq!((idx.dims, idx.data), (vec![2], vec![5, 6]));
-/// assert_eq!(parse(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
+/// assert_eq!(parse_idx(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
     read_from(&mut &bytes[..], &|_| Ok(()))
