@@ -1,6 +1,6 @@
 //! The uncertainty ensemble of a profile: the nominal profile, each described range's
 //! two ends and random draws inside every range (the description is plain data of the
-//! profile, `crate::sim::noise::uncertainty`), each member checked against both
+//! profile, [`crate::sim::noise::uncertainty`]), each member checked against both
 //! device experiments ([`super::identity`], [`super::background`]) and rejected when
 //! it leaves the calibration tolerance (docs/noise.md, "Error bars").
 

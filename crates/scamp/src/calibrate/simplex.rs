@@ -4,7 +4,7 @@
 /// The point of least `eval` found from `x0` in `iterations` steps, with its value.
 /// The start simplex moves each coordinate by a fifth of itself (0.01 from zero);
 /// `progress` sees each step and the best value so far.
-pub(super) fn minimise_with<E>(
+pub fn minimise_with<E>(
     x0: &[f64],
     iterations: u32,
     eval: impl Fn(&[f64]) -> Result<f64, E>,
@@ -69,7 +69,7 @@ pub(super) fn minimise_with<E>(
 }
 
 /// [`minimise_with`] without progress, returning the point.
-pub(super) fn minimise<E>(
+pub fn minimise<E>(
     x0: &[f64],
     iterations: u32,
     eval: impl Fn(&[f64]) -> Result<f64, E>,

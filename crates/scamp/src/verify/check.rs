@@ -284,11 +284,7 @@ pub(crate) fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&Grey
 }
 
 /// [`frame`] of named images (as `check --outputs` and the HTML page list them).
-pub(crate) fn named_frame(
-    images: &[(String, GreyImage)],
-    j: usize,
-    wiring: Wiring,
-) -> Vec<&GreyImage> {
+pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()
@@ -706,7 +702,7 @@ pub enum OutputError {
 }
 
 /// Run 0 of `testbed` on one frame, next to what it should give.
-pub(crate) struct FirstRun {
+pub struct FirstRun {
     /// The full-range input `p - 128` (of input plane 0).
     pub input: Array2<f64>,
     /// Per target: the specified kernel's exact convolution, and the simulated result.
@@ -715,7 +711,7 @@ pub(crate) struct FirstRun {
 
 /// Runs `program` once (run 0 of `testbed`) on `frame` ([`frame`]) and pairs each
 /// target's result with the exact convolution of its specified kernel.
-pub(crate) fn first_run(
+pub fn first_run(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],

@@ -26,8 +26,8 @@ pub(crate) mod saturation;
 pub(crate) mod symbolic;
 pub(crate) mod uncertainty;
 pub use check::{
-    frame_indices, input_values, load_images, measure, ImagesError, KernelErrors, ProfileTestbed,
-    Target as CheckTarget, Testbed,
+    first_run, frame_indices, input_values, load_images, measure, named_frame, FirstRun,
+    ImagesError, KernelErrors, ProfileTestbed, Target as CheckTarget, Testbed,
 };
 pub use compare::{
     adc_step, load_input, CompareError, CompareOptions, Comparison, DiffMap, Watched,

@@ -9,7 +9,7 @@ pub(crate) mod layer;
 pub(crate) mod profile;
 pub(crate) mod saturation;
 mod term;
-pub(crate) mod uncertainty;
+pub mod uncertainty;
 
 pub use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
@@ -17,4 +17,5 @@ pub use profile::{builtin_text, IDEAL_YAML, SCAMP5_YAML};
 pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};
 pub use saturation::MAX_LEVEL;
 pub use saturation::{KneeForm, Saturation};
+// The uncertainty description is also its own namespace, `noise::uncertainty`.
 pub use uncertainty::{Parameter, Range, Uncertainty};
