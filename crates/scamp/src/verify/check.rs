@@ -283,7 +283,7 @@ pub(crate) fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&Grey
         .collect()
 }
 
-/// [`frame`] of named images (as `check --outputs` and the HTML page list them).
+/// `frame` of named images (as `check --outputs` and the HTML page list them).
 pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
@@ -709,7 +709,7 @@ pub struct FirstRun {
     pub kernels: Vec<(Array2<f64>, Array2<f64>)>,
 }
 
-/// Runs `program` once (run 0 of `testbed`) on `frame` ([`frame`]) and pairs each
+/// Runs `program` once (run 0 of `testbed`) on `frame` (one image per input plane) and pairs each
 /// target's result with the exact convolution of its specified kernel.
 pub fn first_run(
     program: &Program,
