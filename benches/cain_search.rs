@@ -11,7 +11,7 @@
 //! single 5x5 kernels); sets named `heldout_*` are kept out of tuning.
 
 use scamp::cain::{self, CompileOptions, Objective, Stats};
-use scamp::verify::predict::Predicted;
+use scamp::verify::Predicted;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

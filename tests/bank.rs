@@ -7,12 +7,12 @@ mod common;
 use common::{json, scamp, temp_dir};
 use ndarray::Array2;
 use scamp::bank::{InputError, PlaneValues, Preload, RunOptions, Setup};
+use scamp::cain;
 use scamp::isa::{parse_program, Device};
-use scamp::sim::capture;
+use scamp::sim;
 use scamp::sim::noise::Profile;
-use scamp::verify::check::ProfileTestbed;
-use scamp::verify::compare::Watched;
-use scamp::{cain, Bank, CheckOptions};
+use scamp::verify::{ProfileTestbed, Watched};
+use scamp::{Bank, CheckOptions};
 
 fn program(path: &str) -> scamp::isa::Program {
     let text = std::fs::read_to_string(path).unwrap();
@@ -22,7 +22,7 @@ fn program(path: &str) -> scamp::isa::Program {
 #[test]
 fn batch_frames_equal_the_cli_runs_bit_for_bit() {
     let p = program("programs/gauss3x3_hand.scamp");
-    let setup = Setup::new(capture::default_image());
+    let setup = Setup::new(sim::default_image());
     let mut opts = RunOptions::new(Profile::builtin("scamp5").unwrap());
     opts.seed = 4;
     opts.chip_seed = 9;
@@ -62,7 +62,7 @@ fn check_report_serialises_to_the_cli_json() {
     let text = std::fs::read_to_string("programs/gauss3x3.scamp").unwrap();
     let p = parse_program(&text, Device::default()).unwrap();
     let bank = Bank::with_kernels(p, &text, spec).unwrap();
-    let images: Vec<_> = scamp::verify::check::load_images(std::path::Path::new("images"))
+    let images: Vec<_> = scamp::verify::load_images(std::path::Path::new("images"))
         .unwrap()
         .into_iter()
         .map(|(_, g)| g)
@@ -138,7 +138,7 @@ fn bad_planes_are_refused_with_their_position() {
 
 #[test]
 fn preloads_and_input_prepare_the_array_in_order() {
-    let mut setup = Setup::new(capture::default_image());
+    let mut setup = Setup::new(sim::default_image());
     setup
         .preloads
         .push(Preload::new("B", 6, PlaneValues::Analogue(vec![5.0; 65536])).unwrap());
@@ -155,7 +155,7 @@ fn preloads_and_input_prepare_the_array_in_order() {
         .unwrap()
         .iter()
         .all(|&v| v == 7.0));
-    let px = capture::default_image().pixels;
+    let px = sim::default_image().pixels;
     assert_eq!(
         array.plane(scamp::isa::Reg::A).unwrap()[1000],
         f32::from(px[1000]) - 128.0
@@ -169,7 +169,7 @@ fn preloads_and_input_prepare_the_array_in_order() {
 #[test]
 fn a_register_the_array_does_not_have_is_an_error_not_zeros() {
     let p = program("programs/gauss3x3_hand.scamp");
-    let setup = Setup::new(capture::default_image());
+    let setup = Setup::new(sim::default_image());
     let opts = RunOptions::new(Profile::builtin("ideal").unwrap());
     // H exists on an 8-register device, not on SCAMP-5's six.
     let h = Watched::parse("H", 8).unwrap();

@@ -1,10 +1,9 @@
 //! Code generator: specs in, proven programs out; the committed programs of
 //! `programs/` are proven against their specs; bad specs are rejected with positions.
 
-use scamp::cain::{self, spec::approx, CompileOptions, Objective, Ops, Stats};
+use scamp::cain::{self, CompileOptions, Objective, Ops, Stats};
 use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::verify::proof::{prove, Target};
-use scamp::verify::range;
+use scamp::verify::{self, prove, Target};
 use std::path::Path;
 
 mod common;
@@ -156,18 +155,18 @@ fn committed_programs_compute_their_specs() {
         let outputs = targets
             .iter()
             .map(|t| {
-                let (lo, hi) = range::interval(&t.expected(), s.input_range);
+                let (lo, hi) = verify::interval(&t.expected(), s.input_range);
                 lo.abs().max(hi.abs())
             })
             .fold(128.0f64, f64::max);
-        let peak = range::peak(&p, Wiring::new(s.input, general), s.input_range).expect("runs");
+        let peak = verify::peak(&p, Wiring::new(s.input, general), s.input_range).expect("runs");
         assert!(peak.magnitude <= outputs, "{name}: peak {peak:?}");
     }
 }
 
 #[test]
 fn approximation_reports_depth_and_error() {
-    let a = approx::approximate(&[vec![1.0, 2.0, 1.0]], 1.0 / 3.0, 3, 0.0).expect("fits");
+    let a = cain::approximate(&[vec![1.0, 2.0, 1.0]], 1.0 / 3.0, 3, 0.0).expect("fits");
     assert_eq!(a.depth, 3);
     assert_eq!(a.weights, vec![vec![3, 5, 3]]);
     let want = 2.0 * (3.0 / 8.0 - 1.0 / 3.0) + (2.0 / 3.0 - 5.0 / 8.0);
@@ -251,10 +250,7 @@ fn cli_json_has_the_contract_fields() {
     // Children taken per generator rule, by the rules' names; Sobel's differences are
     // made by folds (G = P - moved P).
     let rules = v["search"]["rules"].as_object().expect("search.rules");
-    let names: Vec<&str> = cain::moves::rule::Rule::ALL
-        .iter()
-        .map(|r| r.name())
-        .collect();
+    let names: Vec<&str> = cain::Rule::ALL.iter().map(|r| r.name()).collect();
     for (name, n) in rules {
         assert!(names.contains(&name.as_str()), "unknown rule {name}");
         assert!(n.as_u64().is_some_and(|n| n > 0), "{name}: {n}");
@@ -271,12 +267,11 @@ const UNSHARP: &str = "name: unsharp5\ninput: A\nregisters: [A, B, C, D, E, F]\n
 
 #[test]
 fn unsharp_mask_is_twice_the_input_minus_a_blur() {
-    use scamp::cain::moves::goal::{Bag, Goal};
-    use scamp::cain::moves::reverse::{expand, Ctx};
+    use scamp::cain::{expand, Bag, Ctx, Goal};
     let s = spec(UNSHARP);
     let k = cain::approximate_spec(&s).expect("approximates");
     assert_eq!(k[0].approx.depth, 8);
-    let g = approx::goal_of(&k[0].approx, 8).expect("fits");
+    let g = cain::goal_of(&k[0].approx, 8).expect("fits");
     let ctx = Ctx {
         others: Vec::new(),
         init: Goal::single(0, 0, 256),

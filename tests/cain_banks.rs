@@ -6,7 +6,7 @@ mod common;
 
 use scamp::cain::{self, CompileOptions, Source, Stats};
 use scamp::isa::{Reg, Wiring};
-use scamp::verify::proof::prove;
+use scamp::verify::prove;
 
 fn spec(text: &str) -> cain::Spec {
     cain::parse_spec(text).expect("valid spec")
@@ -155,8 +155,8 @@ fn assert_groups_proven(c: &cain::Compiled) {
 
 #[test]
 fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
-    use scamp::sim::capture::GreyImage;
-    use scamp::verify::{check, groups as bank};
+    use scamp::sim::GreyImage;
+    use scamp::verify;
     let s = spec(&bank(8, 11));
     let c = cain::compile(&s, &budget(2.0, 2), &Stats::default()).expect("a program");
     assert!(c.groups.len() >= 2, "{} groups", c.groups.len());
@@ -164,10 +164,10 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
     // The printed text splits back into the same groups by proof alone.
     let text = cain::program_text(&c);
     let program = scamp::isa::parse_program(&text, scamp::isa::Device::default()).expect("parses");
-    let ends = bank::kernel_block_ends(&text);
+    let ends = verify::kernel_block_ends(&text);
     assert_eq!(ends.len(), c.groups.len());
-    let groups = bank::assign_blocks(
-        bank::split_blocks(&program, &ends),
+    let groups = verify::assign_blocks(
+        verify::split_blocks(&program, &ends),
         Wiring::new(c.input, 6),
         &c.kernels
             .iter()
@@ -186,12 +186,12 @@ fn a_bank_of_eight_kernels_compiles_in_groups_and_checks_exactly() {
         resized_from: None,
     };
     let targets = cain::check_targets(&s, &c.kernels);
-    let m = bank::measure_groups(
+    let m = verify::measure_groups(
         &groups,
         Wiring::new(c.input, 6),
         &targets,
         std::slice::from_ref(&img),
-        &check::ProfileTestbed::ideal(),
+        &verify::ProfileTestbed::ideal(),
         1,
     )
     .expect("runs");

@@ -8,7 +8,7 @@ mod common;
 use common::channels::THREE;
 use scamp::cain::{self, CompileOptions, Objective, Stats};
 use scamp::isa::{Pos, Program, Reg};
-use scamp::verify::planes::prove_planes;
+use scamp::verify::prove_planes;
 
 /// A deterministic budget (a work budget, one worker).
 fn work(n: u64) -> CompileOptions {
@@ -49,13 +49,9 @@ fn prove_groups(spec: &cain::Spec, c: &cain::Compiled) {
 fn assert_peak_within(spec: &cain::Spec, c: &cain::Compiled, bound: f64) {
     let general = Reg::general_count(&c.registers);
     for g in &c.groups {
-        let peak = scamp::verify::range::peak_planes(
-            &g.program,
-            &spec.inputs(),
-            general,
-            spec.input_range,
-        )
-        .expect("runs");
+        let peak =
+            scamp::verify::peak_planes(&g.program, &spec.inputs(), general, spec.input_range)
+                .expect("runs");
         assert!(peak.magnitude <= bound, "{}", peak.magnitude);
     }
 }

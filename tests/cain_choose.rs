@@ -3,9 +3,7 @@
 //! YAML to the same spec.
 
 use ndarray::Array4;
-use scamp::cain::choose::{choose_layer, ChooseError, ChooseOptions};
-use scamp::cain::spec::layer::{spec_yaml, LayerTarget};
-use scamp::cain::spec::ApproxParams;
+use scamp::cain::{choose_layer, spec_yaml, ApproxParams, ChooseError, ChooseOptions, LayerTarget};
 use scamp::isa::Reg;
 use scamp::sim::noise::Profile;
 

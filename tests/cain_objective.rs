@@ -25,7 +25,7 @@ fn compile(s: &cain::Spec, objective: Objective, work: u64) -> cain::Compiled {
 }
 
 fn total_mse(c: &cain::Compiled) -> f64 {
-    scamp::verify::predict::Predicted::summed_mse(&c.predicted)
+    scamp::verify::Predicted::summed_mse(&c.predicted)
 }
 
 fn assert_no_worse_than_shortest(name: &str, work: u64) {
@@ -313,7 +313,7 @@ fn bundled_analognet2_is_at_or_under_cain_on_every_kernel() {
     use scamp::bank::Bank;
     use scamp::isa::{parse_program, Device};
     use scamp::sim::noise::Profile;
-    use scamp::verify::check::{load_images, ProfileTestbed};
+    use scamp::verify::{load_images, ProfileTestbed};
     use scamp::CheckOptions;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("programs/analognet2.scamp")).expect("program");

@@ -3,7 +3,7 @@
 
 use scamp::cain::{self, CompileOptions, Objective, Source, Stats};
 use scamp::isa::Wiring;
-use scamp::verify::symbolic::execute;
+use scamp::verify::execute;
 
 fn spec(text: &str) -> cain::Spec {
     cain::parse_spec(text).expect("valid spec")
@@ -49,9 +49,8 @@ fn error_objective_is_deterministic_and_keeps_outputs_from_being_reread() {
     // program statement by statement.
     let finals = execute(&a.program, Wiring::new(s.input, 6)).expect("runs");
     let outs: Vec<_> = s.kernels.iter().map(|k| finals.value(k.out)).collect();
-    let flat = |v: &scamp::verify::symbolic::LinComb| -> f64 {
-        v.terms.values().map(scamp::verify::range::coef_f64).sum()
-    };
+    let flat =
+        |v: &scamp::verify::LinComb| -> f64 { v.terms.values().map(scamp::verify::coef_f64).sum() };
     let reach = outs.iter().map(|v| flat(v).abs()).fold(1.0, f64::max);
     assert_eq!(reach, 1.25);
     let regs: Vec<scamp::isa::Reg> = (0..6u8).map(scamp::isa::Reg::Gen).collect();
@@ -114,7 +113,7 @@ fn polished_three_kernel_sets_are_reproducible_and_proven() {
         assert_eq!(a.search.source, Source::Search, "{name}");
         let kernels = cain::approximate_spec(&s).expect("approximates");
         let targets: Vec<_> = kernels.iter().map(cain::KernelReport::target).collect();
-        scamp::verify::proof::prove(
+        scamp::verify::prove(
             &a.program,
             Wiring::new(s.input, 6),
             &targets,

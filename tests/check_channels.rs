@@ -8,11 +8,11 @@ use common::channels::THREE;
 use scamp::bank::{Bank, CheckOptions};
 use scamp::cain::{self, CompileOptions, Stats};
 use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::sim::capture::GreyImage;
 use scamp::sim::noise::Profile;
-use scamp::verify::check::{frame_indices, load_images, ProfileTestbed};
-use scamp::verify::predict::{analyse, analyse_planes, InputStats};
-use scamp::verify::range::InputRange;
+use scamp::sim::GreyImage;
+use scamp::verify::{
+    analyse, analyse_planes, frame_indices, load_images, InputRange, InputStats, ProfileTestbed,
+};
 use std::path::Path;
 use std::process::Command;
 
@@ -145,7 +145,7 @@ fn the_error_objective_scores_every_plane() {
     let opts = CompileOptions::default().with_time_limit(600.0);
     let c = cain::compile(&spec, &opts, &Stats::default()).expect("compiles");
     let profile = Profile::builtin(scamp::sim::noise::DEFAULT_PROFILE).expect("built in");
-    let stats = cain::score::objective::input_stats(spec.input_range);
+    let stats = cain::input_stats(spec.input_range);
     let outs: Vec<Reg> = c.kernels.iter().map(|k| k.out).collect();
     let inputs = cain::InputPlanes {
         regs: &spec.inputs(),

@@ -1,10 +1,10 @@
-//! The compile options are declared once (`scamp::cain::options::COMPILE_OPTIONS`):
+//! The compile options are declared once (`scamp::cain::COMPILE_OPTIONS`):
 //! every front end is held to that list here, so an option added to one and not
 //! declared (or declared and missing from one) fails a test. The Python keywords and
 //! the stub are held to it by python/tests/test_options.py and stubtest.
 
 use clap::CommandFactory;
-use scamp::cain::options::{OptionDecl, COMPILE_OPTIONS};
+use scamp::cain::{OptionDecl, COMPILE_OPTIONS};
 use std::collections::BTreeSet;
 
 /// The long flags of `scamp compile`, without the ones that are not compile options.

@@ -6,10 +6,8 @@
 //!   is rejected;
 //! - nothing in the repository refers to files outside it.
 
-use scamp::isa::table::{table, Def, Slot};
-use scamp::isa::{parse_program, DReg, Device, Reg};
-use scamp::sim::preload::Preload;
-use scamp::sim::{self, capture, Array, EdgeMode, N};
+use scamp::isa::{parse_program, table, DReg, Def, Device, Reg, Slot};
+use scamp::sim::{self, Array, EdgeMode, Preload, N};
 use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -198,7 +196,7 @@ fn run_block(text: &str) -> Result<(Array, Conventions), String> {
     let program = parse_program(text, Device::default()).map_err(|e| e.to_string())?;
     let conv = conventions(text);
     let mut array = Array::new(Device::default().general, EdgeMode::Zero);
-    array.expose(&capture::default_image().pixels);
+    array.expose(&sim::default_image().pixels);
     // The preloads `scamp run --set` and the playground apply.
     for (reg, value) in &conv.given {
         Preload::parse(reg, value, Device::default().general)

@@ -10,10 +10,7 @@ mod common;
 use common::dataset::write_splits;
 use common::{json, refused, scamp, temp_dir};
 use ndarray::{Array2, Array4};
-use scamp::eval::dataset::Split;
-use scamp::eval::features::{extract, Built, Sample};
-use scamp::eval::network;
-use scamp::eval::stage::BuildOptions;
+use scamp::eval::{self, extract_features, BuildOptions, Built, Sample, Split};
 use scamp::isa::Reg;
 use scamp::sim::noise::Profile;
 use std::path::{Path, PathBuf};
@@ -100,7 +97,7 @@ fn reference(img: &[u8], layers: &[Layer]) -> Vec<u8> {
 
 /// What the simulator reads out for `split` under `ideal`.
 fn simulated(net: &Path, split: &Split) -> Vec<u8> {
-    let net = network::load_path(Some(net)).expect("network loads");
+    let net = eval::load_path(Some(net)).expect("network loads");
     let built = Built::new(&net, ROWS, COLS, &BuildOptions::default()).expect("builds");
     let ideal = Profile::builtin("ideal").expect("ideal");
     let sample = Sample {
@@ -108,7 +105,9 @@ fn simulated(net: &Path, split: &Split) -> Vec<u8> {
         chip_seed: 0,
         seed: 0,
     };
-    extract(&built, split, sample, true).expect("runs").bits
+    extract_features(&built, split, sample, true)
+        .expect("runs")
+        .bits
 }
 
 /// Two layers: `first` maps from the image, then `second` maps each reading all of
@@ -129,7 +128,7 @@ fn two_layers(first: usize, second: usize) -> (String, Vec<Layer>) {
 fn a_full_convolution_over_three_maps_runs_as_one_stage_and_matches_the_reference() {
     let (text, layers) = two_layers(3, 2);
     let net = folder("evallayers-full", &text, &layers);
-    let loaded = network::load_path(Some(&net)).expect("loads");
+    let loaded = eval::load_path(Some(&net)).expect("loads");
     let spec = &loaded.stages[1].spec;
     assert_eq!(spec.inputs(), vec![Reg::B, Reg::C, Reg::D]);
     let outs: Vec<Reg> = spec.kernels.iter().map(|k| k.out).collect();
@@ -269,7 +268,7 @@ fn a_layer_too_large_for_the_registers_is_refused_in_one_line() {
 #[test]
 fn export_predicts_a_multi_input_stage_from_every_map() {
     use scamp::isa::Wiring;
-    use scamp::verify::predict::InputStats;
+    use scamp::verify::InputStats;
     let (text, layers) = two_layers(3, 2);
     let net = folder("evallayers-export", &text, &layers);
     let data = dataset("evallayers-export-data", 10);
@@ -297,7 +296,7 @@ fn export_predicts_a_multi_input_stage_from_every_map() {
     assert_eq!(notes.len(), 2, "{cpp}");
     // Stage 2 reads maps B, C and D: its prediction takes noise and signal from all
     // three, not from B alone.
-    let loaded = network::load_path(Some(&net)).expect("loads");
+    let loaded = scamp::eval::load_path(Some(&net)).expect("loads");
     let built = Built::new(&loaded, ROWS, COLS, &BuildOptions::default()).expect("builds");
     let stage = &built.chip.stages[1];
     let spec = &loaded.stages[1].spec;

@@ -8,10 +8,7 @@ mod common;
 use common::dataset::write_splits;
 use common::network::write_refs;
 use common::{json, refused, scamp, temp_dir};
-use scamp::eval::dataset::Split;
-use scamp::eval::features::{extract, Built, Extracted, Sample};
-use scamp::eval::network;
-use scamp::eval::stage::BuildOptions;
+use scamp::eval::{self, extract_features, BuildOptions, Built, Extracted, Sample, Split};
 use scamp::sim::noise::Profile;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +37,7 @@ fn images(n: usize) -> Split {
 
 /// What the simulator reads out for `split` under `ideal`.
 fn simulated(net: &Path, split: &Split) -> Extracted {
-    let net = network::load_path(Some(net)).expect("network loads");
+    let net = eval::load_path(Some(net)).expect("network loads");
     let built = Built::new(&net, ROWS, COLS, &BuildOptions::default()).expect("builds");
     let ideal = Profile::builtin("ideal").expect("ideal");
     let sample = Sample {
@@ -48,7 +45,7 @@ fn simulated(net: &Path, split: &Split) -> Extracted {
         chip_seed: 0,
         seed: 0,
     };
-    extract(&built, split, sample, true).expect("runs")
+    extract_features(&built, split, sample, true).expect("runs")
 }
 
 /// How the reference treats each stage.

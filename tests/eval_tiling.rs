@@ -2,11 +2,7 @@
 //! gives the same binary maps whatever its neighbours on the frame hold, under noise
 //! too (same chip, same run seed, same slot), for the one- and the two-stage network.
 
-use scamp::eval::dataset::Split;
-use scamp::eval::frames::{run_frame, FrameNoise};
-use scamp::eval::network::{self, Source};
-use scamp::eval::stage::{self, BuildOptions};
-use scamp::eval::tiling::Tiling;
+use scamp::eval::{self, run_frame, BuildOptions, FrameNoise, Source, Split, Tiling};
 use scamp::sim::noise::Profile;
 
 /// 64 pseudo-random 28x28 images (bright, busy content right up to the tile edges).
@@ -32,12 +28,12 @@ fn busy(n: usize) -> Split {
 fn an_image_reads_out_the_same_whatever_its_neighbours() {
     let profile = Profile::builtin("scamp5").unwrap();
     for net in ["analognet2_net.yaml", "deep_net.yaml"] {
-        let net = network::load(&Source::Bundled, net).unwrap();
+        let net = eval::load_network(&Source::Bundled, net).unwrap();
         let opts = BuildOptions {
             depth: None,
             compile: scamp::cain::CompileOptions::default().with_work(2000),
         };
-        let chip = stage::build(&net, &opts).unwrap();
+        let chip = eval::build_stage(&net, &opts).unwrap();
         let tiling = Tiling::new(28, 28, chip.reach).unwrap();
         assert_eq!(tiling.per_frame(), 64);
         let full = busy(64);

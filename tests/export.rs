@@ -568,9 +568,8 @@ fn an_exported_network_replays_its_chip_and_classifies_as_eval() {
     );
     let exe = compile(&out);
     // The chip part the library proves and evaluates, statement for statement.
-    let net = scamp::eval::network::load_path(Some(&root().join("programs/analognet2_net.yaml")))
-        .unwrap();
-    let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
+    let net = scamp::eval::load_path(Some(&root().join("programs/analognet2_net.yaml"))).unwrap();
+    let chip = scamp::eval::build_stage(&net, &Default::default()).unwrap();
     let (samples, confusion) = golden_confusion(&exe, &gold, &chip.program, "rows");
     assert_eq!(samples, 20);
     // `scamp eval` on the same 20 test images, with the head trained the same way.
@@ -712,8 +711,8 @@ fn every_bundled_network_replays_its_chip() {
             d,
         ]);
         let exe = compile(&out);
-        let net = scamp::eval::network::load_path(Some(&root().join(&target))).unwrap();
-        let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
+        let net = scamp::eval::load_path(Some(&root().join(&target))).unwrap();
+        let chip = scamp::eval::build_stage(&net, &Default::default()).unwrap();
         let index: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(gold.join("index.json")).unwrap())
                 .unwrap();
@@ -792,9 +791,9 @@ stages:
 
 /// The ideal features of the first `n` test images of `data` under `net`, with its cap
 /// or without.
-fn ideal_features(net: &scamp::eval::network::Network, data: &Path, n: usize) -> Vec<f32> {
-    use scamp::eval::features::{extract, Built, Sample};
-    let d = scamp::eval::dataset::read(data).unwrap();
+fn ideal_features(net: &scamp::eval::Network, data: &Path, n: usize) -> Vec<f32> {
+    use scamp::eval::{extract_features, Built, Sample};
+    let d = scamp::eval::read_dataset(data).unwrap();
     let test = d.test.truncated(n);
     let built = Built::new(net, test.rows, test.cols, &Default::default()).unwrap();
     let ideal = scamp::sim::noise::Profile::builtin("ideal").unwrap();
@@ -803,7 +802,9 @@ fn ideal_features(net: &scamp::eval::network::Network, data: &Path, n: usize) ->
         chip_seed: 1,
         seed: 0,
     };
-    extract(&built, &test, sample, false).unwrap().features
+    extract_features(&built, &test, sample, false)
+        .unwrap()
+        .features
 }
 
 #[test]
@@ -834,8 +835,8 @@ fn a_network_with_bins_a_cap_and_an_mlp_replays_and_classifies_as_eval() {
     let cpp = std::fs::read_to_string(&out).unwrap();
     assert!(cpp.contains("MAP_CAP = 30") && cpp.contains("GROUPS = 5"));
     assert!(cpp.contains("static const float LAYER2[10 * 13]"));
-    let mut net = scamp::eval::network::load_path(Some(&target)).unwrap();
-    let chip = scamp::eval::stage::build(&net, &Default::default()).unwrap();
+    let mut net = scamp::eval::load_path(Some(&target)).unwrap();
+    let chip = scamp::eval::build_stage(&net, &Default::default()).unwrap();
     // The binarisation, the leaky ReLU and the per-map thresholds are instructions.
     let text = chip.program.to_string();
     for s in [

@@ -8,9 +8,9 @@ mod common;
 use common::dataset::idx_bytes;
 use common::npy::npy_bytes;
 use proptest::prelude::*;
-use scamp::eval::{idx, network};
-use scamp::isa::source::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::sim::readout::npy;
+use scamp::eval;
+use scamp::isa::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+use scamp::sim;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -105,10 +105,10 @@ proptest! {
     fn text_files_are_refused_or_read_within_their_limit(bytes in contents(6 << 20)) {
         let f = file_with("text", &bytes);
         for (what, limit) in text_readers() {
-            let (r, peak) = peak_of(|| source::read_text(&f, limit, what));
+            let (r, peak) = peak_of(|| isa::read_text(&f, limit, what));
             prop_assert!(peak <= bound(bytes.len(), limit), "{what}: {peak} bytes for a {}-byte file", bytes.len());
             if bytes.len() as u64 > limit {
-                prop_assert!(matches!(r, Err(source::SourceError::TooLarge { .. })), "{what}");
+                prop_assert!(matches!(r, Err(isa::SourceError::TooLarge { .. })), "{what}");
             }
         }
     }
@@ -117,8 +117,8 @@ proptest! {
     fn network_files_are_refused_or_read_within_their_limit(bytes in contents(3 << 20)) {
         let f = file_with("net.yaml", &bytes);
         let dir = f.parent().unwrap();
-        let (r, peak) = peak_of(|| network::Source::Dir(dir).read("net.yaml"));
-        let limit = network::MAX_NETWORK_BYTES as u64;
+        let (r, peak) = peak_of(|| eval::Source::Dir(dir).read("net.yaml"));
+        let limit = eval::MAX_NETWORK_BYTES as u64;
         prop_assert!(peak <= bound(bytes.len(), limit), "{peak} bytes for a {}-byte file", bytes.len());
         if bytes.len() as u64 > limit {
             prop_assert!(r.is_err());
@@ -132,7 +132,7 @@ proptest! {
     ) {
         let bytes = idx_bytes(&dims, &tail);
         let f = file_with("idx", &bytes);
-        let (r, peak) = peak_of(|| idx::read(&f, &|_| Ok(())));
+        let (r, peak) = peak_of(|| eval::read_idx(&f, &|_| Ok(())));
         prop_assert!(peak <= bound(bytes.len(), u64::MAX / 4), "{peak} bytes for a {}-byte file claiming {dims:?}", bytes.len());
         if let Ok(x) = r {
             prop_assert_eq!(x.data.len() as u64, dims.iter().map(|&d| u64::from(d)).product::<u64>());
@@ -147,8 +147,8 @@ proptest! {
     ) {
         let bytes = npy_bytes("<f4", &format!("({rows}, {cols})"), &tail);
         let f = file_with("w.npy", &bytes);
-        let (r, peak) = peak_of(|| npy::read_matrix(&f, [10, 148]));
-        let limit = (12 + npy::MAX_NPY_HEADER + 10 * 148 * 8) as u64;
+        let (r, peak) = peak_of(|| sim::read_matrix(&f, [10, 148]));
+        let limit = (12 + sim::MAX_NPY_HEADER + 10 * 148 * 8) as u64;
         prop_assert!(peak <= bound(bytes.len(), limit), "{peak} bytes for a {}-byte file", bytes.len());
         prop_assert_eq!(r.is_ok(), (rows, cols) == (10, 148) && tail.len() >= 10 * 148 * 4);
     }
@@ -158,17 +158,17 @@ proptest! {
 fn an_endless_file_is_read_to_the_limit_only() {
     let zero = Path::new("/dev/zero");
     for (what, limit) in text_readers() {
-        let (r, peak) = peak_of(|| source::read_text(zero, limit, what));
+        let (r, peak) = peak_of(|| isa::read_text(zero, limit, what));
         assert!(
-            matches!(r, Err(source::SourceError::TooLarge { .. })),
+            matches!(r, Err(isa::SourceError::TooLarge { .. })),
             "{what}"
         );
         assert!(peak <= 3 * limit as usize + (2 << 20), "{what}: {peak}");
     }
-    let (r, peak) = peak_of(|| network::Source::Dir(Path::new("/dev")).read("zero"));
+    let (r, peak) = peak_of(|| eval::Source::Dir(Path::new("/dev")).read("zero"));
     assert!(r.is_err());
-    assert!(peak <= 3 * network::MAX_NETWORK_BYTES + (2 << 20), "{peak}");
-    let (r, _) = peak_of(|| idx::read(zero, &|_| Ok(())));
+    assert!(peak <= 3 * eval::MAX_NETWORK_BYTES + (2 << 20), "{peak}");
+    let (r, _) = peak_of(|| eval::read_idx(zero, &|_| Ok(())));
     assert_eq!(
         r.unwrap_err().to_string(),
         "cannot read: not a regular file (a device)"

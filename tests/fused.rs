@@ -8,10 +8,9 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use scamp::isa::{parse_program, table, BusOp, DReg, Device, Program, Reg, Slot};
-use scamp::sim::machine::{bus_value, step};
+use scamp::isa::{self, parse_program, BusOp, DReg, Device, Program, Reg, Slot};
 use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{run, run_observed, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
+use scamp::sim::{bus_value, run, run_observed, step, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
 
 const GENERAL: usize = 6;
 const EDGES: [EdgeMode; 3] = [EdgeMode::Zero, EdgeMode::Replicate, EdgeMode::Wrap];
@@ -41,7 +40,7 @@ fn operand(rng: &mut StdRng, slot: Slot) -> String {
 }
 
 /// A random valid statement of `def` (operand draws that break a rule are redrawn).
-fn statement(rng: &mut StdRng, def: &table::Def) -> Option<String> {
+fn statement(rng: &mut StdRng, def: &isa::Def) -> Option<String> {
     for _ in 0..50 {
         let args: Vec<String> = def.slots.iter().map(|&s| operand(rng, s)).collect();
         let text = format!("{}({});", def.name, args.join(", "));
@@ -54,7 +53,7 @@ fn statement(rng: &mut StdRng, def: &table::Def) -> Option<String> {
 
 /// A random program: every table entry once (in random order), plus `extra` random ones.
 fn random_program(rng: &mut StdRng, extra: usize) -> Program {
-    let defs = table::table();
+    let defs = isa::table();
     let mut order: Vec<usize> = (0..defs.len()).collect();
     order.extend((0..extra).map(|_| rng.gen_range(0..defs.len())));
     for i in (1..order.len()).rev() {

@@ -10,9 +10,8 @@ use common::npy::npy_bytes;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use scamp::cain::parse_spec;
-use scamp::isa::source::decode;
-use scamp::isa::{parse_program, Device, Pos, Reg, Wiring};
-use scamp::sim::noise::{profile, NoiseModel, Profile};
+use scamp::isa::{decode, parse_program, Device, Pos, Reg, Wiring};
+use scamp::sim::noise::{self, NoiseModel, Profile};
 use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ};
 use std::path::Path;
 
@@ -147,8 +146,8 @@ proptest! {
             Err(e) => prop_assert!(inside(&text, e.pos), "{e} outside the text"),
             Ok(p) => {
                 // Whatever parses can be proven or refuted, never crash the prover.
-                let t = scamp::verify::proof::Target { out: Reg::A, depth: 4, weights: vec![vec![1, 2, 1]] };
-                let _ = scamp::verify::proof::prove(&p, Wiring::new(Reg::A, 6), &[t], None);
+                let t = scamp::verify::Target { out: Reg::A, depth: 4, weights: vec![vec![1, 2, 1]] };
+                let _ = scamp::verify::prove(&p, Wiring::new(Reg::A, 6), &[t], None);
                 let _ = p.cycles();
             }
         }
@@ -187,7 +186,7 @@ proptest! {
         which in any::<prop::sample::Index>(),
         muts in prop::collection::vec(mutation(), 1..4),
     ) {
-        let sources = [profile::IDEAL_YAML, profile::SCAMP5_YAML];
+        let sources = [noise::IDEAL_YAML, noise::SCAMP5_YAML];
         let bytes = apply(sources[which.index(sources.len())], &muts);
         let Ok(text) = decode(bytes, "profile") else {
             return Ok(());

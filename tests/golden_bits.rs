@@ -5,8 +5,8 @@
 //! updates the pinned values in the same commit and says why.
 
 use scamp::isa::{parse_program, Device, Reg};
-use scamp::sim::layer::rng::{mix64, normal, normal_plane, stream_key, write_key};
 use scamp::sim::noise::{NoiseModel, Profile};
+use scamp::sim::rng::{mix64, normal, normal_plane, stream_key, write_key};
 use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
 
 #[test]

@@ -3,12 +3,10 @@
 //! "may repeat", full-FLAG-only, code-generator use) disagree with what the validator, the
 //! printer and parser, the simulator or the code generator actually do.
 
-use scamp::cain::assemble::alloc::Instr;
-use scamp::cain::assemble::emit;
-use scamp::cain::moves::step::{Kind, Step};
-use scamp::cain::{moves::goal::Goal, Ops};
-use scamp::isa::table::{self, entry, Id};
-use scamp::isa::{parse_program, DReg, Def, Device, Dir, DirSet, Operand, Pos, Reg, Slot, Stmt};
+use scamp::cain::{self, Goal, Instr, Kind, Ops, Step};
+use scamp::isa::{
+    self, entry, parse_program, DReg, Def, Device, Dir, DirSet, Id, Operand, Pos, Reg, Slot, Stmt,
+};
 use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
 
 const DEVICE: Device = Device { general: 6 };
@@ -40,7 +38,7 @@ fn placeholders(def: &Def) -> Vec<Operand> {
 
 #[test]
 fn every_entry_takes_the_cycles_of_its_expansion_whatever_the_operands() {
-    for def in table::table() {
+    for def in isa::table() {
         let mut built = 0;
         for v in 0..8 {
             let args = (0..def.arity())
@@ -57,7 +55,7 @@ fn every_entry_takes_the_cycles_of_its_expansion_whatever_the_operands() {
 
 #[test]
 fn statements_print_as_they_parse() {
-    for def in table::table() {
+    for def in isa::table() {
         let s = Stmt::of(def, placeholders(def), DEVICE, Pos::default()).expect("placeholders");
         let p = parse_program(&format!("{s};"), DEVICE).expect("printed text parses");
         assert!(
@@ -71,7 +69,7 @@ fn statements_print_as_they_parse() {
 
 #[test]
 fn names_and_arities_are_unique() {
-    let t = table::table();
+    let t = isa::table();
     for (i, a) in t.iter().enumerate() {
         assert!(
             !t[..i]
@@ -85,7 +83,7 @@ fn names_and_arities_are_unique() {
 #[test]
 fn the_once_per_bus_rule_is_what_the_validator_accepts() {
     let mut rejected = 0;
-    for def in table::table() {
+    for def in isa::table() {
         let regs: Vec<usize> = (0..def.arity())
             .filter(|&i| def.slots[i].is_register())
             .collect();
@@ -121,7 +119,7 @@ fn code_generator_kinds_agree_with_their_entries() {
         let ins = vec![Goal::single(0, 0, 4); def.sources().count()];
         let outs = Step::eval(kind, &ins).expect("operands fit");
         assert_eq!(outs.len(), def.results().count(), "{kind:?}");
-        let s = emit::statement(&instr(kind), DEVICE).expect("distinct registers");
+        let s = cain::statement(&instr(kind), DEVICE).expect("distinct registers");
         assert!(std::ptr::eq(s.def, def));
         assert_eq!(kind.cycles(), s.cycles(), "{s}");
         let p = parse_program(&s.to_string(), DEVICE).expect("emitted text parses");
@@ -143,7 +141,7 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
             for i in 0..base.srcs.len() {
                 let mut x = base.clone();
                 x.dsts[k] = x.srcs[i];
-                let ok = emit::statement(&x, DEVICE).is_ok();
+                let ok = cain::statement(&x, DEVICE).is_ok();
                 assert_eq!(ok, kind.may_overwrite(k, i), "{kind:?} result {k} into {i}");
             }
         }
@@ -151,7 +149,7 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
             for j in 0..i {
                 let mut x = base.clone();
                 x.srcs[i] = x.srcs[j];
-                let ok = emit::statement(&x, DEVICE).is_ok();
+                let ok = cain::statement(&x, DEVICE).is_ok();
                 assert_eq!(ok, kind.may_repeat(j, i), "{kind:?} sources {j} and {i}");
             }
         }
@@ -161,7 +159,7 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
 /// Runs `instr` on an ideal array whose general register `g` holds the pattern `g`
 /// (so equal registers hold equal values) and returns the result planes.
 fn results(instr: &Instr, patterns: &[usize]) -> Vec<Vec<f32>> {
-    let s = emit::statement(instr, DEVICE).expect("valid");
+    let s = cain::statement(instr, DEVICE).expect("valid");
     let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
     for (g, &pattern) in patterns.iter().enumerate() {
         let plane = a.plane_mut(Reg::Gen(g as u8)).expect("general register");
@@ -225,7 +223,7 @@ fn reg_index(r: Reg) -> usize {
 
 #[test]
 fn full_flag_warnings_follow_the_table() {
-    for def in table::table() {
+    for def in isa::table() {
         let s = Stmt::of(def, placeholders(def), DEVICE, Pos::default()).expect("placeholders");
         let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
         a.bits_mut(DReg::Flag)[N + 1] = 0;
@@ -264,7 +262,7 @@ fn what_the_code_generator_assumes_a_kind_computes_is_what_the_simulator_does() 
         let x = instr(kind);
         let ins = &goals[..x.srcs.len()];
         let outs = Step::eval(kind, ins).expect("operands fit");
-        let s = emit::statement(&x, DEVICE).expect("distinct registers");
+        let s = cain::statement(&x, DEVICE).expect("distinct registers");
         let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
         for (reg, g) in x.srcs.iter().zip(ins) {
             let plane = a.plane_mut(*reg).expect("general register");

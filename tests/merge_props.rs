@@ -3,9 +3,7 @@
 //! edit that breaks a count's consistency or the shard numbering is refused.
 
 use proptest::prelude::*;
-use scamp::eval::counts::Counts;
-use scamp::eval::report::{DepthCounts, Mergeable, Meta};
-use scamp::eval::shard::{merge, MergeError};
+use scamp::eval::{merge_shards, Counts, DepthCounts, MergeError, Mergeable, Meta};
 
 const SEEDS: usize = 2;
 
@@ -99,7 +97,7 @@ proptest! {
         // Given in reverse order: the merge does not depend on it.
         let shards: Vec<_> = counts.into_iter().enumerate().rev()
             .map(|(i, c)| shard(i as u32 + 1, n, c, total)).collect();
-        let merged = merge(&shards).expect("consistent shards merge");
+        let merged = merge_shards(&shards).expect("consistent shards merge");
         prop_assert_eq!(&merged.rows[0].counts, &whole);
         prop_assert_eq!(merged.shard, None);
     }
@@ -124,11 +122,11 @@ proptest! {
         }
         prop_assert!(bad.inconsistency(SEEDS).is_some(), "field {field}");
         let good = shard(2, 2, c.clone(), 2 * images);
-        let refused = merge(&[shard(1, 2, bad, 2 * images), good.clone()]).unwrap_err();
+        let refused = merge_shards(&[shard(1, 2, bad, 2 * images), good.clone()]).unwrap_err();
         let is_counts = matches!(refused, MergeError::Counts { .. });
         prop_assert!(is_counts, "{refused}");
         for (k, n) in [(0, 2), (3, 2), (by as u32 % 5 + 3, 2)] {
-            let out = merge(&[shard(k, n, c.clone(), 2 * images), good.clone()]).unwrap_err();
+            let out = merge_shards(&[shard(k, n, c.clone(), 2 * images), good.clone()]).unwrap_err();
             prop_assert!(out.to_string().contains("out of range"), "{out}");
         }
     }

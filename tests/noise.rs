@@ -101,15 +101,15 @@ fn same_seeds_are_bit_identical_whatever_the_thread_count() {
 /// whatever the thread count, and each run its own noise.
 #[test]
 fn batched_runs_are_bit_identical_whatever_the_thread_count() {
-    use scamp::sim::capture::GreyImage;
-    use scamp::verify::check::{measure, ProfileTestbed, Target};
+    use scamp::sim::GreyImage;
+    use scamp::verify::{measure, CheckTarget, ProfileTestbed};
     let program = parse_program(
         "divq(B, A); divq(C, B); movx(D, C, east); movx(E, C, west); add(A, B, D, E)",
         Device::default(),
     )
     .unwrap();
     let kernel = ndarray::array![[0.25, 0.5, 0.25]];
-    let target = Target {
+    let target = CheckTarget {
         out: A,
         exact: kernel.clone(),
         approx: kernel,

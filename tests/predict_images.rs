@@ -2,8 +2,9 @@
 //! `verify::predict` are those of `images/`, and with them the predicted analogue error
 //! of every bundled spec's program is within 25 % of what `check` measures.
 
-use scamp::verify::check::{input_values, load_images};
-use scamp::verify::predict::{InputStats, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH};
+use scamp::verify::{
+    input_values, load_images, InputStats, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH,
+};
 use std::path::Path;
 
 #[test]
@@ -42,7 +43,7 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
     use scamp::bank::Bank;
     use scamp::isa::{parse_program, Device};
     use scamp::sim::noise::Profile;
-    use scamp::verify::check::ProfileTestbed;
+    use scamp::verify::ProfileTestbed;
     use scamp::CheckOptions;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let images: Vec<_> = load_images(&root.join("images"))
@@ -76,7 +77,7 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
             .expect("a spec");
         let text = std::fs::read_to_string(path.with_extension("scamp")).expect("program");
         let program = parse_program(&text, Device::default()).expect("parses");
-        let stats = scamp::cain::score::objective::input_stats(spec.input_range);
+        let stats = scamp::cain::input_stats(spec.input_range);
         let outs: Vec<_> = spec.kernels.iter().map(|k| k.out).collect();
         let predicted = scamp::cain::predict_outputs(
             &program,

@@ -7,10 +7,7 @@ mod common;
 use proptest::prelude::*;
 use scamp::cain::{self, CompileError, CompileOptions, Stats};
 use scamp::isa::{parse_program, unwritten_reads, AnyReg, Device, Program, Reg, Wiring};
-use scamp::verify::check::Target as CheckTarget;
-use scamp::verify::precision::check_precision;
-use scamp::verify::proof::{prove, ProofError, Target};
-use scamp::verify::symbolic::SymbolicCause;
+use scamp::verify::{check_precision, prove, CheckTarget, ProofError, SymbolicCause, Target};
 use std::path::Path;
 use std::process::Output;
 
@@ -95,12 +92,12 @@ proptest! {
         kept.push("add(A, A, B)".into());
         let p = program(&kept.join(";\n"));
         // The kernel A holds with F at 0, from the rational executor itself.
-        let pe = scamp::verify::symbolic::execute(&p, Wiring::new(Reg::A, 6)).expect("runs");
+        let pe = scamp::verify::execute(&p, Wiring::new(Reg::A, 6)).expect("runs");
         let v = pe.value(Reg::A);
         let depth = 16u32;
         let mut weights = vec![vec![0i64; 41]; 41];
         for (&(r, c), k) in &v.terms {
-            let n = k * scamp::verify::symbolic::coef_int(1 << depth);
+            let n = k * scamp::verify::coef_int(1 << depth);
             prop_assume!(n.is_integer() && r.abs() <= 20 && c.abs() <= 20);
             let n: i64 = num_traits::ToPrimitive::to_i64(&n.to_integer()).expect("small");
             weights[(r + 20) as usize][(c + 20) as usize] = n;
@@ -171,7 +168,7 @@ fn identity_check() -> CheckTarget {
 
 #[test]
 fn a_result_lost_in_floats_is_named_precision_loss() {
-    let img = scamp::sim::capture::default_image();
+    let img = scamp::sim::default_image();
     // A + 2^40 A - 2^40 A and 160 halvings then 160 doublings: exact in rationals.
     let up = format!(
         "mov(B, A);\n{}add(C, A, B);\nsub(A, C, B);\n",

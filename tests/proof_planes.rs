@@ -3,9 +3,9 @@
 //! plane it gets wrong, and one input gives exactly the single-input executor's values.
 
 use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::verify::planes::{execute_planes, prove_planes, PlanesProofError, PlanesTarget};
-use scamp::verify::proof::Target;
-use scamp::verify::symbolic::execute;
+use scamp::verify::{
+    execute, execute_planes, prove_planes, PlanesProofError, PlanesTarget, Target,
+};
 
 const INPUTS: [Reg; 3] = [Reg::A, Reg::B, Reg::C];
 

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use scamp::isa::{parse_program, Device, Program, Reg, Wiring};
 use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
-use scamp::verify::proof::{prove, ProofError, Target};
+use scamp::verify::{prove, ProofError, Target};
 
 const REGS: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
 const DIRS: [&str; 4] = ["north", "east", "south", "west"];
@@ -195,7 +195,7 @@ fn coefficients_beyond_128_bits_stay_exact() {
         );
         // Past 126 doublings (2^127 x) the machine integers give up, and the rational proof
         // answers (the refutation above); below, they hold the value themselves.
-        let fast = scamp::verify::symbolic::execute_as::<scamp::verify::dyadic::Dyadic>(
+        let fast = scamp::verify::execute_as::<scamp::verify::Dyadic>(
             &p,
             Wiring::new(Reg::A, 6),
             |_, _, _| (),
@@ -235,7 +235,7 @@ fn growing_statement() -> impl Strategy<Value = String> {
 }
 
 /// Bit-exact text of a peak (NaN equals NaN here: huge coefficients can make one).
-fn peak_bits(p: &scamp::verify::range::Peak) -> String {
+fn peak_bits(p: &scamp::verify::Peak) -> String {
     format!(
         "{:x} {:x} {:x} {:?} {:?}",
         p.magnitude.to_bits(),
@@ -260,10 +260,7 @@ proptest! {
         nudge in -2i64..=2,
         at in any::<prop::sample::Index>(),
     ) {
-        use scamp::verify::dyadic::Dyadic;
-        use scamp::verify::proof::prove_rational;
-        use scamp::verify::range::{interval, peak, peak_rational, InputRange};
-        use scamp::verify::symbolic::{execute, execute_as, Symbolic};
+        use scamp::verify::{execute, execute_as, interval, peak, peak_rational, prove_rational, Dyadic, InputRange, Symbolic};
         let (kept, p) = build(&lines);
         prop_assume!(!kept.is_empty());
         let out = reg(out);
@@ -283,7 +280,7 @@ proptest! {
         let depth = 16u32;
         let mut t = Target { out, depth, weights: vec![vec![0; 41]; 41] };
         for (&(r, c), v) in &value.terms {
-            let scaled = v * scamp::verify::symbolic::coef_int(1 << depth);
+            let scaled = v * scamp::verify::coef_int(1 << depth);
             if let (true, Some(n)) = (scaled.is_integer(), num_traits::ToPrimitive::to_i64(&scaled.to_integer())) {
                 if r.abs() <= 20 && c.abs() <= 20 {
                     t.weights[(r + 20) as usize][(c + 20) as usize] = n;
@@ -311,7 +308,7 @@ proptest! {
                 fast_iv.push(pe.value(d).interval(range));
             }).expect("runs");
             let mut slow_iv = Vec::new();
-            execute_as::<scamp::verify::symbolic::LinComb>(&p, Wiring::new(Reg::A, 6), |pe, d, _| {
+            execute_as::<scamp::verify::LinComb>(&p, Wiring::new(Reg::A, 6), |pe, d, _| {
                 let d = if matches!(d, Reg::X(_)) { Reg::News } else { d };
                 slow_iv.push(interval(&pe.value(d), range));
             }).expect("runs");

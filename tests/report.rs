@@ -39,7 +39,7 @@ fn page_for(source: &str, noise: &str, pe: (usize, usize)) -> (String, Array) {
     let program = parse_program(source, Device::default()).unwrap();
     let fresh = || {
         let mut a = Array::new(6, EdgeMode::Zero);
-        a.expose(&sim::capture::default_image().pixels);
+        a.expose(&sim::default_image().pixels);
         a
     };
     let mut noisy = fresh();

@@ -5,8 +5,7 @@ mod common;
 use common::{json, scamp, stderr, temp_file};
 use scamp::calibrate::ensemble;
 use scamp::calibrate::identity::{self, Setup};
-use scamp::sim::noise::uncertainty::Parameter;
-use scamp::sim::noise::{BusKind, Profile};
+use scamp::sim::noise::{BusKind, Parameter, Profile};
 
 #[test]
 fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {
@@ -171,7 +170,7 @@ fn bad_uncertainty_ranges_are_positioned_errors() {
 }
 
 fn scamp5_text() -> String {
-    scamp::sim::noise::profile::builtin_text("scamp5")
+    scamp::sim::noise::builtin_text("scamp5")
         .unwrap()
         .to_string()
 }

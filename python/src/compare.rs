@@ -9,9 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scamp::bank::{self, run_plan, RunOptions, RunPlan};
 use scamp::isa::Device;
-use scamp::sim::capture::{self, GreyImage};
-use scamp::sim::run::RunReport;
-use scamp::verify::compare::{adc_step, CompareError, CompareOptions, Watched};
+use scamp::sim::{self, GreyImage, RunReport};
+use scamp::verify::{adc_step, CompareError, CompareOptions, Watched};
 use std::path::PathBuf;
 
 /// The keyword arguments of `scamp.compare`.
@@ -134,7 +133,7 @@ fn scenes_of(
         }
         (Some(images), None) => grey_images_named(images)?,
         (None, Some(scene)) => vec![("image".to_string(), scene)],
-        (None, None) => vec![("camera".to_string(), capture::default_image())],
+        (None, None) => vec![("camera".to_string(), sim::default_image())],
     })
 }
 

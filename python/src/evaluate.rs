@@ -8,11 +8,10 @@ use crate::run::profile_of;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyModule};
 use scamp::bank::{Bank, BankError, CheckOptions};
-use scamp::cain::{self, options, CompileError, CompileOptions, Objective, Spec, Stats};
-use scamp::isa::{parse_program, source, Device};
+use scamp::cain::{self, CompileError, CompileOptions, Objective, Spec, Stats};
+use scamp::isa::{self, parse_program, Device};
 use scamp::sim::noise::DEFAULT_PROFILE;
-use scamp::verify::check::ProfileTestbed;
-use scamp::verify::groups::EvaluateError;
+use scamp::verify::{EvaluateError, ProfileTestbed};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -97,12 +96,12 @@ fn spec_text(spec: &Bound<'_, PyAny>) -> PyResult<(String, String, PathBuf)> {
 }
 
 fn read_spec_file(path: &std::path::Path) -> PyResult<String> {
-    source::read_text(path, source::MAX_SPEC_BYTES, "spec")
+    isa::read_text(path, isa::MAX_SPEC_BYTES, "spec")
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
 }
 
 /// The options of `scamp.compile`, as the native signature takes them (the names
-/// and order of `scamp::cain::options::COMPILE_OPTIONS`, checked by python/tests).
+/// and order of `scamp::cain::COMPILE_OPTIONS`, checked by python/tests).
 pub struct CompileArgs<'py> {
     time_limit: Option<f64>,
     workers: Option<usize>,
@@ -142,12 +141,12 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     opts.memory_limit_mb = a.memory_limit;
     opts.fit = a.fit;
     if let Some(ops) = &a.ops {
-        let ops = options::parse_ops(ops)
+        let ops = cain::parse_ops(ops)
             .map_err(|e| errors::option_error(py, "ops", format!("ops: {e}")))?;
         opts.ops = Some(ops);
     }
     if let Some(names) = &a.registers {
-        let regs = options::parse_registers(names.iter().map(String::as_str))
+        let regs = cain::parse_registers(names.iter().map(String::as_str))
             .map_err(|e| errors::option_error(py, "registers", format!("registers: {e}")))?;
         opts.registers = Some(regs);
     }
@@ -256,7 +255,7 @@ pub fn compile<'py>(
 /// (`scamp._scamp.COMPILE_OPTIONS`), for the tests that hold the signature, the stub
 /// and the docs to the declaration.
 pub fn option_names() -> Vec<&'static str> {
-    options::COMPILE_OPTIONS.iter().map(|d| d.name).collect()
+    cain::COMPILE_OPTIONS.iter().map(|d| d.name).collect()
 }
 
 /// The keyword arguments of `scamp.check`.

@@ -6,16 +6,15 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray2, PyArray3, PyArrayDescrMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use scamp::sim::capture::{self, GreyImage};
-use scamp::sim::N;
-use scamp::verify::check::{load_images as load_dir, ImagesError};
+use scamp::sim::{self, GreyImage, N};
+use scamp::verify::{load_images as load_dir, ImagesError};
 use std::path::PathBuf;
 
 /// A picture (PNG, JPEG, PGM) as `scamp run --image` captures it: converted to grey
 /// and resized to 256x256; uint8 (256, 256).
 #[pyfunction]
 pub fn load_image(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyArray2<u8>>> {
-    let img = capture::load(&path).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let img = sim::load_image(&path).map_err(|e| PyOSError::new_err(e.to_string()))?;
     let array = Array2::from_shape_vec((N, N), img.pixels).map_err(value_error)?;
     Ok(array.into_pyarray(py))
 }

@@ -10,11 +10,8 @@ use numpy::{IntoPyArray, PyArrayDescrMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scamp::cain::CompileOptions;
-use scamp::eval::dataset::{self, Split};
-use scamp::eval::features::{extract, Built, Sample};
-use scamp::eval::network::{self, Network};
-use scamp::eval::stage::BuildOptions;
-use scamp::eval::{self as ev, shard::Shard};
+use scamp::eval as ev;
+use scamp::eval::{self, extract_features, BuildOptions, Built, Network, Sample, Shard, Split};
 use scamp::sim::noise::Profile;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -108,7 +105,7 @@ impl PyNetwork {
     #[staticmethod]
     #[pyo3(signature = (path = None))]
     fn load(path: Option<PathBuf>) -> PyResult<PyNetwork> {
-        let net = network::load_path(path.as_deref()).map_err(value_error)?;
+        let net = eval::load_path(path.as_deref()).map_err(value_error)?;
         Ok(PyNetwork {
             net,
             built: Mutex::new(Vec::new()),
@@ -222,9 +219,9 @@ impl PyNetwork {
             scamp::calibrate::ensemble::described(&noise.1)
                 .map_err(|e| crate::errors::option_error(py, "uncertainty", e))?;
         }
-        let dir = dataset.unwrap_or_else(|| PathBuf::from(dataset::DEFAULT_DIR));
+        let dir = dataset.unwrap_or_else(|| PathBuf::from(eval::DEFAULT_DATASET_DIR));
         let data = py
-            .detach(|| dataset::read(&dir))
+            .detach(|| eval::read_dataset(&dir))
             .map_err(crate::errors::dataset_error)?;
         let report =
             crate::interrupt::interruptible_with_progress(py, progress.as_ref(), |record| {
@@ -247,7 +244,7 @@ impl PyNetwork {
                 if uncertainty {
                     let nominal = report.accuracy.noisy.mean;
                     report.uncertainty =
-                        Some(ev::uncertainty::ranges(&self.net, &data, &opts, nominal)?);
+                        Some(ev::uncertainty_ranges(&self.net, &data, &opts, nominal)?);
                 }
                 Ok(report)
             })?
@@ -289,7 +286,7 @@ impl PyNetwork {
                 seed,
             };
             let count = built.chip.maps.len();
-            extract(&built, &split, sample, maps).map(|e| (e, count))
+            extract_features(&built, &split, sample, maps).map(|e| (e, count))
         })?
         .map_err(|e| crate::errors::eval_error(py, e))?;
         let features = Array2::from_shape_vec((out.images, out.per_image), out.features)
@@ -311,6 +308,6 @@ impl PyNetwork {
 /// JSON files, merged into the whole run's report (`scamp eval --merge`).
 #[pyfunction]
 pub fn merge_shards<'py>(py: Python<'py>, files: Vec<PathBuf>) -> PyResult<Bound<'py, PyAny>> {
-    let merged = ev::shard::merge_files(&files).map_err(value_error)?;
+    let merged = ev::merge_files(&files).map_err(value_error)?;
     to_dict(py, &ev::report(&merged))
 }

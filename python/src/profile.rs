@@ -4,8 +4,7 @@
 use crate::errors::{self, At};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyModule};
-use scamp::sim::noise::profile::{ProfileError, BUILTINS};
-use scamp::sim::noise::Profile;
+use scamp::sim::noise::{Profile, ProfileError, BUILTINS};
 
 /// A noise profile: the parameters of the analogue error model.
 #[pyclass(module = "scamp", name = "Profile", frozen)]

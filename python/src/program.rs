@@ -3,7 +3,7 @@
 use crate::errors::{self, At};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use scamp::isa::{parse_program, source, Device, Program};
+use scamp::isa::{self, parse_program, Device, Program};
 use std::path::PathBuf;
 
 /// A parsed SCAMP-5 program (vendor macro / bus syntax), ready to run or check.
@@ -94,13 +94,13 @@ impl PyProgram {
     pub fn from_file(py: Python<'_>, path: &std::path::Path) -> PyResult<Self> {
         let file = path.display().to_string();
         let text =
-            source::read_text(path, source::MAX_PROGRAM_BYTES, "program").map_err(|e| match e {
-                source::SourceError::NotUtf8 { what, pos } => errors::program_error(
+            isa::read_text(path, isa::MAX_PROGRAM_BYTES, "program").map_err(|e| match e {
+                isa::SourceError::NotUtf8 { what, pos } => errors::program_error(
                     py,
                     &At::pos(&file, pos),
                     &format!("the {what} is not UTF-8 text"),
                 ),
-                source::SourceError::Io { .. } => PyOSError::new_err(format!("{file}: {e}")),
+                isa::SourceError::Io { .. } => PyOSError::new_err(format!("{file}: {e}")),
                 other => errors::value_error(format!("{file}: {other}")),
             })?;
         Self::from_text(py, text, file)

@@ -12,11 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use scamp::bank::{self, Frame, Preload, RunOptions, Setup};
 use scamp::isa::{Device, Program, Reg};
-use scamp::sim::capture::{self, GreyImage};
 use scamp::sim::noise::Profile;
-use scamp::sim::run::RunError;
-use scamp::sim::{EdgeMode, N};
-use scamp::verify::compare::Watched;
+use scamp::sim::{self, EdgeMode, GreyImage, RunError, N};
+use scamp::verify::Watched;
 
 /// The program argument: a `Program`, a path, or program text.
 pub fn program_of(py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<Py<PyProgram>> {
@@ -230,7 +228,7 @@ pub fn run<'py>(
     memory::check_batch(inputs, watched.len(), device.general)?;
     let inputs = read_inputs(inputs, device)?;
     let count = inputs.frames.unwrap_or(1);
-    let default_scene = capture::default_image();
+    let default_scene = sim::default_image();
     let setups: Vec<Setup> = (0..count)
         .map(|i| {
             py.check_signals()?;
@@ -262,7 +260,7 @@ fn run_frames(
             break;
         }
         let first = c * FRAMES_AT_ONCE;
-        frames.extend(scamp::sim::batch::frames(part.len(), |i| {
+        frames.extend(scamp::sim::frames(part.len(), |i| {
             bank::run_one(program, &part[i], opts, watched, (first + i) as u32)
         })?);
     }

@@ -4,10 +4,10 @@
 use scamp::isa::Reg;
 use scamp::sim::{EdgeMode, N};
 
-use scamp::cain::spec::{self, Ops};
-pub use scamp::cain::spec::{MAX_TIME_LIMIT, MAX_WORKERS};
 use scamp::cain::Objective;
-use scamp::isa::text::quote;
+use scamp::cain::{self, Ops};
+pub use scamp::cain::{MAX_TIME_LIMIT, MAX_WORKERS};
+use scamp::isa::quote;
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
 pub const MAX_CLOCK_MHZ: f64 = 1000.0;
@@ -55,7 +55,7 @@ pub struct AcceptArg {
 
 impl AcceptArg {
     /// The spec as the flag leaves it (the key set when the flag is given).
-    pub fn apply(self, mut spec: spec::Spec) -> spec::Spec {
+    pub fn apply(self, mut spec: cain::Spec) -> cain::Spec {
         spec.approximation.accept |= self.accept_approximation;
         spec
     }
@@ -67,32 +67,32 @@ pub fn time_limit(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    spec::check_time_limit(v).map_err(|e| e.to_string())
+    cain::check_time_limit(v).map_err(|e| e.to_string())
 }
 
 /// `--node-limit`: the spec's `search.node_limit` range.
 pub fn node_limit(s: &str) -> Result<u64, String> {
-    spec::NODE_LIMIT.parse(s)
+    cain::NODE_LIMIT.parse(s)
 }
 
 /// `--memory-limit` in MiB: the spec's `search.memory_limit` range.
 pub fn memory_limit(s: &str) -> Result<u64, String> {
-    spec::MEMORY_LIMIT_MB.parse(s)
+    cain::MEMORY_LIMIT_MB.parse(s)
 }
 
 /// `--work`: the spec's `search.work` range.
 pub fn work(s: &str) -> Result<u64, String> {
-    spec::WORK.parse(s)
+    cain::WORK.parse(s)
 }
 
 /// `--seed`, `--chip-seed`: any whole number from 0.
 pub fn seed(s: &str) -> Result<u64, String> {
-    spec::SEED.parse(s)
+    cain::SEED.parse(s)
 }
 
 /// A whole number in `lo..=hi` for the flag `what`.
 pub fn whole(s: &str, what: &'static str, lo: u64, hi: u64) -> Result<u64, String> {
-    spec::Whole { what, lo, hi }.parse(s)
+    cain::Whole { what, lo, hi }.parse(s)
 }
 
 /// Most timed samples of `bench` per figure (each sample runs every figure once; a
@@ -164,12 +164,12 @@ pub fn slack(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a fraction"))?;
-    spec::check_slack(v).map_err(|e| e.to_string())
+    cain::check_slack(v).map_err(|e| e.to_string())
 }
 
 /// `--workers`: 1..=[`MAX_WORKERS`], the spec's `search.workers` range.
 pub fn workers(s: &str) -> Result<usize, String> {
-    spec::WORKERS.parse(s).map(|n| n as usize)
+    cain::WORKERS.parse(s).map(|n| n as usize)
 }
 
 /// `--clock`: MHz in (0, [`MAX_CLOCK_MHZ`]].
@@ -194,7 +194,7 @@ pub fn tolerance(s: &str) -> Result<f64, String> {
 
 /// `--runs`: 1..=[`MAX_RUNS`].
 pub fn runs(s: &str) -> Result<u32, String> {
-    spec::Whole {
+    cain::Whole {
         what: "--runs",
         ..scamp::bank::RUNS
     }
@@ -220,7 +220,7 @@ pub struct RegisterList(pub Vec<Reg>);
 
 /// `--registers A,B,...`.
 pub fn registers(s: &str) -> Result<RegisterList, String> {
-    scamp::cain::options::parse_registers(s.split(',')).map(RegisterList)
+    scamp::cain::parse_registers(s.split(',')).map(RegisterList)
 }
 
 /// `--edge`: what neighbour views see beyond the border of the array.
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn limits_in_help_are_the_enforced_ones() {
-        use scamp::isa::source::{MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+        use scamp::isa::{MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
         let line = |what: &str| {
             LIMITS
                 .lines()
@@ -299,7 +299,7 @@ mod tests {
         assert!(line("program file").contains(&format!("at most {MAX_PROGRAM_BYTES} bytes")));
         assert!(line("spec file").contains(&format!("at most {MAX_SPEC_BYTES} bytes")));
         assert!(line("noise profile").contains(&format!("at most {MAX_PROFILE_BYTES} bytes")));
-        let side = scamp::cain::spec::MAX_SIDE;
+        let side = scamp::cain::MAX_SIDE;
         assert!(line("kernel").contains(&format!("{side}x{side}")));
         let m = super::super::files::MAX_SET_VALUE;
         assert!(line("--set").contains(&format!("-{m}..{m}")));

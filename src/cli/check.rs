@@ -5,11 +5,9 @@ use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
 use scamp::bank::{Bank, BankError, CheckOptions, PageError, Pictures};
 use scamp::cain::{self, CompileOptions, Spec, Stats};
-use scamp::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::isa::Device;
-use scamp::sim::capture::GreyImage;
-use scamp::verify::check::{self, ProfileTestbed};
-use scamp::verify::groups::EvaluateError;
+use scamp::isa::{Device, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+use scamp::sim::GreyImage;
+use scamp::verify::{self, EvaluateError, ProfileTestbed};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp check`.
@@ -156,7 +154,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if let Some(file) = &a.html {
         super::files::check_writable_file(file)?;
     }
-    let images = check::load_images(&a.images).map_err(|e| images_error(a, e))?;
+    let images = verify::load_images(&a.images).map_err(|e| images_error(a, e))?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
     if a.uncertainty {
@@ -208,7 +206,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
 }
 
 /// The `--images` folder could not be used: say where the bundled images are.
-fn images_error(a: &CheckArgs, e: check::ImagesError) -> CliError {
+fn images_error(a: &CheckArgs, e: verify::ImagesError) -> CliError {
     let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("images");
     if a.images == Path::new("images") && bundled.is_dir() {
         return CliError::msg(format!(

@@ -5,16 +5,15 @@ use super::args::EdgeArg;
 use super::files;
 use super::CliError;
 use scamp::bank::{PlaneValues, Preload, RunOptions, Setup};
-use scamp::isa::{parse_program, source, AnyReg, DReg, Device, Program, Reg};
-use scamp::sim::{capture, noise, preload, Array};
-use scamp::verify::check::ProfileTestbed;
-use scamp::verify::compare::Watched;
+use scamp::isa::{self, parse_program, AnyReg, DReg, Device, Program, Reg};
+use scamp::sim::{self, noise, Array};
+use scamp::verify::{ProfileTestbed, Watched};
 use std::path::{Path, PathBuf};
 
 /// Reads a text file of kind `what` with at most `limit` bytes; errors name the file
 /// (and the line and column of a byte that is not UTF-8).
 pub fn read_source(path: &Path, limit: u64, what: &'static str) -> Result<String, CliError> {
-    source::read_text(path, limit, what).map_err(|e| match e.pos() {
+    isa::read_text(path, limit, what).map_err(|e| match e.pos() {
         Some(_) => super::positioned(path, e),
         None => CliError::File {
             file: path.to_path_buf(),
@@ -25,7 +24,7 @@ pub fn read_source(path: &Path, limit: u64, what: &'static str) -> Result<String
 
 /// Reads and parses a program file; errors carry `FILE:LINE:COL`.
 pub fn load_program(path: &Path, device: Device) -> Result<Program, CliError> {
-    let text = read_source(path, source::MAX_PROGRAM_BYTES, "program")?;
+    let text = read_source(path, isa::MAX_PROGRAM_BYTES, "program")?;
     parse_program(&text, device).map_err(|e| super::positioned(path, e))
 }
 
@@ -65,10 +64,10 @@ impl SetupArgs {
     }
 
     /// The picture `get_image` captures: `--image`, or the built-in default.
-    pub fn scene(&self) -> Result<capture::GreyImage, CliError> {
+    pub fn scene(&self) -> Result<sim::GreyImage, CliError> {
         Ok(match &self.image {
             Some(p) => {
-                let img = capture::load(p)?;
+                let img = sim::load_image(p)?;
                 if let Some((w, h)) = img.resized_from {
                     eprintln!(
                         "note: {} is {w}x{h}; converted to grey and resized to 256x256",
@@ -77,7 +76,7 @@ impl SetupArgs {
                 }
                 img
             }
-            None => capture::default_image(),
+            None => sim::default_image(),
         })
     }
 
@@ -86,7 +85,7 @@ impl SetupArgs {
     pub fn setup(
         &self,
         device: Device,
-        scene: capture::GreyImage,
+        scene: sim::GreyImage,
         input: Option<Reg>,
     ) -> Result<Setup, CliError> {
         let preloads = self
@@ -124,7 +123,7 @@ fn preload(spec: &str, general: usize) -> Result<Preload, CliError> {
         });
     }
     // Numbers and the `col`/`row` ramps: the library's text form, as the playground uses.
-    preload::Preload::parse(name, value, general)
+    sim::Preload::parse(name, value, general)
         .map(Preload::from)
         .map_err(|e| CliError::msg(format!("--set {spec}: {e}")))
 }

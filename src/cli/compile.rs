@@ -3,7 +3,7 @@
 use super::{args, CliError, Outcome};
 use scamp::bank::{CompileReport, SplitJson};
 use scamp::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
-use scamp::isa::source::MAX_SPEC_BYTES;
+use scamp::isa::MAX_SPEC_BYTES;
 use scamp::sim::noise::Profile;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -185,7 +185,7 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
             opts.memory_limit_mb
                 .or(spec.search.memory_limit_mb)
-                .unwrap_or(cain::options::DEFAULT_MEMORY_LIMIT_MB)
+                .unwrap_or(cain::DEFAULT_MEMORY_LIMIT_MB)
         );
     }
     if compiled.search.work.is_none() {

@@ -4,9 +4,7 @@
 use super::common::work_options;
 use super::{args, files, CliError, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
-use scamp::eval::network;
-use scamp::eval::shard::{self, Shard};
-use scamp::eval::{self, dataset, html};
+use scamp::eval::{self, Shard};
 use scamp::sim::noise::DEFAULT_PROFILE;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -20,7 +18,7 @@ pub struct EvalArgs {
     #[arg(conflicts_with = "merge")]
     pub network: Option<PathBuf>,
     /// Folder of MNIST-style IDX files (train-images-idx3-ubyte[.gz], ...).
-    #[arg(long, value_name = "DIR", default_value = dataset::DEFAULT_DIR)]
+    #[arg(long, value_name = "DIR", default_value = eval::DEFAULT_DATASET_DIR)]
     dataset: PathBuf,
     /// Noise profile of the noisy runs: `ideal`, `scamp5` or a profile YAML.
     #[arg(long, default_value = DEFAULT_PROFILE, value_name = "PROFILE")]
@@ -77,13 +75,13 @@ fn progress_bar(json: bool) -> Option<ProgressBar> {
 
 /// Every file an evaluation reads: the network, its specs, programs and head weights,
 /// and the dataset folder's files.
-fn inputs_of(a: &EvalArgs, net: &network::Network) -> Vec<PathBuf> {
+fn inputs_of(a: &EvalArgs, net: &eval::Network) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = a.network.iter().cloned().collect();
     for s in &net.stages {
         files.push(s.spec_file.clone());
         files.extend(s.program.as_ref().map(|(f, _)| f.clone()));
     }
-    if let network::HeadDef::Weights(f) = &net.head {
+    if let eval::HeadDef::Weights(f) = &net.head {
         files.extend(f.iter().cloned());
     }
     if let Ok(entries) = std::fs::read_dir(&a.dataset) {
@@ -95,12 +93,12 @@ fn inputs_of(a: &EvalArgs, net: &network::Network) -> Vec<PathBuf> {
 /// Runs `scamp eval`.
 pub fn run(a: &EvalArgs) -> Outcome {
     let (report, examples, size) = if a.merge.is_empty() {
-        let net = network::load_path(a.network.as_deref()).map_err(CliError::msg)?;
+        let net = eval::load_path(a.network.as_deref()).map_err(CliError::msg)?;
         if let Some(file) = &a.html {
             files::check_writable_file(file)?;
             files::check_not_an_input(file, &inputs_of(a, &net))?;
         }
-        let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
+        let data = eval::read_dataset(&a.dataset).map_err(CliError::msg)?;
         let bar = progress_bar(a.json.json);
         let bar_lock = Mutex::new(bar);
         let progress = |what: &str, done: u64, total: u64| {
@@ -136,9 +134,8 @@ pub fn run(a: &EvalArgs) -> Outcome {
         let mut report = eval::report(&e.merge);
         if a.uncertainty {
             let nominal = report.accuracy.noisy.mean;
-            report.uncertainty = Some(
-                eval::uncertainty::ranges(&net, &data, &opts, nominal).map_err(CliError::msg)?,
-            );
+            report.uncertainty =
+                Some(eval::uncertainty_ranges(&net, &data, &opts, nominal).map_err(CliError::msg)?);
         }
         if let Ok(Some(b)) = bar_lock.lock().map(|g| g.clone()) {
             b.finish_and_clear();
@@ -149,18 +146,18 @@ pub fn run(a: &EvalArgs) -> Outcome {
             files::check_writable_file(file)?;
             files::check_not_an_input(file, &a.merge)?;
         }
-        let m = shard::merge_files(&a.merge).map_err(CliError::msg)?;
+        let m = eval::merge_files(&a.merge).map_err(CliError::msg)?;
         (eval::report(&m), Vec::new(), (0, 0))
     };
     if let Some(file) = &a.html {
-        let page = html::page_of(&report, &examples, size.0, size.1).map_err(CliError::msg)?;
+        let page = eval::html_page(&report, &examples, size.0, size.1).map_err(CliError::msg)?;
         std::fs::write(file, page)
             .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
     }
     if a.json.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", eval::text::text(&report));
+        print!("{}", eval::report_text(&report));
     }
     Ok(0)
 }

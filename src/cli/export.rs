@@ -5,15 +5,12 @@ use super::common::{load_program, read_source, work_options};
 use super::{args, CliError, Outcome};
 use scamp::bank::Bank;
 use scamp::cain::{self, Stats};
-use scamp::eval::{dataset, network, tiling};
-use scamp::export::golden::{self, Sample};
-use scamp::export::{self, cpp, ExportError, ExportReport, NetworkHost, Plan};
-use scamp::isa::source::{MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::isa::Device;
-use scamp::sim::capture::GreyImage;
+use scamp::eval;
+use scamp::export::{self, ExportError, ExportReport, GoldenSample, NetworkHost, Plan};
+use scamp::isa::{Device, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
-use scamp::sim::N;
-use scamp::verify::check::load_images;
+use scamp::sim::{GreyImage, N};
+use scamp::verify::load_images;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp export`.
@@ -42,7 +39,7 @@ pub struct ExportArgs {
     #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub samples: u64,
     /// A network's dataset (the head's training split, the samples' test split).
-    #[arg(long, value_name = "DIR", default_value = dataset::DEFAULT_DIR)]
+    #[arg(long, value_name = "DIR", default_value = eval::DEFAULT_DATASET_DIR)]
     pub dataset: PathBuf,
     /// Train a network's head on the first N training images only (as `eval`).
     #[arg(long = "train-images", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -128,7 +125,7 @@ fn bank(a: &ExportArgs, text: &str) -> Result<Bank, CliError> {
 }
 
 /// The samples of a program's golden outputs: the pictures of `--images`.
-fn picture_samples(a: &ExportArgs) -> Result<Vec<Sample>, CliError> {
+fn picture_samples(a: &ExportArgs) -> Result<Vec<GoldenSample>, CliError> {
     let images = load_images(&a.images).map_err(|e| {
         CliError::msg(format!(
             "{e} (choose the golden outputs' pictures with --images DIR)"
@@ -136,20 +133,20 @@ fn picture_samples(a: &ExportArgs) -> Result<Vec<Sample>, CliError> {
     })?;
     Ok(images
         .into_iter()
-        .map(|(name, scene)| Sample { name, scene })
+        .map(|(name, scene)| GoldenSample { name, scene })
         .collect())
 }
 
 /// The samples of a network: the first test images, each in the window on a black frame.
-fn network_samples(host: &NetworkHost, test: &dataset::Split, n: usize) -> Vec<Sample> {
+fn network_samples(host: &NetworkHost, test: &eval::Split, n: usize) -> Vec<GoldenSample> {
     let (r0, c0) = host.origin;
     (0..n.min(test.len()))
         .map(|i| {
-            let mut pixels = vec![tiling::BACKGROUND; N * N];
+            let mut pixels = vec![eval::TILE_BACKGROUND; N * N];
             for (r, row) in test.image(i).chunks(test.cols).enumerate() {
                 pixels[(r0 + r) * N + c0..(r0 + r) * N + c0 + test.cols].copy_from_slice(row);
             }
-            Sample {
+            GoldenSample {
                 name: format!("test{i:04}_label{}", test.labels[i]),
                 scene: GreyImage {
                     pixels,
@@ -164,9 +161,9 @@ fn network_samples(host: &NetworkHost, test: &dataset::Split, n: usize) -> Vec<S
 fn network_parts(
     a: &ExportArgs,
     profile: (&str, &Profile),
-) -> Result<(Plan, Option<NetworkHost>, Vec<Sample>), CliError> {
-    let net = network::load_path(Some(&a.target)).map_err(CliError::msg)?;
-    let data = dataset::read(&a.dataset).map_err(CliError::msg)?;
+) -> Result<(Plan, Option<NetworkHost>, Vec<GoldenSample>), CliError> {
+    let net = eval::load_path(Some(&a.target)).map_err(CliError::msg)?;
+    let data = eval::read_dataset(&a.dataset).map_err(CliError::msg)?;
     let opts = export::HeadOptions {
         train_images: a.train_images.map(|n| n as usize),
         compile: work_options(a.work),
@@ -195,12 +192,12 @@ pub fn run(a: &ExportArgs) -> Outcome {
         };
         (plan, None, samples)
     };
-    let source = cpp::source(&plan, host.as_ref());
+    let source = export::cpp_source(&plan, host.as_ref());
     std::fs::write(&a.output, &source)
         .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", a.output.display())))?;
     if let Some(dir) = &a.golden {
         super::files::prepare_dir(dir)?;
-        golden::write(dir, &plan, host.as_ref(), &samples, (shown, &profile))
+        export::write_golden(dir, &plan, host.as_ref(), &samples, (shown, &profile))
             .map_err(export_error)?;
     }
     let report = ExportReport::of(

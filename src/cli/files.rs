@@ -1,9 +1,9 @@
 //! Files the commands read and write beyond programs and specs: `.npy` register values
-//! (read by the library, [`scamp::sim::readout::load_npy`], and checked to lie in the
+//! (read by the library, [`scamp::sim::load_npy`], and checked to lie in the
 //! register range) and output paths (checked before a long search, not after).
 
 use super::CliError;
-use scamp::sim::{readout, N};
+use scamp::sim::{self, N};
 use std::path::Path;
 
 /// Largest magnitude a preloaded register value may have. Register values are analogue
@@ -15,12 +15,12 @@ pub fn in_register_range(v: f32) -> bool {
     v.is_finite() && v.abs() <= MAX_SET_VALUE
 }
 
-/// The values of a 256x256 `.npy` file for `--set` (read by [`readout::load_npy`],
+/// The values of a 256x256 `.npy` file for `--set` (read by [`sim::load_npy`],
 /// which checks the header before anything is allocated): every value must be finite
 /// and within ±[`MAX_SET_VALUE`].
 pub fn load_values(path: &Path) -> Result<Vec<f32>, CliError> {
     let at = |m: String| CliError::msg(format!("{}: {m}", path.display()));
-    let values = readout::load_npy(path)?;
+    let values = sim::load_npy(path)?;
     if let Some((i, v)) = values
         .iter()
         .enumerate()

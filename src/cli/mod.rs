@@ -42,19 +42,19 @@ pub enum CliError {
     Compile(#[from] CompileError),
     /// A noise profile that could not be read (the error names the file).
     #[error(transparent)]
-    Profile(#[from] scamp::sim::noise::profile::ProfileError),
+    Profile(#[from] scamp::sim::noise::ProfileError),
     /// A picture that could not be loaded.
     #[error(transparent)]
-    Capture(#[from] scamp::sim::capture::CaptureError),
+    Capture(#[from] scamp::sim::CaptureError),
     /// A program stopped while running (with its position).
     #[error(transparent)]
-    Run(#[from] scamp::sim::run::RunError),
+    Run(#[from] scamp::sim::RunError),
     /// The calibration could not run.
     #[error(transparent)]
     Calibration(#[from] scamp::calibrate::identity::CalibrationError),
     /// A plane or image file could not be read or written (the error names it).
     #[error(transparent)]
-    PlaneFile(#[from] scamp::sim::readout::PlaneFileError),
+    PlaneFile(#[from] scamp::sim::PlaneFileError),
     /// JSON output could not be written.
     #[error(transparent)]
     Json(#[from] serde_json::Error),

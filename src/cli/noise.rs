@@ -3,9 +3,8 @@
 
 use super::Outcome;
 use scamp::calibrate::identity::{self, Setup};
-use scamp::calibrate::report;
-use scamp::calibrate::saturation;
-use scamp::sim::noise::{profile, Profile};
+use scamp::calibrate::{report, saturation};
+use scamp::sim::noise::{self, Profile};
 
 /// Arguments of `scamp noise`.
 #[derive(clap::Args, Debug)]
@@ -31,7 +30,7 @@ enum NoiseCmd {
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
     /// Profile to compare with the measurements.
-    #[arg(long, default_value = profile::DEFAULT_PROFILE, value_name = "PROFILE")]
+    #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
     noise: String,
     /// Uniform input values (the hardware measured 0 and 120; others are predictions).
     #[arg(
@@ -80,7 +79,7 @@ pub struct CalibrateArgs {
 pub fn run(a: &NoiseCmdArgs) -> Outcome {
     match &a.cmd {
         NoiseCmd::Show { profile: name } => {
-            match profile::builtin_text(name) {
+            match noise::builtin_text(name) {
                 Some(text) => print!("{text}"),
                 None => {
                     let p = Profile::load(name)?;

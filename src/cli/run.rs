@@ -4,12 +4,8 @@ use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
 use scamp::bank::{self, RunOptions};
 use scamp::isa::{Device, Reg};
-use scamp::sim::capture::{self, GreyImage};
-use scamp::sim::run::RunReport;
-use scamp::sim::{readout, readout::PlaneFileError};
-use scamp::verify::check::load_images;
-use scamp::verify::compare::{self, CompareOptions, DiffMap, Watched};
-use scamp::verify::heatmap;
+use scamp::sim::{self, GreyImage, PlaneFileError, RunReport};
+use scamp::verify::{self, load_images, CompareOptions, DiffMap, Watched};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp run`.
@@ -112,7 +108,7 @@ fn scenes(a: &RunArgs) -> Result<Vec<(String, GreyImage)>, CliError> {
         .setup
         .image
         .as_deref()
-        .unwrap_or(Path::new(capture::DEFAULT_IMAGE_NAME));
+        .unwrap_or(Path::new(sim::DEFAULT_IMAGE_NAME));
     let name = path
         .file_stem()
         .map_or_else(|| "image".into(), |s| s.to_string_lossy().into_owned());
@@ -123,11 +119,11 @@ fn save_plane(dir: &Path, w: Watched, v: &[f32]) -> Result<(), CliError> {
     let (npy, png) = (dir.join(format!("{w}.npy")), dir.join(format!("{w}.png")));
     if w.is_digital() {
         let bits: Vec<u8> = v.iter().map(|&b| u8::from(b != 0.0)).collect();
-        readout::save_bits_npy(&npy, &bits)?;
-        readout::save_bits_png(&png, &bits)?;
+        sim::save_bits_npy(&npy, &bits)?;
+        sim::save_bits_png(&png, &bits)?;
     } else {
-        readout::save_npy(&npy, v)?;
-        readout::save_png(&png, v)?;
+        sim::save_npy(&npy, v)?;
+        sim::save_png(&png, v)?;
     }
     Ok(())
 }
@@ -137,12 +133,12 @@ fn save_map(dir: &Path, m: &DiffMap) -> Result<(), PlaneFileError> {
     let stem = format!("{}_{}", m.image, m.register);
     if m.register.is_digital() {
         let bits: Vec<u8> = m.diff.iter().map(|&d| u8::from(d != 0.0)).collect();
-        readout::save_bits_npy(&dir.join(format!("{stem}.flipped.npy")), &bits)?;
-        readout::save_bits_png(&dir.join(format!("{stem}.flipped.png")), &bits)
+        sim::save_bits_npy(&dir.join(format!("{stem}.flipped.npy")), &bits)?;
+        sim::save_bits_png(&dir.join(format!("{stem}.flipped.png")), &bits)
     } else {
         let v: Vec<f32> = m.diff.iter().map(|&d| d as f32).collect();
-        readout::save_npy(&dir.join(format!("{stem}.diff.npy")), &v)?;
-        heatmap::save(&dir.join(format!("{stem}.diff.png")), &m.diff)
+        sim::save_npy(&dir.join(format!("{stem}.diff.npy")), &v)?;
+        verify::save_heatmap(&dir.join(format!("{stem}.diff.png")), &m.diff)
     }
 }
 
@@ -200,7 +196,7 @@ pub fn run(a: &RunArgs) -> Outcome {
     };
     let result =
         bank::run_plan(&plan, &|r| warnings(a, r), Some(&mut write)).map_err(|e| match e {
-            compare::CompareError::Run(e) => super::positioned(&a.program, e),
+            verify::CompareError::Run(e) => super::positioned(&a.program, e),
             other => CliError::msg(other.to_string()),
         })?;
     if let Some(dir) = &a.out {
@@ -249,7 +245,7 @@ fn input_register(name: Option<&str>, device: Device) -> Result<Option<Reg>, Cli
 fn compare_options(a: &RunArgs, opts: &RunOptions, registers: Vec<Watched>) -> CompareOptions {
     let tolerance = a
         .tolerance
-        .unwrap_or_else(|| compare::adc_step(&opts.profile));
+        .unwrap_or_else(|| verify::adc_step(&opts.profile));
     CompareOptions::new(registers, tolerance)
         .with_repeat(a.repeat)
         .with_clock_hz(opts.clock_hz)

@@ -87,9 +87,8 @@ fn write_html(
     device: Device,
     pe: (usize, usize),
 ) -> Outcome {
-    let source =
-        scamp::isa::source::read_text(&a.program, scamp::isa::source::MAX_PROGRAM_BYTES, "program")
-            .map_err(|e| CliError::msg(format!("{}: {e}", a.program.display())))?;
+    let source = scamp::isa::read_text(&a.program, scamp::isa::MAX_PROGRAM_BYTES, "program")
+        .map_err(|e| CliError::msg(format!("{}: {e}", a.program.display())))?;
     let ideal = prepared(a, device)?;
     let mut noisy = prepared(a, device)?;
     a.noise.install(&mut noisy)?;

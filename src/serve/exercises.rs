@@ -11,8 +11,7 @@ use scamp::isa::{parse_program, Device};
 use scamp::report::check::proof_grids;
 use scamp::sim::images;
 use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
-use scamp::verify::check::ProfileTestbed;
-use scamp::verify::groups::{EvaluateError, Evaluation};
+use scamp::verify::{EvaluateError, Evaluation, ProfileTestbed};
 
 /// Folder name, starter program and spec of every exercise in docs/tutorial/exercises/.
 pub const EXERCISES: [(&str, &str, &str); 7] = [

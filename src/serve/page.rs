@@ -3,7 +3,7 @@
 //! exercises, the bundled images, the noise profiles) embedded as JSON.
 
 use super::exercises;
-use scamp::isa::table::table;
+use scamp::isa::table;
 use scamp::report::html::{escape, script_json};
 use scamp::sim::images;
 use scamp::sim::noise::BUILTINS;

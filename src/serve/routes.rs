@@ -3,7 +3,7 @@
 
 use super::api::{ErrorReply, GradeRequest, ParseReply, ParseRequest, RunRequest};
 use super::{exercises, page, session, tutorial, Refusal};
-use scamp::isa::source::MAX_PROGRAM_BYTES;
+use scamp::isa::MAX_PROGRAM_BYTES;
 use serde::{de::DeserializeOwned, Serialize};
 
 /// Largest request body read: a program at the CLI's limit, JSON-escaped (a new line

@@ -4,14 +4,12 @@
 
 use super::api::{Diagnostic, PeView, Plane, RunReply, RunRequest, RunState, Value};
 use super::{steps::steps, Refusal};
-use scamp::isa::{parse_program, source::MAX_PROGRAM_BYTES, DReg, Device, Dir, Program, Reg};
+use scamp::isa::{parse_program, DReg, Device, Dir, Program, Reg, MAX_PROGRAM_BYTES};
 use scamp::report::html::base64;
 use scamp::report::trace::analogue_regs;
-use scamp::sim::images;
 use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
-use scamp::sim::preload::Preload;
-use scamp::sim::{self, Array, EdgeMode, N};
-use scamp::verify::compare::load_input;
+use scamp::sim::{self, images, Array, EdgeMode, Preload, N};
+use scamp::verify::load_input;
 
 /// Most bus instructions one request runs: a longer program is shown up to the last
 /// macro within this many, and the reply says so (a million-instruction program would
@@ -71,7 +69,7 @@ pub fn parse_inputs(text: &str, general: usize) -> Result<Vec<Input>, String> {
 struct Setup {
     program: Program,
     inputs: Vec<Input>,
-    image: scamp::sim::capture::GreyImage,
+    image: scamp::sim::GreyImage,
     profile: Profile,
     pe: (usize, usize),
 }

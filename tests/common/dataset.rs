@@ -85,11 +85,7 @@ pub fn fashion(what: &str) -> bool {
 
 /// `n` images of `rows` x `cols` pseudo-random pixels (a linear congruential sequence
 /// from `seed`), labelled 0..9 in turn.
-pub fn noise_split(
-    n: usize,
-    (rows, cols): (usize, usize),
-    seed: u32,
-) -> scamp::eval::dataset::Split {
+pub fn noise_split(n: usize, (rows, cols): (usize, usize), seed: u32) -> scamp::eval::Split {
     let mut x = seed;
     let pixels = (0..n * rows * cols)
         .map(|_| {
@@ -97,7 +93,7 @@ pub fn noise_split(
             (x >> 16) as u8
         })
         .collect();
-    scamp::eval::dataset::Split {
+    scamp::eval::Split {
         rows,
         cols,
         pixels,

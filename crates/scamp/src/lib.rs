@@ -4,26 +4,55 @@
 //! `scamp`: a cycle-accurate simulator, code generator and checker for the SCAMP-5
 //! focal-plane sensor-processor.
 //!
-//! Start from [`Bank`]: kernels and the program that computes them, built from a spec
-//! (compiled by the generator), from a program with its spec, or from a bare program.
-//! A bank proves, runs on your own images, measures, predicts and compares, and each
-//! command's report ([`CheckReport`], [`CompileReport`], [`RunSummary`]) serialises to
-//! exactly the JSON the `scamp` command prints. The folders below hold the parts:
-//! [`isa`] (the instruction set and program text), [`sim`] (the machine and its noise
-//! layer), [`cain`] (the code generator), [`verify`] (proofs and error figures).
+//! # The front door
+//!
+//! What a user starts from is re-exported here, at the crate root:
+//!
+//! | you have or want | start from |
+//! | --- | --- |
+//! | kernels and the program that computes them | [`Bank`] ([`Bank::compile`], [`Bank::with_kernels`], [`Bank::bare`]); every method returns a [`BankError`] |
+//! | program text | [`parse_program`] gives a [`Program`] for a [`Device`] over registers [`Reg`], or an [`IsaError`] |
+//! | a filter spec | [`parse_spec`] gives a [`Spec`], compiled with [`CompileOptions`] (an [`Objective`]) and [`Stats`], or a [`CompileError`] |
+//! | the analogue error model | [`Profile`] (or a [`ProfileError`]) |
+//! | an image | [`GreyImage`] |
+//! | a command's options | [`CheckOptions`] with a [`ProfileTestbed`], [`RunOptions`] with a [`Setup`] per frame ([`Preload`], [`PlaneValues`]), [`CompareOptions`] over the [`Watched`] registers |
+//! | a command's report | [`Proof`], [`Checked`] and its [`CheckReport`], [`CompileReport`], [`RunSummary`]: each serialises to exactly the JSON the `scamp` command prints |
+//! | a network to evaluate on a dataset | [`Network`] (or an [`EvalError`]) |
+//! | why a run or a comparison stopped | [`RunError`], [`CompareError`] |
+//!
+//! # Namespaces
+//!
+//! The rest sits one level down. Each module below is a flat list of re-exports over
+//! private files, so a path is never deeper than `scamp::module::Item`:
+//!
+//! - [`isa`]: the instruction set as data, program text, the macro table and the
+//!   file-size limits;
+//! - [`sim`]: the machine (register planes, bus instructions, capture, readout), with
+//!   [`sim::noise`] (the error model), [`sim::images`] (the bundled images) and
+//!   [`sim::rng`] (the counter-based generator the noise draws from);
+//! - [`cain`]: the code generator, its options, reports and spec format;
+//! - [`verify`]: proofs, error figures, predictions and static ranges;
+//! - [`bank`]: banks and their reports, with [`bank::text`] (the reports as the
+//!   command line prints them);
+//! - [`eval`] (`scamp eval`) and [`export`] (`scamp export`);
+//! - [`options`] (the check and eval options, each declared once), [`energy`] (the
+//!   energy model) and [`cancel`] (stopping a long call from another thread);
+//! - [`report`] (HTML pages) and [`calibrate`] (calibration experiments): applications
+//!   above the library, on their way out of it.
+//!
+//! Each module's own page says which of its items are the library's surface, which are
+//! plumbing the command line and the Python bindings share, and which are internals
+//! the integration tests pin.
 //!
 //! # Run a program on your own array
 //!
 //! ```
 //! use ndarray::Array2;
-//! use scamp::bank::{PlaneValues, Preload, RunOptions, Setup};
-//! use scamp::isa::{parse_program, Device};
-//! use scamp::sim::{capture, noise::Profile};
-//! use scamp::verify::compare::Watched;
+//! use scamp::{parse_program, sim, Device, PlaneValues, Preload, Profile, RunOptions, Setup, Watched};
 //!
 //! let program = parse_program("mov(B, A); add(C, A, B);", Device::default()).unwrap();
 //! let ramp = Array2::from_shape_fn((256, 256), |(_, c)| c as f32 / 4.0);
-//! let mut setup = Setup::new(capture::default_image());
+//! let mut setup = Setup::new(sim::default_image());
 //! setup.preloads.push(Preload::new("A", 6, PlaneValues::analogue("A", ramp.view()).unwrap()).unwrap());
 //! let mut opts = RunOptions::new(Profile::builtin("ideal").unwrap());
 //! opts.raw = true;
@@ -50,14 +79,13 @@
 //! # Check a program against its kernel
 //!
 //! ```
-//! use scamp::{cain, isa, Bank, CheckOptions};
-//! use scamp::verify::check::ProfileTestbed;
+//! use scamp::{cain, isa, Bank, CheckOptions, ProfileTestbed};
 //! let spec = cain::parse_spec(
 //!     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
 //! ).unwrap();
 //! let program = isa::parse_program("divq(B, A); mov(A, B);", isa::Device::default()).unwrap();
 //! let bank = Bank::with_kernels(program, "", spec).unwrap();
-//! let images = [scamp::sim::capture::default_image()];
+//! let images = [scamp::sim::default_image()];
 //! let opts = CheckOptions::new("ideal");
 //! let checked = bank.check(&images, &ProfileTestbed::ideal(), &opts).unwrap();
 //! assert!(checked.report.verified);
@@ -68,14 +96,13 @@
 //! # Compare ideal and noisy runs
 //!
 //! ```
-//! use scamp::bank::{RunOptions, Setup};
-//! use scamp::verify::compare::{adc_step, CompareOptions, Watched};
-//! use scamp::{isa, sim, Bank};
+//! use scamp::verify::adc_step;
+//! use scamp::{isa, sim, Bank, CompareOptions, RunOptions, Setup, Watched};
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
 //! let opts = RunOptions::new(sim::noise::Profile::builtin("scamp5").unwrap());
 //! let compare = CompareOptions::new(vec![Watched::parse("C", 6).unwrap()], adc_step(&opts.profile))
 //!     .with_runs(2);
-//! let scenes = [("camera".to_string(), sim::capture::default_image())];
+//! let scenes = [("camera".to_string(), sim::default_image())];
 //! let c = Bank::bare(program)
 //!     .compare(&scenes, &|img| Setup::new(img.clone()), &opts, &compare, None)
 //!     .unwrap();
@@ -87,7 +114,7 @@
 //! # Load and edit a noise profile
 //!
 //! ```
-//! use scamp::sim::noise::Profile;
+//! use scamp::Profile;
 //! let mut p = Profile::builtin("scamp5").unwrap();
 //! p.saturation = None;
 //! let text = p.to_yaml();
@@ -99,10 +126,7 @@
 //! # Evaluate a bank on a batch of images
 //!
 //! ```
-//! use scamp::bank::{RunOptions, Setup};
-//! use scamp::sim::{capture::GreyImage, noise::Profile};
-//! use scamp::verify::compare::Watched;
-//! use scamp::{isa, Bank};
+//! use scamp::{isa, Bank, GreyImage, Profile, RunOptions, Setup, Watched};
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
 //! let bank = Bank::bare(program);
 //! // Eight flat frames of grey levels 0, 32, ..., 224: frame i runs with seed 7 + i.
@@ -131,4 +155,13 @@ pub mod report;
 pub mod sim;
 pub mod verify;
 
-pub use bank::{Bank, CheckOptions, CheckReport, CompileReport, RunOptions, RunSummary, Setup};
+pub use bank::{
+    Bank, BankError, CheckOptions, CheckReport, Checked, CompileReport, PlaneValues, Preload,
+    Proof, RunOptions, RunSummary, Setup,
+};
+pub use cain::{parse_spec, CompileError, CompileOptions, Objective, Spec, Stats};
+pub use eval::{EvalError, Network};
+pub use isa::{parse_program, Device, IsaError, Program, Reg};
+pub use sim::noise::{Profile, ProfileError};
+pub use sim::{GreyImage, RunError};
+pub use verify::{CompareError, CompareOptions, ProfileTestbed, Watched};

@@ -30,7 +30,7 @@ pub enum PageError {
 
 impl Bank {
     /// Writes, per image and kernel, the result, the ideal result and an error heat map
-    /// (see [`check::write_outputs`]): in `dir` for one program, in `dir/groupN` per
+    /// (see `check::write_outputs`): in `dir` for one program, in `dir/groupN` per
     /// group of a bank. Nothing for a bank without kernels.
     pub fn write_outputs(
         &self,

@@ -222,7 +222,7 @@ impl Bank {
     /// A bare program: it can run and be compared, not proven.
     ///
     /// ```
-    /// use scamp::{bank::BankError, isa, Bank};
+    /// use scamp::{isa, Bank, BankError};
     /// let bank = Bank::bare(isa::parse_program("mov(B, A);", isa::Device::default()).unwrap());
     /// assert!(bank.spec().is_none());
     /// assert!(matches!(bank.prove(), Err(BankError::NoKernels)));
@@ -324,7 +324,7 @@ impl Bank {
 
     /// The measured targets of the kernels: the specified and approximated weights,
     /// on every input plane.
-    pub fn targets(&self) -> Result<Vec<check::Target>, BankError> {
+    pub(crate) fn targets(&self) -> Result<Vec<check::Target>, BankError> {
         let spec = self.spec_or_err()?;
         Ok(cain::check_targets(spec, &self.kernels))
     }

@@ -107,7 +107,7 @@ impl RunsAccumulator {
     }
 
     /// The figures per register.
-    pub fn finish(&self) -> BTreeMap<String, RegisterRuns> {
+    pub(crate) fn finish(&self) -> BTreeMap<String, RegisterRuns> {
         self.regs
             .iter()
             .map(|(name, a)| {

@@ -30,7 +30,7 @@ use serde::Serialize;
 use std::time::Instant;
 
 /// Most halvings or doublings the scale may apply (`2^-30..=2^30`).
-pub const MAX_SCALE_EXPONENT: i32 = 30;
+pub(crate) const MAX_SCALE_EXPONENT: i32 = 30;
 
 /// Why no scale or depth could be chosen.
 #[derive(Debug, thiserror::Error)]

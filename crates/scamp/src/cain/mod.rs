@@ -2,34 +2,35 @@
 //!
 //! The pipeline: [`spec::parse_spec`] reads a filter spec; [`spec::approx::approximate`]
 //! turns each kernel into integer weights over 2^d; the kernels become goals (atoms per
-//! offset, all at the largest depth D) and [`search::search`] looks backwards from the
+//! offset, all at the largest depth D) and `search::search` looks backwards from the
 //! bag of final goals to the input goal (2^D atoms at the centre), trying
-//! [`moves::reverse`]-applied instructions ranked by [`search::heuristic`]; each plan
-//! found gets registers from [`assemble::alloc`], becomes a [`crate::isa::Program`]
-//! through the instruction table ([`assemble::emit`]) and is proven by
+//! `moves::reverse`-applied instructions ranked by `search::heuristic`; each plan
+//! found gets registers from `assemble::alloc`, becomes a [`crate::isa::Program`]
+//! through the instruction table (`assemble::emit`) and is proven by
 //! [`crate::verify::proof::prove`] before it counts.
 //!
 //! The folders, in pipeline order:
 //!
 //! | folder | what it holds |
 //! | --- | --- |
-//! | [`spec`] | the spec format ([`spec::yaml`]), the weight approximation ([`spec::approx`]) and the rescale of kernels that cannot fit ([`spec::fit`]) |
-//! | [`moves`] | the move set: atoms and goal bags ([`moves::goal`]), instructions on goals ([`moves::step`]), instructions applied in reverse ([`moves::reverse`]), each by a named rule counted per search ([`moves::rule`]) |
-//! | [`search`] | the backward search: its options and reports (`search/options.rs`), one worker's deque walk (`search/worker.rs`), running the workers (`search/run.rs`), polishing finished plans (`search/polish.rs`), its heuristic ([`search::heuristic`]), the window re-search ([`search::window`]) and the tuning knobs with their defaults ([`search::tuning`]) |
-//! | [`score`] | the error objective ([`score::objective`]), the saturation risk of a plan ([`score::risk`]) and the error-budget search over depths ([`score::budget`]) |
-//! | [`drive`] | one compile: resolved settings ([`drive::setup`]), banks split into groups ([`drive::group`]), the constructive fallback ([`drive::fallback`]), the per-group race ([`drive::race`]) of the search's phases ([`drive::phase`]) run by [`drive::pipeline`], and the final choice ([`drive::choice`]) |
-//! | [`assemble`] | register allocation ([`assemble::alloc`]), program text from the instruction table ([`assemble::emit`]) and the report above a program ([`assemble::report`]) |
+//! | `spec` | the spec format (`spec::yaml`), the weight approximation (`spec::approx`) and the rescale of kernels that cannot fit (`spec::fit`) |
+//! | `moves` | the move set: atoms and goal bags (`moves::goal`), instructions on goals (`moves::step`), instructions applied in reverse (`moves::reverse`), each by a named rule counted per search (`moves::rule`) |
+//! | `search` | the backward search: its options and reports (`search/options.rs`), one worker's deque walk (`search/worker.rs`), running the workers (`search/run.rs`), polishing finished plans (`search/polish.rs`), its heuristic (`search::heuristic`), the window re-search (`search::window`) and the tuning knobs with their defaults (`search::tuning`) |
+//! | `score` | the error objective (`score::objective`), the saturation risk of a plan (`score::risk`) and the error-budget search over depths (`score::budget`) |
+//! | `drive` | one compile: resolved settings (`drive::setup`), banks split into groups (`drive::group`), the constructive fallback (`drive::fallback`), the per-group race (`drive::race`) of the search's phases (`drive::phase`) run by `drive::pipeline`, and the final choice (`drive::choice`) |
+//! | `assemble` | register allocation (`assemble::alloc`), program text from the instruction table (`assemble::emit`) and the report above a program (`assemble::report`) |
 
-pub mod assemble;
-pub mod choose;
-pub mod drive;
+pub(crate) mod assemble;
+pub(crate) mod choose;
+pub(crate) mod drive;
 mod error;
-pub mod moves;
-pub mod options;
-pub mod score;
-pub mod search;
-pub mod spec;
+pub(crate) mod moves;
+pub(crate) mod options;
+pub(crate) mod score;
+pub(crate) mod search;
+pub(crate) mod spec;
 
+// The generator's surface: compile, its options, reports and errors, the spec format.
 pub use assemble::report::{
     header, predict_outputs, predict_outputs_planes, program_text, saturation_limit, InputPlanes,
 };
@@ -37,7 +38,31 @@ pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{SearchOptions, Stats, StopReason};
 pub use spec::approx::{approximate, Approx, ShownWeights};
+// Plumbing the command line and the Python bindings share: each search parameter's
+// declared range (their flags and keywords are checked against it), a layer's files and
+// the choice of depth per kernel of a layer.
+pub use choose::{choose_layer, ChooseError, ChooseOptions};
+pub use spec::{
+    check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
+    MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
+};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
+
+// Internals the integration tests pin (tests/cain.rs, tests/isa_table.rs,
+// tests/check_channels.rs): the search's goals and moves, one emitted instruction, the
+// objective's input statistics.
+pub use assemble::alloc::Instr;
+pub use assemble::emit::statement;
+pub use moves::goal::{Bag, Goal};
+pub use moves::reverse::{expand, Ctx};
+pub use moves::rule::Rule;
+pub use moves::step::{Kind, Step};
+pub use options::{
+    parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB,
+};
+pub use score::objective::input_stats;
+pub use spec::approx::{goal_of, DEEPEST};
+pub use spec::layer::{layer_spec, read_bias, read_weights, spec_yaml, LayerError, LayerTarget};
 
 use crate::isa::{Program, Reg};
 use crate::sim::noise::Profile;
@@ -61,7 +86,7 @@ pub enum Objective {
 
 impl Objective {
     /// `length` or `error`, as the command line and the JSON reports spell it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Objective::Length => "length",
             Objective::Error => "error",
@@ -72,7 +97,7 @@ impl Objective {
 impl std::str::FromStr for Objective {
     type Err = String;
 
-    /// Reads [`Objective::name`] back: `length` or `error`.
+    /// Reads `Objective::name` back: `length` or `error`.
     fn from_str(s: &str) -> Result<Objective, String> {
         match s {
             "length" => Ok(Objective::Length),
@@ -142,7 +167,7 @@ pub struct SearchReport {
     /// Children the search took, by the generator rule that made them (rule names of
     /// [`moves::rule::Rule::name`], alphabetical; rules never applied left out).
     pub rules: std::collections::BTreeMap<String, u64>,
-    /// Per group, its phases in order (see [`drive::phase`]).
+    /// Per group, its phases in order (see `drive::phase`).
     pub phases: Vec<PhaseReport>,
 }
 
@@ -171,7 +196,7 @@ pub struct PhaseReport {
 pub enum Source {
     /// The search found it (shorter than the constructive program).
     Search,
-    /// The constructive program of [`drive::fallback`] (the search found nothing shorter).
+    /// The constructive program of `drive::fallback` (the search found nothing shorter).
     Fallback,
 }
 
@@ -266,7 +291,7 @@ impl Compiled {
     }
 }
 
-/// The numeric targets of a spec's kernels for [`crate::verify::check`]: the specified
+/// The numeric targets of a spec's kernels for `crate::verify::check`: the specified
 /// weights (scale applied) and the approximation each program computes, on every
 /// input plane.
 pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target> {
@@ -294,7 +319,7 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
 /// Approximates every kernel of `spec`; an approximation that misses `max_error` at
 /// `max_depth` is refused unless the spec accepts it (`approximation.accept`); with the
 /// spec's `fit: true`, kernels whose outputs cannot fit the default profile's saturation
-/// limit are rescaled (see [`spec::fit`]).
+/// limit are rescaled (see `spec::fit`).
 pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
     let mut kernels = approximate_each(spec)?;
     if spec.fit {

@@ -22,7 +22,7 @@ use crate::sim::noise::Profile;
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct CompileOptions {
-    /// Wall-clock budget in seconds (default [`DEFAULT_TIME_LIMIT`]).
+    /// Wall-clock budget in seconds (default `DEFAULT_TIME_LIMIT`).
     pub time_limit: Option<f64>,
     /// Worker threads (default: the machine's cores).
     pub workers: Option<usize>,
@@ -30,7 +30,7 @@ pub struct CompileOptions {
     pub ops: Option<Ops>,
     /// Registers the program may use, replacing the spec's list.
     pub registers: Option<Vec<Reg>>,
-    /// Ordering seed (default [`DEFAULT_SEED`]).
+    /// Ordering seed (default `DEFAULT_SEED`).
     pub seed: Option<u64>,
     /// Node limit over all workers.
     pub node_limit: Option<u64>,
@@ -45,7 +45,7 @@ pub struct CompileOptions {
     /// Noise profile for the range limit and the error prediction (default `scamp5`).
     pub profile: Option<Profile>,
     /// Rescale kernels whose outputs cannot fit (default: the spec's `fit`; see
-    /// [`spec::fit`]).
+    /// `spec::fit`).
     pub fit: Option<bool>,
 }
 
@@ -54,13 +54,13 @@ pub struct CompileOptions {
 pub const DEFAULT_SLACK: f64 = 0.25;
 
 /// Default wall-clock budget of a compile, in seconds.
-pub const DEFAULT_TIME_LIMIT: f64 = 10.0;
+pub(crate) const DEFAULT_TIME_LIMIT: f64 = 10.0;
 
 /// Default memory cap of the search, in MiB.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 2048;
 
 /// Default ordering seed of the search.
-pub const DEFAULT_SEED: u64 = 0;
+pub(crate) const DEFAULT_SEED: u64 = 0;
 
 /// An option of [`CompileOptions`] outside the range its spec key and command-line
 /// flag accept, or inconsistent with the spec.
@@ -76,7 +76,7 @@ impl OptionError {
     /// `key` refused for `problem`.
     ///
     /// ```
-    /// use scamp::cain::{spec::RangeError, OptionError, OptionProblem};
+    /// use scamp::cain::{OptionError, OptionProblem, RangeError};
     /// let e = OptionError::new("slack", RangeError::Slack(11.0));
     /// assert_eq!(e.to_string(), "slack must be a fraction between 0 and 10, got 11");
     /// assert!(matches!(e.problem, OptionProblem::Range(RangeError::Slack(v)) if v == 11.0));
@@ -354,7 +354,8 @@ pub const COMPILE_OPTIONS: [OptionDecl; 13] = [
 ];
 
 /// The declaration of the option `name`.
-pub fn declared(name: &str) -> Option<&'static OptionDecl> {
+#[cfg(test)]
+pub(crate) fn declared(name: &str) -> Option<&'static OptionDecl> {
     COMPILE_OPTIONS.iter().find(|d| d.name == name)
 }
 

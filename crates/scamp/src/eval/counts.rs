@@ -106,7 +106,7 @@ impl Counts {
 
     /// Whether the shapes are those of a CLASSES-class count over `seeds` seeds (for
     /// counts read back from a file).
-    pub fn well_formed(&self, seeds: usize) -> bool {
+    pub(crate) fn well_formed(&self, seeds: usize) -> bool {
         let square = |m: &Vec<Vec<u64>>| m.len() == CLASSES && m.iter().all(|r| r.len() == CLASSES);
         self.noisy_correct.len() == seeds
             && square(&self.confusion)
@@ -309,6 +309,6 @@ impl Accuracy {
 }
 
 /// The fraction of binary-map bits the noise flipped.
-pub fn flip_rate(c: &Counts) -> f64 {
+pub(crate) fn flip_rate(c: &Counts) -> f64 {
     c.flipped_bits as f64 / c.bits.max(1) as f64
 }

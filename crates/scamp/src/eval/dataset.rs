@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_DIR: &str = "/usr/share/datasets/fashion-mnist";
 
 /// Number of classes (MNIST and Fashion-MNIST have ten).
-pub const CLASSES: usize = 10;
+pub(crate) const CLASSES: usize = 10;
 
 /// Fashion-MNIST's class names, for reports.
-pub const FASHION_NAMES: [&str; CLASSES] = [
+pub(crate) const FASHION_NAMES: [&str; CLASSES] = [
     "T-shirt/top",
     "Trouser",
     "Pullover",
@@ -34,7 +34,7 @@ pub struct Split {
     pub cols: usize,
     /// The pixels, image after image, row-major.
     pub pixels: Vec<u8>,
-    /// One label per image, each below [`CLASSES`].
+    /// One label per image, each below `CLASSES`.
     pub labels: Vec<u8>,
 }
 
@@ -178,7 +178,7 @@ fn image_dims_fit(d: &[usize]) -> Result<(), Unfit> {
 }
 
 /// Reads one split (`train` or `t10k`) from `dir`.
-pub fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
+pub(crate) fn read_split(dir: &Path, prefix: &str) -> Result<Split, DatasetError> {
     let images_path = find(dir, prefix, "images", "idx3", "images")?;
     let labels_path = find(dir, prefix, "labels", "idx1", "labels")?;
     let load = |p: &Path, accept: &dyn Fn(&[usize]) -> Result<(), Unfit>| {

@@ -20,10 +20,10 @@ use crate::sim::noise::Profile;
 use std::time::Instant;
 
 /// Chip seeds of noise-aware training start here (away from the test chips 1..).
-pub const TRAIN_CHIP_BASE: u64 = 1001;
+pub(crate) const TRAIN_CHIP_BASE: u64 = 1001;
 
 /// Called as frames finish: (what, done, total).
-pub type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
+pub(crate) type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
 
 /// What to evaluate and how.
 pub struct Options<'a> {
@@ -49,7 +49,7 @@ pub struct Options<'a> {
     /// Called as frames finish: (what, done, total).
     pub progress: Option<Progress<'a>>,
     /// Count the PE-writes past the knee and the limit per stage and register at the
-    /// network's own depth ([`super::saturation`]; two more runs of each test frame).
+    /// network's own depth (`super::saturation`; two more runs of each test frame).
     pub count_saturation: bool,
 }
 
@@ -95,7 +95,7 @@ pub struct Evaluation {
 }
 
 /// FNV-1a: a stable 64-bit hash for fingerprints (the same on every build).
-pub fn fnv(bytes: &[u8]) -> String {
+pub(crate) fn fnv(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

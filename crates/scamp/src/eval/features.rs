@@ -14,7 +14,7 @@ use crate::sim::batch;
 use crate::sim::noise::Profile;
 
 /// Frames run side by side before their results are taken (bounds the memory held).
-pub const CHUNK: usize = 32;
+pub(crate) const CHUNK: usize = 32;
 
 /// The chip part of a network for `rows x cols` images: the frame program, how images
 /// are tiled on a frame and what the readout makes of the maps.
@@ -65,7 +65,7 @@ pub struct Sample<'a> {
 
 impl Sample<'_> {
     /// The temporal seed of frame `frame`.
-    pub fn run_seed(&self, frame: usize) -> u64 {
+    pub(crate) fn run_seed(&self, frame: usize) -> u64 {
         run_seed(self.chip_seed, frame) ^ self.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 }

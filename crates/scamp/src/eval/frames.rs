@@ -23,7 +23,7 @@ pub struct FrameNoise<'a> {
 /// The temporal seed of frame `frame` on chip `chip_seed`: distinct for every frame
 /// and chip, and fixed by the frame's index in its split (so a shard runs each frame
 /// exactly as the whole run does).
-pub fn run_seed(chip_seed: u64, frame: usize) -> u64 {
+pub(crate) fn run_seed(chip_seed: u64, frame: usize) -> u64 {
     (chip_seed << 32) ^ frame as u64
 }
 
@@ -63,7 +63,7 @@ thread_local! {
 /// Runs `body` on the array of frame `frame` of `split` before the chip part runs:
 /// every register 0, the frame's images exposed, the noise layer installed. The
 /// array is this thread's spare one, reset, when it has one.
-pub fn with_frame_array<T>(
+pub(crate) fn with_frame_array<T>(
     chip: &Chip,
     tiling: &Tiling,
     split: &Split,

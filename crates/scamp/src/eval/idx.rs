@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Largest IDX file accepted after inflating (Fashion-MNIST's training images are 47 MB).
-pub const MAX_IDX_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_IDX_BYTES: u64 = 1 << 30;
 
 /// What is reserved up front for the elements; more grows as they arrive, so a header
 /// that claims more than the file holds costs no more than the file.
@@ -167,11 +167,11 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// Parses the bytes of an (inflated) IDX file of unsigned bytes.
 ///
 /// ```
-/// use scamp::eval::idx::{parse, IdxError};
+/// use scamp::eval::{parse_idx, IdxError};
 /// // Magic 00 00 08, one dimension of 2, then the 2 elements.
-/// let idx = parse(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
+/// let idx = parse_idx(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
 /// assert_eq!((idx.dims, idx.data), (vec![2], vec![5, 6]));
-/// assert_eq!(parse(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
+/// assert_eq!(parse_idx(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
     read_from(&mut &bytes[..], &|_| Ok(()))
@@ -228,7 +228,8 @@ fn read_from(
 
 /// The bytes of an IDX file holding `data` with dimensions `dims` (for tests and tools
 /// that write small datasets).
-pub fn encode(dims: &[usize], data: &[u8]) -> Vec<u8> {
+#[cfg(test)]
+pub(crate) fn encode(dims: &[usize], data: &[u8]) -> Vec<u8> {
     let mut out = vec![0, 0, 0x08, dims.len() as u8];
     for &d in dims {
         out.extend_from_slice(&(d as u32).to_be_bytes());

@@ -1,39 +1,60 @@
 //! `scamp eval`: what the analogue error does to a small CNN's accuracy on a real
 //! dataset (docs/eval.md).
 //!
-//! A network ([`network`]) is an optional binarised input, one or more on-sensor
+//! A network (`network`) is an optional binarised input, one or more on-sensor
 //! stages (kernel specs or PyTorch-layout arrays compiled by the embedded generator, or
 //! programs proven to compute them), an activation, bias and decision after each (sign
-//! or thresholds into digital registers), a readout ([`readout`]: pooled blocks or
+//! or thresholds into digital registers), a readout (`readout`: pooled blocks or
 //! bins of the binary maps, optionally capped) and a host-side head (softmax or an MLP).
-//! Dataset images ([`dataset`], [`idx`]) are tiled many to a frame ([`tiling`]), run
-//! through the chip part ([`stage`], [`frames`], [`features`]) under `ideal` and under a
-//! noise profile on several chips, and classified by the head ([`head`]); the counts
-//! ([`counts`]) make the report ([`report()`]), add up over shards ([`shard`]) and feed
-//! the text ([`text`]) and HTML ([`html`]) reports.
+//! Dataset images (`dataset`, `idx`) are tiled many to a frame (`tiling`), run
+//! through the chip part (`stage`, `frames`, `features`) under `ideal` and under a
+//! noise profile on several chips, and classified by the head (`head`); the counts
+//! (`counts`) make the report ([`report()`]), add up over shards (`shard`) and feed
+//! the text (`text`) and HTML (`html`) reports.
 
-pub mod counts;
-pub mod dataset;
-pub mod evaluate;
-pub mod features;
-pub mod frames;
-pub mod head;
-pub mod html;
-pub mod idx;
-pub mod network;
-pub mod plot;
-pub mod reach;
-pub mod readout;
-pub mod report;
-pub mod saturation;
-pub mod shard;
-pub mod stage;
-pub mod text;
-pub mod tiling;
-pub mod uncertainty;
+pub(crate) mod counts;
+pub(crate) mod dataset;
+pub(crate) mod evaluate;
+pub(crate) mod features;
+pub(crate) mod frames;
+pub(crate) mod head;
+pub(crate) mod html;
+pub(crate) mod idx;
+pub(crate) mod network;
+pub(crate) mod plot;
+pub(crate) mod reach;
+pub(crate) mod readout;
+pub(crate) mod report;
+pub(crate) mod saturation;
+pub(crate) mod shard;
+pub(crate) mod stage;
+pub(crate) mod text;
+pub(crate) mod tiling;
+pub(crate) mod uncertainty;
 
 pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use report::{report, Report};
+// The steps of an evaluation, shards and the text and HTML reports: plumbing the
+// command line and the Python bindings share, and what tests/eval_*.rs pin.
+pub use report::{DepthCounts, Mergeable, Meta};
+
+pub use counts::Counts;
+pub use dataset::{
+    read as read_dataset, Dataset, DatasetError, Split, DEFAULT_DIR as DEFAULT_DATASET_DIR,
+};
+pub use features::{extract as extract_features, Built, Extracted, Sample};
+pub use frames::{run_frame, FrameNoise};
+pub use head::Head;
+pub use html::page_of as html_page;
+pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
+pub use network::{
+    load as load_network, load_path, HeadDef, Network, Source, StageDef, MAX_NETWORK_BYTES,
+};
+pub use shard::{merge as merge_shards, merge_files, MergeError, Shard};
+pub use stage::{build as build_stage, BuildOptions, Chip, StageError};
+pub use text::text as report_text;
+pub use tiling::{Tiling, BACKGROUND as TILE_BACKGROUND};
+pub use uncertainty::ranges as uncertainty_ranges;
 
 use crate::sim::noise::{profile::ProfileError, Profile};
 

@@ -26,7 +26,7 @@ fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 /// Accuracy against depth: ideal (blue) and the noisy mean (red) with a bar from the
 /// worst to the best chip; each depth's instructions under its tick.
-pub fn accuracy(rows: &[DepthRow], noise: &str) -> String {
+pub(crate) fn accuracy(rows: &[DepthRow], noise: &str) -> String {
     if rows.is_empty() {
         return String::new();
     }
@@ -124,7 +124,7 @@ fn axes(s: &mut String, lo: f64, hi: f64, y: &dyn Fn(f64) -> f64) -> std::fmt::R
 }
 
 /// One bar per binary map: the fraction of its bits the noise flipped.
-pub fn flips(rates: &[f64]) -> String {
+pub(crate) fn flips(rates: &[f64]) -> String {
     if rates.is_empty() {
         return String::new();
     }

@@ -17,7 +17,7 @@ fn shifted(set: &Offsets, (dr, dc): (i32, i32)) -> Offsets {
 /// The largest displacement (rows or columns) between a PE and the input PEs that
 /// `outputs` depend on at the end of `program`, with `general` general registers; never
 /// more than the program's step count ([`Program::edge_reach`]).
-pub fn reach(program: &Program, general: usize, outputs: &[Reg]) -> usize {
+pub(crate) fn reach(program: &Program, general: usize, outputs: &[Reg]) -> usize {
     let sets = offsets(program, general);
     let steps = program.edge_reach(general);
     outputs
@@ -40,7 +40,7 @@ pub fn reach(program: &Program, general: usize, outputs: &[Reg]) -> usize {
 
 /// Per general register (and NEWS last), the displacements of the input PEs its value
 /// at the end of `program` depends on (row, column; north and west negative).
-pub fn offsets(program: &Program, general: usize) -> Vec<BTreeSet<(i32, i32)>> {
+pub(crate) fn offsets(program: &Program, general: usize) -> Vec<BTreeSet<(i32, i32)>> {
     let origin: Offsets = [(0, 0)].into_iter().collect();
     let news = general;
     let mut sets = vec![origin.clone(); general + 1];

@@ -67,7 +67,7 @@ impl Layout {
     }
 
     /// Groups (blocks or bins) per map.
-    pub fn groups(&self) -> usize {
+    pub(crate) fn groups(&self) -> usize {
         match &self.readout.grouping {
             Grouping::Pool(p) => self.rows.div_ceil(*p) * self.cols.div_ceil(*p),
             Grouping::Bins(b) => b.len(),
@@ -80,7 +80,7 @@ impl Layout {
     }
 
     /// The event counts as they leave the chip (map, then group order).
-    pub fn counts(&self, bits: &[u8]) -> Vec<u32> {
+    pub(crate) fn counts(&self, bits: &[u8]) -> Vec<u32> {
         match self.readout.cap {
             Some(cap) => self.uncapped_counts(&capped(bits, self.rows * self.cols, cap)),
             None => self.uncapped_counts(bits),
@@ -95,7 +95,7 @@ impl Layout {
     }
 
     /// The features of one image: each count over its group's size.
-    pub fn features_of(&self, bits: &[u8]) -> Vec<f32> {
+    pub(crate) fn features_of(&self, bits: &[u8]) -> Vec<f32> {
         let sizes = self.sizes();
         self.counts(bits)
             .iter()
@@ -154,7 +154,7 @@ impl Layout {
 /// `bits` with every map's set bits after its `cap`-th (in row-major scan order:
 /// row 0 from column 0 rightwards, then row 1, ...) cleared: the events the device's
 /// scan never reads.
-pub fn capped(bits: &[u8], plane: usize, cap: usize) -> Vec<u8> {
+pub(crate) fn capped(bits: &[u8], plane: usize, cap: usize) -> Vec<u8> {
     let mut out = bits.to_vec();
     for map in out.chunks_exact_mut(plane) {
         let mut seen = 0;

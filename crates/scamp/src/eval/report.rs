@@ -24,7 +24,7 @@ pub struct DepthCounts {
     /// Wall seconds spent on the noisy test frames.
     pub noisy_seconds: f64,
     /// The network's own depth only: per stage and register, the PE-writes past the
-    /// knee and the limit on the first test chip ([`super::saturation`]).
+    /// knee and the limit on the first test chip (`super::saturation`).
     #[serde(default)]
     pub saturation: Vec<super::saturation::StageCount>,
 }
@@ -91,7 +91,7 @@ pub struct DepthRow {
 
 impl DepthRow {
     /// Names of the columns of [`DepthRow::cells`], as the text and HTML reports head them.
-    pub const HEADS: [&'static str; 7] = [
+    pub(crate) const HEADS: [&'static str; 7] = [
         "depth",
         "instructions",
         "cycles",
@@ -102,7 +102,7 @@ impl DepthRow {
     ];
 
     /// The row as the reports show it: counts, then rates in percent to two decimals.
-    pub fn cells(&self) -> [String; 7] {
+    pub(crate) fn cells(&self) -> [String; 7] {
         let pct = |x: f64| format!("{:.2} %", 100.0 * x);
         [
             self.depth.to_string(),

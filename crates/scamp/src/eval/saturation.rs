@@ -19,7 +19,7 @@ use crate::verify::saturation::{bus_writes, counting_limits, RegisterSaturation}
 use serde::{Deserialize, Serialize};
 
 /// The chip whose frames are counted: the first test chip.
-pub const COUNTED_CHIP: u64 = 1;
+pub(crate) const COUNTED_CHIP: u64 = 1;
 
 /// One register's counts in one stage: what shards add up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +39,7 @@ pub struct StageCount {
 
 impl StageCount {
     /// The counts with their shares of the writes.
-    pub fn shares(&self) -> RegisterSaturation {
+    pub(crate) fn shares(&self) -> RegisterSaturation {
         let share = |c: u64| c as f64 / self.writes.max(1) as f64;
         RegisterSaturation {
             stage: self.stage,
@@ -53,7 +53,7 @@ impl StageCount {
     }
 
     /// Why these counts cannot come from an evaluation, if they cannot.
-    pub fn inconsistency(&self) -> Option<String> {
+    pub(crate) fn inconsistency(&self) -> Option<String> {
         let over = |c: u64, what: &str| {
             (c > self.writes).then(|| {
                 format!(
@@ -69,7 +69,7 @@ impl StageCount {
 
 /// The sums of two shards' counts of the same program, or `None` when they do not
 /// pair up or a sum overflows.
-pub fn checked_sum(a: &[StageCount], b: &[StageCount]) -> Option<Vec<StageCount>> {
+pub(crate) fn checked_sum(a: &[StageCount], b: &[StageCount]) -> Option<Vec<StageCount>> {
     if a.len() != b.len() {
         return None;
     }
@@ -141,7 +141,7 @@ fn add(
 }
 
 /// Counts `frames` of `split` through `chip` under `profile` on [`COUNTED_CHIP`].
-pub fn count(
+pub(crate) fn count(
     chip: &Chip,
     (tiling, split): (&Tiling, &Split),
     frames: &[usize],

@@ -6,7 +6,7 @@ use super::report::Mergeable;
 use std::ops::Range;
 
 /// Largest shard report read by `--merge` (a report is a few kilobytes).
-pub const MAX_REPORT_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_REPORT_BYTES: u64 = 16 << 20;
 
 /// Shard `index` (1-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +43,7 @@ impl Shard {
     /// The frames of `frames` this shard evaluates.
     ///
     /// ```
-    /// use scamp::eval::shard::Shard;
+    /// use scamp::eval::Shard;
     /// let shard = Shard::parse("2/3").unwrap();
     /// assert_eq!(shard.frames(10), 3..6);
     /// assert!(Shard::parse("4/3").is_err());

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 /// First digital register holding a binary map (R0 is left to the macros that
 /// overwrite it, such as `MUX` and `CLR_IF`).
-pub const FIRST_MAP: u8 = 1;
+pub(crate) const FIRST_MAP: u8 = 1;
 
 /// Digital registers available for binary maps (R1..R12).
-pub const MAX_MAPS: usize = DReg::COUNT - FIRST_MAP as usize;
+pub(crate) const MAX_MAPS: usize = DReg::COUNT - FIRST_MAP as usize;
 
 /// One stage ready to run.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ impl Chip {
     /// The frame program cut into its stages (each with what follows it: bias,
     /// activation and decisions), in order; run one after another on one array they
     /// make the frame program.
-    pub fn stage_programs(&self) -> Vec<Program> {
+    pub(crate) fn stage_programs(&self) -> Vec<Program> {
         let mut out = vec![Program { stmts: Vec::new() }; self.stage_lines.len().max(1)];
         for stmt in &self.program.stmts {
             let stage = self
@@ -327,7 +327,7 @@ fn decision_text(threshold: Option<i64>, out: Reg, bit: DReg, scratch: Reg) -> S
 
 /// The activation statements for `out` (`scratch` is free): where `out` < 0 (that is
 /// -out > 0), ReLU clears it and a leaky ReLU halves it `shift` times with `divq`.
-pub fn activation_text(a: Activation, out: Reg, scratch: Reg) -> String {
+pub(crate) fn activation_text(a: Activation, out: Reg, scratch: Reg) -> String {
     let mut s = format!("neg({scratch}, {out});\nwhere({scratch});\n");
     match a {
         Activation::Relu => s.push_str(&format!("res({out});\n")),
@@ -351,7 +351,7 @@ pub fn activation_text(a: Activation, out: Reg, scratch: Reg) -> String {
 /// The input stage's binarisation of `x` (`scratch` is free): pixels above the level
 /// (x = p - 128 > level - 128) become the value, the others 0. R0 holds the selection
 /// for the moment between the test and the load.
-pub fn binarise_text(b: Binarise, x: Reg, scratch: Reg) -> String {
+pub(crate) fn binarise_text(b: Binarise, x: Reg, scratch: Reg) -> String {
     format!(
         "in({scratch}, {});\nwhere({x}, {scratch});\nMOV(R0, FLAG);\nall();\nres({x});\nWHERE(R0);\nin({x}, {});\nall();\n",
         128 - b.level,

@@ -47,7 +47,7 @@ impl Tiling {
     /// `None` when not even one image fits.
     ///
     /// ```
-    /// use scamp::eval::tiling::Tiling;
+    /// use scamp::eval::Tiling;
     /// let t = Tiling::new(28, 28, 4).unwrap();
     /// assert_eq!((t.per_frame(), t.frames(10_000)), (49, 205));
     /// assert!(Tiling::new(300, 28, 0).is_none());
@@ -75,7 +75,7 @@ impl Tiling {
     }
 
     /// Top-left PE (row, column) of tile `slot`.
-    pub fn origin(&self, slot: usize) -> (usize, usize) {
+    pub(crate) fn origin(&self, slot: usize) -> (usize, usize) {
         let (i, j) = (slot / self.across, slot % self.across);
         (
             self.gap + i * (self.rows + self.gap),
@@ -85,7 +85,7 @@ impl Tiling {
 
     /// The 256x256 frame holding images `first..first + per_frame` of `split` (slots
     /// past the end of the split stay background).
-    pub fn compose(&self, split: &Split, first: usize) -> Vec<u8> {
+    pub(crate) fn compose(&self, split: &Split, first: usize) -> Vec<u8> {
         let mut frame = vec![BACKGROUND; N * N];
         for slot in 0..self.per_frame() {
             let img = split.image(first + slot);
@@ -102,14 +102,15 @@ impl Tiling {
     }
 
     /// The tile `slot` of a full-array plane, row-major.
-    pub fn extract<T: Copy>(&self, plane: &[T], slot: usize) -> Vec<T> {
+    #[cfg(test)]
+    pub(crate) fn extract<T: Copy>(&self, plane: &[T], slot: usize) -> Vec<T> {
         let mut out = Vec::with_capacity(self.rows * self.cols);
         self.extract_into(plane, slot, &mut out);
         out
     }
 
     /// Appends the tile `slot` of a full-array plane to `out`, row-major.
-    pub fn extract_into<T: Copy>(&self, plane: &[T], slot: usize, out: &mut Vec<T>) {
+    pub(crate) fn extract_into<T: Copy>(&self, plane: &[T], slot: usize, out: &mut Vec<T>) {
         let (r0, c0) = self.origin(slot);
         for r in 0..self.rows {
             let at = (r0 + r) * N + c0;

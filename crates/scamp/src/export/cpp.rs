@@ -19,7 +19,7 @@ fn host_call(s: &Stmt) -> Option<&'static str> {
 }
 
 /// One statement as a C++ call (`movx(C, A, south);`).
-pub fn call(s: &Stmt) -> String {
+pub(crate) fn call(s: &Stmt) -> String {
     let args: Vec<String> = s.args.iter().map(ToString::to_string).collect();
     format!(
         "{}({});",
@@ -31,7 +31,7 @@ pub fn call(s: &Stmt) -> String {
 /// The statements of `program` as kernel blocks, indented by `pad`: consecutive kernel
 /// statements share one `scamp5_kernel_begin(); ... scamp5_kernel_end();`, and the DAC
 /// loads run between blocks, as the vendor's host functions do.
-pub fn kernel_blocks(program: &Program, pad: &str) -> String {
+pub(crate) fn kernel_blocks(program: &Program, pad: &str) -> String {
     let mut s = String::new();
     let mut open = false;
     for stmt in &program.stmts {

@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Seeds of the noisy golden runs: those `scamp run` uses by default.
-pub const SEED: u64 = 1;
+pub(crate) const SEED: u64 = 1;
 /// Chip seed of the noisy golden runs (`scamp run`'s default).
-pub const CHIP_SEED: u64 = 1;
+pub(crate) const CHIP_SEED: u64 = 1;
 
 /// One sample scene.
 #[derive(Clone, Debug)]
@@ -36,7 +36,7 @@ pub struct Sample {
 }
 
 /// The planes of one block under one profile: register name to file.
-pub type Planes = BTreeMap<String, String>;
+pub(crate) type Planes = BTreeMap<String, String>;
 
 /// What the index holds of one block.
 #[derive(Clone, Debug, Serialize)]

@@ -30,20 +30,20 @@ pub struct NetworkHost {
 
 impl NetworkHost {
     /// Position of `map` among the maps (0 when it is not one: never, by construction).
-    pub fn map_index(&self, map: DReg) -> usize {
+    pub(crate) fn map_index(&self, map: DReg) -> usize {
         self.maps.iter().position(|m| *m == map).unwrap_or(0)
     }
 
     /// Events the host asks the device for per map: every pixel of the window, so that
     /// the cap is applied in the documented scan order whatever order the device's
     /// scan takes.
-    pub fn event_buffer(&self) -> usize {
+    pub(crate) fn event_buffer(&self) -> usize {
         self.layout.rows * self.layout.cols
     }
 
     /// The rectangles counted in each map, in feature order: the pooling blocks (row by
     /// row, the last ones possibly smaller) or the bins.
-    pub fn groups(&self) -> Vec<Bin> {
+    pub(crate) fn groups(&self) -> Vec<Bin> {
         let l = &self.layout;
         match &l.readout.grouping {
             Grouping::Bins(b) => b.clone(),
@@ -66,7 +66,7 @@ impl NetworkHost {
 
     /// Constants, the groups, the head's layers and the two host functions
     /// (`scan_map`, `classify`).
-    pub fn cpp_globals(&self) -> String {
+    pub(crate) fn cpp_globals(&self) -> String {
         let l = &self.layout;
         let groups = self.groups();
         let mut s =

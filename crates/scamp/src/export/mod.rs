@@ -3,16 +3,19 @@
 //! compare the device against and the energy model's figures (docs/export.md).
 //!
 //! A frame is first laid out as a [`Plan`] (the capture, each proven block, the
-//! readouts); the C++ ([`cpp`]), the golden outputs ([`golden`]) and the energy
+//! readouts); the C++ (`cpp`), the golden outputs (`golden`) and the energy
 //! ([`crate::energy`]) are all read off that plan. Nothing is exported that was not
 //! proven: an unproven program is refused before any file is written.
 
-pub mod cpp;
-pub mod golden;
-pub mod head;
-pub mod network;
-pub mod plan;
+pub(crate) mod cpp;
+pub(crate) mod golden;
+pub(crate) mod head;
+pub(crate) mod network;
+pub(crate) mod plan;
 
+// Plumbing of `scamp export`: the C++ text and the golden outputs.
+pub use cpp::source as cpp_source;
+pub use golden::{write as write_golden, Sample as GoldenSample};
 pub use head::NetworkHost;
 pub use network::{of_network, HeadOptions, NetworkExport};
 pub use plan::{of_bank, Block, Plan, Readout};

@@ -13,7 +13,7 @@ use crate::sim::noise::Profile;
 use crate::verify::predict::{InputStats, Predicted};
 
 /// General registers of the device (`A..F`): a program using more cannot run on it.
-pub const DEVICE_GENERAL: usize = 6;
+pub(crate) const DEVICE_GENERAL: usize = 6;
 
 /// A register the host reads back after a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum Readout {
 
 impl Readout {
     /// The register read.
-    pub fn register(&self) -> AnyReg {
+    pub(crate) fn register(&self) -> AnyReg {
         match *self {
             Readout::Image(r) => AnyReg::Analogue(r),
             Readout::Bits(d) | Readout::Events(d) => AnyReg::Digital(d),
@@ -68,7 +68,7 @@ pub struct Plan {
 
 impl Plan {
     /// Every statement one frame runs, captures included, in order.
-    pub fn frame_program(&self) -> Program {
+    pub(crate) fn frame_program(&self) -> Program {
         let stmts = self
             .blocks
             .iter()
@@ -79,14 +79,14 @@ impl Plan {
     }
 
     /// The energy model's figures for one frame.
-    pub fn energy(&self) -> FrameEnergy {
+    pub(crate) fn energy(&self) -> FrameEnergy {
         let readouts = self.blocks.iter().map(|b| b.readout.len() as u64).sum();
         FrameEnergy::of(&self.frame_program(), readouts)
     }
 }
 
 /// Refuses a program that names a general register the device does not have.
-pub fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
+pub(crate) fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
     for s in &program.stmts {
         for a in &s.args {
             if let Operand::Reg(Reg::Gen(i)) = a {
@@ -107,7 +107,7 @@ pub fn check_device(program: &Program, what: &str) -> Result<(), ExportError> {
 /// `get_image(input, scratch)`: the capture a block computing from `input` starts
 /// with; `res(scratch)` after it when the block reads `scratch` before writing it (the
 /// proof takes every register but the input to start at 0).
-pub fn capture(input: Reg, scratch: Reg, reset: bool) -> Result<Program, ExportError> {
+pub(crate) fn capture(input: Reg, scratch: Reg, reset: bool) -> Result<Program, ExportError> {
     let reset = if reset {
         format!(" res({scratch});")
     } else {
@@ -139,7 +139,7 @@ fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<(Reg,
 
 /// The capture a group of a bank with `spec` needs before it (none when the group
 /// captures the image itself).
-pub fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, ExportError> {
+pub(crate) fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, ExportError> {
     if captures_itself(program) {
         return Ok(None);
     }
@@ -153,7 +153,7 @@ pub fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, Exp
 
 /// The energy model's figures for one frame of `bank` as it is exported: every group
 /// with its capture, each output read once.
-pub fn frame_energy(bank: &Bank) -> FrameEnergy {
+pub(crate) fn frame_energy(bank: &Bank) -> FrameEnergy {
     if bank.spec().is_none() {
         return bare(bank.program(), "").energy();
     }
@@ -176,7 +176,7 @@ fn captures_itself(program: &Program) -> bool {
 
 /// `A = [1 2 1; 2 4 2] / 2^4 (depth 4, approximation error 0)` for kernel `k` (a
 /// kernel of several inputs shows every plane, `([...] + [...])`).
-pub fn kernel_line(k: &KernelReport) -> String {
+pub(crate) fn kernel_line(k: &KernelReport) -> String {
     format!(
         "{} = {} / 2^{} (depth {}, approximation error {})",
         k.out,
@@ -189,7 +189,7 @@ pub fn kernel_line(k: &KernelReport) -> String {
 
 /// The notes under a block's kernels: the proof of `program` and the predicted error
 /// of each output of `outs` under the profile named `profile`.
-pub fn proof_notes(
+pub(crate) fn proof_notes(
     program: &Program,
     profile: &str,
     outs: &[Reg],

@@ -47,7 +47,7 @@ impl BusOp {
     }
 
     /// Every analogue register named by the instruction, sources and receivers.
-    pub fn analogue_regs(&self) -> Vec<Reg> {
+    pub(crate) fn analogue_regs(&self) -> Vec<Reg> {
         match self {
             BusOp::Transfer { dsts, srcs } => dsts.iter().chain(srcs).copied().collect(),
             BusOp::Where(srcs) => srcs.clone(),
@@ -177,7 +177,7 @@ impl fmt::Display for DigitalOp {
 
 /// Which neighbour directions a `DNEWS` selection register stands for, in the order the
 /// vendor sets them: `R1` south, `R2` west, `R3` north, `R4` east.
-pub fn dnews_select_reg(d: super::reg::Dir) -> DReg {
+pub(crate) fn dnews_select_reg(d: super::reg::Dir) -> DReg {
     use super::reg::Dir;
     DReg::R(match d {
         Dir::South => 1,
@@ -188,6 +188,6 @@ pub fn dnews_select_reg(d: super::reg::Dir) -> DReg {
 }
 
 /// Directions selected by a `DNEWS` set, as the selection registers to raise.
-pub fn dnews_select_regs(dirs: DirSet) -> Vec<DReg> {
+pub(crate) fn dnews_select_regs(dirs: DirSet) -> Vec<DReg> {
     dirs.iter().map(dnews_select_reg).collect()
 }

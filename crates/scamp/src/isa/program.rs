@@ -45,7 +45,7 @@ impl IsaError {
     }
 
     /// The same error, about operand `index` (0-based).
-    pub fn at_operand(mut self, index: usize) -> Self {
+    pub(crate) fn at_operand(mut self, index: usize) -> Self {
         self.operand = Some(index);
         self
     }
@@ -73,7 +73,7 @@ impl Device {
 
 /// Most further input planes a [`Wiring`] holds: every general register of the
 /// largest device (26, `A..Z`) but the one the program computes in.
-pub const MAX_OTHER_INPUTS: usize = 24;
+pub(crate) const MAX_OTHER_INPUTS: usize = 24;
 
 /// How a program meets the device: the register the image is exposed into (and the
 /// registers of further input planes, for a kernel set over several channels) and the
@@ -114,19 +114,19 @@ impl Wiring {
     }
 
     /// The register of every input plane, plane 0 first.
-    pub fn inputs(&self) -> Vec<Reg> {
+    pub(crate) fn inputs(&self) -> Vec<Reg> {
         std::iter::once(self.input)
             .chain(self.others().iter().copied())
             .collect()
     }
 
     /// The registers of the input planes after the first.
-    pub fn others(&self) -> &[Reg] {
+    pub(crate) fn others(&self) -> &[Reg] {
         &self.others[..usize::from(self.others_len).min(MAX_OTHER_INPUTS)]
     }
 
     /// Whether the program reads more than one input plane.
-    pub fn has_planes(&self) -> bool {
+    pub(crate) fn has_planes(&self) -> bool {
         self.others_len > 0
     }
 }
@@ -147,7 +147,7 @@ pub struct Stmt {
 impl Stmt {
     /// Builds a statement from a name and operands, checking arity, operand kinds and the
     /// once-per-bus-instruction rule.
-    pub fn build(
+    pub(crate) fn build(
         name: &str,
         args: Vec<Operand>,
         device: Device,
@@ -281,7 +281,7 @@ impl Stmt {
     }
 
     /// The general registers this statement writes (analogue receivers).
-    pub fn written_registers(&self) -> Vec<Reg> {
+    pub(crate) fn written_registers(&self) -> Vec<Reg> {
         let mut out: Vec<Reg> = Vec::new();
         for op in &self.ops {
             if let BusOp::Transfer { dsts, .. } = op {
@@ -367,7 +367,7 @@ impl Program {
     /// neighbour steps any value in it has travelled. Near the array edge a value that
     /// travelled k steps may have read beyond the edge, so results within that many
     /// PEs of the border depend on the edge mode.
-    pub fn edge_reach(&self, general: usize) -> Vec<usize> {
+    pub(crate) fn edge_reach(&self, general: usize) -> Vec<usize> {
         let mut reach = vec![0usize; general + 1];
         let news = general;
         let index = |r: &Reg| match r {

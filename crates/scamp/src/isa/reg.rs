@@ -20,7 +20,7 @@ impl Dir {
     pub const ALL: [Dir; 4] = [Dir::North, Dir::East, Dir::South, Dir::West];
 
     /// The direction pointing the other way.
-    pub fn opposite(self) -> Dir {
+    pub(crate) fn opposite(self) -> Dir {
         match self {
             Dir::North => Dir::South,
             Dir::East => Dir::West,
@@ -131,7 +131,7 @@ impl Reg {
     }
 
     /// Whether this is one of the general-purpose registers.
-    pub fn is_general(self) -> bool {
+    pub(crate) fn is_general(self) -> bool {
         matches!(self, Reg::Gen(_))
     }
 
@@ -186,7 +186,7 @@ pub enum DReg {
 
 impl DReg {
     /// Number of `R` registers.
-    pub const COUNT: usize = 13;
+    pub(crate) const COUNT: usize = 13;
 
     /// Parses `R0`..`R12` or `FLAG`.
     pub fn parse(s: &str) -> Option<DReg> {
@@ -201,7 +201,7 @@ impl DReg {
     }
 
     /// Plane index: `R0..R12` are 0..12, `FLAG` is 13.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             DReg::R(i) => usize::from(i),
             DReg::Flag => Self::COUNT,

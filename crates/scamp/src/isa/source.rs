@@ -69,7 +69,7 @@ pub fn read_text(path: &Path, limit: u64, what: &'static str) -> Result<String, 
 /// The bytes of `path` up to `limit` + 1: a longer file, or one without end such as
 /// `/dev/zero` or a FIFO, gives `limit` + 1 bytes for the caller to refuse, so memory
 /// never exceeds the limit. A folder is an error.
-pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -110,7 +110,7 @@ pub fn decode(bytes: Vec<u8>, what: &'static str) -> Result<String, SourceError>
 }
 
 /// `text` without a leading UTF-8 byte-order mark (some editors write one).
-pub fn strip_bom(text: &str) -> &str {
+pub(crate) fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 

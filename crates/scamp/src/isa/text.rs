@@ -4,15 +4,15 @@
 use std::borrow::Cow;
 
 /// Longest piece of user text a message quotes, in characters.
-pub const QUOTE_CHARS: usize = 40;
+pub(crate) const QUOTE_CHARS: usize = 40;
 
-/// `s`, or its first [`QUOTE_CHARS`] characters and how long it was.
+/// `s`, or its first `QUOTE_CHARS` characters and how long it was.
 pub fn quote(s: &str) -> Cow<'_, str> {
     cut(s, QUOTE_CHARS)
 }
 
 /// `s`, or its first `max` characters followed by `...` and its length in bytes.
-pub fn cut(s: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn cut(s: &str, max: usize) -> Cow<'_, str> {
     match s.char_indices().nth(max) {
         None => Cow::Borrowed(s),
         Some((end, _)) => Cow::Owned(format!("{}... ({} bytes)", &s[..end], s.len())),
@@ -21,7 +21,7 @@ pub fn cut(s: &str, max: usize) -> Cow<'_, str> {
 
 /// `x` with at most 6 significant digits: plain between 1e-4 and 1e6, in exponent
 /// notation outside (`1e300`, not 301 digits).
-pub fn number(x: f64) -> String {
+pub(crate) fn number(x: f64) -> String {
     if !x.is_finite() {
         return x.to_string();
     }
@@ -68,7 +68,10 @@ fn distance(a: &str, b: &str, most: usize) -> Option<usize> {
 
 /// The candidate closest to `word` if one is near enough to be a slip of the keyboard
 /// (half the word's letters, at least one): for "did you mean" hints.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     if word.len() > 64 {
         return None;
     }

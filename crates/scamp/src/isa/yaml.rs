@@ -24,7 +24,7 @@ pub struct YamlError {
 
 impl YamlError {
     /// An error about the document as a whole, placed at its start.
-    pub fn at_start(msg: impl Into<String>) -> YamlError {
+    pub(crate) fn at_start(msg: impl Into<String>) -> YamlError {
         YamlError {
             pos: Pos { line: 1, col: 1 },
             msg: msg.into(),
@@ -34,7 +34,7 @@ impl YamlError {
     /// The message without the path serde_yaml puts in front of errors inside the
     /// document (`kernels[0].weights[1][2]: `), for a loader whose messages name the value
     /// themselves and whose position already says where.
-    pub fn without_path(mut self) -> YamlError {
+    pub(crate) fn without_path(mut self) -> YamlError {
         let is_path = |head: &str| {
             !head.is_empty()
                 && head
@@ -69,7 +69,7 @@ impl From<&serde_yaml::Error> for YamlError {
 
 /// One step from a node to one of its children.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// The value of a mapping's key.
     Key(&'static str),
     /// An item of a sequence (0-based).
@@ -78,7 +78,7 @@ pub enum Step {
 
 /// A rejection found after deserialising: the path of the offending node and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Misplaced {
+pub(crate) struct Misplaced {
     /// Steps from the document's root to the node.
     pub path: Vec<Step>,
     /// What is wrong with it.
@@ -87,7 +87,7 @@ pub struct Misplaced {
 
 impl Misplaced {
     /// A rejection of the node at `path`.
-    pub fn at(path: &[Step], msg: impl Into<String>) -> Misplaced {
+    pub(crate) fn at(path: &[Step], msg: impl Into<String>) -> Misplaced {
         Misplaced {
             path: path.to_vec(),
             msg: msg.into(),
@@ -98,7 +98,7 @@ impl Misplaced {
 /// The position of the node `err.path` of `text`, with `err`'s message. A path that does
 /// not lead to a node (never the case for a path taken from a parse of the same text)
 /// stops at the last node it reaches.
-pub fn locate(text: &str, err: Misplaced) -> YamlError {
+pub(crate) fn locate(text: &str, err: Misplaced) -> YamlError {
     let reached = serde_yaml::Deserializer::from_str(text).deserialize_any(Seek(&err.path));
     let pos = match reached {
         Err(e) => YamlError::from(&e).pos,

@@ -12,7 +12,7 @@ use crate::isa::{BusOp, DReg, DigitalOp, Dir, Reg};
 use plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use rayon::prelude::*;
 
-pub use super::dims::{N, PES};
+pub(crate) use super::dims::{N, PES};
 
 /// The state of every PE, with the layer that perturbs writes.
 pub struct Array {
@@ -59,7 +59,7 @@ impl Batch<'_> {
     }
 
     /// Whether FLAG is 1 in every PE (pending transfers never change FLAG).
-    pub fn flag_full(&self) -> bool {
+    pub(crate) fn flag_full(&self) -> bool {
         self.array.flag_full
     }
 }
@@ -137,7 +137,7 @@ impl Array {
 
     /// Clipped writes and distinct clipped PEs of `reg` since the last
     /// [`Array::reset_saturation`].
-    pub fn clipped(&self, reg: Reg) -> (u64, u64) {
+    pub(crate) fn clipped(&self, reg: Reg) -> (u64, u64) {
         let Some(i) = self.plane_index(reg) else {
             return (0, 0);
         };
@@ -154,7 +154,7 @@ impl Array {
 
     /// Starts counting clipped writes per register afresh (the total of
     /// [`Array::saturated`] keeps running).
-    pub fn reset_saturation(&mut self) {
+    pub(crate) fn reset_saturation(&mut self) {
         for (w, m) in self.clip_writes.iter_mut().zip(&mut self.clip_map) {
             // A map can only hold marks where writes were clipped.
             if *w > 0 {
@@ -241,12 +241,12 @@ impl Array {
     }
 
     /// Whether FLAG is 1 in every PE.
-    pub fn flag_full(&self) -> bool {
+    pub(crate) fn flag_full(&self) -> bool {
         self.flag_full
     }
 
     /// Index of the plane holding `reg` (general, `NEWS` or `PIX`).
-    pub fn plane_index(&self, reg: Reg) -> Option<usize> {
+    pub(crate) fn plane_index(&self, reg: Reg) -> Option<usize> {
         match reg {
             Reg::Gen(i) if usize::from(i) < self.general => Some(usize::from(i)),
             Reg::News => Some(self.general),
@@ -331,7 +331,7 @@ impl Array {
 
     /// Starts a batch of statements whose transfers may fuse across statements (see
     /// [`Batch`]).
-    pub fn batch(&mut self) -> Batch<'_> {
+    pub(crate) fn batch(&mut self) -> Batch<'_> {
         Batch { array: self }
     }
 

@@ -21,7 +21,7 @@ pub fn frames<T: Send, E: Send>(
 /// side across the cores, and hands each result to `sink` in run order. Only one chunk's
 /// results are held at once, so memory stays flat in the number of runs; this is the one
 /// multi-seed loop of `run --runs`, `check --runs` and `run --compare`.
-pub fn seeded<T: Send, E: Send>(
+pub(crate) fn seeded<T: Send, E: Send>(
     count: u32,
     one: impl Fn(u32) -> Result<T, E> + Sync,
     mut sink: impl FnMut(u32, T) -> Result<(), E>,

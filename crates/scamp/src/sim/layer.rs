@@ -6,14 +6,14 @@
 //! ([`rng`], [`bf16`]) it draws. A layer (such as `sim::noise`) builds on this module;
 //! this module names no layer.
 
-pub mod bf16;
-pub mod bus_kind;
-pub mod fused;
+pub(crate) mod bf16;
+pub(crate) mod bus_kind;
+pub(crate) mod fused;
 pub mod rng;
-pub mod saturate;
+pub(crate) mod saturate;
 
 pub use bus_kind::BusKind;
-pub use fused::{Factors, FusedWrite};
+pub(crate) use fused::{Factors, FusedWrite};
 
 use crate::isa::Reg;
 
@@ -41,7 +41,7 @@ pub struct WriteCtx {
 
 impl WriteCtx {
     /// The kind of the transfer, as the error model tells them apart.
-    pub fn kind(&self) -> BusKind {
+    pub(crate) fn kind(&self) -> BusKind {
         BusKind::of(self.receivers, self.sources)
     }
 }
@@ -111,7 +111,7 @@ pub trait WriteLayer: Send + Sync {
 
 /// Leaves every value exact.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Exact;
+pub(crate) struct Exact;
 
 impl WriteLayer for Exact {
     fn perturb(&self, _: &WriteCtx, w: RowWrite) -> u64 {

@@ -1,23 +1,37 @@
 //! The machine: register planes, bus instructions over the whole array, capture,
 //! cycle and time accounting.
 
-pub mod array;
-pub mod batch;
-pub mod capture;
-pub mod clock;
-pub mod dims;
-pub mod edge;
+pub(crate) mod array;
+pub(crate) mod batch;
+pub(crate) mod capture;
+pub(crate) mod clock;
+pub(crate) mod dims;
+pub(crate) mod edge;
 pub mod images;
-pub mod layer;
-pub mod machine;
+pub(crate) mod layer;
+pub(crate) mod machine;
 pub mod noise;
-pub mod preload;
-pub mod readout;
-pub mod run;
-pub mod vector_unit;
+pub(crate) mod preload;
+pub(crate) mod readout;
+pub(crate) mod run;
+pub(crate) mod vector_unit;
 
+// The machine's surface.
 pub use array::Array;
 pub use clock::DEFAULT_CLOCK_HZ;
 pub use dims::{N, PES};
 pub use edge::EdgeMode;
 pub use run::{run, run_observed, RunReport, Warning};
+pub use run::{RunError, RunFault};
+
+// Plumbing the command line, the Python bindings and the calibration share: batches of
+// frames, images in and planes out.
+pub use batch::frames;
+pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DEFAULT_IMAGE_NAME};
+// The counter-based generator the noise draws from and the one step the array, the
+// prover and the predictor share: tests/golden_bits.rs and tests/fused.rs pin them.
+pub use layer::rng;
+pub use machine::{bus_value, step, Linear, Machine, MachineError};
+pub use preload::Preload;
+pub use readout::npy::{read_matrix, read_plane, NpyError, MAX_NPY_HEADER};
+pub use readout::{load_npy, save_bits_npy, save_bits_png, save_npy, save_png, PlaneFileError};

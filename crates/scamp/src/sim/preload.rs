@@ -18,7 +18,7 @@ pub enum Ramp {
 }
 
 /// The 256x256 plane of a ramp, row-major.
-pub fn ramp(r: Ramp) -> Vec<f32> {
+pub(crate) fn ramp(r: Ramp) -> Vec<f32> {
     (0..PES)
         .map(|i| match r {
             Ramp::Col => (i % N) as f32,

@@ -1,6 +1,6 @@
 //! Reading results off the array: summary statistics and files (numpy and PNG).
 
-pub mod npy;
+pub(crate) mod npy;
 
 use super::dims::N;
 use ndarray::Array2;
@@ -47,7 +47,7 @@ impl PlaneStats {
 }
 
 /// A plane as a 256x256 array.
-pub fn to_array(values: &[f32]) -> Array2<f32> {
+pub(crate) fn to_array(values: &[f32]) -> Array2<f32> {
     Array2::from_shape_vec((N, N), values.to_vec()).expect("planes are 256x256")
 }
 
@@ -128,7 +128,7 @@ pub fn save_bits_png(path: &Path, bits: &[u8]) -> Result<(), PlaneFileError> {
 }
 
 /// Reads a 256x256 numpy array (float32 or float64), for preloading a register: the
-/// header is checked before anything is allocated (see [`npy`]).
+/// header is checked before anything is allocated (see `npy`).
 pub fn load_npy(path: &Path) -> Result<Vec<f32>, PlaneFileError> {
     npy::read_plane(path).map_err(|source| PlaneFileError::ReadNpy {
         path: path.to_path_buf(),

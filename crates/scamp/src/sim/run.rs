@@ -6,9 +6,7 @@ use super::machine::{step, MachineError};
 use crate::isa::{Pos, Program, Reg, Stmt};
 
 /// The device's instruction store holds this many instruction words per kernel.
-pub const KERNEL_STORE: u64 = 1024;
-
-pub use super::clock::DEFAULT_CLOCK_HZ;
+pub(crate) const KERNEL_STORE: u64 = 1024;
 
 /// Something the user should know about a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +71,7 @@ pub enum RunFault {
 
 impl RunError {
     /// The error `cause` at the statement at `pos`.
-    pub fn at(pos: Pos, cause: impl Into<RunFault>) -> RunError {
+    pub(crate) fn at(pos: Pos, cause: impl Into<RunFault>) -> RunError {
         RunError {
             pos,
             cause: cause.into(),

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 /// The widest vector instruction set usable by the hot loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VectorUnit {
+pub(crate) enum VectorUnit {
     /// AVX-512 (F, BW and VL), with FMA.
     Avx512,
     /// AVX2 with FMA.
@@ -20,7 +20,7 @@ pub enum VectorUnit {
 }
 
 /// The widest unit this processor supports (detected on first call).
-pub fn widest() -> VectorUnit {
+pub(crate) fn widest() -> VectorUnit {
     static UNIT: OnceLock<VectorUnit> = OnceLock::new();
     *UNIT.get_or_init(detect)
 }
@@ -49,7 +49,7 @@ fn detect() -> VectorUnit {
 /// A computation to compile once per vector unit. Implementors mark [`Kernel::run`]
 /// `#[inline(always)]`, so that its body (and what it inlines) is compiled into each
 /// copy with that unit's instructions.
-pub trait Kernel {
+pub(crate) trait Kernel {
     /// What the computation returns.
     type Output;
     /// Runs the computation.
@@ -58,7 +58,7 @@ pub trait Kernel {
 
 /// Runs `kernel` compiled for the widest vector unit the processor has.
 #[inline]
-pub fn run_widest<K: Kernel>(kernel: K) -> K::Output {
+pub(crate) fn run_widest<K: Kernel>(kernel: K) -> K::Output {
     #[cfg(target_arch = "x86_64")]
     match widest() {
         // SAFETY: the processor supports the instruction set (detected at run time).
@@ -77,12 +77,12 @@ mod x86 {
     use super::Kernel;
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
-    pub fn avx512<K: Kernel>(kernel: K) -> K::Output {
+    pub(super) fn avx512<K: Kernel>(kernel: K) -> K::Output {
         kernel.run()
     }
 
     #[target_feature(enable = "avx2,fma")]
-    pub fn avx2<K: Kernel>(kernel: K) -> K::Output {
+    pub(super) fn avx2<K: Kernel>(kernel: K) -> K::Output {
         kernel.run()
     }
 }

@@ -225,7 +225,11 @@ impl Target {
     /// This target with one more input plane: `exact` as specified (scale applied),
     /// `approx` as computed, both of this target's size.
     #[must_use]
-    pub fn with_plane(mut self, exact: &[Vec<f64>], approx: &super::proof::Target) -> Target {
+    pub(crate) fn with_plane(
+        mut self,
+        exact: &[Vec<f64>],
+        approx: &super::proof::Target,
+    ) -> Target {
         let t = Target::new(self.out, exact, approx);
         self.others.push(PlaneKernel {
             exact: t.exact,
@@ -236,12 +240,12 @@ impl Target {
 
     /// The specified kernel's result on `xs` (plane `z` in `xs[z]`): the sum over
     /// planes of each plane's correlation.
-    pub fn exact_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
+    pub(crate) fn exact_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
         self.sum_over(xs, &self.exact, |p| &p.exact)
     }
 
     /// The approximated kernel's result on `xs`, as [`Target::exact_on`].
-    pub fn approx_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
+    pub(crate) fn approx_on(&self, xs: &[Array2<f64>]) -> Array2<f64> {
         self.sum_over(xs, &self.approx, |p| &p.approx)
     }
 
@@ -271,7 +275,7 @@ pub fn frame_indices(j: usize, n: usize, planes: usize) -> Vec<usize> {
 }
 
 /// Frame `j` of `images` for the input planes of `wiring` ([`frame_indices`]).
-pub fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
+pub(crate) fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
         .into_iter()
@@ -279,7 +283,7 @@ pub fn frame(images: &[GreyImage], j: usize, wiring: Wiring) -> Vec<&GreyImage> 
         .collect()
 }
 
-/// [`frame`] of named images (as `check --outputs` and the HTML page list them).
+/// `frame` of named images (as `check --outputs` and the HTML page list them).
 pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> Vec<&GreyImage> {
     let planes = 1 + wiring.others().len();
     frame_indices(j, images.len(), planes)
@@ -289,7 +293,7 @@ pub fn named_frame(images: &[(String, GreyImage)], j: usize, wiring: Wiring) -> 
 }
 
 /// Every frame's full-range input values, per plane (`xs[z]` for plane `z`).
-pub fn frame_values(frame: &[&GreyImage]) -> Vec<Array2<f64>> {
+pub(crate) fn frame_values(frame: &[&GreyImage]) -> Vec<Array2<f64>> {
     frame.iter().map(|img| input_values(img)).collect()
 }
 
@@ -355,20 +359,10 @@ pub fn input_values(img: &GreyImage) -> Array2<f64> {
     Array2::from_shape_fn((N, N), |(r, c)| f64::from(img.pixels[r * N + c]) - 128.0)
 }
 
-/// Mean and spread over runs of each figure, one [`ErrorFigures`] per run.
-pub fn spread(figs: &[ErrorFigures]) -> FigureSpread {
-    let pick = |f: fn(&ErrorFigures) -> f64| Spread::of(&figs.iter().map(f).collect::<Vec<_>>());
-    FigureSpread {
-        rmse: pick(|f| f.rmse),
-        max: pick(|f| f.max),
-        bias: pick(|f| f.bias),
-    }
-}
-
 /// Simulated results of `program` on one frame (one image per input plane of
 /// `wiring`, [`frame`]) and one run, per target, with the run's report (its saturation
 /// counts). The photodiode sees plane 0's image.
-pub fn simulate(
+pub(crate) fn simulate(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -512,7 +506,7 @@ impl FirstRunTally {
 
 /// [`FigureSpread`] of figures that arrive run after run, in constant memory.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FigureSpreadAccumulator {
+pub(crate) struct FigureSpreadAccumulator {
     rmse: SpreadAccumulator,
     max: SpreadAccumulator,
     bias: SpreadAccumulator,
@@ -527,7 +521,7 @@ impl FigureSpreadAccumulator {
     }
 
     /// The mean and spread of each figure so far.
-    pub fn spread(&self) -> FigureSpread {
+    pub(crate) fn spread(&self) -> FigureSpread {
         FigureSpread {
             rmse: self.rmse.spread(),
             max: self.max.spread(),
@@ -656,7 +650,7 @@ fn count_sign_changes(a: &Array2<f64>, b: &Array2<f64>, border: usize) -> u64 {
 /// `profile`, with the input moments of `images` (full-range values) inside `border`;
 /// with several input planes, the moments of the frames [`measure`] feeds them (each
 /// plane's own, and every pair of planes').
-pub fn predict_on_images(
+pub(crate) fn predict_on_images(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -715,7 +709,7 @@ pub struct FirstRun {
     pub kernels: Vec<(Array2<f64>, Array2<f64>)>,
 }
 
-/// Runs `program` once (run 0 of `testbed`) on `frame` ([`frame`]) and pairs each
+/// Runs `program` once (run 0 of `testbed`) on `frame` (one image per input plane) and pairs each
 /// target's result with the exact convolution of its specified kernel.
 pub fn first_run(
     program: &Program,
@@ -742,7 +736,7 @@ pub fn first_run(
 /// Writes, per image and target, the result (`.result.npy`/`.png`), the specified
 /// kernel's ideal result (`.ideal.*`) and a heat map of `|result - ideal|` inside the
 /// border (`.error.png`), run 0 of `testbed`.
-pub fn write_outputs(
+pub(crate) fn write_outputs(
     dir: &std::path::Path,
     program: &Program,
     wiring: Wiring,

@@ -34,7 +34,8 @@ impl Watched {
     /// registers: `A`.., `NEWS`, `PIX`, `R0`..`R12` or `FLAG`.
     ///
     /// ```
-    /// use scamp::{isa::Reg, verify::compare::Watched};
+    /// use scamp::isa::Reg;
+    /// use scamp::verify::Watched;
     /// assert_eq!(Watched::parse("C", 6), Some(Watched::Analogue(Reg::Gen(2))));
     /// // SCAMP-5 has A..F: G is a register only on a larger register file.
     /// assert_eq!(Watched::parse("G", 6), None);
@@ -78,7 +79,7 @@ impl Watched {
     /// The register's values as `f32` (digital registers as 0 and 1): analogue values
     /// through the profile's readout path unless `raw`; `None` when the array has no
     /// such register.
-    pub fn values(self, array: &Array, raw: bool) -> Option<Vec<f32>> {
+    pub(crate) fn values(self, array: &Array, raw: bool) -> Option<Vec<f32>> {
         match self {
             Watched::Analogue(r) if raw => array.plane(r).map(<[f32]>::to_vec),
             Watched::Analogue(r) => array.read_out(r),
@@ -118,7 +119,7 @@ pub fn adc_step(profile: &Profile) -> f64 {
 /// How the two runs are made and compared.
 ///
 /// ```
-/// use scamp::verify::compare::{CompareOptions, Watched};
+/// use scamp::verify::{CompareOptions, Watched};
 /// let c = Watched::parse("C", 6).unwrap();
 /// let opts = CompareOptions::new(vec![c], 0.5).with_runs(2).with_seeds(1, 7);
 /// assert_eq!((opts.runs, opts.seed, opts.chip_seed, opts.border), (2, 1, 7, 0));
@@ -145,7 +146,7 @@ pub struct CompareOptions {
     /// Fixed-pattern seed: the same chip for every run.
     pub chip_seed: u64,
     /// Also compare under every accepted member of the profile's uncertainty ensemble
-    /// and report each figure's range ([`super::compare_ranges`]).
+    /// and report each figure's range (`super::compare_ranges`).
     pub uncertainty: bool,
 }
 
@@ -230,10 +231,10 @@ pub struct DiffMap<'a> {
 }
 
 /// Receives the difference maps of a comparison (e.g. to write them out).
-pub type MapSink<'a> = &'a mut dyn FnMut(DiffMap) -> Result<(), SinkError>;
+pub(crate) type MapSink<'a> = &'a mut dyn FnMut(DiffMap) -> Result<(), SinkError>;
 
 /// Why a [`MapSink`] could not take a map: the caller's own error, kept whole.
-pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a comparison stopped.
 #[derive(Debug, thiserror::Error)]
@@ -500,7 +501,7 @@ struct NoisyRun {
 /// `ideal`, and compares the registers of `opts`. `prepare` makes a fresh array for an
 /// image (scene exposed, preloads applied; the noise layer is installed here). `on_map`,
 /// when given, receives each register's difference map of the first noisy run.
-pub fn compare(
+pub(crate) fn compare(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],

@@ -17,7 +17,7 @@ use crate::sim::Array;
 use serde::{Serialize, Serializer};
 
 /// Lowest and highest of one figure.
-pub type Bounds = [f64; 2];
+pub(crate) type Bounds = [f64; 2];
 
 fn widen(b: Option<Bounds>, v: f64) -> Option<Bounds> {
     Some(b.map_or([v, v], |[lo, hi]| [lo.min(v), hi.max(v)]))
@@ -85,7 +85,7 @@ fn in_order<S: Serializer>(regs: &[(Watched, RegisterRange)], s: S) -> Result<S:
 /// The comparison of [`compare`], and with `opts.uncertainty` its figures' ranges over
 /// the profile's ensemble ([`ranges`]) in `uncertainty`: what `run --compare` and
 /// `scamp.compare` report.
-pub fn compare_with_ranges(
+pub(crate) fn compare_with_ranges(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],
@@ -102,7 +102,7 @@ pub fn compare_with_ranges(
 
 /// The ranges of `nominal`'s figures (the comparison already made under `profile`) over
 /// `profile`'s ensemble: every accepted member compares `program` as `nominal` did.
-pub fn ranges(
+pub(crate) fn ranges(
     program: &Program,
     profile: &Profile,
     images: &[(String, GreyImage)],

@@ -5,7 +5,7 @@ use ndarray::Array2;
 
 /// `out(r, c) = sum over i, j of w[i][j] * img(r + i - ci, c + j - cj)`, with pixels outside
 /// the image taken as 0 (callers compare only the interior).
-pub fn correlate(img: &Array2<f64>, w: &Array2<f64>, centre: (usize, usize)) -> Array2<f64> {
+pub(crate) fn correlate(img: &Array2<f64>, w: &Array2<f64>, centre: (usize, usize)) -> Array2<f64> {
     let (h, wd) = img.dim();
     let (kh, kw) = w.dim();
     let mut out = Array2::<f64>::zeros((h, wd));
@@ -36,7 +36,7 @@ pub fn correlate(img: &Array2<f64>, w: &Array2<f64>, centre: (usize, usize)) -> 
 
 /// Centre of an `h x w` kernel: `((h - 1) / 2, (w - 1) / 2)`, the upper-left of the
 /// middle four for even sizes.
-pub fn centre_of(h: usize, w: usize) -> (usize, usize) {
+pub(crate) fn centre_of(h: usize, w: usize) -> (usize, usize) {
     ((h.max(1) - 1) / 2, (w.max(1) - 1) / 2)
 }
 

@@ -17,7 +17,7 @@ use num_traits::{ToPrimitive, Zero};
 
 /// The largest denominator exponent kept: beyond it the f64 views of a coefficient
 /// would leave the normal range (and no kernel needs so many halvings).
-pub const MAX_EXP: u32 = 1000;
+pub(crate) const MAX_EXP: u32 = 1000;
 
 /// `(constant + sum n_o x(p + o)) / 2^exp` with integer numerators, in lowest terms
 /// (`exp` is 0 or some numerator is odd), or a marker that exactness was lost.
@@ -76,7 +76,7 @@ impl Dyadic {
     }
 
     /// `weights[i][j] / 2^depth` at offsets `(i - ci, j - cj)`, in lowest terms.
-    pub fn of_weights(weights: &[Vec<i64>], centre: (usize, usize), depth: u32) -> Dyadic {
+    pub(crate) fn of_weights(weights: &[Vec<i64>], centre: (usize, usize), depth: u32) -> Dyadic {
         if depth > MAX_EXP {
             return Dyadic::lost();
         }

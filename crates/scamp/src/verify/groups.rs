@@ -100,7 +100,7 @@ pub fn measure_groups(
 }
 
 /// [`check::predict_on_images`] for a bank run group by group, in target order.
-pub fn predict_groups(
+pub(crate) fn predict_groups(
     groups: &Groups,
     wiring: Wiring,
     targets: &[Target],
@@ -114,12 +114,12 @@ pub fn predict_groups(
 }
 
 /// One group holding every one of `kernels` kernels: how a plain program is checked.
-pub fn single(program: Program, kernels: usize) -> Groups {
+pub(crate) fn single(program: Program, kernels: usize) -> Groups {
     vec![(program, (0..kernels).collect())]
 }
 
 /// What `scamp check` asks of an evaluation.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// The program's groups.
     pub groups: &'a Groups,
     /// The input registers and the device's general registers.
@@ -170,7 +170,7 @@ pub enum EvaluateError {
 
 /// Where each group departs from its kernels (empty when every group is proven): on
 /// the input, or on every input plane for a wiring of several ([`prove_kernels`]).
-pub fn mismatches(groups: &Groups, wiring: Wiring, planes: &[PlanesTarget]) -> Vec<String> {
+pub(crate) fn mismatches(groups: &Groups, wiring: Wiring, planes: &[PlanesTarget]) -> Vec<String> {
     groups
         .iter()
         .flat_map(|(program, members)| {
@@ -180,7 +180,7 @@ pub fn mismatches(groups: &Groups, wiring: Wiring, planes: &[PlanesTarget]) -> V
 }
 
 /// Proves every group's kernels, then measures, predicts and bounds a verified program.
-pub fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
+pub(crate) fn evaluate(r: &Request) -> Result<Evaluation, EvaluateError> {
     let mut mismatch = mismatches(r.groups, r.wiring, r.planes);
     // Proven exact, yet lost in 32-bit floats: refused by name (issue 29).
     if mismatch.is_empty() && !r.images.is_empty() {
@@ -265,7 +265,7 @@ pub fn per_target<T: Clone, U, E>(
 }
 
 /// The items of `all` at the indices `members` (in that order).
-pub fn members_of<T: Clone>(members: &[usize], all: &[T]) -> Vec<T> {
+pub(crate) fn members_of<T: Clone>(members: &[usize], all: &[T]) -> Vec<T> {
     members
         .iter()
         .filter_map(|&i| all.get(i).cloned())

@@ -84,7 +84,7 @@ fn label(v: f64) -> String {
 
 /// Renders `|err|` as a heat map scaled to its maximum, with a colour bar labelled with
 /// the maximum, half of it and 0 (in the units of the values).
-pub fn render(err: &Array2<f64>) -> RgbImage {
+pub(crate) fn render(err: &Array2<f64>) -> RgbImage {
     let (h, w) = err.dim();
     let max = err.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let bar_x = w as u32 + 8;

@@ -20,7 +20,7 @@ pub struct ErrorFigures {
 impl ErrorFigures {
     /// Figures of `result - reference` over the interior that excludes `border` pixels on
     /// every side.
-    pub fn between(result: &Array2<f64>, reference: &Array2<f64>, border: usize) -> Self {
+    pub(crate) fn between(result: &Array2<f64>, reference: &Array2<f64>, border: usize) -> Self {
         let mut acc = ErrorAccumulator::default();
         acc.add(result, reference, border);
         acc.figures()
@@ -29,7 +29,7 @@ impl ErrorFigures {
 
 /// Collects errors over several images before computing the figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ErrorAccumulator {
+pub(crate) struct ErrorAccumulator {
     sq: f64,
     sum: f64,
     max: f64,
@@ -53,7 +53,7 @@ impl ErrorAccumulator {
     }
 
     /// The figures of everything added.
-    pub fn figures(&self) -> ErrorFigures {
+    pub(crate) fn figures(&self) -> ErrorFigures {
         let n = self.n.max(1) as f64;
         let rmse = (self.sq / n).sqrt();
         ErrorFigures {
@@ -91,7 +91,7 @@ impl Spread {
 /// [`Spread`] of values that arrive one at a time (Welford's update), so that a figure's
 /// spread over any number of runs is kept in constant memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SpreadAccumulator {
+pub(crate) struct SpreadAccumulator {
     n: u64,
     mean: f64,
     m2: f64,
@@ -107,7 +107,7 @@ impl SpreadAccumulator {
     }
 
     /// Mean and sample standard deviation of the values added (0 and 0 for none).
-    pub fn spread(&self) -> Spread {
+    pub(crate) fn spread(&self) -> Spread {
         let std = if self.n > 1 {
             (self.m2 / (self.n - 1) as f64).max(0.0).sqrt()
         } else {

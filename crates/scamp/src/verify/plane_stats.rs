@@ -17,7 +17,7 @@ impl InputStats {
     /// `E[x_a(p) x_b(p + d)]`: the plane's own lag for `a == b`, else the measured
     /// cross moment (a lag beyond those measured takes the farthest one), else
     /// independence (`mean^2`).
-    pub fn cross_second(&self, a: u16, b: u16, d: Offset) -> f64 {
+    pub(crate) fn cross_second(&self, a: u16, b: u16, d: Offset) -> f64 {
         if a == b {
             return self.second(d);
         }
@@ -77,7 +77,11 @@ impl InputStats {
     /// over every plane and frame ([`InputStats::of_images`]), and the cross moments of
     /// every pair of planes at lags up to `reach` in each direction, averaged over the
     /// frames.
-    pub fn of_frames(frames: &[Vec<Array2<f64>>], border: usize, reach: usize) -> InputStats {
+    pub(crate) fn of_frames(
+        frames: &[Vec<Array2<f64>>],
+        border: usize,
+        reach: usize,
+    ) -> InputStats {
         let all: Vec<Array2<f64>> = frames.iter().flatten().cloned().collect();
         let mut stats = InputStats::of_images(&all, border, reach);
         let r = reach as i32;

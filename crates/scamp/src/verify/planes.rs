@@ -19,7 +19,7 @@ pub struct Planes(pub Vec<LinComb>);
 
 impl Planes {
     /// Input plane `z` at this PE with coefficient 1.
-    pub fn unit(z: usize) -> Planes {
+    pub(crate) fn unit(z: usize) -> Planes {
         let mut planes = vec![LinComb::default(); z + 1];
         planes[z] = LinComb::input();
         Planes(planes)

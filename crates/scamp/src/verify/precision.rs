@@ -12,7 +12,7 @@ use crate::sim::run::RunError;
 /// Largest error under `ideal` still taken as rounding, relative to the largest
 /// magnitude of the exact result (at least 1): a float keeps 24 bits, and even a few
 /// thousand roundings of values near the output's size stay far below 2^-10 of it.
-pub const ROUNDING_SHARE: f64 = 1.0 / 1024.0;
+pub(crate) const ROUNDING_SHARE: f64 = 1.0 / 1024.0;
 
 /// An output the float simulation does not compute although the proof holds.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -34,7 +34,7 @@ pub struct PrecisionLoss {
 }
 
 /// Runs `program` once under `ideal` on `frame` (one image per input plane,
-/// [`check::frame`]) and compares each target's register with the exact result of its
+/// `check::frame`) and compares each target's register with the exact result of its
 /// approximated kernel, away from the border the program's neighbour reads reach.
 /// `Ok(Err(..))` names the first output beyond rounding.
 pub fn check_precision(

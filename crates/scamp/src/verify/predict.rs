@@ -34,10 +34,10 @@ use std::rc::Rc;
 /// A pixel of one input plane: `(plane, row offset, column offset)`. Plane 0 is the
 /// first input (the only one of a single-input program); sorted by plane first, so
 /// terms of plane 0 keep the order of their offsets.
-pub type Tap = (u16, i32, i32);
+pub(crate) type Tap = (u16, i32, i32);
 
 /// Coefficients by pixel tap, sorted by tap.
-pub type Terms = [(Tap, f64)];
+pub(crate) type Terms = [(Tap, f64)];
 
 /// `constant + sum coef * x_z(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -110,7 +110,7 @@ impl Affine {
     }
 
     /// The sum of the coefficients.
-    pub(crate) fn sum(&self) -> f64 {
+    pub fn sum(&self) -> f64 {
         self.terms.iter().map(|&(_, c)| c).sum()
     }
 
@@ -297,7 +297,7 @@ pub struct InputStats {
     pub lags: HashMap<Offset, f64>,
     /// Between two different input planes `a < b`, `E[x_a(p) x_b(p + d)]` keyed by
     /// `(a, b, d)`; a pair of planes with no lag listed is independent (`mean^2`), see
-    /// [`crate::verify::plane_stats`].
+    /// `crate::verify::plane_stats`.
     pub cross: HashMap<(u16, u16, Offset), f64>,
 }
 
@@ -389,7 +389,7 @@ impl InputStats {
     }
 
     /// `E[a(x)^2]`.
-    pub fn expect_square(&self, a: &Affine) -> f64 {
+    pub(crate) fn expect_square(&self, a: &Affine) -> f64 {
         let sum = a.sum();
         let mut s = a.constant * a.constant + 2.0 * a.constant * self.mean * sum;
         let first = a.terms.first().map(|t| t.0 .0);
@@ -944,7 +944,7 @@ pub fn analyse_planes(
 impl ErrorModel {
     /// Largest pixel offset any error term of `reg` depends on (the lags
     /// [`InputStats::of_images`] must measure are up to twice this).
-    pub fn radius(&self, reg: Reg) -> i32 {
+    pub(crate) fn radius(&self, reg: Reg) -> i32 {
         let Some(t) = self.tracked(reg) else {
             return 0;
         };
@@ -963,7 +963,7 @@ impl ErrorModel {
     /// over `range`), the mean squared excess beyond the limit, summed. Values whose
     /// exact range is beyond the limit and `skip` says are unavoidable (the outputs that
     /// cannot fit) are left out.
-    pub fn smooth_clipping(
+    pub(crate) fn smooth_clipping(
         &self,
         range: InputRange,
         limit: f64,

@@ -35,7 +35,7 @@ impl Default for InputRange {
 
 impl InputRange {
     /// Largest magnitude of a pixel.
-    pub fn bound(&self) -> f64 {
+    pub(crate) fn bound(&self) -> f64 {
         self.lo.abs().max(self.hi.abs())
     }
 }
@@ -75,7 +75,8 @@ pub struct Peak {
 
 impl Peak {
     /// Whether every value stays within `low..=high`.
-    pub fn within(&self, low: f64, high: f64) -> bool {
+    #[cfg(test)]
+    fn within(&self, low: f64, high: f64) -> bool {
         self.low >= low - 1e-9 && self.high <= high + 1e-9
     }
 }

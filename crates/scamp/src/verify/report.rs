@@ -8,7 +8,7 @@ use num_traits::Zero;
 
 /// Renders `lin` as a grid over rows `r0..=r1` and columns `c0..=c1` (north up, west
 /// left), each cell the exact coefficient.
-pub fn grid(lin: &LinComb, rows: (i32, i32), cols: (i32, i32)) -> Vec<String> {
+pub(crate) fn grid(lin: &LinComb, rows: (i32, i32), cols: (i32, i32)) -> Vec<String> {
     let zero = Coef::zero();
     let cells: Vec<Vec<String>> = (rows.0..=rows.1)
         .map(|r| {

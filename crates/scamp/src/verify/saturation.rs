@@ -33,7 +33,7 @@ pub struct RegisterSaturation {
 
 impl RegisterSaturation {
     /// The same counts, of stage `stage`.
-    pub fn in_stage(self, stage: usize) -> RegisterSaturation {
+    pub(crate) fn in_stage(self, stage: usize) -> RegisterSaturation {
         RegisterSaturation { stage, ..self }
     }
 }
@@ -48,7 +48,7 @@ fn plane_of(r: Reg) -> Option<Reg> {
 }
 
 /// Bus writes of one run of `program`, per register.
-pub fn bus_writes(program: &Program) -> BTreeMap<String, u64> {
+pub(crate) fn bus_writes(program: &Program) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     for stmt in &program.stmts {
         for op in &stmt.ops {
@@ -65,7 +65,7 @@ pub fn bus_writes(program: &Program) -> BTreeMap<String, u64> {
 /// `profile` with its saturation lifted and the writes past its limits counted (form
 /// `none` with the knees at the limits): the run that shows how far a program would
 /// reach. `None` when the profile does not saturate.
-pub fn counting_limits(profile: &Profile) -> Option<Profile> {
+pub(crate) fn counting_limits(profile: &Profile) -> Option<Profile> {
     let saturation = profile.saturation.as_ref()?.counting_limits();
     Some(Profile {
         saturation: Some(saturation),
@@ -75,7 +75,7 @@ pub fn counting_limits(profile: &Profile) -> Option<Profile> {
 
 /// Counts over the first run of every image.
 #[derive(Clone, Debug, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     knee: BTreeMap<String, u64>,
     limit: Option<BTreeMap<String, u64>>,
     images: u64,
@@ -83,7 +83,7 @@ pub struct Tally {
 
 impl Tally {
     /// Adds one image's run as simulated.
-    pub fn add_run(&mut self, r: &RunReport) {
+    pub(crate) fn add_run(&mut self, r: &RunReport) {
         self.images += 1;
         for (reg, _, writes) in &r.saturation {
             *self.knee.entry(reg.to_string()).or_insert(0) += writes;
@@ -91,7 +91,7 @@ impl Tally {
     }
 
     /// Adds the same image's run without saturation, its limits counted.
-    pub fn add_unsaturated(&mut self, r: &RunReport) {
+    pub(crate) fn add_unsaturated(&mut self, r: &RunReport) {
         let limit = self.limit.get_or_insert_with(BTreeMap::new);
         for (reg, _, writes) in &r.saturation {
             *limit.entry(reg.to_string()).or_insert(0) += writes;
@@ -99,7 +99,7 @@ impl Tally {
     }
 
     /// The shares, per register `program` writes, in register order.
-    pub fn shares(&self, program: &Program) -> Vec<RegisterSaturation> {
+    pub(crate) fn shares(&self, program: &Program) -> Vec<RegisterSaturation> {
         bus_writes(program)
             .into_iter()
             .map(|(register, n)| {

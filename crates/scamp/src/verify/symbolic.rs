@@ -17,10 +17,10 @@ use std::fmt;
 /// An exact coefficient of any size. Arbitrary precision, because a program can double a
 /// value as often as it likes (and divide by 2 and 3 as often): a fixed-width ratio would
 /// wrap, and a proof over wrapped numbers could claim a kernel the program does not compute.
-pub type Coef = BigRational;
+pub(crate) type Coef = BigRational;
 
 /// `n / d` as a coefficient (`d` must not be 0).
-pub fn coef(n: i64, d: i64) -> Coef {
+pub(crate) fn coef(n: i64, d: i64) -> Coef {
     Coef::new(BigInt::from(n), BigInt::from(d))
 }
 
@@ -30,7 +30,7 @@ pub fn coef_int(n: i64) -> Coef {
 }
 
 /// A pixel offset relative to the PE: `(row, col)`, row + south, col + east.
-pub type Offset = (i32, i32);
+pub(crate) type Offset = (i32, i32);
 
 /// `constant + sum of coef * input(pe + offset)`, exactly.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -43,12 +43,12 @@ pub struct LinComb {
 
 impl LinComb {
     /// The input pixel at this PE, with coefficient 1.
-    pub fn input() -> Self {
+    pub(crate) fn input() -> Self {
         Self::pixel((0, 0), Coef::one())
     }
 
     /// `coef * input(pe + offset)`.
-    pub fn pixel(offset: Offset, coef: Coef) -> Self {
+    pub(crate) fn pixel(offset: Offset, coef: Coef) -> Self {
         let mut terms = BTreeMap::new();
         if !coef.is_zero() {
             terms.insert(offset, coef);
@@ -60,7 +60,7 @@ impl LinComb {
     }
 
     /// A constant.
-    pub fn constant(c: Coef) -> Self {
+    pub(crate) fn constant(c: Coef) -> Self {
         LinComb {
             terms: BTreeMap::new(),
             constant: c,
@@ -69,7 +69,7 @@ impl LinComb {
 
     /// The same expression as seen from a PE `(dr, dc)` away: what this PE reads when
     /// it looks at the register of the neighbour at `(dr, dc)`.
-    pub fn shifted(&self, dr: i32, dc: i32) -> Self {
+    pub(crate) fn shifted(&self, dr: i32, dc: i32) -> Self {
         LinComb {
             terms: self
                 .terms
@@ -81,7 +81,7 @@ impl LinComb {
     }
 
     /// Multiplies every coefficient by `k`.
-    pub fn scaled(&self, k: &Coef) -> Self {
+    pub(crate) fn scaled(&self, k: &Coef) -> Self {
         let mut out = LinComb::zero();
         for (o, v) in &self.terms {
             let p = v * k;
@@ -91,15 +91,6 @@ impl LinComb {
         }
         out.constant = &self.constant * k;
         out
-    }
-
-    /// Largest |row| or |col| offset used.
-    pub fn radius(&self) -> i32 {
-        self.terms
-            .keys()
-            .map(|&(r, c)| r.abs().max(c.abs()))
-            .max()
-            .unwrap_or(0)
     }
 }
 
@@ -145,11 +136,11 @@ impl Span {
 /// kernel (31x31) less one, room for a partial sum moved across a whole kernel. A value
 /// wider than that is in no kernel the tools handle, and following it costs time and
 /// memory without bound (e.g. alternating `movx` and `add` grows it by one a macro).
-pub const MAX_SPAN: u64 = 2 * MAX_KERNEL_SIDE as u64 - 1;
+pub(crate) const MAX_SPAN: u64 = 2 * MAX_KERNEL_SIDE as u64 - 1;
 
 /// Largest kernel side any tool accepts: specs are held to it
 /// (`crate::cain::spec::MAX_SIDE`), and the executor's span bound is made from it.
-pub const MAX_KERNEL_SIDE: usize = 31;
+pub(crate) const MAX_KERNEL_SIDE: usize = 31;
 
 impl Symbolic for LinComb {
     fn of_lin(lin: &LinComb) -> Self {
@@ -253,7 +244,7 @@ impl<V: Symbolic> SymbolicPe<V> {
     }
 
     /// Overwrites a general register (e.g. to place the input image).
-    pub fn set(&mut self, reg: Reg, v: V) {
+    pub(crate) fn set(&mut self, reg: Reg, v: V) {
         match reg {
             Reg::Gen(i) => self.general[usize::from(i)] = v,
             Reg::News => self.news = v,
@@ -371,7 +362,7 @@ pub fn execute(program: &Program, wiring: Wiring) -> Result<SymbolicPe, Symbolic
 /// Runs `program` symbolically from the start values `initial` (every other register
 /// zero): e.g. the input image in a register nothing writes, to see what of it reaches
 /// the outputs.
-pub fn execute_from(
+pub(crate) fn execute_from(
     program: &Program,
     initial: &[(Reg, LinComb)],
     general: usize,
@@ -402,7 +393,7 @@ pub fn execute_as<V: Symbolic>(
 /// Runs every statement of `program` on `pe` from whatever it holds (see
 /// [`crate::verify::planes`] for a start with several inputs), stopping where a value
 /// grows wider than [`MAX_SPAN`].
-pub fn run_program<V: Symbolic>(
+pub(crate) fn run_program<V: Symbolic>(
     pe: &mut SymbolicPe<V>,
     program: &Program,
 ) -> Result<(), SymbolicError> {
@@ -412,7 +403,7 @@ pub fn run_program<V: Symbolic>(
 /// Runs every statement of `program` on `pe` from whatever it holds, calling `written`
 /// after each write (as [`execute_as`] does), stopping where a value grows wider than
 /// [`MAX_SPAN`].
-pub fn run_noting<V: Symbolic>(
+pub(crate) fn run_noting<V: Symbolic>(
     pe: &mut SymbolicPe<V>,
     program: &Program,
     written: impl FnMut(&SymbolicPe<V>, Reg, Pos),

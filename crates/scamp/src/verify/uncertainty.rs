@@ -59,7 +59,7 @@ pub struct Ranges {
 
 impl Ranges {
     /// How many members reproduce the measurements.
-    pub fn accepted(&self) -> usize {
+    pub(crate) fn accepted(&self) -> usize {
         self.members.iter().filter(|m| m.rejected.is_none()).count()
     }
 }
@@ -79,7 +79,7 @@ pub enum RangeError {
 /// ensemble (chip and run seeds of `testbed`, `runs` run seeds) and returns the range
 /// of each kernel's total RMSE and bias (first run, as the nominal check reports).
 /// The nominal profile is always part of the range, whether or not it passes.
-pub fn ranges(
+pub(crate) fn ranges(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],

@@ -24,7 +24,7 @@ pub struct Instr {
 
 /// What the allocator must respect.
 #[derive(Clone, Debug)]
-pub struct AllocProblem<'a> {
+pub(crate) struct AllocProblem<'a> {
     /// Each input's goal and the register it starts in (one per input channel).
     pub inputs: &'a [(Goal, Reg)],
     /// Registers the program may use.
@@ -196,7 +196,7 @@ impl Dfs<'_> {
 }
 
 /// Allocates registers; `None` if the plan does not fit even with moves at the end.
-pub fn allocate(steps: &[Step], p: &AllocProblem) -> Option<Vec<Instr>> {
+pub(crate) fn allocate(steps: &[Step], p: &AllocProblem) -> Option<Vec<Instr>> {
     let vals = values(steps, p)?;
     for pinned in [true, false] {
         let n = vals.def.len();

@@ -30,7 +30,7 @@ pub fn statement(i: &Instr, device: Device) -> Result<Stmt, IsaError> {
 }
 
 /// The program for allocated instructions.
-pub fn program(instrs: &[Instr], device: Device) -> Result<Program, IsaError> {
+pub(crate) fn program(instrs: &[Instr], device: Device) -> Result<Program, IsaError> {
     let stmts = instrs
         .iter()
         .map(|i| statement(i, device))

@@ -116,7 +116,7 @@ pub fn saturation_limit(profile: &Profile) -> Option<f64> {
 
 /// One plane of integer weights as `[1 2 1; 2 4 2]`: rows north to south, separated by
 /// `;`. The header here and the exported C++'s notes print kernels this way.
-pub fn weights_text(plane: &[Vec<i64>]) -> String {
+pub(crate) fn weights_text(plane: &[Vec<i64>]) -> String {
     let rows: Vec<String> = plane
         .iter()
         .map(|r| {
@@ -146,7 +146,7 @@ pub fn planes_text(approx: &crate::cain::Approx) -> String {
 
 /// Each output's predicted error as `B RMSE 1.23 bias +0.05, C RMSE ...` (`outs` and
 /// `predicted` in the same order).
-pub fn predicted_text(outs: &[Reg], predicted: &[Predicted]) -> String {
+pub(crate) fn predicted_text(outs: &[Reg], predicted: &[Predicted]) -> String {
     outs.iter()
         .zip(predicted)
         .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
@@ -264,7 +264,7 @@ fn range_lines(spec: &Spec, c: &Compiled) -> String {
 }
 
 /// The groups as `[A, B, C], [D, E]` (output registers of their kernels).
-pub fn group_list(c: &Compiled) -> String {
+pub(crate) fn group_list(c: &Compiled) -> String {
     c.groups
         .iter()
         .map(|g| {

@@ -423,7 +423,7 @@ fn free_spent_inputs(b: &mut Builder, inputs: &[(Goal, Reg)], rest: &[(Goal, Reg
 /// kernels built one after another; `None` when the registers do not suffice for this
 /// construction. The more units a pass may hold, the fewer walks over the kernel: the
 /// largest number that fits is taken.
-pub fn program(
+pub(crate) fn program(
     finals: &[(Goal, Reg)],
     inputs: &[Reg],
     registers: &[Reg],

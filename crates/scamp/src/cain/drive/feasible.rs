@@ -74,7 +74,7 @@ impl std::fmt::Display for Names<'_> {
 /// copy of the input, or a value whose weights sum to 0: moving, negating and halving
 /// keep that, the hardware never lets an addition read one register twice, and an
 /// instruction that subtracts a register from itself (shifted or not) sums to 0.
-pub fn impossible(finals: &[(Goal, Reg)], registers: &[Reg]) -> Option<Infeasible> {
+pub(crate) fn impossible(finals: &[(Goal, Reg)], registers: &[Reg]) -> Option<Infeasible> {
     let [only] = registers else {
         return None;
     };
@@ -96,7 +96,7 @@ fn one_register_may_hold(g: &Goal) -> bool {
 
 /// Why a search that expanded or pruned every node of its space and found nothing
 /// failed, `None` when it stopped for another reason (then more time may help).
-pub fn exhausted<T>(outcome: &Outcome<T>, registers: &[Reg]) -> Option<Infeasible> {
+pub(crate) fn exhausted<T>(outcome: &Outcome<T>, registers: &[Reg]) -> Option<Infeasible> {
     (outcome.stop == StopReason::Exhausted).then(|| Infeasible::Exhausted {
         nodes: outcome.nodes,
         registers: registers.to_vec(),

@@ -14,7 +14,7 @@ use crate::cain::{drive::fallback, spec::approx};
 use crate::isa::Reg;
 
 /// The groups of kernel indices (spec order within and across groups).
-pub fn plan(setup: &Setup) -> Vec<Vec<usize>> {
+pub(crate) fn plan(setup: &Setup) -> Vec<Vec<usize>> {
     let n = setup.kernels.len();
     let outs: Vec<Reg> = setup.kernels.iter().map(|k| k.out).collect();
     let fewest = n.div_ceil(setup.registers.len().max(1)).max(1);
@@ -48,7 +48,7 @@ fn first_fit(outs: &[Reg], size: usize) -> Vec<Vec<usize>> {
 }
 
 /// Whether the constructive program of the kernels `members` fits the registers.
-pub fn fallback_fits(setup: &Setup, members: &[usize]) -> bool {
+pub(crate) fn fallback_fits(setup: &Setup, members: &[usize]) -> bool {
     let kernels: Vec<_> = members
         .iter()
         .filter_map(|&i| setup.kernels.get(i))

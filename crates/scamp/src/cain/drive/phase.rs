@@ -8,7 +8,7 @@ use crate::cain::Objective;
 
 /// What a phase searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Searches {
+pub(crate) enum Searches {
     /// A backward search from the final goals (its finalists polished by windows).
     Plans,
     /// Re-routing the shortest program found by the phases before it, window by window.
@@ -17,7 +17,7 @@ pub enum Searches {
 
 /// Which range a phase's values are held to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RangeRule {
+pub(crate) enum RangeRule {
     /// Everything but the outputs within the register limit; where an output cannot
     /// fit, first that (half the budget), then every value within the outputs' own
     /// magnitude.
@@ -29,7 +29,7 @@ pub enum RangeRule {
 
 /// One phase of a group's search.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Phase {
+pub(crate) struct Phase {
     /// Its name in reports (`length`, `error`, `reroute`).
     pub name: &'static str,
     /// What it searches.
@@ -47,7 +47,7 @@ pub struct Phase {
 /// The phases of a group's search under `objective`, in order; `work` says whether the
 /// budget is a deterministic work budget (then every phase's share of the clock is a
 /// cap only, and the length phase gets the whole of it).
-pub fn plan(objective: Objective, work: bool) -> Vec<Phase> {
+pub(crate) fn plan(objective: Objective, work: bool) -> Vec<Phase> {
     let length = Phase {
         name: "length",
         searches: Searches::Plans,

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 /// A proven program of one group with what was measured when it was made.
 #[derive(Clone, Debug)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The program.
     pub program: Program,
     /// The largest magnitude any of its values reaches.
@@ -36,7 +36,7 @@ pub struct Candidate {
 }
 
 /// What one group's compile produced.
-pub struct GroupResult {
+pub(crate) struct GroupResult {
     /// The chosen program (`at`: from the start of the compile).
     pub best: Found<Candidate>,
     /// Which generator made it.
@@ -255,7 +255,7 @@ pub(crate) fn run_search(
 
 /// A group ready for its search: its goals and judge, and its constructive program
 /// already made, proven, held to the range and scored.
-pub struct Prepared<'a> {
+pub(crate) struct Prepared<'a> {
     setup: &'a Setup<'a>,
     depth: u32,
     finals: Vec<(Goal, Reg)>,
@@ -272,7 +272,7 @@ pub struct Prepared<'a> {
 impl Prepared<'_> {
     /// The predicted error of each member's output of the constructive program (`None`
     /// when the registers do not suffice for it).
-    pub fn constructive_predicted(&self) -> Option<&[Predicted]> {
+    pub(crate) fn constructive_predicted(&self) -> Option<&[Predicted]> {
         self.fallback.as_ref()?.value.predicted.as_deref()
     }
 }
@@ -280,7 +280,7 @@ impl Prepared<'_> {
 /// Makes the constructive program of the kernels `members` (proven, held to the
 /// range, scored and predicted), before any search, so that the search is given only
 /// the time that remains. `start` is when the compile started (the program's `at`).
-pub fn prepare<'a>(
+pub(crate) fn prepare<'a>(
     setup: &'a Setup<'a>,
     members: &[usize],
     start: Instant,
@@ -332,7 +332,7 @@ pub fn prepare<'a>(
 /// Searches for a program of a prepared group within `time` (and the work budget, if
 /// any) that beats its constructive program: runs the objective's phases
 /// ([`phase::plan`]) and makes the final choice from their results ([`choice`]).
-pub fn search_group(
+pub(crate) fn search_group(
     prepared: Prepared<'_>,
     time: Duration,
     start: Instant,

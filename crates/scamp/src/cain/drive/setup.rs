@@ -15,7 +15,7 @@ use crate::sim::noise::Profile;
 use std::time::Duration;
 
 /// Everything a group compile needs, resolved once for the whole spec.
-pub struct Setup<'a> {
+pub(crate) struct Setup<'a> {
     /// The spec.
     pub spec: &'a Spec,
     /// Registers the program may use.
@@ -36,8 +36,6 @@ pub struct Setup<'a> {
     pub general: usize,
     /// That device.
     pub device: Device,
-    /// Wall-clock budget of the whole compile.
-    pub seconds: f64,
     /// Search options shared by every group (the time limit and range are set per
     /// group).
     pub search: SearchOptions,
@@ -118,7 +116,6 @@ impl<'a> Setup<'a> {
             outputs,
             general,
             device: Device { general },
-            seconds,
             search,
         })
     }
@@ -127,7 +124,7 @@ impl<'a> Setup<'a> {
     /// saturation limit, or the largest output magnitude where an output cannot fit
     /// (it clips whatever the program does, so its intermediates are held to its own
     /// magnitude rather than rejected outright).
-    pub fn held_to(&self, members: &[usize]) -> f64 {
+    pub(crate) fn held_to(&self, members: &[usize]) -> f64 {
         members
             .iter()
             .filter_map(|&i| self.outputs.get(i).copied())
@@ -136,7 +133,7 @@ impl<'a> Setup<'a> {
 
     /// Every input as a goal at `depth` (2^depth atoms at the centre of its channel)
     /// with the register it starts in, the first input's first.
-    pub fn input_goals(&self, depth: u32) -> Vec<(Goal, Reg)> {
+    pub(crate) fn input_goals(&self, depth: u32) -> Vec<(Goal, Reg)> {
         self.spec
             .inputs()
             .into_iter()
@@ -146,7 +143,7 @@ impl<'a> Setup<'a> {
     }
 
     /// The spec's input registers on the register file this compile uses.
-    pub fn wiring(&self) -> Wiring {
+    pub(crate) fn wiring(&self) -> Wiring {
         Wiring::planes(&self.spec.inputs(), self.general)
             .unwrap_or_else(|| Wiring::new(self.spec.input, self.general))
     }

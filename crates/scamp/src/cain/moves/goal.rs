@@ -41,7 +41,7 @@ impl Hash for Term {
 
 impl Term {
     /// The term's position: (channel, row, col), the order goals keep.
-    pub fn at(&self) -> (u8, i8, i8) {
+    pub(crate) fn at(&self) -> (u8, i8, i8) {
         (self.z, self.r, self.c)
     }
 }
@@ -85,7 +85,7 @@ const fn two(d1: Dir, d2: Dir, dr: i8, dc: i8) -> Shift {
 /// Every translation a single instruction can apply: four one-step (`movx`) and eight
 /// two-step (`mov2x`) ones. `movx(y, x, east)` makes y(p) = x(p + east), so the atoms
 /// of x move by the step of `east`.
-pub const SHIFTS: [Shift; 12] = [
+pub(crate) const SHIFTS: [Shift; 12] = [
     one(Dir::North, -1, 0),
     one(Dir::East, 0, 1),
     one(Dir::South, 1, 0),
@@ -102,19 +102,19 @@ pub const SHIFTS: [Shift; 12] = [
 
 impl Shift {
     /// Whether a one-step instruction (`movx`, `addx`, `subx`) applies it.
-    pub fn is_single(self) -> bool {
+    pub(crate) fn is_single(self) -> bool {
         self.d2.is_none()
     }
 
     /// The translation undoing this one, as `(dr, dc)`.
-    pub fn inverse(self) -> (i8, i8) {
+    pub(crate) fn inverse(self) -> (i8, i8) {
         (-self.dr, -self.dc)
     }
 }
 
 impl Goal {
     /// The empty goal (what `res` produces).
-    pub fn empty() -> Goal {
+    pub(crate) fn empty() -> Goal {
         Goal(Vec::new())
     }
 
@@ -124,7 +124,7 @@ impl Goal {
     }
 
     /// `n` atoms at offset `(r, c)` of channel `z`.
-    pub fn single_on(z: u8, r: i8, c: i8, n: i32) -> Goal {
+    pub(crate) fn single_on(z: u8, r: i8, c: i8, n: i32) -> Goal {
         if n == 0 {
             Goal::empty()
         } else {
@@ -133,24 +133,24 @@ impl Goal {
     }
 
     /// Input `z` as a goal: 2^`depth` atoms at the centre of channel `z`.
-    pub fn input(z: u8, depth: u32) -> Goal {
+    pub(crate) fn input(z: u8, depth: u32) -> Goal {
         Goal::single_on(z, 0, 0, 1 << depth)
     }
 
     /// The channels the goal has atoms on, ascending.
-    pub fn channels(&self) -> Vec<u8> {
+    pub(crate) fn channels(&self) -> Vec<u8> {
         let mut v: Vec<u8> = self.0.iter().map(|t| t.z).collect();
         v.dedup();
         v
     }
 
     /// The atoms on channel `z` only.
-    pub fn channel(&self, z: u8) -> Goal {
+    pub(crate) fn channel(&self, z: u8) -> Goal {
         Goal(self.0.iter().copied().filter(|t| t.z == z).collect())
     }
 
     /// Builds a goal from unsorted terms, merging equal offsets and dropping zeros.
-    pub fn from_terms(mut terms: Vec<Term>) -> Goal {
+    pub(crate) fn from_terms(mut terms: Vec<Term>) -> Goal {
         terms.sort_unstable_by_key(Term::at);
         let mut out: Vec<Term> = Vec::with_capacity(terms.len());
         for t in terms {
@@ -169,12 +169,12 @@ impl Goal {
     }
 
     /// Number of atoms (sum of absolute counts).
-    pub fn atoms(&self) -> i64 {
+    pub(crate) fn atoms(&self) -> i64 {
         self.0.iter().map(|t| i64::from(t.n.unsigned_abs())).sum()
     }
 
     /// Number of offsets with atoms.
-    pub fn support(&self) -> usize {
+    pub(crate) fn support(&self) -> usize {
         self.0.len()
     }
 
@@ -189,7 +189,7 @@ impl Goal {
     }
 
     /// The count at an offset of channel `z`.
-    pub fn get_on(&self, z: u8, r: i8, c: i8) -> i32 {
+    pub(crate) fn get_on(&self, z: u8, r: i8, c: i8) -> i32 {
         match self.0.binary_search_by_key(&(z, r, c), Term::at) {
             Ok(i) => self.0[i].n,
             Err(_) => 0,
@@ -197,7 +197,7 @@ impl Goal {
     }
 
     /// The goal translated by `(dr, dc)`; `None` if an offset would leave the i8 range.
-    pub fn translated(&self, dr: i8, dc: i8) -> Option<Goal> {
+    pub(crate) fn translated(&self, dr: i8, dc: i8) -> Option<Goal> {
         let mut v = Vec::with_capacity(self.0.len());
         for t in &self.0 {
             v.push(Term {
@@ -211,23 +211,23 @@ impl Goal {
     }
 
     /// The goal as moved by `s` (what `movx`/`mov2x` produce from it).
-    pub fn shifted(&self, s: Shift) -> Option<Goal> {
+    pub(crate) fn shifted(&self, s: Shift) -> Option<Goal> {
         self.translated(s.dr, s.dc)
     }
 
     /// The goal that `s` moves onto this one.
-    pub fn unshifted(&self, s: Shift) -> Option<Goal> {
+    pub(crate) fn unshifted(&self, s: Shift) -> Option<Goal> {
         let (dr, dc) = s.inverse();
         self.translated(dr, dc)
     }
 
     /// Every count negated.
-    pub fn neg(&self) -> Goal {
+    pub(crate) fn neg(&self) -> Goal {
         Goal(self.0.iter().map(|t| Term { n: -t.n, ..*t }).collect())
     }
 
     /// Every count times `k` (k != 0); `None` on overflow.
-    pub fn scaled(&self, k: i32) -> Option<Goal> {
+    pub(crate) fn scaled(&self, k: i32) -> Option<Goal> {
         let mut v = Vec::with_capacity(self.0.len());
         for t in &self.0 {
             v.push(Term {
@@ -239,7 +239,7 @@ impl Goal {
     }
 
     /// Half of every count, if all are even.
-    pub fn halved(&self) -> Option<Goal> {
+    pub(crate) fn halved(&self) -> Option<Goal> {
         if self.0.iter().all(|t| t.n % 2 == 0) {
             Some(Goal(
                 self.0.iter().map(|t| Term { n: t.n / 2, ..*t }).collect(),
@@ -250,7 +250,7 @@ impl Goal {
     }
 
     /// `self + k * other` (sorted merge).
-    pub fn combine(&self, other: &Goal, k: i32) -> Goal {
+    pub(crate) fn combine(&self, other: &Goal, k: i32) -> Goal {
         let (a, b) = (&self.0, &other.0);
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
@@ -281,7 +281,7 @@ impl Goal {
     /// The atoms of `self + k x other` with `other` translated by `(dr, dc)`, counted
     /// without making the goal: the generator tries many such sums per goal and keeps
     /// only the smaller ones. Counts saturate as in [`Goal::combine`].
-    pub fn combined_atoms(&self, other: &Goal, k: i32, dr: i8, dc: i8) -> i64 {
+    pub(crate) fn combined_atoms(&self, other: &Goal, k: i32, dr: i8, dc: i8) -> i64 {
         let (a, b) = (&self.0, &other.0);
         let at = |t: &Term| (t.z, i16::from(t.r), i16::from(t.c));
         let moved = |t: &Term| {
@@ -329,7 +329,7 @@ impl Goal {
     }
 
     /// Number of times 2 divides every count (31 for the empty goal).
-    pub fn two_adic(&self) -> u32 {
+    pub(crate) fn two_adic(&self) -> u32 {
         self.0
             .iter()
             .map(|t| t.n.trailing_zeros())
@@ -339,22 +339,22 @@ impl Goal {
 
     /// Halvings needed to make this goal from `2^depth` atoms at the centre: the
     /// depth of the largest denominator among its coefficients.
-    pub fn level(&self, depth: u32) -> u32 {
+    pub(crate) fn level(&self, depth: u32) -> u32 {
         depth.saturating_sub(self.two_adic())
     }
 
     /// The positive atoms only.
-    pub fn positive_part(&self) -> Goal {
+    pub(crate) fn positive_part(&self) -> Goal {
         Goal(self.0.iter().copied().filter(|t| t.n > 0).collect())
     }
 
     /// The negative atoms only.
-    pub fn negative_part(&self) -> Goal {
+    pub(crate) fn negative_part(&self) -> Goal {
         Goal(self.0.iter().copied().filter(|t| t.n < 0).collect())
     }
 
     /// Atom-weighted centre of the offsets (0,0 for the empty goal).
-    pub fn centroid(&self) -> (f32, f32) {
+    pub(crate) fn centroid(&self) -> (f32, f32) {
         let w = self.atoms() as f32;
         if w == 0.0 {
             return (0.0, 0.0);
@@ -370,7 +370,7 @@ impl Goal {
 
     /// A key equal for goals that are translations of each other (same shape and
     /// counts): the goal moved so that its first offset is at the origin.
-    pub fn shape(&self) -> Goal {
+    pub(crate) fn shape(&self) -> Goal {
         match self.0.first() {
             None => Goal::empty(),
             Some(t) => {
@@ -391,7 +391,7 @@ impl Goal {
 
     /// The shape up to sign and powers of two: goals related by moves, negation and
     /// halving/doubling share this key.
-    pub fn family(&self) -> Goal {
+    pub(crate) fn family(&self) -> Goal {
         let s = self.shape();
         let k = s.two_adic().min(30);
         let sign = if s.0.first().is_some_and(|t| t.n < 0) {
@@ -410,17 +410,8 @@ impl Goal {
     }
 
     /// A 64-bit fingerprint, stable across runs (used by the shared seen table).
-    pub fn fingerprint(&self) -> u64 {
+    pub(crate) fn fingerprint(&self) -> u64 {
         fingerprint_of(self)
-    }
-
-    /// Largest |row| or |col| offset.
-    pub fn radius(&self) -> i32 {
-        self.0
-            .iter()
-            .map(|t| i32::from(t.r).abs().max(i32::from(t.c).abs()))
-            .max()
-            .unwrap_or(0)
     }
 }
 
@@ -481,12 +472,12 @@ impl Bag {
     }
 
     /// Total atoms over all goals.
-    pub fn atoms(&self) -> i64 {
+    pub(crate) fn atoms(&self) -> i64 {
         self.0.iter().map(Goal::atoms).sum()
     }
 
     /// A 64-bit fingerprint, stable across runs.
-    pub fn fingerprint(&self) -> u64 {
+    pub(crate) fn fingerprint(&self) -> u64 {
         fingerprint_of(self)
     }
 }
@@ -501,7 +492,7 @@ impl fmt::Display for Bag {
 /// A 64-bit fingerprint of `x`: rustc's Fx hash (rustc-hash 1.1), stable across runs,
 /// with a final avalanche because the seen table shards by the top bits and hashes by
 /// the fingerprint as it stands (Fx alone leaves them weakly mixed for small keys).
-pub fn fingerprint_of<T: Hash + ?Sized>(x: &T) -> u64 {
+pub(crate) fn fingerprint_of<T: Hash + ?Sized>(x: &T) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     x.hash(&mut h);
     let mut x = h.finish();
@@ -517,7 +508,7 @@ pub(crate) mod fixtures {
     use super::{Goal, Term};
 
     /// A goal from a grid of coefficients whose middle entry is offset (0, 0).
-    pub fn grid(rows: &[&[i32]]) -> Goal {
+    pub(crate) fn grid(rows: &[&[i32]]) -> Goal {
         let (h, w) = (rows.len() as i8, rows.first().map_or(0, |r| r.len()) as i8);
         let mut t = Vec::new();
         for (i, r) in rows.iter().enumerate() {
@@ -534,7 +525,7 @@ pub(crate) mod fixtures {
     }
 
     /// A one-row goal centred on its middle entry.
-    pub fn row(v: &[i32]) -> Goal {
+    pub(crate) fn row(v: &[i32]) -> Goal {
         grid(&[v])
     }
 }

@@ -24,7 +24,7 @@ use std::hash::BuildHasherDefault;
 
 /// Fingerprints are already well mixed: hash them as they are.
 #[derive(Default)]
-pub struct PassThrough(u64);
+pub(crate) struct PassThrough(u64);
 
 impl std::hash::Hasher for PassThrough {
     fn finish(&self) -> u64 {
@@ -76,23 +76,23 @@ pub struct Cand {
 
 impl Ctx {
     /// Whether `g` is one of the inputs (a goal no instruction needs to make).
-    pub fn is_input(&self, g: &Goal) -> bool {
+    pub(crate) fn is_input(&self, g: &Goal) -> bool {
         *g == self.init || self.others.contains(g)
     }
 
     /// Every input's goal, channel 0 first.
-    pub fn inputs(&self) -> impl Iterator<Item = &Goal> {
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = &Goal> {
         std::iter::once(&self.init).chain(&self.others)
     }
 }
 
 /// Whether `bag` is the start of a program: nothing left but inputs.
-pub fn is_initial(bag: &Bag, ctx: &Ctx) -> bool {
+pub(crate) fn is_initial(bag: &Bag, ctx: &Ctx) -> bool {
     bag.0.iter().all(|g| ctx.is_input(g))
 }
 
 /// Registers needed while `step` runs, with `before` live before and `after` after it.
-pub fn registers_needed(step: &Step, before: &Bag, after: &Bag) -> usize {
+pub(crate) fn registers_needed(step: &Step, before: &Bag, after: &Bag) -> usize {
     let fresh = step.outs.iter().filter(|g| !before.contains(g)).count();
     let reuse = step
         .ins
@@ -809,7 +809,7 @@ impl Grid {
 }
 
 /// Greedy `G = P + sign * (P moved by (dr, dc)) + R`, taking as much into P as fits.
-pub fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
+pub(crate) fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
     let (dr, dc) = (i32::from(dr), i32::from(dc));
     let mut rem = Grid::new(g, 0);
     let mut p = Grid::new(g, 0);
@@ -832,7 +832,7 @@ pub fn fold(g: &Goal, dr: i8, dc: i8, sign: i32) -> (Goal, Goal) {
 
 /// Exact `G = P + sign * (P moved by (dr, dc))` with P of finite support, if there is
 /// one (it is unique): P is the running sum of G along the direction.
-pub fn telescope(g: &Goal, dr: i8, dc: i8, sign: i32) -> Option<Goal> {
+pub(crate) fn telescope(g: &Goal, dr: i8, dc: i8, sign: i32) -> Option<Goal> {
     let (dr, dc) = (i32::from(dr), i32::from(dc));
     let mut p = Grid::new(g, 0);
     for (z, r, c) in p.order(dr, dc) {
@@ -850,7 +850,7 @@ pub fn telescope(g: &Goal, dr: i8, dc: i8, sign: i32) -> Option<Goal> {
 }
 
 /// Greedy `G = M + (P moved by s) + (P moved by -s)`.
-pub fn centre_fold(g: &Goal, dr: i8, dc: i8) -> (Goal, Goal) {
+pub(crate) fn centre_fold(g: &Goal, dr: i8, dc: i8) -> (Goal, Goal) {
     let (dr, dc) = (i32::from(dr), i32::from(dc));
     let mut rem = Grid::new(g, 0);
     let mut p = Grid::new(g, 0);
@@ -918,7 +918,7 @@ pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
 /// [`crate::cain::search::window`]): only goals not in it are produced (it holds the others
 /// already), its goals are readable as if live, and with `last` only from live goals
 /// (the step before must leave nothing new to make).
-pub fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut Vec<Cand>) {
+pub(crate) fn expand_toward(bag: &Bag, ctx: &Ctx, sources: &Bag, last: bool, out: &mut Vec<Cand>) {
     let mut gen = Gen {
         bag,
         ctx,

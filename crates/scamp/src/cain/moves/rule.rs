@@ -153,14 +153,14 @@ impl RuleCounts {
     }
 
     /// Adds `other`'s counts to these.
-    pub fn absorb(&self, other: &RuleCounts) {
+    pub(crate) fn absorb(&self, other: &RuleCounts) {
         for (a, b) in self.0.iter().zip(&other.0) {
             a.fetch_add(b.load(Ordering::Relaxed), Ordering::Relaxed);
         }
     }
 
     /// The counts by rule name (alphabetical), rules never applied left out.
-    pub fn by_name(&self) -> BTreeMap<String, u64> {
+    pub(crate) fn by_name(&self) -> BTreeMap<String, u64> {
         Rule::ALL
             .iter()
             .map(|&r| {

@@ -35,7 +35,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, the moving ones with each shift of [`SHIFTS`].
+    /// Every kind, the moving ones with each shift of `SHIFTS`.
     pub fn all() -> Vec<Kind> {
         let mut v = vec![Kind::Res, Kind::Mov, Kind::Add2, Kind::Add3, Kind::Sub];
         v.extend([Kind::Neg, Kind::Divq, Kind::Div]);
@@ -47,7 +47,7 @@ impl Kind {
 
     /// The most sources one instruction of `ops` reads: three (`add(y, a, b, c)`) where
     /// the set has it, else two.
-    pub fn most_sources(ops: Ops) -> usize {
+    pub(crate) fn most_sources(ops: Ops) -> usize {
         if Kind::Add3.allowed(ops) {
             3
         } else {
@@ -79,7 +79,7 @@ impl Kind {
     }
 
     /// The neighbour move, for the kinds that make one.
-    pub fn shift(self) -> Option<Shift> {
+    pub(crate) fn shift(self) -> Option<Shift> {
         match self {
             Kind::Shift(s) | Kind::AddShift(s) | Kind::SubShift(s) => Some(s),
             _ => None,
@@ -147,7 +147,7 @@ impl Step {
     }
 
     /// Whether `outs` is exactly what `kind` computes from `ins`.
-    pub fn is_consistent(&self) -> bool {
+    pub(crate) fn is_consistent(&self) -> bool {
         Step::eval(self.kind, &self.ins).as_deref() == Some(&self.outs[..])
     }
 }

@@ -51,7 +51,7 @@ pub enum BudgetError {
 
 /// An approximated kernel in lowest terms: (weights, depth) with the depth as small as
 /// the weights allow, so equal fractions compare equal.
-pub fn reduced(a: &Approx) -> (Vec<Vec<i64>>, u32) {
+pub(crate) fn reduced(a: &Approx) -> (Vec<Vec<i64>>, u32) {
     let mut w = a.weights.clone();
     let mut d = a.depth;
     while d > 0 && w.iter().flatten().all(|q| q % 2 == 0) {
@@ -64,7 +64,7 @@ pub fn reduced(a: &Approx) -> (Vec<Vec<i64>>, u32) {
 /// Tries depths 0..=max_depth of `spec` (exact approximation at each), compiles each
 /// distinct set of kernels, measures it on `images` over `runs` run seeds and picks the
 /// shortest program whose worst total RMSE is at most `limit`.
-pub fn budget_search(
+pub(crate) fn budget_search(
     spec: &Spec,
     opts: &CompileOptions,
     limit: f64,

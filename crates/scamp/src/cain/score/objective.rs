@@ -31,16 +31,16 @@ pub fn input_stats(range: crate::verify::range::InputRange) -> InputStats {
 /// search given less of the clock than `--objective length` has draws longer programs
 /// the default cannot make up for (with half, 2 of 120 random sets at 2 s broke the
 /// same-budget rule, `benches/same_budget.py`).
-pub const LENGTH_SHARE: f64 = 0.75;
+pub(crate) const LENGTH_SHARE: f64 = 0.75;
 
 /// Share of what the length search leaves of a clock budget that re-routing the
 /// shortest plan gets (the error search gets the rest). In the deterministic mode the
 /// re-routing gets the whole work, as every polish does.
-pub const REROUTE_SHARE: f64 = 0.3;
+pub(crate) const REROUTE_SHARE: f64 = 0.3;
 
 /// The summed predicted mean squared error of a candidate's outputs (infinite when it
 /// was not predicted).
-pub fn total_mse(predicted: Option<&[Predicted]>) -> f64 {
+pub(crate) fn total_mse(predicted: Option<&[Predicted]>) -> f64 {
     predicted.map_or(f64::INFINITY, Predicted::summed_mse)
 }
 

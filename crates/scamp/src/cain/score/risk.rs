@@ -41,7 +41,7 @@ pub struct ClipModel {
 /// images include hard-edged patterns and strong texture; a spread of 32 to 64 let
 /// AnalogNet2's error objective pick a program whose B output lost 4 RMSE to a clipped
 /// intermediate, 96 and above did not.
-pub const DEFAULT_SPREAD: f64 = 96.0;
+pub(crate) const DEFAULT_SPREAD: f64 = 96.0;
 
 /// Levels sampled over the input range.
 const SAMPLES: usize = 16;
@@ -67,7 +67,7 @@ impl ClipModel {
     }
 
     /// Expected squared excess over the limit of the value `g` holds.
-    pub fn goal_risk(&self, g: &Goal) -> f64 {
+    pub(crate) fn goal_risk(&self, g: &Goal) -> f64 {
         let unit = 2f64.powi(-(self.depth.min(60) as i32));
         let (mut sum, mut sq, mut l1) = (0.0, 0.0, 0.0);
         for t in &g.0 {
@@ -95,19 +95,19 @@ impl ClipModel {
     /// Whether `g` stays within the limit on flat regions at every level of the input
     /// range, or within the largest output's own flat magnitude where that is beyond
     /// the limit ([`ClipModel::unavoidable`]).
-    pub fn flat_fits(&self, g: &Goal) -> bool {
+    pub(crate) fn flat_fits(&self, g: &Goal) -> bool {
         self.flat_magnitude(g) <= self.limit.max(self.unavoidable) * (1.0 + 1e-12)
     }
 
     /// The largest magnitude `g` reaches on flat regions (its coefficient sum times the
     /// input bound).
-    pub fn flat_magnitude(&self, g: &Goal) -> f64 {
+    pub(crate) fn flat_magnitude(&self, g: &Goal) -> f64 {
         let bound = self.lo.abs().max(self.hi.abs());
         (g.sum() as f64 * 2f64.powi(-(self.depth.min(60) as i32))).abs() * bound
     }
 
     /// Whether `g` stays within `k` times the limit for every input in the range.
-    pub fn peak_within(&self, g: &Goal, k: f64) -> bool {
+    pub(crate) fn peak_within(&self, g: &Goal, k: f64) -> bool {
         let bound = self.lo.abs().max(self.hi.abs());
         let l1 = g.atoms() as f64 * 2f64.powi(-(self.depth.min(60) as i32));
         l1 * bound <= k * self.limit * (1.0 + 1e-12)
@@ -116,14 +116,14 @@ impl ClipModel {
     /// Whether one instruction of at most `sources` sources can make `g` from values
     /// within `k` times the limit for any input and within the limit on flat regions
     /// (what the error search's first half holds every value but the outputs to).
-    pub fn reachable(&self, g: &Goal, sources: usize, k: f64) -> bool {
+    pub(crate) fn reachable(&self, g: &Goal, sources: usize, k: f64) -> bool {
         let n = sources as f64;
         self.peak_within(g, n * k) && self.flat_magnitude(g) <= n * self.limit * (1.0 + 1e-12)
     }
 
     /// Summed risk of the values `steps` write, leaving out final goals (`finals`) that
     /// no later step reads.
-    pub fn plan_risk(&self, steps: &[Step], finals: &[Goal]) -> f64 {
+    pub(crate) fn plan_risk(&self, steps: &[Step], finals: &[Goal]) -> f64 {
         let mut total = 0.0;
         for (i, s) in steps.iter().enumerate() {
             for g in &s.outs {

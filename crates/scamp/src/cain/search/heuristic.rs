@@ -13,7 +13,7 @@ use std::rc::Rc;
 /// `div` makes a goal and its negation together. And a goal that needs `k` halvings
 /// sits at the end of a chain holding values at every level `1..k`: each level no goal
 /// of the bag occupies needs one more instruction.
-pub fn lower_bound(bag: &Bag, ctx: &Ctx) -> u32 {
+pub(crate) fn lower_bound(bag: &Bag, ctx: &Ctx) -> u32 {
     let mut n = 0u32;
     let mut levels = 0u64;
     let mut max_level = 0;
@@ -138,7 +138,7 @@ const CHAIN_DEPTH: u32 = 4;
 /// Estimated instructions still needed before `bag` is live (not a bound), with caches
 /// of per-goal figures (child bags share most goals with their parent).
 #[derive(Default)]
-pub struct Estimator {
+pub(crate) struct Estimator {
     /// Goal fingerprint -> how it is built.
     goals: HashMap<u64, Rc<Info>, BuildHasherDefault<PassThrough>>,
     /// (goal, part) fingerprints -> cost of the goal given the part.
@@ -227,7 +227,7 @@ impl Estimator {
     }
 
     /// Estimated instructions still needed before `bag` is live.
-    pub fn estimate(&mut self, bag: &Bag, ctx: &Ctx) -> f32 {
+    pub(crate) fn estimate(&mut self, bag: &Bag, ctx: &Ctx) -> f32 {
         let lb = lower_bound(bag, ctx) as f32;
         let fps: Vec<u64> = bag.0.iter().map(Goal::fingerprint).collect();
         let mut items: Vec<(usize, Rc<Info>)> = Vec::with_capacity(bag.len());

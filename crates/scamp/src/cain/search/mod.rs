@@ -12,15 +12,15 @@
 //! seeded perturbation of the ranking. The budget is wall-clock time, an optional node
 //! count and a memory cap; the best plan so far is returned when it runs out.
 
-pub mod heuristic;
+pub(crate) mod heuristic;
 mod options;
-pub mod tuning;
-pub mod window;
+pub(crate) mod tuning;
+pub(crate) mod window;
 pub use options::*;
 mod polish;
 mod run;
 mod worker;
-pub use polish::polish;
+pub(crate) use polish::polish;
 use polish::*;
 use run::*;
 use worker::*;
@@ -36,7 +36,7 @@ use std::time::Instant;
 /// then improved window by window (see [`crate::cain::search::window`]) in the last part of the
 /// budget. With [`SearchOptions::work`] the workers search apart and the result is
 /// reproducible; otherwise they share what they learn and race on the clock.
-pub fn search<T: Send>(
+pub(crate) fn search<T: Send>(
     root: &Bag,
     ctx: &Ctx,
     opts: &SearchOptions,

@@ -35,7 +35,7 @@ pub struct SearchOptions {
     /// Values every goal must stay within (bags holding a goal outside are pruned).
     pub range: Option<GoalRange>,
     /// Saturation risk on textured images, added to the finisher's score under the
-    /// error objective (see [`crate::cain::score::risk`]).
+    /// error objective (see `crate::cain::score::risk`).
     pub clip: Option<ClipModel>,
     /// How the budget is spent (chunk sizes, phase shares, polish).
     pub tuning: Tuning,
@@ -60,12 +60,12 @@ pub struct GoalRange {
 
 impl GoalRange {
     /// Whether `g` and `-g` stay within the limit.
-    pub fn fits(&self, g: &crate::cain::moves::goal::Goal) -> bool {
+    pub(crate) fn fits(&self, g: &crate::cain::moves::goal::Goal) -> bool {
         self.exempt.iter().any(|e| e == g) || self.magnitude(g) <= self.limit * (1.0 + 1e-12)
     }
 
     /// The same range with every goal, the outputs too, held to `limit`.
-    pub fn held_to(&self, limit: f64) -> GoalRange {
+    pub(crate) fn held_to(&self, limit: f64) -> GoalRange {
         GoalRange {
             limit,
             exempt: Vec::new(),
@@ -76,7 +76,7 @@ impl GoalRange {
     /// Whether one instruction of at most `sources` sources can make `g` from values
     /// within the limit (exempt or not). Where an output cannot be, no plan holds
     /// everything else within the limit, and a search that asks for it is futile.
-    pub fn reachable(&self, g: &crate::cain::moves::goal::Goal, sources: usize) -> bool {
+    pub(crate) fn reachable(&self, g: &crate::cain::moves::goal::Goal, sources: usize) -> bool {
         self.magnitude(g) <= sources as f64 * self.limit * (1.0 + 1e-12)
     }
 
@@ -93,7 +93,7 @@ impl GoalRange {
     }
 
     /// Whether every goal of `bag` fits.
-    pub fn fits_bag(&self, bag: &Bag) -> bool {
+    pub(crate) fn fits_bag(&self, bag: &Bag) -> bool {
         bag.0.iter().all(|g| self.fits(g))
     }
 }
@@ -130,7 +130,7 @@ pub enum StopReason {
 
 impl StopReason {
     /// Lower-case name for reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             StopReason::Exhausted => "exhausted",
             StopReason::Time => "time",
@@ -169,7 +169,7 @@ impl Default for Stats {
 
 /// The best result of a search.
 #[derive(Clone, Debug)]
-pub struct Found<T> {
+pub(crate) struct Found<T> {
     /// What the finisher made of the plan (e.g. an allocated program).
     pub value: T,
     /// Its instruction count.
@@ -184,7 +184,7 @@ pub struct Found<T> {
 
 /// Everything a search reports.
 #[derive(Clone, Debug)]
-pub struct Outcome<T> {
+pub(crate) struct Outcome<T> {
     /// The best result, if any plan could be finished.
     pub best: Option<Found<T>>,
     /// Nodes expanded.
@@ -199,8 +199,8 @@ pub struct Outcome<T> {
 
 /// What a finisher makes of a plan: the result, its instruction and cycle counts and
 /// its score under the error objective (lower is better).
-pub type Finished<T> = (T, usize, u64, f64);
+pub(crate) type Finished<T> = (T, usize, u64, f64);
 
 /// Turns a plan (instructions in program order) into a result, or rejects it (e.g.
 /// registers cannot be allocated, a value leaves the register range).
-pub type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<Finished<T>> + Sync + 'a;
+pub(crate) type Finisher<'a, T> = dyn Fn(&[Step]) -> Option<Finished<T>> + Sync + 'a;

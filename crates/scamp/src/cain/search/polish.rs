@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// search's shortest) as [`search`] polishes its finalists, within `opts`' budget.
 /// The outcome's best is the polished result where polishing improved the plan (never
 /// the plan itself), and its stop is `time` where the clock cut a work budget short.
-pub fn polish<T: Send>(
+pub(crate) fn polish<T: Send>(
     root: &Bag,
     ctx: &Ctx,
     opts: &SearchOptions,

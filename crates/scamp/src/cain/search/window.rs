@@ -18,7 +18,7 @@ use std::hash::BuildHasherDefault;
 
 /// How hard [`improve`] tries.
 #[derive(Clone, Copy, Debug)]
-pub struct WindowOptions {
+pub(crate) struct WindowOptions {
     /// Largest window (instructions replaced at once).
     pub max_window: usize,
     /// Bags expanded over the whole improvement.
@@ -27,7 +27,7 @@ pub struct WindowOptions {
 
 /// The bags live before each step of `steps` (program order): `bags[i]` before step `i`,
 /// the last one `root`.
-pub fn bags(steps: &[Step], root: &Bag) -> Vec<Bag> {
+pub(crate) fn bags(steps: &[Step], root: &Bag) -> Vec<Bag> {
     let mut v = vec![root.clone()];
     for s in steps.iter().rev() {
         let before = v
@@ -40,7 +40,7 @@ pub fn bags(steps: &[Step], root: &Bag) -> Vec<Bag> {
 }
 
 /// `steps` without the instructions none of whose results is read later or final.
-pub fn without_dead(steps: &[Step], root: &Bag) -> Vec<Step> {
+pub(crate) fn without_dead(steps: &[Step], root: &Bag) -> Vec<Step> {
     let mut live = root.clone();
     let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
     for s in steps.iter().rev() {
@@ -252,7 +252,7 @@ const ROUTES_PER_WINDOW: usize = 96;
 /// pick up different transfer errors (where a division happens, which copy is
 /// summed), which the length polish of [`improve`] never looks at. Returns the last
 /// accepted plan and the bags expanded (each offer counts as one).
-pub fn reroute(
+pub(crate) fn reroute(
     steps: &[Step],
     root: &Bag,
     ctx: &Ctx,
@@ -313,7 +313,7 @@ pub fn reroute(
 /// remembers it); the plan goes on from every accepted one. Returns the last accepted
 /// plan (or `steps` as given) and the bags expanded. `fits` filters the generator's
 /// children (e.g. the register range); the work stops when `go_on` says so.
-pub fn improve(
+pub(crate) fn improve(
     steps: &[Step],
     root: &Bag,
     ctx: &Ctx,

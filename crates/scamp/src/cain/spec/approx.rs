@@ -59,7 +59,7 @@ impl ShownWeights {
 }
 
 /// Largest integer weight accepted after scaling (keeps goals small and exact).
-pub const MAX_WEIGHT: f64 = 1_048_576.0;
+pub(crate) const MAX_WEIGHT: f64 = 1_048_576.0;
 
 /// Why a kernel cannot be approximated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -126,7 +126,7 @@ pub fn approximate(
 
 /// [`approximate`] for a kernel on several inputs (`planes[z]` the weights on input
 /// `z`): one depth for all planes, the error summed over every weight.
-pub fn approximate_planes(
+pub(crate) fn approximate_planes(
     weights: &[&[Vec<f64>]],
     scale: f64,
     max_depth: u32,
@@ -177,7 +177,7 @@ impl Eq for ApproxMiss {}
 
 /// `Err` when `a`, the approximation at `max_depth`, misses `max_error`, with the
 /// smallest depth that would meet it.
-pub fn check_miss(
+pub(crate) fn check_miss(
     weights: &[&[Vec<f64>]],
     scale: f64,
     a: &Approx,
@@ -198,10 +198,10 @@ pub fn check_miss(
 }
 
 /// Largest atom count per offset the search works with (sums stay far from overflow).
-pub const MAX_COUNT: i64 = 1 << 24;
+pub(crate) const MAX_COUNT: i64 = 1 << 24;
 
 /// The goal of an approximated kernel in units of 1/2^`depth` (depth >= its own);
-/// `None` if a count would exceed [`MAX_COUNT`].
+/// `None` if a count would exceed `MAX_COUNT`.
 pub fn goal_of(a: &Approx, depth: u32) -> Option<Goal> {
     let h = a.weights.len();
     let w = a.weights.first().map_or(0, Vec::len);

@@ -29,7 +29,7 @@ pub struct Fitted {
 /// Fits every kernel of `kernels` whose output magnitude (`outputs`, updated in place)
 /// exceeds `limit`; `scales` are the spec's scales. What was done is recorded in each
 /// kernel's [`KernelReport::fitted`].
-pub fn fit(kernels: &mut [KernelReport], outputs: &mut [f64], scales: &[f64], limit: f64) {
+pub(crate) fn fit(kernels: &mut [KernelReport], outputs: &mut [f64], scales: &[f64], limit: f64) {
     for ((k, m), &scale) in kernels.iter_mut().zip(outputs.iter_mut()).zip(scales) {
         k.fitted = fitted(k, m, scale, limit);
     }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// Largest weights file read: the fixed start, the largest header and the largest layer
 /// a spec can hold ([`MAX_KERNELS`] kernels of [`MAX_GENERAL`] channels of
 /// [`MAX_SIDE`] x [`MAX_SIDE`] float64 weights).
-pub const MAX_LAYER_FILE: usize =
+pub(crate) const MAX_LAYER_FILE: usize =
     12 + MAX_NPY_HEADER + MAX_KERNELS * MAX_GENERAL * MAX_SIDE * MAX_SIDE * 8;
 
 /// Why a layer's arrays cannot become a spec.
@@ -119,9 +119,9 @@ fn read_checked(
 
 /// Reads a layer's weights from a `.npy` file: float32 or float64 (little or big
 /// endian) of shape `[out, in/groups, kh, kw]` (PyTorch's `Conv2d.weight`), with at
-/// most [`MAX_KERNELS`] outputs, [`MAX_GENERAL`] inputs per group and sides of at most
+/// most `MAX_KERNELS` outputs, `MAX_GENERAL` inputs per group and sides of at most
 /// [`MAX_SIDE`]. The header's shape is checked before anything is allocated and at
-/// most [`MAX_LAYER_FILE`] bytes are read; NaN and infinities are refused. Every error
+/// most `MAX_LAYER_FILE` bytes are read; NaN and infinities are refused. Every error
 /// names the file.
 pub fn read_weights(path: &Path) -> Result<Array4<f64>, LayerError> {
     let most = [MAX_KERNELS, MAX_GENERAL, MAX_SIDE, MAX_SIDE];
@@ -131,7 +131,7 @@ pub fn read_weights(path: &Path) -> Result<Array4<f64>, LayerError> {
 }
 
 /// Reads a layer's bias from a `.npy` file: float32 or float64 of shape `[out]` (at most
-/// [`MAX_KERNELS`]), finite. Every error names the file.
+/// `MAX_KERNELS`), finite. Every error names the file.
 pub fn read_bias(path: &Path) -> Result<Array1<f64>, LayerError> {
     let a = read_checked(path, &[MAX_KERNELS], "[out]")?;
     Ok(a.into_dimensionality::<Ix1>()
@@ -140,7 +140,7 @@ pub fn read_bias(path: &Path) -> Result<Array1<f64>, LayerError> {
 
 /// Reads one kernel's weights from a `.npy` file: float32 or float64 of shape `[kh, kw]`
 /// (rows north to south), sides at most [`MAX_SIDE`], finite.
-pub fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
+pub(crate) fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
     let a = read_checked(path, &[MAX_SIDE, MAX_SIDE], "[kh, kw]")?;
     Ok(a.into_dimensionality::<Ix2>()
         .expect("the shape was checked to have two sizes"))
@@ -149,7 +149,7 @@ pub fn read_kernel(path: &Path) -> Result<Array2<f64>, LayerError> {
 /// Reads one multi-input kernel's weights from a `.npy` file: float32 or float64 of
 /// shape `[in, kh, kw]` (one plane per input, rows north to south), at most
 /// [`MAX_GENERAL`] planes with sides of at most [`MAX_SIDE`], finite.
-pub fn read_planes(path: &Path) -> Result<ndarray::Array3<f64>, LayerError> {
+pub(crate) fn read_planes(path: &Path) -> Result<ndarray::Array3<f64>, LayerError> {
     let a = read_checked(path, &[MAX_GENERAL, MAX_SIDE, MAX_SIDE], "[in, kh, kw]")?;
     Ok(a.into_dimensionality::<ndarray::Ix3>()
         .expect("the shape was checked to have three sizes"))

@@ -4,10 +4,10 @@
 //! serde reads the document ([`crate::cain::spec::yaml::RawSpec`]) and checks single values; the checks
 //! across values run here, on the raw document, and name the offending node by its path.
 
-pub mod approx;
-pub mod fit;
-pub mod layer;
-pub mod yaml;
+pub(crate) mod approx;
+pub(crate) mod fit;
+pub(crate) mod layer;
+pub(crate) mod yaml;
 
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
 use crate::isa::yaml::{locate, Misplaced, Step, YamlError};
@@ -138,7 +138,7 @@ pub struct Spec {
     /// The values input pixels can take (`input_range: [lo, hi]`, default -128..127).
     pub input_range: InputRange,
     /// `fit: true`: rescale kernels whose outputs cannot fit the register range (see
-    /// [`crate::cain::spec::fit`]).
+    /// `crate::cain::spec::fit`).
     pub fit: bool,
 }
 
@@ -166,7 +166,7 @@ impl Spec {
 /// Most kernels a spec may list: a bank larger than the register file is split into
 /// groups that share the time limit, and beyond this each group's share is too small to
 /// search.
-pub const MAX_KERNELS: usize = 64;
+pub(crate) const MAX_KERNELS: usize = 64;
 
 /// Largest kernel side accepted (the search could not handle more anyway).
 pub const MAX_SIDE: usize = crate::verify::symbolic::MAX_KERNEL_SIDE;
@@ -179,7 +179,7 @@ pub const MAX_TIME_LIMIT: f64 = 86_400.0;
 /// and at most [`MAX_TIME_LIMIT`] (NaN and infinity refused).
 ///
 /// ```
-/// use scamp::cain::spec::{check_time_limit, RangeError};
+/// use scamp::cain::{check_time_limit, RangeError};
 /// assert_eq!(check_time_limit(2.5), Ok(2.5));
 /// assert_eq!(check_time_limit(0.0), Err(RangeError::TimeLimit(0.0)));
 /// assert!(check_time_limit(f64::NAN).is_err());
@@ -193,9 +193,9 @@ pub fn check_time_limit(v: f64) -> Result<f64, RangeError> {
 }
 
 /// Largest length slack of the error objective (`--slack`).
-pub const MAX_SLACK: f64 = 10.0;
+pub(crate) const MAX_SLACK: f64 = 10.0;
 
-/// `--slack` and the library's `slack`: a fraction in 0..=[`MAX_SLACK`].
+/// `--slack` and the library's `slack`: a fraction in 0..=`MAX_SLACK`.
 pub fn check_slack(v: f64) -> Result<f64, RangeError> {
     if (0.0..=MAX_SLACK).contains(&v) {
         Ok(v)
@@ -211,7 +211,7 @@ pub enum RangeError {
     /// A time limit (seconds) outside (0, [`MAX_TIME_LIMIT`]].
     #[error("must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {0}")]
     TimeLimit(f64),
-    /// A slack outside [0, [`MAX_SLACK`]].
+    /// A slack outside [0, `MAX_SLACK`].
     #[error("must be a fraction between 0 and {MAX_SLACK}, got {0}")]
     Slack(f64),
     /// A whole number outside its rule's range (the message names the key).
@@ -241,7 +241,7 @@ pub struct Whole {
 
 impl Whole {
     /// The message for `v` outside the range.
-    pub fn out_of_range(&self, v: impl std::fmt::Display) -> String {
+    pub(crate) fn out_of_range(&self, v: impl std::fmt::Display) -> String {
         format!(
             "{} must be between {} and {}, got {v}",
             self.what, self.lo, self.hi
@@ -251,7 +251,7 @@ impl Whole {
     /// `v` if in range.
     ///
     /// ```
-    /// use scamp::cain::spec::WORKERS;
+    /// use scamp::cain::WORKERS;
     /// assert_eq!(WORKERS.check(8), Ok(8));
     /// let e = WORKERS.check(2000).unwrap_err();
     /// assert_eq!(e.to_string(), "workers must be between 1 and 1024, got 2000");
@@ -328,15 +328,15 @@ pub const WORKERS: Whole = Whole {
 
 /// General registers of SCAMP-5 (`A..F`): what a spec may name unless it declares a
 /// larger register file with `general_registers`.
-pub const DEVICE_GENERAL: usize = 6;
+pub(crate) const DEVICE_GENERAL: usize = 6;
 
 /// Largest register file a spec may declare (`A..Z`).
-pub const MAX_GENERAL: usize = 26;
+pub(crate) const MAX_GENERAL: usize = 26;
 
 type R<T> = Result<T, Misplaced>;
 
 /// Parses `p/q`, `-p/q` or a plain decimal.
-pub fn parse_fraction(s: &str) -> Option<f64> {
+pub(crate) fn parse_fraction(s: &str) -> Option<f64> {
     let s = s.trim();
     match s.split_once('/') {
         Some((p, q)) => {

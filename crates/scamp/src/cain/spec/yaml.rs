@@ -14,7 +14,7 @@ use std::fmt;
 /// A spec as written, before the checks across values.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename = "spec")]
-pub struct RawSpec {
+pub(crate) struct RawSpec {
     /// `name:`, text or an integer.
     #[serde(default, deserialize_with = "name")]
     pub name: Option<String>,
@@ -54,7 +54,7 @@ pub struct RawSpec {
 /// outputs.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename = "layer")]
-pub struct RawLayer {
+pub(crate) struct RawLayer {
     /// `weights:`, a `.npy` file of shape `[out, in/groups, kh, kw]`.
     pub weights: String,
     /// `groups:`, as in PyTorch's `Conv2d`.
@@ -79,7 +79,7 @@ fn groups<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
 /// One kernel as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename = "kernel")]
-pub struct RawKernel {
+pub(crate) struct RawKernel {
     /// `out:`, a register name.
     pub out: String,
     /// `scale:`, 1 when absent.
@@ -92,7 +92,7 @@ pub struct RawKernel {
 /// A kernel's `weights:` as written: rows of numbers, or the name of a `.npy` file
 /// (relative to the spec's folder) holding them.
 #[derive(Debug)]
-pub enum RawWeights {
+pub(crate) enum RawWeights {
     /// Rows north to south of numbers west to east.
     Rows(Vec<Vec<Weight>>),
     /// One array of rows per input (`[in][kh][kw]`).
@@ -221,11 +221,11 @@ impl<'de> Visitor<'de> for CellVisitor {
 
 /// A finite weight (a number or a fraction such as `1/16`).
 #[derive(Clone, Copy, Debug)]
-pub struct Weight(pub f64);
+pub(crate) struct Weight(pub f64);
 
 /// One end of `input_range`, within the capture's -128..128.
 #[derive(Clone, Copy, Debug)]
-pub struct Bound(pub f64);
+pub(crate) struct Bound(pub f64);
 
 impl<'de> Deserialize<'de> for Weight {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -10,7 +10,13 @@ use crate::eval::network::TrainParams;
 /// Trains layers `features -> hidden[0] -> ... -> CLASSES` on `x` (row-major) and
 /// labels `y`. Weights start uniform in +-sqrt(6 / inputs) (He's initialisation for
 /// ReLU) from the seed, biases at 0.
-pub fn train(x: &[f32], y: &[u8], features: usize, hidden: &[usize], p: &TrainParams) -> Head {
+pub(super) fn train(
+    x: &[f32],
+    y: &[u8],
+    features: usize,
+    hidden: &[usize],
+    p: &TrainParams,
+) -> Head {
     let mut rng = SplitMix(p.seed);
     let mut sizes = vec![features];
     sizes.extend_from_slice(hidden);

@@ -51,12 +51,6 @@ impl Dense {
     pub fn apply(&self, x: &[f32]) -> Vec<f32> {
         (0..self.outputs).map(|k| self.output(k, x)).collect()
     }
-
-    /// The weights as an outputs x (inputs + 1) array (to save with `.npy`).
-    pub fn to_array(&self) -> Array2<f32> {
-        Array2::from_shape_vec((self.outputs, self.inputs + 1), self.weights.clone())
-            .unwrap_or_else(|_| Array2::zeros((self.outputs, self.inputs + 1)))
-    }
 }
 
 /// A classifier: dense layers, ReLU between them, the class with the largest score.
@@ -112,7 +106,7 @@ pub enum WeightsUnread {
 
 impl Head {
     /// The scores of one image.
-    pub fn scores(&self, x: &[f32]) -> Vec<f32> {
+    pub(crate) fn scores(&self, x: &[f32]) -> Vec<f32> {
         let mut v = x.to_vec();
         for (i, l) in self.layers.iter().enumerate() {
             v = l.apply(&v);
@@ -132,7 +126,7 @@ impl Head {
     }
 
     /// The predicted class (the first of equal scores).
-    pub fn predict(&self, x: &[f32]) -> u8 {
+    pub(crate) fn predict(&self, x: &[f32]) -> u8 {
         let s = self.scores(x);
         let mut best = 0;
         for k in 1..s.len() {
@@ -145,7 +139,13 @@ impl Head {
 
     /// Trains on `x` (row-major, `features` per image) and labels `y`, with ReLU layers
     /// of `hidden` units before the class scores (none: softmax regression).
-    pub fn train(x: &[f32], y: &[u8], features: usize, hidden: &[usize], p: &TrainParams) -> Head {
+    pub(crate) fn train(
+        x: &[f32],
+        y: &[u8],
+        features: usize,
+        hidden: &[usize],
+        p: &TrainParams,
+    ) -> Head {
         if hidden.is_empty() {
             Head {
                 layers: vec![softmax::train(x, y, features, p)],
@@ -188,7 +188,7 @@ impl Head {
 
 /// Largest layer a head file may hold, in units: the header's shape is checked against
 /// it before anything of its size is read.
-pub const MAX_UNITS: usize = 4096;
+pub(crate) const MAX_UNITS: usize = 4096;
 
 /// Why a head layer's file was not read.
 enum Found {

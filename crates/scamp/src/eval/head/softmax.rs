@@ -7,7 +7,7 @@ use crate::eval::network::TrainParams;
 
 /// Trains one layer from `features` inputs to the class scores on `x` (row-major) and
 /// labels `y`.
-pub fn train(x: &[f32], y: &[u8], features: usize, p: &TrainParams) -> Dense {
+pub(super) fn train(x: &[f32], y: &[u8], features: usize, p: &TrainParams) -> Dense {
     let w = features + 1;
     let mut head = Dense::zeros(features, CLASSES);
     let mut velocity = vec![0.0f32; CLASSES * w];

@@ -13,18 +13,18 @@ use std::path::PathBuf;
 
 /// The default approximation depth of a stage from arrays: weights are multiples of
 /// 1/16, and the sweep of `scamp eval` reports every smaller depth too.
-pub const DEFAULT_DEPTH: u32 = 4;
+pub(super) const DEFAULT_DEPTH: u32 = 4;
 
 /// The generator's work budget for a stage from arrays: the same program on every
 /// machine.
-pub const DEFAULT_WORK: u64 = 3000;
+pub(super) const DEFAULT_WORK: u64 = 3000;
 
 /// The general registers in order.
 const GENERAL: [Reg; 6] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E, Reg::F];
 
 /// A stage's spec built from its arrays, with the bias per output (in the units of
 /// the output register).
-pub struct FromArrays {
+pub(super) struct FromArrays {
     /// The spec.
     pub spec: Spec,
     /// The weights file (for messages).
@@ -138,7 +138,7 @@ fn output_registers(
 
 /// The spec of stage `index` from its `weights:` (the previous stage's outputs,
 /// `previous`, are its inputs unless it names them).
-pub fn from_arrays(
+pub(super) fn from_arrays(
     s: &RawStage,
     weights: &str,
     previous: &[Reg],

@@ -6,7 +6,7 @@
 mod layer;
 mod parts;
 
-pub use parts::{Activation, Bin, Binarise, Decision, Grouping, Readout};
+pub(crate) use parts::{Activation, Bin, Binarise, Decision, Grouping, Readout};
 
 use crate::cain::{self, Spec};
 use crate::eval::head::MAX_UNITS;
@@ -20,7 +20,7 @@ pub const MAX_NETWORK_BYTES: usize = 1 << 20;
 
 /// The bundled default network and the files it names (found without any file
 /// system, so that `scamp eval` works from any folder).
-pub const BUNDLED: &[(&str, &str)] = &[
+pub(crate) const BUNDLED: &[(&str, &str)] = &[
     (
         "analognet2_net.yaml",
         include_str!("../../../../../programs/analognet2_net.yaml"),
@@ -48,7 +48,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
 ];
 
 /// Name of the bundled default network.
-pub const DEFAULT_NETWORK: &str = "analognet2_net.yaml";
+pub(crate) const DEFAULT_NETWORK: &str = "analognet2_net.yaml";
 
 /// One on-sensor stage.
 #[derive(Clone, Debug)]
@@ -257,7 +257,7 @@ pub enum Unread {
 pub enum Source<'a> {
     /// Files relative to this folder.
     Dir(&'a Path),
-    /// The bundled files ([`BUNDLED`]).
+    /// The bundled files (`BUNDLED`).
     Bundled,
 }
 
@@ -328,13 +328,13 @@ fn decision_of(
 }
 
 /// Reads the network file at `path` (the files it names relative to its folder), or
-/// the bundled default network ([`DEFAULT_NETWORK`]) when there is none.
+/// the bundled default network (`DEFAULT_NETWORK`) when there is none.
 ///
 /// ```
-/// let net = scamp::eval::network::load_path(None).unwrap();
+/// let net = scamp::eval::load_path(None).unwrap();
 /// assert_eq!(net.name, "analognet2");
 /// assert!(!net.stages.is_empty());
-/// assert!(scamp::eval::network::load_path(Some("no-such-net.yaml".as_ref())).is_err());
+/// assert!(scamp::eval::load_path(Some("no-such-net.yaml".as_ref())).is_err());
 /// ```
 pub fn load_path(path: Option<&Path>) -> Result<Network, NetworkError> {
     match path {

@@ -5,11 +5,11 @@
 use crate::isa::yaml::{Misplaced, Step};
 use serde_yaml::Value;
 
-pub use crate::isa::DAC;
+pub(super) use crate::isa::DAC;
 
 /// The largest `k` of a leaky ReLU's slope 2^-k: each halving is one `divq`, with its
 /// own error, so deeper slopes cost more than they are worth.
-pub const MAX_LEAK_SHIFT: u32 = 8;
+pub(super) const MAX_LEAK_SHIFT: u32 = 8;
 
 /// An on-sensor activation applied to each output of a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub enum Decision {
 
 impl Decision {
     /// The threshold of the stage's `k`-th map (`None` for a sign or no decision).
-    pub fn threshold(&self, k: usize) -> Option<i64> {
+    pub(crate) fn threshold(&self, k: usize) -> Option<i64> {
         match self {
             Decision::Threshold(t) if t.len() == 1 => Some(t[0]),
             Decision::Threshold(t) => t.get(k).copied(),
@@ -104,7 +104,7 @@ fn int_of(v: &Value, path: &[Step], what: &str) -> Found<i64> {
 }
 
 /// `activation: relu` or `activation: {leaky_relu: 1/4}` (also `0.25`).
-pub fn activation(v: &Value, path: &[Step]) -> Found<Activation> {
+pub(super) fn activation(v: &Value, path: &[Step]) -> Found<Activation> {
     let expected = "expected `relu` or `{leaky_relu: 1/2^k}`";
     match v {
         Value::String(s) if s == "relu" => Ok(Activation::Relu),
@@ -160,7 +160,7 @@ fn leak_shift(v: &Value, path: &[Step]) -> Found<u32> {
 
 /// The thresholds of `threshold: T` or `threshold: [t1, t2, ...]`: integers whose
 /// negation the DAC loads.
-pub fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
+pub(super) fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
     let one = |v: &Value, path: &[Step]| {
         let refuse = |t: &dyn std::fmt::Display| {
             Misplaced::at(
@@ -200,7 +200,7 @@ pub fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
 }
 
 /// The rectangles of `bins: [[row, col, height, width], ...]`.
-pub fn bins(v: &[Vec<Value>], path: &[Step]) -> Found<Vec<Bin>> {
+pub(super) fn bins(v: &[Vec<Value>], path: &[Step]) -> Found<Vec<Bin>> {
     if v.is_empty() {
         return Err(Misplaced::at(path, "bins: give at least one rectangle"));
     }
@@ -234,7 +234,7 @@ pub fn bins(v: &[Vec<Value>], path: &[Step]) -> Found<Vec<Bin>> {
 
 /// `binarise: {level: L, value: V}` checked: L a pixel value 1..=255 (the DAC loads
 /// `128 - L`), V a DAC constant.
-pub fn binarise(level: &Value, value: &Value, path: &[Step]) -> Found<Binarise> {
+pub(super) fn binarise(level: &Value, value: &Value, path: &[Step]) -> Found<Binarise> {
     let at = |k: &'static str| {
         let mut p = path.to_vec();
         p.push(Step::Key(k));
@@ -258,7 +258,7 @@ pub fn binarise(level: &Value, value: &Value, path: &[Step]) -> Found<Binarise> 
 }
 
 /// The head's weight files: one name or a list of names.
-pub fn weight_files(v: &Value, path: &[Step]) -> Found<Vec<String>> {
+pub(super) fn weight_files(v: &Value, path: &[Step]) -> Found<Vec<String>> {
     let bad = || {
         Misplaced::at(
             path,

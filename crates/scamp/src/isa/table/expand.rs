@@ -14,9 +14,9 @@ pub(super) const SCRATCH: &[u8] = &[0, 12];
 pub(super) const DNEWS_SEL: &[u8] = &[1, 2, 3, 4];
 
 /// The reset level `PIX` reads after `rpix()` in a half-range capture.
-pub const PIX_RESET_HALF: f32 = 0.0;
+pub(crate) const PIX_RESET_HALF: f32 = 0.0;
 /// The reset level `PIX` reads after `rpix()` in a full-range capture (see README).
-pub const PIX_RESET_FULL: f32 = 128.0;
+pub(crate) const PIX_RESET_FULL: f32 = 128.0;
 
 /// Analogue register operand `i`.
 pub(super) fn r(ops: &[Operand], i: usize) -> Reg {

@@ -19,8 +19,6 @@ use super::op::BusOp;
 use super::reg::{DReg, Dir, DirSet, Reg};
 use std::sync::LazyLock;
 
-pub use expand::{PIX_RESET_FULL, PIX_RESET_HALF};
-
 /// An operand as written in a statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
@@ -77,7 +75,7 @@ pub enum Slot {
 
 impl Slot {
     /// Human description of what the slot accepts, for error messages.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         let excl = |ex: &[u8]| {
             if ex.is_empty() {
                 String::new()
@@ -127,7 +125,7 @@ impl Slot {
     }
 
     /// Whether `op` fits this slot on a device with `general` general registers.
-    pub fn accepts(self, op: &Operand, general: usize) -> bool {
+    pub(crate) fn accepts(self, op: &Operand, general: usize) -> bool {
         let gen_ok = |r: &Reg| matches!(r, Reg::Gen(i) if usize::from(*i) < general);
         match (self, op) {
             (Slot::Dst | Slot::Acc, Operand::Reg(r)) => gen_ok(r),
@@ -343,7 +341,7 @@ impl Def {
 
     /// Whether result `k` may be written into the register of source `i` (both counted
     /// in their own order): the two never meet in one bus instruction.
-    pub fn may_overwrite(&self, k: usize, i: usize) -> bool {
+    pub(crate) fn may_overwrite(&self, k: usize, i: usize) -> bool {
         match (self.results().nth(k), self.sources().nth(i)) {
             (Some(y), Some(x)) => !self.shares_bus(y, x),
             _ => false,
@@ -352,7 +350,7 @@ impl Def {
 
     /// Whether sources `i` and `j` may be one register: they never meet in one bus
     /// instruction.
-    pub fn may_repeat(&self, i: usize, j: usize) -> bool {
+    pub(crate) fn may_repeat(&self, i: usize, j: usize) -> bool {
         match (self.sources().nth(i), self.sources().nth(j)) {
             (Some(a), Some(b)) => !self.shares_bus(a, b),
             _ => false,
@@ -417,17 +415,18 @@ pub fn entry(id: Id) -> &'static Def {
 }
 
 /// All entries with this name (one per arity).
-pub fn lookup(name: &str) -> impl Iterator<Item = &'static Def> + '_ {
+pub(crate) fn lookup(name: &str) -> impl Iterator<Item = &'static Def> + '_ {
     table().iter().filter(move |d| d.name == name)
 }
 
 /// The entry with this name and arity.
-pub fn find(name: &str, arity: usize) -> Option<&'static Def> {
+#[cfg(test)]
+pub(crate) fn find(name: &str, arity: usize) -> Option<&'static Def> {
     lookup(name).find(|d| d.arity() == arity)
 }
 
 /// Statements accepted and ignored (kernel delimiters of the vendor library).
-pub const IGNORED: &[&str] = &["scamp5_kernel_begin", "scamp5_kernel_end"];
+pub(crate) const IGNORED: &[&str] = &["scamp5_kernel_begin", "scamp5_kernel_end"];
 
 #[cfg(test)]
 mod tests {

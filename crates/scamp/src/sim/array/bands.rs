@@ -14,9 +14,9 @@ use rayon::prelude::*;
 /// Rows per band: 32 rows of a plane are 32 KiB, so the handful of planes a segment
 /// touches stays in L2 while the band runs through the segment, and the 8 bands keep two
 /// to eight threads busy.
-pub const BAND_ROWS: usize = 32;
+pub(super) const BAND_ROWS: usize = 32;
 /// Bands in the array.
-pub const BANDS: usize = N / BAND_ROWS;
+pub(super) const BANDS: usize = N / BAND_ROWS;
 /// Rows a segment of same-row transfers written straight into their receivers runs at
 /// a time (see [`Band::run`]): the few planes such a segment touches stay in the
 /// first-level cache over that many rows, and the work per call (finding the rows,
@@ -28,7 +28,7 @@ const GROUP_ROWS: usize = 4;
 const FUSED_GROUP_ROWS: usize = 1;
 
 /// What every band reads and nobody writes during a segment.
-pub struct Shared<'a> {
+pub(super) struct Shared<'a> {
     /// Every plane; the ones the segment writes are taken out (empty) while it runs.
     pub planes: &'a [Vec<f32>],
     /// FLAG, or `None` when it is set everywhere (no mask to apply).
@@ -39,7 +39,7 @@ pub struct Shared<'a> {
 }
 
 /// The rows of one band of the planes a segment writes (and of their clip maps).
-pub struct Band<'a> {
+pub(super) struct Band<'a> {
     /// First row of the band.
     pub first: usize,
     /// Plane index of each written plane (`usize::MAX` pads).
@@ -49,7 +49,7 @@ pub struct Band<'a> {
 }
 
 /// Splits the taken-out planes (and clip maps, empty when not tracked) into bands.
-pub fn split<'a>(
+pub(super) fn split<'a>(
     ids: [usize; MAX_WRITTEN],
     planes: &'a mut [Vec<f32>; MAX_WRITTEN],
     clip_maps: &'a mut [Vec<u8>; MAX_WRITTEN],
@@ -67,7 +67,11 @@ pub fn split<'a>(
 
 /// Runs `segment` over every band in parallel; returns the clipped writes per written
 /// plane slot.
-pub fn run(shared: &Shared, bands: [Band; BANDS], segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
+pub(super) fn run(
+    shared: &Shared,
+    bands: [Band; BANDS],
+    segment: &[Transfer],
+) -> [u64; MAX_WRITTEN] {
     bands
         .into_par_iter()
         .map(|mut band| band.run_widest(shared, segment))
@@ -79,7 +83,7 @@ pub fn run(shared: &Shared, bands: [Band; BANDS], segment: &[Transfer]) -> [u64;
 
 /// FLAG := (sum of the sources of `t`) > 0 on the rows from `first` on (`flag` holds
 /// those rows of FLAG; `t` only has sources).
-pub fn where_rows(shared: &Shared, t: &Transfer, first: usize, flag: &mut [u8]) {
+pub(super) fn where_rows(shared: &Shared, t: &Transfer, first: usize, flag: &mut [u8]) {
     let band = Band {
         first,
         ids: [usize::MAX; MAX_WRITTEN],

@@ -15,7 +15,7 @@ use crate::sim::layer::WriteCtx;
 
 /// Where a transfer reads one of its sources, seen from the PE computing the sum.
 #[derive(Clone, Copy, Debug)]
-pub enum Src {
+pub(super) enum Src {
     /// The PE's own value in a plane.
     Plane(usize),
     /// The same value at every PE (`IN`, or `PIX` after a reset).
@@ -37,7 +37,7 @@ impl Src {
 
 /// One receiver of a transfer.
 #[derive(Clone, Copy, Debug)]
-pub struct Dst {
+pub(super) struct Dst {
     /// The plane written.
     pub plane: usize,
     /// Cell (r, c) of the plane receives the value computed by PE (r + dr, c + dc),
@@ -50,7 +50,7 @@ pub struct Dst {
 
 /// A bus transfer ready to run: at most four sources, at most three receivers.
 #[derive(Clone, Copy, Debug)]
-pub struct Transfer {
+pub(super) struct Transfer {
     srcs: [Src; 4],
     nsrc: usize,
     dsts: [Option<Dst>; 3],
@@ -61,7 +61,7 @@ pub struct Transfer {
 
 impl Transfer {
     /// A transfer with no source and no receiver yet.
-    pub fn new() -> Transfer {
+    pub(super) fn new() -> Transfer {
         Transfer {
             srcs: [Src::Const(0.0); 4],
             nsrc: 0,
@@ -71,39 +71,39 @@ impl Transfer {
     }
 
     /// Adds a source (at most four: the instruction set checks the count).
-    pub fn push_src(&mut self, s: Src) {
+    pub(super) fn push_src(&mut self, s: Src) {
         self.srcs[self.nsrc] = s;
         self.nsrc += 1;
     }
 
     /// Adds a receiver (at most three).
-    pub fn push_dst(&mut self, d: Dst) {
+    pub(super) fn push_dst(&mut self, d: Dst) {
         let slot = self.dsts.iter_mut().find(|d| d.is_none());
         *slot.expect("a bus instruction has at most three receivers") = Some(d);
     }
 
     /// The sources, in instruction order (the order they are summed in).
-    pub fn srcs(&self) -> &[Src] {
+    pub(super) fn srcs(&self) -> &[Src] {
         &self.srcs[..self.nsrc]
     }
 
     /// The receivers, in instruction order.
-    pub fn dsts(&self) -> impl Iterator<Item = &Dst> {
+    pub(super) fn dsts(&self) -> impl Iterator<Item = &Dst> {
         self.dsts.iter().flatten()
     }
 
     /// Number of receivers (what the sum is divided by).
-    pub fn receivers(&self) -> usize {
+    pub(super) fn receivers(&self) -> usize {
         self.dsts().count()
     }
 
     /// Whether the transfer writes plane `p`.
-    pub fn writes(&self, p: usize) -> bool {
+    pub(super) fn writes(&self, p: usize) -> bool {
         self.dsts().any(|d| d.plane == p)
     }
 
     /// Whether the transfer reads plane `p` (at any PE).
-    pub fn reads(&self, p: usize) -> bool {
+    pub(super) fn reads(&self, p: usize) -> bool {
         self.srcs().iter().any(|s| s.plane() == Some(p))
     }
 
@@ -121,7 +121,7 @@ impl Transfer {
 
     /// Redirects, when the transfer writes a plane it also reads from another row,
     /// those reads to `scratch` (which must then hold a copy of the plane).
-    pub fn snapshot_self_reads(&mut self, scratch: usize) {
+    pub(super) fn snapshot_self_reads(&mut self, scratch: usize) {
         let Some(p) = self.off_row_reads().find(|&p| self.writes(p)) else {
             return;
         };
@@ -138,13 +138,13 @@ impl Transfer {
 /// Most transfers in one segment (a few dozen statements' worth: the cost of starting a
 /// segment, its plan and its band tasks, is shared by that many transfers, while the
 /// planes it writes stay at most [`MAX_WRITTEN`]).
-pub const MAX_FUSED: usize = 64;
+pub(super) const MAX_FUSED: usize = 64;
 /// Most planes one segment writes (the band views are fixed-size arrays): the six
 /// general registers of SCAMP-5 and `NEWS`, plus one spare.
-pub const MAX_WRITTEN: usize = 8;
+pub(super) const MAX_WRITTEN: usize = 8;
 
 /// The distinct planes `segment` writes, in order of first write (`usize::MAX` pads).
-pub fn written_planes(segment: &[Transfer]) -> [usize; MAX_WRITTEN] {
+pub(super) fn written_planes(segment: &[Transfer]) -> [usize; MAX_WRITTEN] {
     let mut out = [usize::MAX; MAX_WRITTEN];
     let mut n = 0;
     for d in segment.iter().flat_map(Transfer::dsts) {
@@ -157,7 +157,7 @@ pub fn written_planes(segment: &[Transfer]) -> [usize; MAX_WRITTEN] {
 }
 
 /// Whether `t` can run in the same band pass as `segment` (see the module docs).
-pub fn joins(segment: &[Transfer], t: &Transfer) -> bool {
+pub(super) fn joins(segment: &[Transfer], t: &Transfer) -> bool {
     if segment.is_empty() {
         return true;
     }

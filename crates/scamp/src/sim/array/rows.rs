@@ -9,7 +9,12 @@ use crate::sim::machine::{bus_value, Linear};
 /// the row follows the edge mode); returns the column left untouched, if any. `dc` is
 /// -1, 0 or 1.
 #[inline(always)]
-pub fn shift_into<T: Copy>(src: &[T], dc: i32, edge: EdgeMode, out: &mut [T]) -> Option<usize> {
+pub(super) fn shift_into<T: Copy>(
+    src: &[T],
+    dc: i32,
+    edge: EdgeMode,
+    out: &mut [T],
+) -> Option<usize> {
     let (src, out) = (&src[..N], &mut out[..N]);
     // The body is a shifted slice; only the edge column needs the edge mode.
     let edge_col = match dc {
@@ -37,7 +42,7 @@ pub fn shift_into<T: Copy>(src: &[T], dc: i32, edge: EdgeMode, out: &mut [T]) ->
 
 /// [`shift_into`], with `absent` where nothing is there.
 #[inline(always)]
-pub fn gather<T: Copy>(src: &[T], dc: i32, edge: EdgeMode, out: &mut [T], absent: T) {
+pub(super) fn gather<T: Copy>(src: &[T], dc: i32, edge: EdgeMode, out: &mut [T], absent: T) {
     if let Some(c) = shift_into(src, dc, edge, out) {
         out[c] = absent;
     }
@@ -73,13 +78,13 @@ fn by_count<const L: usize>(rows: &[&[f32]], out: &mut [f32], f: impl Fn(&[f32])
 /// `out[c]` := what the bus hands each of `receivers` receivers at column `c`
 /// ([`bus_value`], the one definition of the bus arithmetic).
 #[inline(always)]
-pub fn bus_row(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
+pub(super) fn bus_row(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
     bus_span::<N>(rows, receivers, out);
 }
 
 /// [`bus_row`] over spans of `L` values (several whole rows at once).
 #[inline(always)]
-pub fn bus_span<const L: usize>(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
+pub(super) fn bus_span<const L: usize>(rows: &[&[f32]], receivers: usize, out: &mut [f32]) {
     // A constant receiver count lets the division by 1 or 2 become exact cheap steps.
     match receivers {
         1 => by_count::<L>(rows, out, |v| bus_value(v, 1)),
@@ -92,7 +97,7 @@ pub fn bus_span<const L: usize>(rows: &[&[f32]], receivers: usize, out: &mut [f3
 /// `out[c]` := the plain sum of the sources at column `c`, from zero in source order
 /// (what `where` compares with 0).
 #[inline(always)]
-pub fn sum_row(rows: &[&[f32]], out: &mut [f32]) {
+pub(super) fn sum_row(rows: &[&[f32]], out: &mut [f32]) {
     by_count::<N>(rows, out, |v| {
         let mut acc = f32::zero();
         v.iter().for_each(|x| acc.add_assign(x));
@@ -102,7 +107,7 @@ pub fn sum_row(rows: &[&[f32]], out: &mut [f32]) {
 
 /// `out[c] := vals[c]` where `mask[c]`.
 #[inline(always)]
-pub fn store_masked(out: &mut [f32], vals: &[f32], mask: &[bool]) {
+pub(super) fn store_masked(out: &mut [f32], vals: &[f32], mask: &[bool]) {
     for ((o, &v), &m) in out[..N].iter_mut().zip(&vals[..N]).zip(&mask[..N]) {
         *o = if m { v } else { *o };
     }
@@ -110,7 +115,7 @@ pub fn store_masked(out: &mut [f32], vals: &[f32], mask: &[bool]) {
 
 /// `map[c] |= hit[c]`: remembers which PEs were clipped.
 #[inline(always)]
-pub fn mark_clipped(map: &mut [u8], hit: &[bool]) {
+pub(super) fn mark_clipped(map: &mut [u8], hit: &[bool]) {
     for (m, &h) in map[..N].iter_mut().zip(&hit[..N]) {
         *m |= u8::from(h);
     }

@@ -8,7 +8,7 @@
 //! device data resolve.
 
 /// `hi` and `lo` rounded to bfloat16, `hi` in the upper half of the word.
-pub fn pack(hi: f32, lo: f32) -> u32 {
+pub(crate) fn pack(hi: f32, lo: f32) -> u32 {
     (bits(hi) << 16) | bits(lo)
 }
 
@@ -19,19 +19,19 @@ fn bits(x: f32) -> u32 {
 }
 
 /// `x` rounded to the nearest bfloat16, as [`pack`] stores it.
-pub fn round(x: f32) -> f32 {
+pub(crate) fn round(x: f32) -> f32 {
     f32::from_bits(bits(x) << 16)
 }
 
 /// The value in the upper half of a packed word.
 #[inline(always)]
-pub fn hi(w: u32) -> f32 {
+pub(crate) fn hi(w: u32) -> f32 {
     f32::from_bits(w & 0xffff_0000)
 }
 
 /// The value in the lower half of a packed word.
 #[inline(always)]
-pub fn lo(w: u32) -> f32 {
+pub(crate) fn lo(w: u32) -> f32 {
     f32::from_bits(w << 16)
 }
 

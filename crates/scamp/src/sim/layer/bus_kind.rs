@@ -34,7 +34,7 @@ impl BusKind {
     ];
 
     /// Number of kinds (the length of per-kind tables).
-    pub const COUNT: usize = BusKind::ALL.len();
+    pub(crate) const COUNT: usize = BusKind::ALL.len();
 
     /// The kind of a transfer with `receivers` receivers and `sources` sources (more
     /// than four sources count as four: the instruction set allows no more).
@@ -51,7 +51,7 @@ impl BusKind {
     }
 
     /// Position in [`BusKind::ALL`] (an index into per-kind tables).
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 

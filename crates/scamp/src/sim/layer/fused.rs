@@ -49,7 +49,13 @@ impl FusedWrite<'_> {
     /// `out :=` row `row` of bus values `src` through the model, saturated; marks in
     /// `clipped` which entries went past a knee when any did, and returns how many.
     #[inline(always)]
-    pub fn row(&self, row: usize, src: &[f32], out: &mut [f32], clipped: &mut [bool]) -> u64 {
+    pub(crate) fn row(
+        &self,
+        row: usize,
+        src: &[f32],
+        out: &mut [f32],
+        clipped: &mut [bool],
+    ) -> u64 {
         let t = self.row_term(row);
         t.apply_clipped(
             one_row(src),
@@ -64,7 +70,7 @@ impl FusedWrite<'_> {
     /// ([`bus_value`] of one receiver) taken from the source rows `srcs` (at most four)
     /// in the same pass: the row of bus values is never stored.
     #[inline(always)]
-    pub fn row_from_sources(
+    pub(crate) fn row_from_sources(
         &self,
         row: usize,
         srcs: &[&[f32]],
@@ -148,7 +154,7 @@ impl RowTerm<'_> {
     #[inline(always)]
     // Indices into fixed-size rows: the loops compile without bounds checks.
     #[allow(clippy::needless_range_loop)]
-    pub(crate) fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
+    pub fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
         let (p, f) = (self.pattern, self.factors);
         let Some((z, sign)) = self.noise else {
             for c in 0..N {

@@ -30,38 +30,38 @@ use super::bf16;
 /// Stream tags: independent random streams derived from the same seed.
 pub mod stream {
     /// Temporal noise of a transfer.
-    pub const TEMPORAL: u64 = 1;
+    pub(crate) const TEMPORAL: u64 = 1;
     /// Readout noise.
-    pub const READOUT: u64 = 2;
+    pub(crate) const READOUT: u64 = 2;
     /// Temporal noise of a DAC load.
-    pub const TEMPORAL_LOAD: u64 = 3;
+    pub(crate) const TEMPORAL_LOAD: u64 = 3;
     /// Temporal noise of a capture.
-    pub const TEMPORAL_CAPTURE: u64 = 4;
+    pub(crate) const TEMPORAL_CAPTURE: u64 = 4;
     /// Temporal streams are the tags below this.
-    pub const TEMPORAL_STREAMS: usize = 5;
+    pub(crate) const TEMPORAL_STREAMS: usize = 5;
     /// Fixed-pattern gain per PE.
-    pub const FP_GAIN: u64 = 16;
+    pub(crate) const FP_GAIN: u64 = 16;
     /// Fixed-pattern offset per PE and register.
-    pub const FP_OFFSET: u64 = 17;
+    pub(crate) const FP_OFFSET: u64 = 17;
     /// DAC (`in()`) load gain per PE.
-    pub const LOAD_GAIN: u64 = 18;
+    pub(crate) const LOAD_GAIN: u64 = 18;
     /// DAC (`in()`) load offset per PE.
-    pub const LOAD_OFFSET: u64 = 19;
+    pub(crate) const LOAD_OFFSET: u64 = 19;
     /// Capture gain per PE (photo-response non-uniformity).
-    pub const CAPTURE_GAIN: u64 = 20;
+    pub(crate) const CAPTURE_GAIN: u64 = 20;
     /// Capture offset per PE (dark-signal non-uniformity).
-    pub const CAPTURE_OFFSET: u64 = 21;
+    pub(crate) const CAPTURE_OFFSET: u64 = 21;
     /// Readout offset per PE.
-    pub const READOUT_OFFSET: u64 = 22;
+    pub(crate) const READOUT_OFFSET: u64 = 22;
     /// The uncorrected load's deviate per load, shared by every PE.
-    pub const UNCORRECTED_COMMON: u64 = 23;
+    pub(crate) const UNCORRECTED_COMMON: u64 = 23;
     /// The uncorrected load's offset per PE.
-    pub const UNCORRECTED_OFFSET: u64 = 24;
+    pub(crate) const UNCORRECTED_OFFSET: u64 = 24;
     /// The uncorrected load's per-column deviates (row 0 of the plane), per-row
     /// deviates (row 1) and tilt (row 2, column 0).
-    pub const UNCORRECTED_LINES: u64 = 25;
+    pub(crate) const UNCORRECTED_LINES: u64 = 25;
     /// The fixed table temporal noise is read from.
-    pub const TEMPORAL_TABLE: u64 = 32;
+    pub(crate) const TEMPORAL_TABLE: u64 = 32;
 }
 
 /// The splitmix64 finaliser: a bijective 64-bit mixer.

@@ -45,19 +45,19 @@ impl Saturate {
 
     /// Whether the knees are the limits.
     #[inline(always)]
-    pub fn is_hard(&self) -> bool {
+    pub(crate) fn is_hard(&self) -> bool {
         self.form != Form::Count && self.knee_lo == self.lo && self.knee_hi == self.hi
     }
 
     /// Every magnitude up to this is inside both knees (negative when zero is not).
     #[inline(always)]
-    pub fn inside(&self) -> f32 {
+    pub(crate) fn inside(&self) -> f32 {
         (-self.knee_lo).min(self.knee_hi)
     }
 
     /// `x` beyond a knee, compressed (`x` itself between the knees, NaN as NaN).
     #[inline]
-    pub fn soft(&self, x: f32) -> f32 {
+    pub(crate) fn soft(&self, x: f32) -> f32 {
         if self.form == Form::Count {
             x
         } else if x > self.knee_hi {

@@ -24,7 +24,7 @@ const OFFSET_SLOTS: usize = 257;
 const KEPT: usize = 4;
 
 /// The fixed-pattern planes of one chip, each drawn on first use.
-pub struct Chip {
+pub(crate) struct Chip {
     seed: u64,
     gain: OnceLock<Vec<f32>>,
     /// Per register slot, the gain deviate and that register's offset deviate, packed.
@@ -58,7 +58,7 @@ impl Chip {
 
     /// The chip of seed `seed`, shared with every other user of that chip (the planes
     /// are pure functions of the seed, so sharing them changes no result).
-    pub fn shared(seed: u64) -> Arc<Chip> {
+    pub(crate) fn shared(seed: u64) -> Arc<Chip> {
         static KEPT_CHIPS: Mutex<Vec<Arc<Chip>>> = Mutex::new(Vec::new());
         let Ok(mut kept) = KEPT_CHIPS.lock() else {
             return Arc::new(Chip::new(seed));
@@ -85,7 +85,7 @@ impl Chip {
 
     /// The per-PE gain deviation `G` and offset deviation `O` of register `reg`, packed
     /// (general registers have their own offset plane, every NEWS cell shares one).
-    pub fn transfer(&self, reg: Reg) -> &[u32] {
+    pub(crate) fn transfer(&self, reg: Reg) -> &[u32] {
         let slot = match reg {
             Reg::Gen(i) => usize::from(i),
             _ => OFFSET_SLOTS - 1,
@@ -105,7 +105,7 @@ impl Chip {
     }
 
     /// Gain and offset deviations of the capture, packed.
-    pub fn capture(&self) -> &[u32] {
+    pub(crate) fn capture(&self) -> &[u32] {
         self.capture.get_or_init(|| {
             let g = self.plane(stream::CAPTURE_GAIN, 0);
             pack_planes(&g, &self.plane(stream::CAPTURE_OFFSET, 0))
@@ -116,7 +116,7 @@ impl Chip {
     /// row-major order, as the loaded register shows it: the bow and the chip's tilt
     /// across the columns, the scatter of columns and rows, the edge row, and the per-PE
     /// part. Every component but the bow is drawn from the chip seed.
-    pub fn uncorrected_pattern(&self, p: &UncorrectedLoad) -> Vec<f32> {
+    pub(crate) fn uncorrected_pattern(&self, p: &UncorrectedLoad) -> Vec<f32> {
         let d = self.uncorrected.get_or_init(|| UncorrectedDeviates {
             pe: self.plane(stream::UNCORRECTED_OFFSET, 0),
             lines: rng::normal_plane(self.seed, stream::UNCORRECTED_LINES, 0, 3, N),
@@ -142,7 +142,7 @@ impl Chip {
     }
 
     /// The per-PE readout offset deviation.
-    pub fn readout(&self) -> &[f32] {
+    pub(crate) fn readout(&self) -> &[f32] {
         self.readout
             .get_or_init(|| self.plane(stream::READOUT_OFFSET, 0))
     }

@@ -168,7 +168,7 @@ impl NoiseModel {
     /// The write of `ctx` resolved for [`FusedWrite`], when it is the common case: the
     /// transfer's term alone (no DAC load or capture), noise that does not depend on the
     /// value, and clipping.
-    pub fn fused(&self, ctx: &WriteCtx) -> Option<FusedWrite<'_>> {
+    pub(crate) fn fused(&self, ctx: &WriteCtx) -> Option<FusedWrite<'_>> {
         let term = &self.kinds[ctx.kind().index()];
         let load = ctx.reads_in && !self.load.is_identity();
         let uncorrected = self.uncorrected.is_some() && ctx.in_uncorrected;

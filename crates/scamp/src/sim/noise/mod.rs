@@ -4,14 +4,18 @@
 //! the model (calibration against hardware measurements, background statistics,
 //! uncertainty ensembles) live above `sim`, in [`crate::calibrate`].
 
-pub mod chip;
-pub mod layer;
-pub mod profile;
-pub mod saturation;
+pub(crate) mod chip;
+pub(crate) mod layer;
+pub(crate) mod profile;
+pub(crate) mod saturation;
 mod term;
 pub mod uncertainty;
 
 pub use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
+pub use profile::{builtin_text, IDEAL_YAML, SCAMP5_YAML};
 pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};
+pub use saturation::MAX_LEVEL;
 pub use saturation::{KneeForm, Saturation};
+// The uncertainty description is also its own namespace, `noise::uncertainty`.
+pub use uncertainty::{Parameter, Range, Uncertainty};

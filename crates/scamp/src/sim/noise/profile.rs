@@ -5,7 +5,7 @@
 //! the offending value: range checks run inside deserialisation, where serde_yaml knows
 //! the position (the approach of the filter specs, see [`crate::isa::yaml`]).
 
-pub use super::saturation::{KneeForm, Saturation};
+pub(crate) use super::saturation::Saturation;
 use crate::isa::source::{self, SourceError};
 use crate::isa::yaml::YamlError;
 use crate::isa::Pos;

@@ -113,7 +113,7 @@ impl Saturation {
 
     /// The same limits, values passing unchanged and the writes beyond the limits
     /// counted (form `none` with the knees at the limits).
-    pub fn counting_limits(&self) -> Saturation {
+    pub(crate) fn counting_limits(&self) -> Saturation {
         Saturation {
             knee_low: self.low,
             knee_high: self.high,
@@ -172,7 +172,7 @@ impl Saturation {
     }
 
     /// The f32 form the simulator's write loop applies.
-    pub fn resolve(&self) -> Saturate {
+    pub(crate) fn resolve(&self) -> Saturate {
         Saturate {
             lo: self.low as f32,
             hi: self.high as f32,

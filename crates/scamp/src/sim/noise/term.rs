@@ -25,7 +25,7 @@ pub(super) struct Term {
 
 impl Term {
     /// The term of a bus transfer of profile `p`.
-    pub fn of_transfer(t: &Transfer, p: &Profile) -> Term {
+    pub(super) fn of_transfer(t: &Transfer, p: &Profile) -> Term {
         Term {
             gain1: (1.0 + t.gain) as f32,
             offset: t.offset as f32,
@@ -37,7 +37,7 @@ impl Term {
     }
 
     /// The term of a DAC load or a capture.
-    pub fn of_injection(i: &Injection) -> Term {
+    pub(super) fn of_injection(i: &Injection) -> Term {
         Term {
             gain1: (1.0 + i.gain) as f32,
             offset: i.offset as f32,
@@ -49,7 +49,7 @@ impl Term {
     }
 
     /// The scalar factors of the per-PE formula.
-    pub fn factors(&self) -> Factors {
+    pub(super) fn factors(&self) -> Factors {
         Factors {
             gain1: self.gain1,
             pattern_gain: self.pattern_gain,
@@ -59,7 +59,7 @@ impl Term {
     }
 
     /// Whether the term leaves every value as it is.
-    pub fn is_identity(&self) -> bool {
+    pub(super) fn is_identity(&self) -> bool {
         *self
             == Term {
                 gain1: 1.0,

@@ -1,12 +1,12 @@
 //! Reading a 256x256 plane from a `.npy` file. `ndarray-npy` reads it from memory, but
 //! its reader allocates whatever shape a header claims before it reads any data, so the
-//! file is first read into a buffer of bounded size (at most [`MAX_NPY_FILE`] + 1
-//! bytes), and the header's claims (its length, element type and shape) are checked
+//! file is first read into a buffer of bounded size (at most the fixed start, the
+//! largest header and the data a plane can hold, plus one byte), and the header's claims (its length, element type and shape) are checked
 //! against the plane and the bytes actually there before the reader is called. The
 //! header's dict is parsed by `py_literal`, the parser `ndarray-npy` uses itself, so
 //! the two read the same shape.
 
-use crate::sim::dims::{N, PES};
+use crate::sim::dims::N;
 use ndarray::{Array2, ArrayD, Ix2};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use py_literal::Value;
@@ -15,10 +15,6 @@ use std::path::Path;
 
 /// Largest `.npy` header accepted, in bytes (a real one is under 200).
 pub const MAX_NPY_HEADER: usize = 1 << 16;
-
-/// Largest `.npy` file read: the fixed start, the largest header and a plane of
-/// float64 values.
-pub const MAX_NPY_FILE: usize = 12 + MAX_NPY_HEADER + PES * 8;
 
 /// Why a `.npy` file does not hold a 256x256 plane of float32 or float64.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +57,7 @@ pub enum NpyError {
         /// The header's shape.
         got: Vec<u64>,
     },
-    /// Another shape than the caller of [`read_floats`] accepts.
+    /// Another shape than the caller of `read_floats` accepts.
     #[error("{0}")]
     Unexpected(String),
     /// Fewer data bytes than the array needs.
@@ -116,7 +112,7 @@ pub fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyErro
 /// The float32 or float64 array (either byte order) of the `.npy` file at `path`, read
 /// as float64. At most `max_file` bytes are read, and `shape_ok` judges the header's
 /// shape before anything it claims is allocated: its error is returned as it is.
-pub fn read_floats(
+pub(crate) fn read_floats(
     path: &Path,
     max_file: usize,
     shape_ok: impl FnOnce(&[u64]) -> Result<(), NpyError>,
@@ -214,6 +210,7 @@ fn check_header(header: &[u8]) -> Result<Option<(usize, Vec<u64>)>, NpyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::dims::PES;
 
     fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
         let mut dict =
