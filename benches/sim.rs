@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
-use scamp::calibrate::throughput;
+use scamp_cli::calibrate::throughput;
 use scamp::sim::{run, DEFAULT_CLOCK_HZ, PES};
 
 fn roofline(c: &mut Criterion) {

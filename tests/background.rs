@@ -3,7 +3,7 @@
 //! spatial, column and row figures) within 30 %, on several chips, while the corrected
 //! load shows none of the structure.
 
-use scamp::calibrate::background::{self, BackgroundStats, DEVICE};
+use scamp::verify::ensemble::background::{self, BackgroundStats, DEVICE};
 use scamp::sim::noise::Profile;
 
 fn stats(profile: &Profile, value: i32, chip: u64) -> BackgroundStats {

@@ -1,5 +1,5 @@
-//! The library crate (`crates/scamp`) pulls in no command-line, web-server or
-//! progress-bar crate, and the Python extension links the library, not the command.
+//! The library crate (`crates/scamp`) pulls in no command-line, web-server, page-making
+//! or progress-bar crate, and the Python extension links the library, not the command.
 
 use std::process::Command;
 
@@ -30,7 +30,10 @@ fn tree(package: &str) -> Vec<String> {
         .collect()
 }
 
-const APPLICATION_CRATES: [&str; 7] = [
+/// What only the command needs: its argument parser, the playground's server, its
+/// progress bar and allocator, and what only the HTML pages use (the tutorial's Markdown,
+/// pictures inlined as base64 data URIs).
+const APPLICATION_CRATES: [&str; 8] = [
     "clap",
     "tiny_http",
     "hyper",
@@ -38,6 +41,7 @@ const APPLICATION_CRATES: [&str; 7] = [
     "indicatif",
     "mimalloc",
     "pulldown-cmark",
+    "base64",
 ];
 
 #[test]

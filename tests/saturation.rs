@@ -4,8 +4,8 @@
 
 mod common;
 use common::{json, refused, scamp, temp_file};
-use scamp::calibrate::identity::Setup;
-use scamp::calibrate::saturation;
+use scamp::verify::ensemble::identity::Setup;
+use scamp_cli::calibrate::saturation;
 use scamp::sim::noise::Profile;
 
 /// `scamp5` with its knee and limit at `knee` and `limit`.

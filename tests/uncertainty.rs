@@ -3,8 +3,8 @@
 
 mod common;
 use common::{json, scamp, stderr, temp_file};
-use scamp::calibrate::ensemble;
-use scamp::calibrate::identity::{self, Setup};
+use scamp::verify::ensemble;
+use scamp::verify::ensemble::identity::{self, Setup};
 use scamp::sim::noise::uncertainty::Parameter;
 use scamp::sim::noise::{BusKind, Profile};
 

@@ -6,7 +6,8 @@ use super::{args, files, CliError, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 use scamp::eval::network;
 use scamp::eval::shard::{self, Shard};
-use scamp::eval::{self, dataset, html};
+use crate::report::eval as html;
+use scamp::eval::{self, dataset};
 use scamp::sim::noise::DEFAULT_PROFILE;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -130,7 +131,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
             count_saturation: true,
         };
         if a.uncertainty {
-            scamp::calibrate::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
+            scamp::verify::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
         }
         let e = eval::evaluate(&net, data.clone(), &opts).map_err(CliError::msg)?;
         let mut report = eval::report(&e.merge);

@@ -8,7 +8,7 @@ use super::Refusal;
 use scamp::bank::{Bank, BankError};
 use scamp::cain;
 use scamp::isa::{parse_program, Device};
-use scamp::report::check::proof_grids;
+use crate::report::check::proof_grids;
 use scamp::sim::images;
 use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
 use scamp::verify::check::ProfileTestbed;

@@ -4,7 +4,7 @@
 
 use super::exercises;
 use scamp::isa::table::table;
-use scamp::report::html::{escape, script_json};
+use crate::report::html::{escape, script_json};
 use scamp::sim::images;
 use scamp::sim::noise::BUILTINS;
 use serde::Serialize;

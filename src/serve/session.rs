@@ -5,8 +5,8 @@
 use super::api::{Diagnostic, PeView, Plane, RunReply, RunRequest, RunState, Value};
 use super::{steps::steps, Refusal};
 use scamp::isa::{parse_program, source::MAX_PROGRAM_BYTES, DReg, Device, Dir, Program, Reg};
-use scamp::report::html::base64;
-use scamp::report::trace::analogue_regs;
+use crate::report::html::base64;
+use crate::report::trace::analogue_regs;
 use scamp::sim::images;
 use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
 use scamp::sim::preload::Preload;

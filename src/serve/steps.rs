@@ -3,7 +3,7 @@
 
 use super::api::{Arrow, Step};
 use scamp::isa::{BusOp, DigitalOp, Reg, Stmt};
-use scamp::report::trace::written;
+use crate::report::trace::written;
 
 /// The name of the plane a register is shown in: a neighbour view is that neighbour's
 /// `NEWS`.

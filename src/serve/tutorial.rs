@@ -2,7 +2,7 @@
 //! pages, each `scamp` code block with a link that opens it in the playground.
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-use scamp::report::html::escape;
+use crate::report::html::escape;
 
 /// The chapters by file name, as they sit in docs/tutorial.
 const CHAPTERS: [(&str, &str); 9] = [

@@ -18,10 +18,8 @@ pub mod evaluate;
 pub mod features;
 pub mod frames;
 pub mod head;
-pub mod html;
 pub mod idx;
 pub mod network;
-pub mod plot;
 pub mod reach;
 pub mod readout;
 pub mod report;
@@ -78,7 +76,7 @@ pub enum EvalError {
     Layout(#[from] readout::BinOutside),
     /// The profile's uncertainty ensemble cannot be made.
     #[error(transparent)]
-    Ensemble(#[from] crate::calibrate::ensemble::UncertaintyError),
+    Ensemble(#[from] crate::verify::ensemble::UncertaintyError),
     /// The head's training diverged.
     #[error(
         "the head's training diverged (weights not finite) with learning_rate {learning_rate} \

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod compare_ranges;
 pub mod convolution;
 pub mod dyadic;
+pub mod ensemble;
 pub mod groups;
 pub mod heatmap;
 pub mod metrics;

@@ -3,10 +3,10 @@
 //! binary maps ideal against noisy (flipped bits marked). Self-contained: pictures are
 //! inline PNGs, the style sheet is inline, nothing is fetched.
 
-use super::dataset::{CLASSES, FASHION_NAMES};
-use super::evaluate::Example;
-use super::report::{DepthRow, Report};
-use crate::report::html::{escape, page, png_data_uri};
+use super::html::{escape, page, png_data_uri};
+use scamp::eval::dataset::{CLASSES, FASHION_NAMES};
+use scamp::eval::evaluate::Example;
+use scamp::eval::report::{DepthRow, Report};
 use image::{DynamicImage, Rgb, RgbImage};
 
 /// Pixels per image pixel in the pictures.

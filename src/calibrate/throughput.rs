@@ -12,10 +12,10 @@
 //! move). The add moves three planes (two read, one written), so one plane pass costs a
 //! third of it.
 
-use crate::isa::{parse_program, BusOp, Device, Program, Reg};
-use crate::sim::layer::rng;
-use crate::sim::noise::{NoiseModel, Profile};
-use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
+use scamp::isa::{parse_program, BusOp, Device, Program, Reg};
+use scamp::sim::layer::rng;
+use scamp::sim::noise::{NoiseModel, Profile};
+use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -344,11 +344,11 @@ pub const MACROS: &[(&str, &str)] = &[
 pub const FRAMES: &[(&str, &str)] = &[
     (
         "gauss3x3",
-        include_str!("../../../../programs/gauss3x3.scamp"),
+        include_str!("../../programs/gauss3x3.scamp"),
     ),
     (
         "analognet2",
-        include_str!("../../../../programs/analognet2.scamp"),
+        include_str!("../../programs/analognet2.scamp"),
     ),
 ];
 
@@ -360,7 +360,7 @@ pub const LONG: &[(&str, &str, u32)] = &[
     ("add2x", "add2x(A, B, C, north, east)", 1000),
     (
         "gauss3x3",
-        include_str!("../../../../programs/gauss3x3.scamp"),
+        include_str!("../../programs/gauss3x3.scamp"),
         100,
     ),
 ];

@@ -5,12 +5,12 @@
 use super::html::{escape, page, png_data_uri};
 use super::planes::block_means;
 
-use crate::isa::Wiring;
-use crate::sim::{capture::GreyImage, run::RunError, N};
-use crate::verify::check::{self, KernelErrors, Target, Testbed};
-use crate::verify::groups::{per_target, Groups};
-use crate::verify::heatmap;
-use crate::verify::metrics::ErrorFigures;
+use scamp::isa::Wiring;
+use scamp::sim::{capture::GreyImage, run::RunError, N};
+use scamp::verify::check::{self, KernelErrors, Target, Testbed};
+use scamp::verify::groups::{per_target, Groups};
+use scamp::verify::heatmap;
+use scamp::verify::metrics::ErrorFigures;
 use image::{GrayImage, Luma, RgbImage};
 use ndarray::Array2;
 
@@ -475,7 +475,7 @@ fn cells(s: &str) -> Vec<String> {
 }
 
 /// Reads the explanation of a failed proof (the lines of
-/// [`crate::verify::report::explain_mismatch`]) back into grids; lines that belong to no
+/// [`scamp::verify::report::explain_mismatch`]) back into grids; lines that belong to no
 /// register (a symbolic execution that stopped) are returned apart.
 pub fn proof_grids(lines: &[String]) -> (Vec<ProofGrid>, Vec<String>) {
     let mut grids: Vec<ProofGrid> = Vec::new();
@@ -580,12 +580,12 @@ fn mismatch_html(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::Reg;
+    use scamp::isa::Reg;
 
     #[test]
     fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {
-        use crate::isa::{parse_program, Device};
-        use crate::verify::proof::Target as ProofTarget;
+        use scamp::isa::{parse_program, Device};
+        use scamp::verify::proof::Target as ProofTarget;
         // Computes in(r, c-1) where the kernel wants (in(r, c+1) + in(r, c)) / 2.
         let p = parse_program("movx(B, A, west)", Device::default()).unwrap();
         let t = ProofTarget {
@@ -593,7 +593,7 @@ mod tests {
             depth: 1,
             weights: vec![vec![0, 1, 1]],
         };
-        let lines = crate::verify::report::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
+        let lines = scamp::verify::report::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
         let (grids, other) = proof_grids(&lines);
         assert!(other.is_empty(), "{other:?}");
         assert_eq!(grids.len(), 1);
