@@ -91,7 +91,10 @@ fn embedded(dir: &std::path::Path, found: &mut Vec<Option<String>>) {
             for (at, _) in text.match_indices(macro_name) {
                 let rest = &text[at + macro_name.len()..];
                 let file = &rest[..rest.find('"').expect("a closing quote")];
-                let full = dir.join(file).canonicalize().expect("an embedded file exists");
+                let full = dir
+                    .join(file)
+                    .canonicalize()
+                    .expect("an embedded file exists");
                 found.push(
                     full.strip_prefix(&root)
                         .ok()
@@ -110,12 +113,29 @@ fn the_library_packages_with_everything_it_embeds() {
     let mut found = Vec::new();
     embedded(&library().join("src"), &mut found);
     let inside: Vec<String> = found.iter().flatten().cloned().collect();
-    assert_eq!(inside.len(), found.len(), "embedded from outside crates/scamp");
-    assert!(inside.contains(&"images/camera.png".to_string()), "{inside:?}");
-    assert!(inside.contains(&"programs/analognet2_net.yaml".to_string()), "{inside:?}");
+    assert_eq!(
+        inside.len(),
+        found.len(),
+        "embedded from outside crates/scamp"
+    );
+    assert!(
+        inside.contains(&"images/camera.png".to_string()),
+        "{inside:?}"
+    );
+    assert!(
+        inside.contains(&"programs/analognet2_net.yaml".to_string()),
+        "{inside:?}"
+    );
     let package = |extra: &str| {
         Command::new(env!("CARGO"))
-            .args(["package", "--offline", "--allow-dirty", "-p", "scamp", extra])
+            .args([
+                "package",
+                "--offline",
+                "--allow-dirty",
+                "-p",
+                "scamp",
+                extra,
+            ])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .expect("cargo runs")
@@ -129,7 +149,10 @@ fn the_library_packages_with_everything_it_embeds() {
     let listed = String::from_utf8_lossy(&list.stdout);
     let listed: Vec<&str> = listed.lines().collect();
     for file in &inside {
-        assert!(listed.contains(&file.as_str()), "{file} not packaged: {listed:?}");
+        assert!(
+            listed.contains(&file.as_str()),
+            "{file} not packaged: {listed:?}"
+        );
     }
     let pack = package("--no-verify");
     assert!(

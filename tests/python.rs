@@ -138,8 +138,14 @@ fn check_sdist(tools: &Path) {
     let library = root().join("crates").join("scamp");
     let mut wanted = vec!["crates/scamp/src/lib.rs".to_string()];
     for folder in ["images", "programs"] {
-        for e in std::fs::read_dir(library.join(folder)).expect("a library folder").flatten() {
-            wanted.push(format!("crates/scamp/{folder}/{}", e.file_name().to_string_lossy()));
+        for e in std::fs::read_dir(library.join(folder))
+            .expect("a library folder")
+            .flatten()
+        {
+            wanted.push(format!(
+                "crates/scamp/{folder}/{}",
+                e.file_name().to_string_lossy()
+            ));
         }
     }
     for file in wanted {

@@ -3,10 +3,10 @@
 
 mod common;
 use common::{json, scamp, stderr, temp_file};
-use scamp::verify::ensemble;
-use scamp::verify::ensemble::identity::{self, Setup};
 use scamp::sim::noise::uncertainty::Parameter;
 use scamp::sim::noise::{BusKind, Profile};
+use scamp::verify::ensemble;
+use scamp::verify::ensemble::identity::{self, Setup};
 
 #[test]
 fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {

@@ -3,9 +3,9 @@
 //! (`scamp noise calibrate --fit`).
 
 use scamp::sim::noise::Profile;
-use scamp::verify::ensemble::identity::{compare, misfit, CalibrationError, Setup};
 #[cfg(doc)]
 use scamp::verify::ensemble::identity::MEASURED;
+use scamp::verify::ensemble::identity::{compare, misfit, CalibrationError, Setup};
 
 /// The free parameters of the fit, in order, with what they set in the profile.
 pub const FIT_PARAMETERS: &[&str] = &[

@@ -7,12 +7,12 @@
 //! is compressed and the read-back falls below the input. The simulator predicts the
 //! read-back under a profile, and fits the profile's knee and limit to a device dataset.
 
-use scamp::verify::ensemble::identity::{CalibrationError, DataProblem, Setup};
 use scamp::isa::{parse_program, Device, Program, Reg};
 use scamp::sim::array::Array;
 use scamp::sim::edge::EdgeMode;
 use scamp::sim::noise::{NoiseModel, Profile, Saturation};
 use scamp::sim::{run, DEFAULT_CLOCK_HZ};
+use scamp::verify::ensemble::identity::{CalibrationError, DataProblem, Setup};
 use serde::Serialize;
 
 /// The device program for input `v` and `k` doublings.

@@ -186,11 +186,12 @@ pub fn run(a: &CheckArgs) -> Outcome {
     }
     if let Some(file) = &a.html {
         let target = a.target.display().to_string();
-        let page = bank_page(&bank, report, e.measurement.clone(), &target, &pictures)
-            .map_err(|e| match e {
+        let page = bank_page(&bank, report, e.measurement.clone(), &target, &pictures).map_err(
+            |e| match e {
                 PageError::Run(r) => super::positioned(&a.target, r),
                 other => CliError::msg(format!("{}: {other}", file.display())),
-            })?;
+            },
+        )?;
         if let Some(html) = page {
             std::fs::write(file, &html)
                 .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;

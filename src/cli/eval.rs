@@ -3,10 +3,10 @@
 
 use super::common::work_options;
 use super::{args, files, CliError, Outcome};
+use crate::report::eval as html;
 use indicatif::{ProgressBar, ProgressStyle};
 use scamp::eval::network;
 use scamp::eval::shard::{self, Shard};
-use crate::report::eval as html;
 use scamp::eval::{self, dataset};
 use scamp::sim::noise::DEFAULT_PROFILE;
 use std::io::IsTerminal;

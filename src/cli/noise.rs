@@ -3,8 +3,8 @@
 
 use super::Outcome;
 use crate::calibrate::{fit, report, saturation};
-use scamp::verify::ensemble::identity::Setup;
 use scamp::sim::noise::{profile, Profile};
+use scamp::verify::ensemble::identity::Setup;
 
 /// Arguments of `scamp noise`.
 #[derive(clap::Args, Debug)]
@@ -110,10 +110,7 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         })?;
         if !a.json.json {
             eprintln!("\nfitted misfit {misfit:.3}; parameters:");
-            for (name, v) in fit::FIT_PARAMETERS
-                .iter()
-                .zip(fit::parameters(&fitted))
-            {
+            for (name, v) in fit::FIT_PARAMETERS.iter().zip(fit::parameters(&fitted)) {
                 eprintln!("  {name}: {v:.6}");
             }
             println!("{}", fitted.to_yaml());

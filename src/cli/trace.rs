@@ -4,8 +4,8 @@
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
-use scamp::isa::{DReg, Device, Dir, Pos, Program, Reg};
 use crate::report::{trace_page, TraceInput};
+use scamp::isa::{DReg, Device, Dir, Pos, Program, Reg};
 use scamp::sim::{self, Array, N};
 use std::path::{Path, PathBuf};
 

@@ -5,14 +5,14 @@
 use super::html::{escape, page, png_data_uri};
 use super::planes::block_means;
 
+use image::{GrayImage, Luma, RgbImage};
+use ndarray::Array2;
 use scamp::isa::Wiring;
 use scamp::sim::{capture::GreyImage, run::RunError, N};
 use scamp::verify::check::{self, KernelErrors, Target, Testbed};
 use scamp::verify::groups::{per_target, Groups};
 use scamp::verify::heatmap;
 use scamp::verify::metrics::ErrorFigures;
-use image::{GrayImage, Luma, RgbImage};
-use ndarray::Array2;
 
 /// Side of the pictures embedded in the report (block means of 2x2 PEs).
 pub const REPORT_SIDE: usize = 128;

@@ -4,10 +4,10 @@
 //! inline PNGs, the style sheet is inline, nothing is fetched.
 
 use super::html::{escape, page, png_data_uri};
+use image::{DynamicImage, Rgb, RgbImage};
 use scamp::eval::dataset::{CLASSES, FASHION_NAMES};
 use scamp::eval::evaluate::Example;
 use scamp::eval::report::{DepthRow, Report};
-use image::{DynamicImage, Rgb, RgbImage};
 
 /// Pixels per image pixel in the pictures.
 const ZOOM: u32 = 4;

@@ -4,9 +4,9 @@
 
 use super::api::{Diagnostic, PeView, Plane, RunReply, RunRequest, RunState, Value};
 use super::{steps::steps, Refusal};
-use scamp::isa::{parse_program, source::MAX_PROGRAM_BYTES, DReg, Device, Dir, Program, Reg};
 use crate::report::html::base64;
 use crate::report::trace::analogue_regs;
+use scamp::isa::{parse_program, source::MAX_PROGRAM_BYTES, DReg, Device, Dir, Program, Reg};
 use scamp::sim::images;
 use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
 use scamp::sim::preload::Preload;

@@ -8,10 +8,7 @@ use crate::sim::N;
 /// Name and PNG bytes of every image in images/, sorted by name as `scamp check`
 /// loads them.
 pub const BUNDLED: [(&str, &[u8]); 8] = [
-    (
-        "astronaut",
-        include_bytes!("../../images/astronaut.png"),
-    ),
+    ("astronaut", include_bytes!("../../images/astronaut.png")),
     ("brick", include_bytes!("../../images/brick.png")),
     ("camera", include_bytes!("../../images/camera.png")),
     (
@@ -20,10 +17,7 @@ pub const BUNDLED: [(&str, &[u8]); 8] = [
     ),
     ("chelsea", include_bytes!("../../images/chelsea.png")),
     ("coffee", include_bytes!("../../images/coffee.png")),
-    (
-        "gradient",
-        include_bytes!("../../images/gradient.png"),
-    ),
+    ("gradient", include_bytes!("../../images/gradient.png")),
     ("gravel", include_bytes!("../../images/gravel.png")),
 ];
 

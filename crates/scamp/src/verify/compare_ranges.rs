@@ -9,11 +9,11 @@
 use super::compare::{
     compare, CompareError, CompareOptions, Comparison, Difference, MapSink, Watched,
 };
-use crate::verify::ensemble::{self, Member};
 use crate::isa::Program;
 use crate::sim::capture::GreyImage;
 use crate::sim::noise::Profile;
 use crate::sim::Array;
+use crate::verify::ensemble::{self, Member};
 use serde::{Serialize, Serializer};
 
 /// Lowest and highest of one figure.

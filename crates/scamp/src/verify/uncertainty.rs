@@ -5,9 +5,9 @@
 //! change, not seed-to-seed scatter.
 
 use super::check::{self, ProfileTestbed, Target};
-use crate::verify::ensemble::{self, Member, UncertaintyError};
 use crate::isa::{Program, Wiring};
 use crate::sim::capture::GreyImage;
+use crate::verify::ensemble::{self, Member, UncertaintyError};
 use serde::Serialize;
 
 /// The range of each total-error figure of one kernel over the accepted members.

@@ -12,10 +12,10 @@
 pub mod background;
 pub mod identity;
 
-use identity::Setup;
 use crate::sim::layer::rng;
 use crate::sim::noise::uncertainty::{Parameter, Range};
 use crate::sim::noise::Profile;
+use identity::Setup;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
