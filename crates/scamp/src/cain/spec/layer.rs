@@ -160,27 +160,22 @@ fn index_text(index: &[usize]) -> String {
 
 /// Refuses a shape other than `rank` sizes each within `1..=most[i]`; `what` names the
 /// layout in the message (`[out, in/groups, kh, kw]`).
-fn shape_check(sizes: &[u64], most: &[usize], what: &str) -> Result<(), NpyError> {
-    let shape = sizes
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+fn shape_check(sizes: &[u64], most: &[usize], what: &'static str) -> Result<(), NpyError> {
     if sizes.len() != most.len() {
-        return Err(NpyError::Unexpected(format!(
-            "expected a {}-dimensional array {what}, got shape ({shape})",
-            most.len()
-        )));
+        return Err(NpyError::Rank {
+            layout: what,
+            most: most.to_vec(),
+            got: sizes.to_vec(),
+        });
     }
     for (&s, &m) in sizes.iter().zip(most) {
         if s == 0 || s > m as u64 {
-            return Err(NpyError::Unexpected(format!(
-                "shape ({shape}) {what} is out of bounds: each size must be 1..={m} here ({})",
-                most.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+            return Err(NpyError::OutOfBounds {
+                layout: what,
+                most: most.to_vec(),
+                bound: m,
+                got: sizes.to_vec(),
+            });
         }
     }
     Ok(())
@@ -191,7 +186,7 @@ fn shape_check(sizes: &[u64], most: &[usize], what: &str) -> Result<(), NpyError
 fn read_checked(
     path: &Path,
     most: &[usize],
-    what: &str,
+    what: &'static str,
 ) -> Result<ndarray::ArrayD<f64>, LayerError> {
     let file = |source| LayerError::File {
         path: path.to_path_buf(),
