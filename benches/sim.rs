@@ -6,8 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
-use scamp::calibrate::throughput;
 use scamp::sim::{run, DEFAULT_CLOCK_HZ, PES};
+use scamp_cli::calibrate::throughput;
 
 fn roofline(c: &mut Criterion) {
     let mut g = c.benchmark_group("roofline");

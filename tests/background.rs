@@ -3,8 +3,8 @@
 //! spatial, column and row figures) within 30 %, on several chips, while the corrected
 //! load shows none of the structure.
 
-use scamp::calibrate::background::{self, BackgroundStats, DEVICE};
 use scamp::sim::noise::Profile;
+use scamp::verify::ensemble::background::{self, BackgroundStats, DEVICE};
 
 fn stats(profile: &Profile, value: i32, chip: u64) -> BackgroundStats {
     let frames = background::frames(profile, value, chip, 100, 16).unwrap();

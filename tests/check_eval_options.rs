@@ -112,6 +112,7 @@ fn only_the_declared_gaps_are_missing_from_python() {
         .filter(|o| o.python == InPython::NotYet)
         .map(|o| o.name)
         .collect();
-    // Adding an option to Python moves it out of this list.
-    assert_eq!(gaps, ["max_total_rmse"]);
+    // Python takes every option of `check` and `eval` (`max_total_rmse`, the last gap,
+    // is a keyword of `scamp.check`); a new option declared `NotYet` fails here.
+    assert!(gaps.is_empty(), "{gaps:?}");
 }

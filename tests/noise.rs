@@ -3,10 +3,10 @@
 //! saturation, decay, readout and the relative cost of division.
 
 use approx::assert_abs_diff_eq;
-use scamp::calibrate::identity::{self, Setup};
 use scamp::isa::{parse_program, Device, Reg, Wiring};
 use scamp::sim::noise::{NoiseModel, Profile};
 use scamp::sim::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ};
+use scamp::verify::ensemble::identity::{self, Setup};
 
 const A: Reg = Reg::Gen(0);
 const B: Reg = Reg::Gen(1);

@@ -106,6 +106,56 @@ fn build_wheel(tools: &Path) -> PathBuf {
     wheels[0].clone()
 }
 
+/// Builds the source distribution into `target/python-sdist` and asserts it holds the
+/// library's sources and every file the library embeds (its images and the default
+/// network's files), so that it builds without the repository.
+fn check_sdist(tools: &Path) {
+    let out = root().join("target").join("python-sdist");
+    let _ = std::fs::remove_dir_all(&out);
+    run(
+        Command::new(tools)
+            .args(["-m", "maturin", "sdist", "-m"])
+            .arg(root().join("python").join("Cargo.toml"))
+            .arg("-o")
+            .arg(&out),
+        "maturin sdist",
+    );
+    let sdist = std::fs::read_dir(&out)
+        .expect("the sdist folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_string_lossy().ends_with(".tar.gz"))
+        .expect("one .tar.gz");
+    let listing = run(
+        Command::new(tools)
+            .args([
+                "-c",
+                "import sys, tarfile; print('\\n'.join(tarfile.open(sys.argv[1]).getnames()))",
+            ])
+            .arg(&sdist),
+        "list the sdist",
+    );
+    let names = String::from_utf8_lossy(&listing.stdout);
+    let library = root().join("crates").join("scamp");
+    let mut wanted = vec!["crates/scamp/src/lib.rs".to_string()];
+    for folder in ["images", "programs"] {
+        for e in std::fs::read_dir(library.join(folder))
+            .expect("a library folder")
+            .flatten()
+        {
+            wanted.push(format!(
+                "crates/scamp/{folder}/{}",
+                e.file_name().to_string_lossy()
+            ));
+        }
+    }
+    for file in wanted {
+        assert!(
+            names.lines().any(|n| n.ends_with(&format!("/{file}"))),
+            "{file} not in the sdist: {names}"
+        );
+    }
+}
+
 #[test]
 fn python_wheel_installs_in_a_fresh_venv_and_passes_stubtest_and_its_tests() {
     if !python_can_make_venvs() {
@@ -124,6 +174,7 @@ fn python_wheel_installs_in_a_fresh_venv_and_passes_stubtest_and_its_tests() {
     let tools = venv(&target.join("python-venv"), false);
     pip_install(&tools, "maturin", &["maturin>=1.16,<2"]);
     let wheel = build_wheel(&tools);
+    check_sdist(&tools);
     let python = venv(&target.join("python-test-venv"), true);
     run(
         Command::new(&python)

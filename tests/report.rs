@@ -7,10 +7,10 @@ mod common;
 use base64::Engine;
 use common::{scamp, stderr, temp_dir};
 use scamp::isa::{parse_program, Device};
-use scamp::report::planes::{quantise_analogue, TRACE_SIDE};
-use scamp::report::{trace_page, TraceInput};
 use scamp::sim::noise::{NoiseModel, Profile};
 use scamp::sim::{self, Array, EdgeMode};
+use scamp_cli::report::planes::{quantise_analogue, TRACE_SIDE};
+use scamp_cli::report::{trace_page, TraceInput};
 use serde_json::Value;
 
 /// The JSON the step-through page embeds.

@@ -4,9 +4,9 @@
 
 mod common;
 use common::{json, refused, scamp, temp_file};
-use scamp::calibrate::identity::Setup;
-use scamp::calibrate::saturation;
 use scamp::sim::noise::Profile;
+use scamp::verify::ensemble::identity::Setup;
+use scamp_cli::calibrate::saturation;
 
 /// `scamp5` with its knee and limit at `knee` and `limit`.
 fn with_range(knee: f64, limit: f64) -> Profile {

@@ -3,9 +3,9 @@
 
 mod common;
 use common::{json, scamp, stderr, temp_file};
-use scamp::calibrate::ensemble;
-use scamp::calibrate::identity::{self, Setup};
 use scamp::sim::noise::{BusKind, Parameter, Profile};
+use scamp::verify::ensemble;
+use scamp::verify::ensemble::identity::{self, Setup};
 
 #[test]
 fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {

@@ -231,6 +231,7 @@ def check(
     uncertainty: bool = False,
     seed: int = 1,
     chip_seed: int = 1,
+    max_total_rmse: Optional[float] = None,
 ) -> dict[str, Any]:
     """Proves a program computes its kernels and measures its error, as ``scamp check``.
 
@@ -241,7 +242,13 @@ def check(
     measures on. ``runs`` run seeds
     per image (``seed``, ``seed + 1``, ... on the chip ``chip_seed``; the defaults are
     the command line's), and ``uncertainty`` adds the range of the total error over
-    the profile's uncertainty ensemble.
+    the profile's uncertainty ensemble. ``max_total_rmse`` (a :class:`Compiled` target
+    only) compiles its spec again at each depth with the same options and checks the
+    shortest program whose worst total RMSE meets the budget, as ``scamp check SPEC
+    --max-total-rmse``; ``result["budget_met"]`` is False when no depth does (the
+    closest program is reported). The depth search sets its own approximation error
+    bound, so a spec whose ``max_error`` is missed at ``max_depth`` is compiled with
+    ``accept_approximation=True`` first.
 
     Returns the dict ``scamp check --json`` prints, with the same numbers;
     ``result["verified"]`` is False when the proof fails.
@@ -254,6 +261,7 @@ def check(
         uncertainty=uncertainty,
         seed=seed,
         chip_seed=chip_seed,
+        max_total_rmse=max_total_rmse,
     )
     return _scamp.check(program_or_compiled, options)
 

@@ -175,6 +175,7 @@ def check(
     uncertainty: bool = False,
     seed: int = 1,
     chip_seed: int = 1,
+    max_total_rmse: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def compare(
     program: ProgramLike,

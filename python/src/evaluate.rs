@@ -10,6 +10,7 @@ use pyo3::types::{PyDict, PyModule};
 use scamp::bank::{Bank, BankError, CheckOptions};
 use scamp::cain::{self, CompileError, CompileOptions, Objective, Spec, Stats};
 use scamp::isa::{self, parse_program, Device};
+use scamp::sim::GreyImage;
 use scamp::sim::noise::DEFAULT_PROFILE;
 use scamp::verify::{EvaluateError, ProfileTestbed};
 use serde::Serialize;
@@ -20,6 +21,9 @@ use std::path::PathBuf;
 pub struct PyCompiled {
     bank: Bank,
     file: String,
+    /// The options it was compiled with: `check(max_total_rmse=)` compiles its spec
+    /// again at each depth with them.
+    opts: CompileOptions,
 }
 
 #[pymethods]
@@ -248,7 +252,7 @@ pub fn compile<'py>(
     let bank =
         crate::interrupt::interruptible(py, || Bank::compile(spec, &opts, &Stats::default()))?
             .map_err(|e| bank_error(py, &file, e))?;
-    Ok(PyCompiled { bank, file })
+    Ok(PyCompiled { bank, file, opts })
 }
 
 /// The names of the compile options in their declared order
@@ -269,6 +273,56 @@ pub struct CheckArgs<'py> {
     uncertainty: bool,
     seed: Bound<'py, PyAny>,
     chip_seed: Bound<'py, PyAny>,
+    max_total_rmse: Option<f64>,
+}
+
+/// `max_total_rmse`, as `--max-total-rmse` takes it: finite and more than 0.
+fn total_rmse_budget(py: Python<'_>, a: &CheckArgs<'_>) -> PyResult<Option<f64>> {
+    match a.max_total_rmse {
+        Some(v) if !(v.is_finite() && v > 0.0) => Err(errors::option_error(
+            py,
+            "max_total_rmse",
+            format!("max_total_rmse: must be a finite number more than 0, got {v}"),
+        )),
+        limit => Ok(limit),
+    }
+}
+
+/// The bank of `check(compiled, max_total_rmse=limit)`: the compiled spec compiled
+/// again at each depth with the same options (as `check SPEC --max-total-rmse`, whose
+/// search is the spec's own, without `work`), the shortest that meets `limit`.
+fn within_budget(
+    py: Python<'_>,
+    target: &Bound<'_, PyAny>,
+    a: &CheckArgs<'_>,
+    limit: f64,
+    images: &[GreyImage],
+    testbed: &ProfileTestbed,
+) -> PyResult<(Bank, String)> {
+    let Ok(c) = target.cast::<PyCompiled>() else {
+        return Err(value_error(
+            "max_total_rmse needs a compiled spec (scamp.compile) to compile at several depths",
+        ));
+    };
+    if a.kernel.is_some() {
+        return Err(value_error(
+            "kernel is for programs; a compiled spec carries its own kernels",
+        ));
+    }
+    let runs = a.runs;
+    let c = c.get();
+    let spec = c
+        .bank
+        .spec()
+        .cloned()
+        .ok_or_else(|| value_error("a compiled spec has its spec"))?;
+    let mut opts = c.opts.clone();
+    opts.work = None;
+    let (bank, _) = crate::interrupt::interruptible(py, || {
+        Bank::compile_within(spec, &opts, limit, images, testbed, runs)
+    })?
+    .map_err(|e| bank_error(py, &c.file, e))?;
+    Ok((bank, c.file.clone()))
 }
 
 /// The bank `check` evaluates: a compiled spec as it is, or a program with the kernel
@@ -314,7 +368,7 @@ pub fn check<'py>(
     target: &Bound<'py, PyAny>,
     options: CheckArgs<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (bank, file) = bank_of(py, target, &options)?;
+    let limit = total_rmse_budget(py, &options)?;
     let images = match &options.images {
         Some(images) if !images.is_none() => grey_images(images)?,
         _ => crate::images::bundled(),
@@ -331,6 +385,10 @@ pub fn check<'py>(
         profile,
         chip_seed: crate::args::seed("chip_seed", &options.chip_seed)?,
         seed: crate::args::seed("seed", &options.seed)?,
+    };
+    let (bank, file) = match limit {
+        Some(limit) => within_budget(py, target, &options, limit, &images, &testbed)?,
+        None => bank_of(py, target, &options)?,
     };
     let opts = CheckOptions::new(noise)
         .with_runs(options.runs)

@@ -216,7 +216,7 @@ impl PyNetwork {
                     "uncertainty: not with shard (the ranges need the whole test set)",
                 ));
             }
-            scamp::calibrate::ensemble::described(&noise.1)
+            scamp::verify::ensemble::described(&noise.1)
                 .map_err(|e| crate::errors::option_error(py, "uncertainty", e))?;
         }
         let dir = dataset.unwrap_or_else(|| PathBuf::from(eval::DEFAULT_DATASET_DIR));

@@ -3,6 +3,7 @@ options (the native signature against the library's one declaration)."""
 
 import ast
 import inspect
+import json
 from pathlib import Path
 
 import numpy as np
@@ -171,3 +172,48 @@ def test_uncertainty_without_a_described_profile_is_an_option_error():
 def test_merge_shards_of_no_file_is_an_error():
     with pytest.raises(scamp.Error):
         scamp.merge_shards([])
+
+
+# A 3x3 box (1/9) approximated at depth 3 at most: 1/9 rounds to 0 up to d = 2 and to
+# 1/8 at d = 3, so under `ideal` no depth meets a total-RMSE budget of 3.
+BOX3 = (
+    "name: box3\ninput: A\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: A\n"
+    "    scale: 1/9\n    weights: [[1, 1, 1], [1, 1, 1], [1, 1, 1]]\n"
+    "approximation: { max_depth: 3, max_error: 0.0 }\n"
+)
+
+
+def test_a_total_rmse_budget_the_program_misses_fails_in_python_as_in_the_cli(cli, tmp_path):
+    spec = tmp_path / "box3.yaml"
+    spec.write_text(BOX3)
+    done = cli.run(
+        "check", spec, "--noise", "ideal", "--max-total-rmse", 3, "--time-limit", 5,
+        "--workers", 1, "--json",
+    )
+    assert done.returncode == 1, done.stderr
+    expected = json.loads(done.stdout)
+    # The depth search approximates at every depth itself; the spec's own max_error
+    # (0) is missed at max_depth, so compiling it needs accept_approximation.
+    compiled = scamp.compile(spec, time_limit=5, workers=1, accept_approximation=True)
+    got = scamp.check(compiled, noise="ideal", max_total_rmse=3)
+    assert expected["budget_met"] is False and got["budget_met"] is False
+    assert [r["depth"] for r in got["budget"]] == [r["depth"] for r in expected["budget"]] == [0, 3]
+    assert [r["meets"] for r in got["budget"]] == [False, False]
+    # The closest program is the 1/8 box of depth 3, in both.
+    assert got["kernels"][0]["depth"] == expected["kernels"][0]["depth"] == 3
+    assert got["budget"][1]["total_rmse"] == expected["budget"][1]["total_rmse"] > 3
+    # A budget the 1/8 box meets passes.
+    assert scamp.check(compiled, noise="ideal", max_total_rmse=100)["budget_met"] is True
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
+def test_a_total_rmse_budget_out_of_range_is_an_option_error(bad):
+    compiled = scamp.compile(BLUR, work=2000, workers=1)
+    with pytest.raises(scamp.OptionError) as e:
+        scamp.check(compiled, noise="ideal", max_total_rmse=bad)
+    assert e.value.option == "max_total_rmse"
+
+
+def test_a_total_rmse_budget_needs_a_compiled_spec():
+    with pytest.raises(scamp.Error, match="needs a compiled spec"):
+        scamp.check("mov(A, A);", kernel=BLUR, max_total_rmse=3)

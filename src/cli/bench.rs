@@ -2,7 +2,7 @@
 //! same run.
 
 use super::Outcome;
-use scamp::calibrate::throughput::{self, Figure, NumpyAdd, Roofline};
+use crate::calibrate::throughput::{self, Figure, NumpyAdd, Roofline};
 use serde::Serialize;
 
 /// Arguments of `scamp bench`.

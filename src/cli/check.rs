@@ -3,7 +3,8 @@
 
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
-use scamp::bank::{Bank, BankError, CheckOptions, PageError, Pictures};
+use crate::report::{bank_page, PageError};
+use scamp::bank::{Bank, BankError, CheckOptions, Pictures};
 use scamp::cain::{self, CompileOptions, Spec, Stats};
 use scamp::isa::{Device, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
 use scamp::sim::GreyImage;
@@ -158,7 +159,7 @@ pub fn run(a: &CheckArgs) -> Outcome {
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
     if a.uncertainty {
-        scamp::calibrate::ensemble::described(&testbed.profile).map_err(CliError::msg)?;
+        scamp::verify::ensemble::described(&testbed.profile).map_err(CliError::msg)?;
     }
     let bank = if is_spec(&a.target) {
         from_spec(a, &grey, &testbed)?
@@ -183,12 +184,12 @@ pub fn run(a: &CheckArgs) -> Outcome {
     }
     if let Some(file) = &a.html {
         let target = a.target.display().to_string();
-        let page = bank
-            .check_page(report, e.measurement.clone(), &target, &pictures)
-            .map_err(|e| match e {
+        let page = bank_page(&bank, report, e.measurement.clone(), &target, &pictures).map_err(
+            |e| match e {
                 PageError::Run(r) => super::positioned(&a.target, r),
                 other => CliError::msg(format!("{}: {other}", file.display())),
-            })?;
+            },
+        )?;
         if let Some(html) = page {
             std::fs::write(file, &html)
                 .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;

@@ -3,6 +3,7 @@
 
 use super::common::work_options;
 use super::{args, files, CliError, Outcome};
+use crate::report::eval as html;
 use indicatif::{ProgressBar, ProgressStyle};
 use scamp::eval::{self, Shard};
 use scamp::sim::noise::DEFAULT_PROFILE;
@@ -128,7 +129,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
             count_saturation: true,
         };
         if a.uncertainty {
-            scamp::calibrate::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
+            scamp::verify::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
         }
         let e = eval::evaluate(&net, data.clone(), &opts).map_err(CliError::msg)?;
         let mut report = eval::report(&e.merge);
@@ -150,7 +151,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
         (eval::report(&m), Vec::new(), (0, 0))
     };
     if let Some(file) = &a.html {
-        let page = eval::html_page(&report, &examples, size.0, size.1).map_err(CliError::msg)?;
+        let page = html::page_of(&report, &examples, size.0, size.1).map_err(CliError::msg)?;
         std::fs::write(file, page)
             .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", file.display())))?;
     }

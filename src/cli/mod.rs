@@ -51,7 +51,7 @@ pub enum CliError {
     Run(#[from] scamp::sim::RunError),
     /// The calibration could not run.
     #[error(transparent)]
-    Calibration(#[from] scamp::calibrate::identity::CalibrationError),
+    Calibration(#[from] scamp::verify::ensemble::identity::CalibrationError),
     /// A plane or image file could not be read or written (the error names it).
     #[error(transparent)]
     PlaneFile(#[from] scamp::sim::PlaneFileError),

@@ -2,9 +2,9 @@
 //! `scamp5` profile against the hardware measurements (docs/noise.md).
 
 use super::Outcome;
-use scamp::calibrate::identity::{self, Setup};
-use scamp::calibrate::{report, saturation};
+use crate::calibrate::{fit, report, saturation};
 use scamp::sim::noise::{self, Profile};
+use scamp::verify::ensemble::identity::Setup;
 
 /// Arguments of `scamp noise`.
 #[derive(clap::Args, Debug)]
@@ -103,17 +103,14 @@ fn calibrate_cmd(a: &CalibrateArgs) -> Outcome {
         return saturation_cmd(a, &prof, setup);
     }
     if let Some(iterations) = a.fit {
-        let (fitted, misfit) = identity::fit(&prof, setup, iterations, |it, best| {
+        let (fitted, misfit) = fit::fit(&prof, setup, iterations, |it, best| {
             if !a.json.json {
                 eprint!("\riteration {it}: misfit {best:.3}   ");
             }
         })?;
         if !a.json.json {
             eprintln!("\nfitted misfit {misfit:.3}; parameters:");
-            for (name, v) in identity::FIT_PARAMETERS
-                .iter()
-                .zip(identity::parameters(&fitted))
-            {
+            for (name, v) in fit::FIT_PARAMETERS.iter().zip(fit::parameters(&fitted)) {
                 eprintln!("  {name}: {v:.6}");
             }
             println!("{}", fitted.to_yaml());

@@ -1,11 +1,11 @@
 //! `scamp trace PROGRAM --pe ROW,COL`: every macro, its bus instructions, and one PE's
 //! registers after each, as an aligned table; with `--html FILE`, the step-through page
-//! built by [`scamp::report::trace`].
+//! built by [`crate::report::trace`].
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
+use crate::report::{trace_page, TraceInput};
 use scamp::isa::{DReg, Device, Dir, Pos, Program, Reg};
-use scamp::report::{trace_page, TraceInput};
 use scamp::sim::{self, Array, N};
 use std::path::{Path, PathBuf};
 
@@ -96,7 +96,7 @@ fn write_html(
         || a.program.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    if let Some(note) = scamp::report::trace::Sampling::of(program).note() {
+    if let Some(note) = crate::report::trace::Sampling::of(program).note() {
         eprintln!("note: {note}");
     }
     let html = trace_page(TraceInput {

@@ -1,7 +1,7 @@
 //! The JSON the playground's page and the server exchange: requests as the page sends
 //! them, answers as the server serialises them.
 
-use scamp::report::check::ProofGrid;
+use crate::report::check::ProofGrid;
 use scamp::verify::ErrorFigures;
 use serde::{Deserialize, Serialize};
 

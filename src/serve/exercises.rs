@@ -5,10 +5,10 @@
 use super::api::{Diagnostic, ExerciseInfo, GradeReply, GradeRequest, KernelGrade};
 use super::session::MAX_STEP_CYCLES;
 use super::Refusal;
+use crate::report::check::proof_grids;
 use scamp::bank::{Bank, BankError};
 use scamp::cain;
 use scamp::isa::{parse_program, Device};
-use scamp::report::check::proof_grids;
 use scamp::sim::images;
 use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
 use scamp::verify::{EvaluateError, Evaluation, ProfileTestbed};

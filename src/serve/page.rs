@@ -3,8 +3,8 @@
 //! exercises, the bundled images, the noise profiles) embedded as JSON.
 
 use super::exercises;
+use crate::report::html::{escape, script_json};
 use scamp::isa::table;
-use scamp::report::html::{escape, script_json};
 use scamp::sim::images;
 use scamp::sim::noise::BUILTINS;
 use serde::Serialize;

@@ -4,9 +4,9 @@
 
 use super::api::{Diagnostic, PeView, Plane, RunReply, RunRequest, RunState, Value};
 use super::{steps::steps, Refusal};
+use crate::report::html::base64;
+use crate::report::trace::analogue_regs;
 use scamp::isa::{parse_program, DReg, Device, Dir, Program, Reg, MAX_PROGRAM_BYTES};
-use scamp::report::html::base64;
-use scamp::report::trace::analogue_regs;
 use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
 use scamp::sim::{self, images, Array, EdgeMode, Preload, N};
 use scamp::verify::load_input;

@@ -2,8 +2,8 @@
 //! instructions read and write, and the neighbour transfers among them.
 
 use super::api::{Arrow, Step};
+use crate::report::trace::written;
 use scamp::isa::{BusOp, DigitalOp, Reg, Stmt};
-use scamp::report::trace::written;
 
 /// The name of the plane a register is shown in: a neighbour view is that neighbour's
 /// `NEWS`.

@@ -1,8 +1,8 @@
 //! `/tutorial`: the tutorial's chapters (docs/tutorial, built into the binary) as
 //! pages, each `scamp` code block with a link that opens it in the playground.
 
+use crate::report::html::escape;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-use scamp::report::html::escape;
 
 /// The chapters by file name, as they sit in docs/tutorial.
 const CHAPTERS: [(&str, &str); 9] = [

@@ -144,14 +144,12 @@
 
 pub mod bank;
 pub mod cain;
-pub mod calibrate;
 pub mod cancel;
 pub mod energy;
 pub mod eval;
 pub mod export;
 pub mod isa;
 pub mod options;
-pub mod report;
 pub mod sim;
 pub mod verify;
 

@@ -76,7 +76,7 @@ const fn opt(
     }
 }
 
-use InPython::{Keyword, NotYet, Output, Via};
+use InPython::{Keyword, Output, Via};
 
 /// Every option of `scamp check` (besides the target and `--json`), in the order of
 /// its `--help`.
@@ -167,7 +167,7 @@ pub const CHECK_OPTIONS: [FrontOption; 14] = [
         (None, "None"),
         "more than 0",
         "the shortest program whose total RMSE meets this budget",
-        NotYet,
+        Keyword,
     ),
     opt(
         "uncertainty",

@@ -2,9 +2,9 @@
 
 use crate::cain::score::budget::BudgetRow;
 use crate::cain::KernelReport;
-use crate::calibrate::ensemble::Member;
 use crate::sim::{DEFAULT_CLOCK_HZ, PES};
 use crate::verify::check::{ErrorSources, FigureSpread, Measurement};
+use crate::verify::ensemble::Member;
 use crate::verify::groups::{Evaluation, Groups};
 use crate::verify::metrics::ErrorFigures;
 use crate::verify::predict::Predicted;

@@ -8,21 +8,21 @@
 //! it is meant to compute, or from a bare program (which can run and be compared, but
 //! has no kernels to prove).
 
-mod check_page;
 mod check_report;
 mod compile_report;
+mod outputs;
 mod setup;
 mod simulate;
 mod stats;
 mod summary;
 pub mod text;
 
-pub use check_page::{PageError, Pictures};
 pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
 pub use compile_report::{
     CompileReport, CompiledKernel, GroupReport, PhaseJson, PredictedJson, RangeJson, SearchJson,
     SplitJson,
 };
+pub use outputs::Pictures;
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{
     batch_bytes, check_tolerance, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo,

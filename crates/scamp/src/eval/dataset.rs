@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_DIR: &str = "/usr/share/datasets/fashion-mnist";
 
 /// Number of classes (MNIST and Fashion-MNIST have ten).
-pub(crate) const CLASSES: usize = 10;
+pub const CLASSES: usize = 10;
 
 /// Fashion-MNIST's class names, for reports.
-pub(crate) const FASHION_NAMES: [&str; CLASSES] = [
+pub const FASHION_NAMES: [&str; CLASSES] = [
     "T-shirt/top",
     "Trouser",
     "Pullover",

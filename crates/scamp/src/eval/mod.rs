@@ -10,7 +10,7 @@
 //! through the chip part (`stage`, `frames`, `features`) under `ideal` and under a
 //! noise profile on several chips, and classified by the head (`head`); the counts
 //! (`counts`) make the report ([`report()`]), add up over shards (`shard`) and feed
-//! the text (`text`) and HTML (`html`) reports.
+//! the text (`text`) report.
 
 pub(crate) mod counts;
 pub(crate) mod dataset;
@@ -18,10 +18,8 @@ pub(crate) mod evaluate;
 pub(crate) mod features;
 pub(crate) mod frames;
 pub(crate) mod head;
-pub(crate) mod html;
 pub(crate) mod idx;
 pub(crate) mod network;
-pub(crate) mod plot;
 pub(crate) mod reach;
 pub(crate) mod readout;
 pub(crate) mod report;
@@ -36,16 +34,16 @@ pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use report::{report, Report};
 // The steps of an evaluation, shards and the text and HTML reports: plumbing the
 // command line and the Python bindings share, and what tests/eval_*.rs pin.
-pub use report::{DepthCounts, Mergeable, Meta};
+pub use report::{DepthCounts, DepthRow, Mergeable, Meta};
 
 pub use counts::Counts;
 pub use dataset::{
-    read as read_dataset, Dataset, DatasetError, Split, DEFAULT_DIR as DEFAULT_DATASET_DIR,
+    read as read_dataset, Dataset, DatasetError, Split, CLASSES, DEFAULT_DIR as DEFAULT_DATASET_DIR,
+    FASHION_NAMES,
 };
 pub use features::{extract as extract_features, Built, Extracted, Sample};
 pub use frames::{run_frame, FrameNoise};
 pub use head::Head;
-pub use html::page_of as html_page;
 pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
 pub use network::{
     load as load_network, load_path, HeadDef, Network, Source, StageDef, MAX_NETWORK_BYTES,
@@ -99,7 +97,7 @@ pub enum EvalError {
     Layout(#[from] readout::BinOutside),
     /// The profile's uncertainty ensemble cannot be made.
     #[error(transparent)]
-    Ensemble(#[from] crate::calibrate::ensemble::UncertaintyError),
+    Ensemble(#[from] crate::verify::ensemble::UncertaintyError),
     /// The head's training diverged.
     #[error(
         "the head's training diverged (weights not finite) with learning_rate {learning_rate} \

@@ -91,7 +91,7 @@ pub struct DepthRow {
 
 impl DepthRow {
     /// Names of the columns of [`DepthRow::cells`], as the text and HTML reports head them.
-    pub(crate) const HEADS: [&'static str; 7] = [
+    pub const HEADS: [&'static str; 7] = [
         "depth",
         "instructions",
         "cycles",
@@ -102,7 +102,7 @@ impl DepthRow {
     ];
 
     /// The row as the reports show it: counts, then rates in percent to two decimals.
-    pub(crate) fn cells(&self) -> [String; 7] {
+    pub fn cells(&self) -> [String; 7] {
         let pct = |x: f64| format!("{:.2} %", 100.0 * x);
         [
             self.depth.to_string(),

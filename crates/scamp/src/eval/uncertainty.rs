@@ -1,6 +1,6 @@
 //! `eval --uncertainty`: the network's noisy accuracy under every member of the noise
 //! profile's uncertainty ensemble that reproduces the device measurements
-//! ([`crate::calibrate::ensemble`]), reduced to its range, and to the range over the
+//! ([`crate::verify::ensemble`]), reduced to its range, and to the range over the
 //! members that move only the register range (docs/noise.md, "Error bars"). Every member
 //! runs on the same chips and images as the nominal evaluation, at the network's own
 //! depth, with the head trained as the nominal one is.
@@ -9,7 +9,7 @@ use super::dataset::Dataset;
 use super::evaluate::{evaluate, Options};
 use super::network::Network;
 use super::{report, EvalError};
-use crate::calibrate::ensemble;
+use crate::verify::ensemble;
 use serde::{Deserialize, Serialize};
 
 /// The accuracy's range over the ensemble.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// The default scene: `images/camera.png`, built into the binary so `scamp run` works
 /// from any directory.
-pub(crate) const DEFAULT_IMAGE: &[u8] = include_bytes!("../../../../images/camera.png");
+pub(crate) const DEFAULT_IMAGE: &[u8] = include_bytes!("../../images/camera.png");
 
 /// Name of the built-in default image, for messages.
 pub const DEFAULT_IMAGE_NAME: &str = "images/camera.png";

@@ -8,23 +8,17 @@ use crate::sim::N;
 /// Name and PNG bytes of every image in images/, sorted by name as `scamp check`
 /// loads them.
 pub const BUNDLED: [(&str, &[u8]); 8] = [
-    (
-        "astronaut",
-        include_bytes!("../../../../images/astronaut.png"),
-    ),
-    ("brick", include_bytes!("../../../../images/brick.png")),
-    ("camera", include_bytes!("../../../../images/camera.png")),
+    ("astronaut", include_bytes!("../../images/astronaut.png")),
+    ("brick", include_bytes!("../../images/brick.png")),
+    ("camera", include_bytes!("../../images/camera.png")),
     (
         "checkerboard",
-        include_bytes!("../../../../images/checkerboard.png"),
+        include_bytes!("../../images/checkerboard.png"),
     ),
-    ("chelsea", include_bytes!("../../../../images/chelsea.png")),
-    ("coffee", include_bytes!("../../../../images/coffee.png")),
-    (
-        "gradient",
-        include_bytes!("../../../../images/gradient.png"),
-    ),
-    ("gravel", include_bytes!("../../../../images/gravel.png")),
+    ("chelsea", include_bytes!("../../images/chelsea.png")),
+    ("coffee", include_bytes!("../../images/coffee.png")),
+    ("gradient", include_bytes!("../../images/gradient.png")),
+    ("gravel", include_bytes!("../../images/gravel.png")),
 ];
 
 /// The bundled image `name`, grey, 256x256; `None` for an unknown name.

@@ -250,7 +250,7 @@ pub enum CompareError {
     Register(Watched),
     /// The profile gives no uncertainty ensemble.
     #[error(transparent)]
-    Ensemble(#[from] crate::calibrate::ensemble::UncertaintyError),
+    Ensemble(#[from] crate::verify::ensemble::UncertaintyError),
 }
 
 /// How an analogue register drifts: each figure pooled over the images of a run seed,

@@ -1,6 +1,6 @@
 //! `run --compare --uncertainty`: a comparison's figures under every member of the
 //! profile's uncertainty ensemble that reproduces the device measurements
-//! ([`crate::calibrate::ensemble`]), reduced to the range of each register's figures,
+//! ([`crate::verify::ensemble`]), reduced to the range of each register's figures,
 //! and to the range over the members that move only the register range (the saturation
 //! share of the spread, docs/noise.md "Error bars"). Members run on the same chip and
 //! run seeds as the nominal comparison, so the ranges show the open parameters, not
@@ -9,11 +9,11 @@
 use super::compare::{
     compare, CompareError, CompareOptions, Comparison, Difference, MapSink, Watched,
 };
-use crate::calibrate::ensemble::{self, Member};
 use crate::isa::Program;
 use crate::sim::capture::GreyImage;
 use crate::sim::noise::Profile;
 use crate::sim::Array;
+use crate::verify::ensemble::{self, Member};
 use serde::{Serialize, Serializer};
 
 /// Lowest and highest of one figure.

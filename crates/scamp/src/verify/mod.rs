@@ -12,6 +12,7 @@ pub(crate) mod compare;
 pub(crate) mod compare_ranges;
 pub(crate) mod convolution;
 pub(crate) mod dyadic;
+pub mod ensemble;
 pub(crate) mod groups;
 pub(crate) mod heatmap;
 pub(crate) mod kernels;
@@ -28,7 +29,7 @@ pub(crate) mod symbolic;
 pub(crate) mod uncertainty;
 pub use check::{
     first_run, frame_indices, input_values, load_images, measure, named_frame, FirstRun,
-    ImagesError, KernelErrors, ProfileTestbed, Target as CheckTarget, Testbed,
+    ImagesError, KernelErrors, Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
 };
 pub use compare::{
     adc_step, load_input, CompareError, CompareOptions, Comparison, DiffMap, Watched,

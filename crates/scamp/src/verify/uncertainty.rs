@@ -1,13 +1,13 @@
 //! Error bars: a program's error figures under every member of its profile's
-//! uncertainty ensemble ([`crate::calibrate::ensemble`]) that still reproduces the
+//! uncertainty ensemble ([`crate::verify::ensemble`]) that still reproduces the
 //! measurements, reduced to the range of each figure. The members run on the same chip
 //! and run seeds as the nominal check, so the ranges show what the open parameters
 //! change, not seed-to-seed scatter.
 
 use super::check::{self, ProfileTestbed, Target};
-use crate::calibrate::ensemble::{self, Member, UncertaintyError};
 use crate::isa::{Program, Wiring};
 use crate::sim::capture::GreyImage;
+use crate::verify::ensemble::{self, Member, UncertaintyError};
 use serde::Serialize;
 
 /// The range of each total-error figure of one kernel over the accepted members.

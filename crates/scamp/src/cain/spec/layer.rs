@@ -43,18 +43,109 @@ pub enum LayerError {
         value: f64,
     },
     /// Arrays, groups and registers that do not fit together.
-    #[error("{0}")]
-    Mismatch(String),
+    #[error(transparent)]
+    Mismatch(#[from] Mismatch),
     /// A kernel that cannot be approximated within the settings.
-    #[error("kernel {kernel} (output {out}): {msg}")]
+    #[error("kernel {kernel} (output {out}): {cause}")]
     Approximation {
         /// Its index in the layer.
         kernel: usize,
         /// Its output register.
         out: Reg,
         /// Why.
-        msg: String,
+        cause: ApproxRefusal,
     },
+}
+
+/// How a layer's arrays, groups and registers do not fit together.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Mismatch {
+    /// A weights shape (`[out, in/groups, kh, kw]`) with a size 0.
+    #[error("the weights have shape {}: no size may be 0", shape_text(.0))]
+    ZeroSize([usize; 4]),
+    /// A weights shape with more outputs or larger sides than a spec holds.
+    #[error(
+        "the weights have shape {}: at most {MAX_KERNELS} outputs and sides of at most {MAX_SIDE}",
+        shape_text(.0)
+    )]
+    TooLarge([usize; 4]),
+    /// A group count that is 0 or does not divide the outputs.
+    #[error("groups {groups} must be at least 1 and divide the {outputs} outputs")]
+    Groups {
+        /// The groups given.
+        groups: usize,
+        /// The weights' outputs.
+        outputs: usize,
+    },
+    /// A bias of another length than the outputs.
+    #[error("the bias has {bias} values, the weights {outputs} outputs")]
+    Bias {
+        /// The bias's values.
+        bias: usize,
+        /// The weights' outputs.
+        outputs: usize,
+    },
+    /// Another number of input registers than the weights read.
+    #[error(
+        "the weights read {} input channels ({per_group} per group x {groups} groups), \
+         {given} input registers are given",
+        channels(.per_group, .groups)
+    )]
+    Inputs {
+        /// Input channels per group.
+        per_group: usize,
+        /// Groups.
+        groups: usize,
+        /// Input registers given.
+        given: usize,
+    },
+    /// Another number of output registers than the weights have outputs.
+    #[error("the weights have {outputs} outputs, {given} output registers are given")]
+    Outputs {
+        /// The weights' outputs.
+        outputs: usize,
+        /// Output registers given.
+        given: usize,
+    },
+    /// An input register listed twice.
+    #[error("input register {0} is given twice")]
+    InputTwice(Reg),
+    /// An input or output register outside the layer's registers.
+    #[error("register {0} is not among the layer's registers")]
+    NotARegister(Reg),
+    /// A scale that is 0 or not finite.
+    #[error("the scale must be finite and not 0, got {0}")]
+    Scale(f64),
+}
+
+impl Mismatch {
+    /// Whether the mismatch is in the output registers (a spec's `outputs` key) rather
+    /// than in the weights.
+    pub fn is_in_outputs(&self) -> bool {
+        matches!(self, Mismatch::Outputs { .. } | Mismatch::NotARegister(_))
+    }
+}
+
+fn channels(per_group: &usize, groups: &usize) -> usize {
+    per_group.saturating_mul(*groups)
+}
+
+fn shape_text(shape: &[usize; 4]) -> String {
+    let [out, per_group, kh, kw] = shape;
+    format!("({out}, {per_group}, {kh}, {kw})")
+}
+
+/// Why a kernel of a layer cannot be approximated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApproxRefusal {
+    /// A scaled weight overflows.
+    #[error(transparent)]
+    Overflow(#[from] approx::ApproxError),
+    /// The approximation misses `max_error` at `max_depth` (and `accept` is off).
+    #[error(transparent)]
+    Miss(#[from] approx::ApproxMiss),
 }
 
 fn file_prefix(path: &Option<PathBuf>) -> String {
@@ -69,27 +160,22 @@ fn index_text(index: &[usize]) -> String {
 
 /// Refuses a shape other than `rank` sizes each within `1..=most[i]`; `what` names the
 /// layout in the message (`[out, in/groups, kh, kw]`).
-fn shape_check(sizes: &[u64], most: &[usize], what: &str) -> Result<(), NpyError> {
-    let shape = sizes
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+fn shape_check(sizes: &[u64], most: &[usize], what: &'static str) -> Result<(), NpyError> {
     if sizes.len() != most.len() {
-        return Err(NpyError::Unexpected(format!(
-            "expected a {}-dimensional array {what}, got shape ({shape})",
-            most.len()
-        )));
+        return Err(NpyError::Rank {
+            layout: what,
+            most: most.to_vec(),
+            got: sizes.to_vec(),
+        });
     }
     for (&s, &m) in sizes.iter().zip(most) {
         if s == 0 || s > m as u64 {
-            return Err(NpyError::Unexpected(format!(
-                "shape ({shape}) {what} is out of bounds: each size must be 1..={m} here ({})",
-                most.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+            return Err(NpyError::OutOfBounds {
+                layout: what,
+                most: most.to_vec(),
+                bound: m,
+                got: sizes.to_vec(),
+            });
         }
     }
     Ok(())
@@ -100,7 +186,7 @@ fn shape_check(sizes: &[u64], most: &[usize], what: &str) -> Result<(), NpyError
 fn read_checked(
     path: &Path,
     most: &[usize],
-    what: &str,
+    what: &'static str,
 ) -> Result<ndarray::ArrayD<f64>, LayerError> {
     let file = |source| LayerError::File {
         path: path.to_path_buf(),
@@ -283,63 +369,58 @@ fn check_shapes(
     groups: usize,
     t: &LayerTarget,
 ) -> Result<(), LayerError> {
-    let bad = |m: String| Err(LayerError::Mismatch(m));
+    let bad = |m: Mismatch| Err(LayerError::Mismatch(m));
+    let shape = [out, per_group, kh, kw];
     if out == 0 || per_group == 0 || kh == 0 || kw == 0 {
-        return bad(format!(
-            "the weights have shape ({out}, {per_group}, {kh}, {kw}): no size may be 0"
-        ));
+        return bad(Mismatch::ZeroSize(shape));
     }
     if out > MAX_KERNELS || kh > MAX_SIDE || kw > MAX_SIDE {
-        return bad(format!(
-            "the weights have shape ({out}, {per_group}, {kh}, {kw}): at most {MAX_KERNELS} \
-             outputs and sides of at most {MAX_SIDE}"
-        ));
+        return bad(Mismatch::TooLarge(shape));
     }
     if groups == 0 || !out.is_multiple_of(groups) {
-        return bad(format!(
-            "groups {groups} must be at least 1 and divide the {out} outputs"
-        ));
+        return bad(Mismatch::Groups {
+            groups,
+            outputs: out,
+        });
     }
     if let Some(b) = bias.filter(|&b| b != out) {
-        return bad(format!(
-            "the bias has {b} values, the weights {out} outputs"
-        ));
+        return bad(Mismatch::Bias {
+            bias: b,
+            outputs: out,
+        });
     }
     let inputs = per_group.saturating_mul(groups);
     if t.inputs.len() != inputs {
-        return bad(format!(
-            "the weights read {inputs} input channels ({per_group} per group x {groups} \
-             groups), {} input registers are given",
-            t.inputs.len()
-        ));
+        return bad(Mismatch::Inputs {
+            per_group,
+            groups,
+            given: t.inputs.len(),
+        });
     }
     if t.outputs.len() != out {
-        return bad(format!(
-            "the weights have {out} outputs, {} output registers are given",
-            t.outputs.len()
-        ));
+        return bad(Mismatch::Outputs {
+            outputs: out,
+            given: t.outputs.len(),
+        });
     }
-    if let Some(r) = t
+    if let Some(&r) = t
         .inputs
         .iter()
         .enumerate()
         .find_map(|(i, r)| t.inputs[..i].contains(r).then_some(r))
     {
-        return bad(format!("input register {r} is given twice"));
+        return bad(Mismatch::InputTwice(r));
     }
-    if let Some(r) = t
+    if let Some(&r) = t
         .inputs
         .iter()
         .chain(&t.outputs)
         .find(|r| !t.registers.contains(r))
     {
-        return bad(format!("register {r} is not among the layer's registers"));
+        return bad(Mismatch::NotARegister(r));
     }
     if !t.scale.is_finite() || t.scale == 0.0 {
-        return bad(format!(
-            "the scale must be finite and not 0, got {}",
-            t.scale
-        ));
+        return bad(Mismatch::Scale(t.scale));
     }
     Ok(())
 }
@@ -347,18 +428,18 @@ fn check_shapes(
 /// Refuses kernel `i` when its weights overflow the approximation or miss `max_error`
 /// at `max_depth` without `accept`.
 fn check_approximation(i: usize, k: &KernelSpec, p: &ApproxParams) -> Result<(), LayerError> {
-    let refuse = |msg: String| LayerError::Approximation {
+    let refuse = |cause: ApproxRefusal| LayerError::Approximation {
         kernel: i,
         out: k.out,
-        msg,
+        cause,
     };
     let a = approx::approximate_planes(&k.planes(), k.scale, p.max_depth, p.max_error)
-        .map_err(|e| refuse(e.to_string()))?;
+        .map_err(|e| refuse(e.into()))?;
     if p.accept {
         return Ok(());
     }
     approx::check_miss(&k.planes(), k.scale, &a, p.max_depth, p.max_error)
-        .map_err(|e| refuse(e.to_string()))
+        .map_err(|e| refuse(e.into()))
 }
 
 /// A spec as YAML text that [`crate::cain::parse_spec`] reads back to the same spec:

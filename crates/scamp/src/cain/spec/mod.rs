@@ -708,11 +708,7 @@ fn layer_kernels(
     let l = layer::layer_spec(weights.view(), None, raw.groups, &target).map_err(|e| {
         let key = match e {
             layer::LayerError::Approximation { .. } => "weights",
-            layer::LayerError::Mismatch(ref m)
-                if m.contains("output register") || m.contains("the layer's registers") =>
-            {
-                "outputs"
-            }
+            layer::LayerError::Mismatch(ref m) if m.is_in_outputs() => "outputs",
             _ => "weights",
         };
         Misplaced::at(&at(key), format!("{}: {e}", raw.weights))

@@ -23,27 +23,27 @@ pub const MAX_NETWORK_BYTES: usize = 1 << 20;
 pub(crate) const BUNDLED: &[(&str, &str)] = &[
     (
         "analognet2_net.yaml",
-        include_str!("../../../../../programs/analognet2_net.yaml"),
+        include_str!("../../../programs/analognet2_net.yaml"),
     ),
     (
         "deep_net.yaml",
-        include_str!("../../../../../programs/deep_net.yaml"),
+        include_str!("../../../programs/deep_net.yaml"),
     ),
     (
         "analognet2.yaml",
-        include_str!("../../../../../programs/analognet2.yaml"),
+        include_str!("../../../programs/analognet2.yaml"),
     ),
     (
         "analognet2.scamp",
-        include_str!("../../../../../programs/analognet2.scamp"),
+        include_str!("../../../programs/analognet2.scamp"),
     ),
     (
         "deep_stage2.yaml",
-        include_str!("../../../../../programs/deep_stage2.yaml"),
+        include_str!("../../../programs/deep_stage2.yaml"),
     ),
     (
         "deep_stage2.scamp",
-        include_str!("../../../../../programs/deep_stage2.scamp"),
+        include_str!("../../../programs/deep_stage2.scamp"),
     ),
 ];
 

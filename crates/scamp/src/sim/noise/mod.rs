@@ -1,8 +1,9 @@
 //! The analogue error model (docs/noise.md): profiles (with their uncertainty
 //! description), the chip's fixed pattern, the noise layer that perturbs every value a
-//! bus instruction writes, and statistics over repeated runs. The experiments that run
-//! the model (calibration against hardware measurements, background statistics,
-//! uncertainty ensembles) live above `sim`, in [`crate::calibrate`].
+//! bus instruction writes, and statistics over repeated runs. The device experiments a
+//! profile must reproduce and the uncertainty ensembles checked against them run the
+//! model, so they live above `sim`, in [`crate::verify::ensemble`]; the calibration
+//! fits and the command's reports are the `scamp` command's (`scamp noise`).
 
 pub(crate) mod chip;
 pub(crate) mod layer;

@@ -1,7 +1,7 @@
 //! What the measurements leave open: a profile's uncertainty description (plain data of
 //! the profile) and how each parameter moves a profile (docs/noise.md, "Error bars").
 //! The ensemble drawn from it, checked against both device experiments, runs the
-//! simulator and so lives above `sim`, in `crate::calibrate::ensemble`.
+//! simulator and so lives above `sim`, in `crate::verify::ensemble`.
 //!
 //! Each parameter below moves the profile along a direction that the measurements do
 //! not see (to first order), compensating where needed so that the measured

@@ -57,9 +57,35 @@ pub enum NpyError {
         /// The header's shape.
         got: Vec<u64>,
     },
-    /// Another shape than the caller of `read_floats` accepts.
-    #[error("{0}")]
-    Unexpected(String),
+    /// Another number of dimensions than the caller of [`read_floats`] reads.
+    #[error("expected a {}-dimensional array {layout}, got shape ({})", .most.len(), join(.got))]
+    Rank {
+        /// The axes the caller reads, as `[out, kh, kw]`.
+        layout: &'static str,
+        /// The largest size of each axis.
+        most: Vec<usize>,
+        /// The header's shape.
+        got: Vec<u64>,
+    },
+    /// A size 0 or larger than the caller of [`read_floats`] accepts.
+    #[error(
+        "shape ({}) {layout} is out of bounds: each size must be 1..={bound} here ({})",
+        join(.got),
+        join_most(.most)
+    )]
+    OutOfBounds {
+        /// The axes the caller reads.
+        layout: &'static str,
+        /// The largest size of each axis.
+        most: Vec<usize>,
+        /// The bound of the first axis out of bounds.
+        bound: usize,
+        /// The header's shape.
+        got: Vec<u64>,
+    },
+    /// An array whose dimensions disagree with the shape its header gave.
+    #[error(transparent)]
+    Dimensions(#[from] ndarray::ShapeError),
     /// Fewer data bytes than the array needs.
     #[error("truncated: {have} bytes of data, a {shape} array of float{bits} needs {need}")]
     Truncated {
@@ -80,6 +106,11 @@ pub enum NpyError {
 /// Sizes as a tuple's inside: `256, 256`.
 fn join(sizes: &[u64]) -> String {
     let dims: Vec<String> = sizes.iter().map(ToString::to_string).collect();
+    dims.join(", ")
+}
+
+fn join_most(most: &[usize]) -> String {
+    let dims: Vec<String> = most.iter().map(ToString::to_string).collect();
     dims.join(", ")
 }
 
@@ -105,7 +136,7 @@ pub fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyErro
     })?;
     let a = a
         .into_dimensionality::<Ix2>()
-        .map_err(|e| NpyError::Unexpected(e.to_string()))?;
+        .map_err(NpyError::Dimensions)?;
     Ok(a.mapv(|v| v as f32))
 }
 

@@ -1,14 +1,21 @@
 //! The uncertainty ensemble of a profile: the nominal profile, each described range's
 //! two ends and random draws inside every range (the description is plain data of the
 //! profile, [`crate::sim::noise::uncertainty`]), each member checked against both
-//! device experiments ([`super::identity`], [`super::background`]) and rejected when
-//! it leaves the calibration tolerance (docs/noise.md, "Error bars").
+//! device experiments ([`identity`], [`background`]) and rejected when it leaves the
+//! calibration tolerance (docs/noise.md, "Error bars").
+//!
+//! The ensemble is part of the error model: the ranges `check --uncertainty`, `run
+//! --compare --uncertainty` and `eval --uncertainty` report are taken over it. The two
+//! experiments are here because every member is held against them; the fits that made
+//! the profile and the reports of `scamp noise` are the command's.
 
-use super::background;
-use super::identity::{self, Setup};
+pub mod background;
+pub mod identity;
+
 use crate::sim::layer::rng;
 use crate::sim::noise::uncertainty::{Parameter, Range};
 use crate::sim::noise::Profile;
+use identity::Setup;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -45,10 +52,10 @@ pub enum UncertaintyError {
     Undescribed(String),
     /// The identity-kernel experiment could not run.
     #[error(transparent)]
-    Identity(#[from] super::identity::CalibrationError),
+    Identity(#[from] identity::CalibrationError),
     /// The background experiment could not run.
     #[error(transparent)]
-    Background(#[from] super::background::BackgroundError),
+    Background(#[from] background::BackgroundError),
 }
 
 /// Fails when `p` describes no uncertainty, so that a request for error bars can be

@@ -2,9 +2,9 @@
 //! background of the uncorrected load under one profile, serialised as `--json`
 //! prints it and rendered as the text the terminal shows.
 
-use super::background::{self, Figure};
-use super::identity::{self, CalibrationError, Row, Setup};
-use crate::sim::noise::Profile;
+use scamp::sim::noise::Profile;
+use scamp::verify::ensemble::background::{self, Figure};
+use scamp::verify::ensemble::identity::{self, CalibrationError, Row, Setup};
 use serde::Serialize;
 use std::fmt::Write;
 

@@ -7,12 +7,11 @@
 //! is compressed and the read-back falls below the input. The simulator predicts the
 //! read-back under a profile, and fits the profile's knee and limit to a device dataset.
 
-use super::identity::{CalibrationError, DataProblem, Setup};
-use crate::isa::{parse_program, Device, Program, Reg};
-use crate::sim::array::Array;
-use crate::sim::edge::EdgeMode;
-use crate::sim::noise::{NoiseModel, Profile, Saturation};
-use crate::sim::{run, DEFAULT_CLOCK_HZ};
+use scamp::isa::{parse_program, Device, Program, Reg};
+use scamp::sim::{Array, EdgeMode};
+use scamp::sim::noise::{NoiseModel, Profile, Saturation};
+use scamp::sim::{run, DEFAULT_CLOCK_HZ};
+use scamp::verify::ensemble::identity::{CalibrationError, DataProblem, Setup};
 use serde::Serialize;
 
 /// The device program for input `v` and `k` doublings.
@@ -58,8 +57,8 @@ impl Dataset {
     /// mean of several). `file` names it in errors, which carry the line.
     ///
     /// ```
-    /// use scamp::calibrate::identity::{CalibrationError, DataProblem};
-    /// use scamp::calibrate::saturation::Dataset;
+    /// use scamp::verify::ensemble::identity::{CalibrationError, DataProblem};
+    /// use scamp_cli::calibrate::saturation::Dataset;
     /// assert!(Dataset::parse("input,k,value\n10,2,9.5\n", "d.csv").is_ok());
     /// let e = Dataset::parse("input,k,value\n10,2\n", "d.csv").unwrap_err();
     /// assert_eq!(e.to_string(), "d.csv:2:1: expected 3 fields, got 2");
@@ -90,13 +89,13 @@ impl Dataset {
             let input: i32 = fields[0]
                 .parse()
                 .ok()
-                .filter(|&v| crate::isa::DAC.contains(&i64::from(v)))
+                .filter(|&v| scamp::isa::DAC.contains(&i64::from(v)))
                 .ok_or_else(|| fail(i + 1, col(0), DataProblem::Input))?;
             let k: u32 = fields[1]
                 .parse()
                 .ok()
                 .filter(|k| *k <= MAX_K)
-                .ok_or_else(|| fail(i + 1, col(1), DataProblem::K))?;
+                .ok_or_else(|| fail(i + 1, col(1), DataProblem::K { max: MAX_K }))?;
             let value: f64 = fields[2]
                 .parse()
                 .ok()
@@ -125,7 +124,7 @@ pub fn simulate(
     setup: Setup,
 ) -> Result<Vec<f64>, CalibrationError> {
     let device = Device::default();
-    crate::sim::batch::frames(points.len(), |i| {
+    scamp::sim::frames(points.len(), |i| {
         let (v, k) = points[i];
         let program: Program = parse_program(&device_program(v, k), device)?;
         let mut array = Array::new(device.general, EdgeMode::Zero);
@@ -230,7 +229,7 @@ pub fn fit(
     setup: Setup,
     iterations: u32,
 ) -> Result<Fit, CalibrationError> {
-    let max = crate::sim::noise::saturation::MAX_LEVEL;
+    let max = scamp::sim::noise::MAX_LEVEL;
     let range = |x: &[f64]| {
         let knee = x[0].abs().clamp(1.0, max);
         (knee, (knee + x[1].abs()).min(max))
@@ -296,7 +295,7 @@ impl Report {
     ) -> Result<Report, CalibrationError> {
         if let Some(v) = inputs
             .iter()
-            .find(|&&v| !crate::isa::DAC.contains(&i64::from(v)))
+            .find(|&&v| !scamp::isa::DAC.contains(&i64::from(v)))
         {
             return Err(CalibrationError::Input(*v));
         }

@@ -3,11 +3,9 @@
 //! binary maps ideal against noisy (flipped bits marked). Self-contained: pictures are
 //! inline PNGs, the style sheet is inline, nothing is fetched.
 
-use super::dataset::{CLASSES, FASHION_NAMES};
-use super::evaluate::Example;
-use super::report::{DepthRow, Report};
-use crate::report::html::{escape, page, png_data_uri};
+use super::html::{escape, page, png_data_uri};
 use image::{DynamicImage, Rgb, RgbImage};
+use scamp::eval::{DepthRow, Example, Report, CLASSES, FASHION_NAMES};
 
 /// Pixels per image pixel in the pictures.
 const ZOOM: u32 = 4;

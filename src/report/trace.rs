@@ -4,8 +4,8 @@
 
 use super::html::{base64, escape, page, script_json};
 use super::planes::{block_means, quantise_bits, quantise_levels, TRACE_SIDE};
-use crate::isa::{BusOp, DReg, Dir, Program, Reg};
-use crate::sim::{self, run::RunError, Array};
+use scamp::isa::{BusOp, DReg, Dir, Program, Reg};
+use scamp::sim::{self, Array, RunError};
 use serde_json::{json, Value};
 
 /// The script of the step-through page.
@@ -387,7 +387,7 @@ a picture for the value of a block; the PE table shows the chosen PE at full pre
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{parse_program, Device};
+    use scamp::isa::{parse_program, Device};
 
     #[test]
     fn long_programs_are_sampled_to_the_page_limit() {

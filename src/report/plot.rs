@@ -2,8 +2,8 @@
 //! over the chips) against the approximation depth and the instructions it costs, and
 //! the flip rate of each binary map. Plain SVG text: nothing is fetched.
 
-use super::report::DepthRow;
-use crate::report::html::escape;
+use super::html::escape;
+use scamp::eval::DepthRow;
 use std::fmt::Write;
 
 const W: f64 = 520.0;

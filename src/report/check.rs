@@ -5,14 +5,14 @@
 use super::html::{escape, page, png_data_uri};
 use super::planes::block_means;
 
-use crate::isa::Wiring;
-use crate::sim::{capture::GreyImage, run::RunError, N};
-use crate::verify::check::{self, KernelErrors, Target, Testbed};
-use crate::verify::groups::{per_target, Groups};
-use crate::verify::heatmap;
-use crate::verify::metrics::ErrorFigures;
 use image::{GrayImage, Luma, RgbImage};
 use ndarray::Array2;
+use scamp::isa::Wiring;
+use scamp::sim::{GreyImage, RunError, N};
+use scamp::verify::{
+    first_run, heat_colour, named_frame, per_target, CheckTarget as Target, ErrorFigures, Groups,
+    KernelErrors, Testbed,
+};
 
 /// Side of the pictures embedded in the report (block means of 2x2 PEs).
 pub const REPORT_SIDE: usize = 128;
@@ -25,7 +25,7 @@ pub struct KernelSummary {
     pub depth: u32,
     /// Integer weights of the approximated kernel (divide by 2^d), rows north to south:
     /// one plane, or one per input of a kernel of several.
-    pub approximated: crate::cain::ShownWeights,
+    pub approximated: scamp::cain::ShownWeights,
     /// Summed absolute weight error of the approximation.
     pub approx_error: f64,
     /// Measured figures (absent when the proof failed and nothing was run).
@@ -99,10 +99,10 @@ pub fn image_panels(
         .iter()
         .enumerate()
         .map(|(j, (name, _))| {
-            let frame = check::named_frame(images, j, wiring);
+            let frame = named_frame(images, j, wiring);
             let mut captured = None;
             let kernels = per_target(groups, targets, |program, ts| {
-                let run = check::first_run(program, wiring, ts, &frame, testbed)?;
+                let run = first_run(program, wiring, ts, &frame, testbed)?;
                 captured.get_or_insert(run.input);
                 Ok::<_, RunError>(
                     ts.iter()
@@ -146,7 +146,7 @@ fn heat_uri(p: &KernelPanel, border: usize, max: f64) -> Result<String, image::I
     let s = REPORT_SIDE as u32;
     let m = small(&err);
     let img = RgbImage::from_fn(s, s, |x, y| {
-        heatmap::colour(m[(y * s + x) as usize] / max.max(f64::EPSILON))
+        heat_colour(m[(y * s + x) as usize] / max.max(f64::EPSILON))
     });
     png_data_uri(&image::DynamicImage::ImageRgb8(img))
 }
@@ -368,7 +368,7 @@ fn image_section(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
 fn heat_gradient() -> String {
     let stops: Vec<String> = (0..=8)
         .map(|i| {
-            let c = heatmap::colour(f64::from(i) / 8.0);
+            let c = heat_colour(f64::from(i) / 8.0);
             format!("rgb({},{},{})", c[0], c[1], c[2])
         })
         .collect();
@@ -493,7 +493,7 @@ fn cells(s: &str) -> Vec<String> {
 }
 
 /// Reads the explanation of a failed proof (the lines of
-/// [`crate::verify::report::explain_mismatch`]) back into grids; lines that belong to no
+/// [`scamp::verify::explain_mismatch`]) back into grids; lines that belong to no
 /// register (a symbolic execution that stopped) are returned apart.
 pub fn proof_grids(lines: &[String]) -> (Vec<ProofGrid>, Vec<String>) {
     let mut grids: Vec<ProofGrid> = Vec::new();
@@ -598,12 +598,12 @@ fn mismatch_html(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::Reg;
+    use scamp::isa::Reg;
 
     #[test]
     fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {
-        use crate::isa::{parse_program, Device};
-        use crate::verify::proof::Target as ProofTarget;
+        use scamp::isa::{parse_program, Device};
+        use scamp::verify::Target as ProofTarget;
         // Computes in(r, c-1) where the kernel wants (in(r, c+1) + in(r, c)) / 2.
         let p = parse_program("movx(B, A, west)", Device::default()).unwrap();
         let t = ProofTarget {
@@ -611,7 +611,7 @@ mod tests {
             depth: 1,
             weights: vec![vec![0, 1, 1]],
         };
-        let lines = crate::verify::report::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
+        let lines = scamp::verify::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
         let (grids, other) = proof_grids(&lines);
         assert!(other.is_empty(), "{other:?}");
         assert_eq!(grids.len(), 1);
