@@ -8,9 +8,9 @@
 //! read-back under a profile, and fits the profile's knee and limit to a device dataset.
 
 use scamp::isa::{parse_program, Device, Program, Reg};
-use scamp::sim::{Array, EdgeMode};
 use scamp::sim::noise::{NoiseModel, Profile, Saturation};
 use scamp::sim::{run, DEFAULT_CLOCK_HZ};
+use scamp::sim::{Array, EdgeMode};
 use scamp::verify::ensemble::identity::{CalibrationError, DataProblem, Setup};
 use serde::Serialize;
 

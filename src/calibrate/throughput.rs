@@ -14,8 +14,8 @@
 
 use rayon::prelude::*;
 use scamp::isa::{parse_program, BusOp, Device, Program, Reg};
-use scamp::sim::rng;
 use scamp::sim::noise::{NoiseModel, Profile};
+use scamp::sim::rng;
 use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
 use serde::Serialize;
 use std::time::{Duration, Instant};

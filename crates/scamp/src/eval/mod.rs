@@ -38,8 +38,8 @@ pub use report::{DepthCounts, DepthRow, Mergeable, Meta};
 
 pub use counts::Counts;
 pub use dataset::{
-    read as read_dataset, Dataset, DatasetError, Split, CLASSES, DEFAULT_DIR as DEFAULT_DATASET_DIR,
-    FASHION_NAMES,
+    read as read_dataset, Dataset, DatasetError, Split, CLASSES,
+    DEFAULT_DIR as DEFAULT_DATASET_DIR, FASHION_NAMES,
 };
 pub use features::{extract as extract_features, Built, Extracted, Sample};
 pub use frames::{run_frame, FrameNoise};
