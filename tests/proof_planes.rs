@@ -109,3 +109,32 @@ fn one_input_gives_the_single_input_values() {
         );
     }
 }
+
+#[test]
+fn an_output_that_reads_a_register_nothing_wrote_fails() {
+    // E is added in before `movx` first writes it: the simulator starts E at 0, so every
+    // plane matches, but on the chip A would carry whatever E held.
+    let reads_e = "add(F, A, B)\nadd(D, F, E)\nmovx(E, C, east)\ndivq(F, E)\nsub(A, D, F)\n";
+    let e = prove_planes(
+        &program(reads_e),
+        &INPUTS,
+        6,
+        &[target(vec![vec![0, 0, -1]])],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PlanesProofError::Unwritten {
+                out: Reg::A,
+                reg: Reg::E,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().starts_with("A depends on E, read at 2:"),
+        "{e}"
+    );
+}

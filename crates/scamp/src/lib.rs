@@ -36,9 +36,10 @@
 //!   command line prints them);
 //! - [`eval`] (`scamp eval`) and [`export`] (`scamp export`);
 //! - [`options`] (the check and eval options, each declared once), [`energy`] (the
-//!   energy model) and [`cancel`] (stopping a long call from another thread);
-//! - [`report`] (HTML pages) and [`calibrate`] (calibration experiments): applications
-//!   above the library, on their way out of it.
+//!   energy model) and [`cancel`] (stopping a long call from another thread).
+//!
+//! The HTML pages and the calibration experiments are applications above the library:
+//! they live in the `scamp` command's package, `scamp-cli`.
 //!
 //! Each module's own page says which of its items are the library's surface, which are
 //! plumbing the command line and the Python bindings share, and which are internals

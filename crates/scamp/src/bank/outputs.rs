@@ -17,7 +17,7 @@ pub struct Pictures<'a> {
 
 impl Bank {
     /// Writes, per image and kernel, the result, the ideal result and an error heat map
-    /// (see [`check::write_outputs`]): in `dir` for one program, in `dir/groupN` per
+    /// (see `verify::check::write_outputs`): in `dir` for one program, in `dir/groupN` per
     /// group of a bank. Nothing for a bank without kernels.
     pub fn write_outputs(
         &self,

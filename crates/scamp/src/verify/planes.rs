@@ -9,8 +9,10 @@
 //! is meant for programs that read their inputs from registers.
 
 use super::proof::Target;
-use super::symbolic::{run_program, LinComb, Span, Symbolic, SymbolicError, SymbolicPe};
-use crate::isa::{Program, Reg};
+use super::symbolic::{
+    execute_from, run_program, LinComb, Span, Symbolic, SymbolicError, SymbolicPe,
+};
+use crate::isa::{unwritten_reads, AnyReg, Pos, Program, Reg};
 use crate::sim::machine::Linear;
 
 /// One exact linear combination per input plane (planes beyond the list are zero).
@@ -117,11 +119,26 @@ pub enum PlanesProofError {
         /// The inputs.
         inputs: usize,
     },
+    /// An output depends on a register nothing wrote (0 in the simulator, whatever was
+    /// there on the chip).
+    #[error(
+        "{out} depends on {reg}, read at {pos} before anything writes it (the simulator \
+         starts it at 0; on the chip it holds whatever was there)"
+    )]
+    Unwritten {
+        /// The output register whose kernel depends on it.
+        out: Reg,
+        /// The register read before any write.
+        reg: Reg,
+        /// Where it is first read.
+        pos: Pos,
+    },
 }
 
 /// Proves that `program`, with input plane `z` in `inputs[z]`, leaves in every target's
 /// register exactly the sum over planes of its kernels, with no constant, on a device of
-/// `general` general registers.
+/// `general` general registers, and that no output depends on a register read before
+/// anything wrote it.
 pub fn prove_planes(
     program: &Program,
     inputs: &[Reg],
@@ -147,6 +164,33 @@ pub fn prove_planes(
                     input,
                 });
             }
+        }
+    }
+    check_unwritten(program, inputs, general, targets)
+}
+
+/// Every register read before a write is an unknown: run once per such register with the
+/// image there and every input zero, every target must be free of it.
+fn check_unwritten(
+    program: &Program,
+    inputs: &[Reg],
+    general: usize,
+    targets: &[PlanesTarget],
+) -> Result<(), PlanesProofError> {
+    let preset: Vec<AnyReg> = inputs.iter().map(|&r| AnyReg::Analogue(r)).collect();
+    for u in unwritten_reads(program, &preset) {
+        // Digital registers reach analogue values only through FLAG, which the symbolic
+        // executor refuses to follow when it may be partial.
+        let AnyReg::Analogue(reg) = u.reg else {
+            continue;
+        };
+        let pe = execute_from(program, &[(reg, LinComb::input())], general)?;
+        if let Some(t) = targets.iter().find(|t| !pe.value(t.out).terms.is_empty()) {
+            return Err(PlanesProofError::Unwritten {
+                out: t.out,
+                reg,
+                pos: u.pos,
+            });
         }
     }
     Ok(())

@@ -57,7 +57,7 @@ pub enum NpyError {
         /// The header's shape.
         got: Vec<u64>,
     },
-    /// Another number of dimensions than the caller of [`read_floats`] reads.
+    /// Another number of dimensions than the caller of `read_floats` reads.
     #[error("expected a {}-dimensional array {layout}, got shape ({})", .most.len(), join(.got))]
     Rank {
         /// The axes the caller reads, as `[out, kh, kw]`.
@@ -67,7 +67,7 @@ pub enum NpyError {
         /// The header's shape.
         got: Vec<u64>,
     },
-    /// A size 0 or larger than the caller of [`read_floats`] accepts.
+    /// A size 0 or larger than the caller of `read_floats` accepts.
     #[error(
         "shape ({}) {layout} is out of bounds: each size must be 1..={bound} here ({})",
         join(.got),
