@@ -8,11 +8,9 @@
 //! or the captured scene, and are held on plane 0, the first input: a multi-plane proof
 //! is meant for programs that read their inputs from registers.
 
-use super::proof::Target;
-use super::symbolic::{
-    execute_from, run_program, LinComb, Span, Symbolic, SymbolicError, SymbolicPe,
-};
-use crate::isa::{unwritten_reads, AnyReg, Pos, Program, Reg};
+use super::proof::{unwritten_dependency, Target};
+use super::symbolic::{run_program, LinComb, Span, Symbolic, SymbolicError, SymbolicPe};
+use crate::isa::{Pos, Program, Reg};
 use crate::sim::machine::Linear;
 
 /// One exact linear combination per input plane (planes beyond the list are zero).
@@ -169,29 +167,17 @@ pub fn prove_planes(
     check_unwritten(program, inputs, general, targets)
 }
 
-/// Every register read before a write is an unknown: run once per such register with the
-/// image there and every input zero, every target must be free of it.
+/// No target may depend on a register read before anything wrote it (see
+/// [`unwritten_dependency`]).
 fn check_unwritten(
     program: &Program,
     inputs: &[Reg],
     general: usize,
     targets: &[PlanesTarget],
 ) -> Result<(), PlanesProofError> {
-    let preset: Vec<AnyReg> = inputs.iter().map(|&r| AnyReg::Analogue(r)).collect();
-    for u in unwritten_reads(program, &preset) {
-        // Digital registers reach analogue values only through FLAG, which the symbolic
-        // executor refuses to follow when it may be partial.
-        let AnyReg::Analogue(reg) = u.reg else {
-            continue;
-        };
-        let pe = execute_from(program, &[(reg, LinComb::input())], general)?;
-        if let Some(t) = targets.iter().find(|t| !pe.value(t.out).terms.is_empty()) {
-            return Err(PlanesProofError::Unwritten {
-                out: t.out,
-                reg,
-                pos: u.pos,
-            });
-        }
+    let outs: Vec<Reg> = targets.iter().map(|t| t.out).collect();
+    match unwritten_dependency(program, inputs, general, &outs)? {
+        Some((out, reg, pos)) => Err(PlanesProofError::Unwritten { out, reg, pos }),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -150,24 +150,37 @@ fn check_unwritten(
     wiring: Wiring,
     targets: &[Target],
 ) -> Result<(), ProofError> {
-    let Wiring { input, general, .. } = wiring;
-    let unknowns = unwritten_reads(program, &[AnyReg::Analogue(input)]);
-    for u in unknowns {
+    let outs: Vec<Reg> = targets.iter().map(|t| t.out).collect();
+    match unwritten_dependency(program, &[wiring.input], wiring.general, &outs)? {
+        Some((out, reg, pos)) => Err(ProofError::Unwritten { out, reg, pos }),
+        None => Ok(()),
+    }
+}
+
+/// The first of `outs` that depends on a register `program` reads before anything (or
+/// the preloaded `inputs`) wrote it, with that register and where it is first read:
+/// each such register is run alone with the image in it, and an output free of it has
+/// no term of it (its coefficients cancel). Shared by the single-input and the
+/// multi-plane proofs.
+pub(crate) fn unwritten_dependency(
+    program: &Program,
+    inputs: &[Reg],
+    general: usize,
+    outs: &[Reg],
+) -> Result<Option<(Reg, Reg, Pos)>, SymbolicError> {
+    let preset: Vec<AnyReg> = inputs.iter().map(|&r| AnyReg::Analogue(r)).collect();
+    for u in unwritten_reads(program, &preset) {
         let AnyReg::Analogue(reg) = u.reg else {
             // Digital registers reach analogue values only through FLAG, which the
             // symbolic executor refuses to follow when it may be partial.
             continue;
         };
         let pe = execute_from(program, &[(reg, LinComb::input())], general)?;
-        if let Some(t) = targets.iter().find(|t| !pe.value(t.out).terms.is_empty()) {
-            return Err(ProofError::Unwritten {
-                out: t.out,
-                reg,
-                pos: u.pos,
-            });
+        if let Some(&out) = outs.iter().find(|&&o| !pe.value(o).terms.is_empty()) {
+            return Ok(Some((out, reg, u.pos)));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Compares every target with what the rational executor computes, unknowns at 0.
