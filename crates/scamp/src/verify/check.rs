@@ -144,15 +144,18 @@ pub struct FigureSpread {
 pub struct ErrorSources {
     /// Approximated kernel vs specified kernel, exact arithmetic.
     pub approximation: ErrorFigures,
-    /// Readout clipping: the exact approximated result clamped to the ADC's codes vs
-    /// unclamped (an output beyond the 8-bit range loses this on any device).
+    /// Readout clipping: the program run without register saturation, read through the
+    /// ADC's codes vs without its range (same chip and seeds; under `ideal` arithmetic,
+    /// the exact result clamped: an output beyond the 8-bit range loses this on any
+    /// device).
     pub readout_clipping: ErrorFigures,
     /// Noise, gain and offset: the program run without register saturation and
     /// readout clamping (same chip and seeds) vs the exact approximated result.
     pub analogue: ErrorFigures,
-    /// Saturation inside the program: what clipping changed in the run (the run as
-    /// simulated minus the unclipped run) beyond the readout clipping of the exact
-    /// result.
+    /// Saturation inside the program: the run as simulated vs the same run (same chip
+    /// and noise draws) without register saturation, both read through the ADC's codes,
+    /// so that only what the register range does counts (an output the readout clamps
+    /// either way costs nothing here, whatever its noise).
     pub saturation: ErrorFigures,
     /// Share of the compared PEs whose exact result lies outside the readout's codes.
     pub clipped_share: f64,
@@ -458,7 +461,8 @@ impl FirstRunTally {
     }
 
     /// Adds run 0 on one image: `outs` as simulated, `unclipped` the same run without
-    /// saturation and readout clamping (if the test bed clips at all).
+    /// saturation and readout clamping (if the test bed clips at all), `limits` the
+    /// readout's codes.
     fn add(
         &mut self,
         b: &Bench,
@@ -466,6 +470,7 @@ impl FirstRunTally {
         e: &Expected,
         outs: &[Array2<f64>],
         unclipped: Option<&dyn Testbed>,
+        limits: Option<(f64, f64)>,
     ) -> Result<(), sim::run::RunError> {
         let border = b.border;
         self.compared += (N.saturating_sub(2 * border) as u64).pow(2);
@@ -481,13 +486,18 @@ impl FirstRunTally {
         };
         for k in 0..b.targets.len() {
             self.approx[k].add(&e.approximated[k], &e.exact[k], border);
-            self.readout_clip[k].add(&e.clamped[k], &e.approximated[k], border);
             self.clipped[k] += count_inside(&e.approximated[k], &e.clamped[k], border);
             self.clipped_signs[k] += count_sign_changes(&e.approximated[k], &e.clamped[k], border);
+            // The ADC clamps last (after its noise and rounding), so the unsaturated run
+            // clamped is that run as the ADC reads it, with the same noise draws.
+            let read = match limits {
+                Some((lo, hi)) => free[k].mapv(|v| v.clamp(lo, hi)),
+                None => free[k].clone(),
+            };
+            // approximation + readout + analogue + saturation = outs - exact, PE by PE.
+            self.readout_clip[k].add(&read, &free[k], border);
             self.analogue_only[k].add(&free[k], &e.approximated[k], border);
-            // outs - free - (clamped - approximated), as a difference of two.
-            let inside = &outs[k] - &free[k] + &e.approximated[k];
-            self.saturation[k].add(&inside, &e.clamped[k], border);
+            self.saturation[k].add(&outs[k], &read, border);
         }
         Ok(())
     }
@@ -583,7 +593,7 @@ pub fn measure(
                 if start + i as u32 == 0 {
                     first.saturated += report.saturated;
                     first.reach.add_run(&report);
-                    first.add(&b, &frame, &e, &outs, unclipped.as_deref())?;
+                    first.add(&b, &frame, &e, &outs, unclipped.as_deref(), limits)?;
                 }
                 for k in 0..nk {
                     analogue[i][k].add(&outs[k], &e.approximated[k], border);
@@ -820,5 +830,103 @@ mod tests {
         assert!(k.analogue.rmse < 1e-5, "{:?}", k.analogue);
         assert!(k.approx.rmse > 0.1);
         assert!((k.total.rmse - k.approx.rmse).abs() < 1e-4);
+    }
+
+    /// The identity through a doubled intermediate: `C = 2 A` (clipped by the profile
+    /// at +-100), then `A = C / 2`.
+    fn doubled_identity() -> (Program, Target) {
+        let p = parse_program("mov(B, A); add(C, A, B); div(A, D, C)", Device::default())
+            .unwrap();
+        let t = Target {
+            out: Reg::A,
+            exact: array![[1.0]],
+            approx: array![[1.0]],
+            centre: (0, 0),
+            others: Vec::new(),
+        };
+        (p, t)
+    }
+
+    /// Exact arithmetic, a hard register clip at +-100 and an exact readout of codes
+    /// `low..=high`.
+    fn clipping_only(low: f64, high: f64) -> ProfileTestbed {
+        let text = format!(
+            "name: t\nsaturation: {{low: -100, high: 100}}\n\
+             readout: {{enabled: true, low: {low}, high: {high}}}\n"
+        );
+        ProfileTestbed {
+            profile: Profile::from_yaml(&text, "t").unwrap(),
+            chip_seed: 0,
+            seed: 0,
+        }
+    }
+
+    /// RMSE and bias of `f(x) - x` over the pixels `x` of the default image.
+    fn figures_of(f: impl Fn(f64) -> f64) -> (f64, f64) {
+        let xs = input_values(&sim::capture::default_image());
+        let n = xs.len() as f64;
+        let sq: f64 = xs.iter().map(|&x| (f(x) - x).powi(2)).sum();
+        let sum: f64 = xs.iter().map(|&x| f(x) - x).sum();
+        ((sq / n).sqrt(), sum / n)
+    }
+
+    fn sources_under(testbed: &ProfileTestbed) -> ErrorSources {
+        let (p, t) = doubled_identity();
+        let img = sim::capture::default_image();
+        let m = measure(&p, Wiring::new(Reg::A, 6), &[t], &[img], testbed, 1).unwrap();
+        m.kernels[0].sources
+    }
+
+    #[test]
+    fn saturation_counts_exactly_what_the_register_range_does() {
+        // The readout's codes hold every output: the clip of C is all the error.
+        let s = sources_under(&clipping_only(-128.0, 127.0));
+        let (rmse, bias) = figures_of(|x| (2.0 * x).clamp(-100.0, 100.0) / 2.0);
+        assert!(rmse > 5.0, "{rmse}");
+        assert!((s.saturation.rmse - rmse).abs() < 1e-4, "{:?}", s.saturation);
+        assert!((s.saturation.bias - bias).abs() < 1e-4, "{:?}", s.saturation);
+        assert_eq!(s.readout_clipping.rmse, 0.0);
+        assert_eq!(s.analogue.rmse, 0.0);
+        // The readout clamps at +-40, inside what the clip of C leaves (+-50): the output
+        // loses the same with or without the register range, so the saturation is 0
+        // and the readout clipping is all the error.
+        let s = sources_under(&clipping_only(-40.0, 40.0));
+        let (rmse, bias) = figures_of(|x| x.clamp(-40.0, 40.0));
+        assert_eq!(s.saturation.rmse, 0.0, "{:?}", s.saturation);
+        assert!((s.readout_clipping.rmse - rmse).abs() < 1e-4);
+        assert!((s.readout_clipping.bias - bias).abs() < 1e-4);
+    }
+
+    #[test]
+    fn noise_where_the_readout_clamps_is_not_counted_as_saturation() {
+        // scamp5's noise and readout, its register range lifted far past what the
+        // program reaches (2 x 128): every clamp is the readout's.
+        let mut profile = Profile::builtin("scamp5").unwrap();
+        let mut range = profile.saturation.clone().unwrap();
+        (range.knee_low, range.knee_high) = (-1024.0, 1024.0);
+        profile.saturation = Some(range);
+        let testbed = ProfileTestbed {
+            profile,
+            chip_seed: 3,
+            seed: 5,
+        };
+        // The doubled input itself, which the 8-bit readout clamps where |2x| > 127.
+        let p = parse_program("mov(B, A); add(C, A, B)", Device::default()).unwrap();
+        let t = Target {
+            out: Reg::C,
+            exact: array![[2.0]],
+            approx: array![[2.0]],
+            centre: (0, 0),
+            others: Vec::new(),
+        };
+        let img = sim::capture::default_image();
+        let m = measure(&p, Wiring::new(Reg::A, 6), &[t], &[img], &testbed, 1).unwrap();
+        let k = &m.kernels[0];
+        let s = &k.sources;
+        assert!(s.clipped_share > 0.2, "{}", s.clipped_share);
+        assert!(s.analogue.rmse > 1.0, "{:?}", s.analogue);
+        assert!(s.saturation.rmse < 1e-9, "{:?}", s.saturation);
+        let sum = s.approximation.bias + s.readout_clipping.bias + s.analogue.bias;
+        assert!((sum + s.saturation.bias - k.total.bias).abs() < 1e-6);
     }
 }
