@@ -3,7 +3,7 @@
 //! edit that breaks a count's consistency or the shard numbering is refused.
 
 use proptest::prelude::*;
-use scamp::eval::{merge_shards, Counts, DepthCounts, MergeError, Mergeable, Meta};
+use scamp::eval::{merge_shards, Counts, DepthCounts, MergeError, Mergeable, Meta, ShardFault};
 
 const SEEDS: usize = 2;
 
@@ -128,6 +128,8 @@ proptest! {
         for (k, n) in [(0, 2), (3, 2), (by as u32 % 5 + 3, 2)] {
             let out = merge_shards(&[shard(k, n, c.clone(), 2 * images), good.clone()]).unwrap_err();
             prop_assert!(out.to_string().contains("out of range"), "{out}");
+            let typed = matches!(out, MergeError::Shards { cause: ShardFault::OutOfRange { .. }, .. });
+            prop_assert!(typed, "{out:?}");
         }
     }
 }

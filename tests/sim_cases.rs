@@ -770,7 +770,7 @@ fn run_case(path: &Path) -> Vec<String> {
             report
                 .warnings
                 .iter()
-                .map(|w| format!("{}: {}", w.pos, w.msg))
+                .map(|w| format!("{}: {}", w.pos, w.kind))
                 .collect::<Vec<_>>()
         ));
     }
@@ -793,15 +793,15 @@ fn load_program(case: &Case) -> Result<Option<Program>, Vec<String>> {
     });
     match (parse_program(&program_text, device), expected_error) {
         (Err(e), Some((ln, l, c, m))) => {
-            if (e.pos.line, e.pos.col) != (l, c) || !e.msg.contains(&m) {
+            if (e.pos.line, e.pos.col) != (l, c) || !e.cause.to_string().contains(&m) {
                 return Err(vec![format!(
                     "line {ln}: expected rejection `{l}:{c}: ...{m}...`, got `{}: {}`",
-                    e.pos, e.msg
+                    e.pos, e.cause
                 )]);
             }
             Ok(None)
         }
-        (Err(e), None) => Err(vec![format!("program rejected: {}: {}", e.pos, e.msg)]),
+        (Err(e), None) => Err(vec![format!("program rejected: {}: {}", e.pos, e.cause)]),
         (Ok(_), Some((ln, l, c, m))) => Err(vec![format!(
             "line {ln}: expected rejection `{l}:{c}: ...{m}...`, but the program parsed"
         )]),
@@ -857,10 +857,15 @@ fn check(ln: usize, e: &Expect, env: &Env, report: &RunReport, tol: f64) -> Resu
             "line {ln}: instructions: expected {n}, got {}",
             report.instructions
         )),
-        Expect::Warning(m) if !report.warnings.iter().any(|w| w.msg.contains(m.as_str())) => {
+        Expect::Warning(m)
+            if !report
+                .warnings
+                .iter()
+                .any(|w| w.kind.to_string().contains(m.as_str())) =>
+        {
             Err(format!(
                 "line {ln}: expected a warning containing `{m}`, got {:?}",
-                report.warnings.iter().map(|w| &w.msg).collect::<Vec<_>>()
+                report.warnings.iter().map(|w| &w.kind).collect::<Vec<_>>()
             ))
         }
         Expect::Value(t, ex, text) => check_value(t, ex, env, tol)

@@ -145,9 +145,9 @@ fn warnings_of(file: &str, report: &RunReport) -> Vec<String> {
         .iter()
         .map(|w| {
             if w.pos.line == 0 {
-                format!("{file}: {}", w.msg)
+                format!("{file}: {}", w.kind)
             } else {
-                format!("{file}:{}: {}", w.pos, w.msg)
+                format!("{file}:{}: {}", w.pos, w.kind)
             }
         })
         .collect()

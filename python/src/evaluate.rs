@@ -353,8 +353,9 @@ fn bank_of(
     let device = Device {
         general: spec.general_count(),
     };
-    let parsed = parse_program(&program.text, device)
-        .map_err(|e| errors::program_error(py, &At::pos(&program.file, e.pos), &e.msg))?;
+    let parsed = parse_program(&program.text, device).map_err(|e| {
+        errors::program_error(py, &At::pos(&program.file, e.pos), &e.cause.to_string())
+    })?;
     let bank = Bank::with_kernels(parsed, &program.text, spec)
         .map_err(|e| bank_error(py, &spec_file, e))?;
     Ok((bank, program.file.clone()))

@@ -5,7 +5,7 @@
 use scamp::options::{FrontOption, InPython};
 
 /// Each option as `(name, where, python default)`: `where` is `keyword`, `via NAME`
-/// (a keyword of the function NAME), `output` or `not yet`.
+/// (a keyword of the function NAME), or `output`.
 pub fn declared(options: &[FrontOption]) -> Vec<(&'static str, String, &'static str)> {
     options
         .iter()
@@ -14,7 +14,6 @@ pub fn declared(options: &[FrontOption]) -> Vec<(&'static str, String, &'static 
                 InPython::Keyword => "keyword".to_string(),
                 InPython::Via(f) => format!("via {f}"),
                 InPython::Output => "output".to_string(),
-                _ => "not yet".to_string(),
             };
             (o.name, at, o.py_default)
         })

@@ -86,7 +86,11 @@ impl PyProgram {
                 text,
                 file,
             }),
-            Err(e) => Err(errors::program_error(py, &At::pos(&file, e.pos), &e.msg)),
+            Err(e) => Err(errors::program_error(
+                py,
+                &At::pos(&file, e.pos),
+                &e.cause.to_string(),
+            )),
         }
     }
 

@@ -263,9 +263,9 @@ fn warnings(a: &RunArgs, report: &RunReport) -> Vec<String> {
         .iter()
         .map(|w| {
             if w.pos.line == 0 {
-                format!("{}: {}", a.program.display(), w.msg)
+                format!("{}: {}", a.program.display(), w.kind)
             } else {
-                format!("{}:{}: {}", a.program.display(), w.pos, w.msg)
+                format!("{}:{}: {}", a.program.display(), w.pos, w.kind)
             }
         })
         .collect()

@@ -195,9 +195,9 @@ pub fn run(a: &TraceArgs) -> Outcome {
     for w in &report.warnings {
         // A warning about the program as a whole has no position.
         if w.pos == Pos::default() {
-            eprintln!("warning: {}: {}", a.program.display(), w.msg);
+            eprintln!("warning: {}: {}", a.program.display(), w.kind);
         } else {
-            eprintln!("warning: {}:{}: {}", a.program.display(), w.pos, w.msg);
+            eprintln!("warning: {}:{}: {}", a.program.display(), w.pos, w.kind);
         }
     }
     Ok(0)

@@ -306,7 +306,7 @@ pub fn trace_page(input: TraceInput<'_>) -> Result<String, RunError> {
         .report
         .warnings
         .iter()
-        .map(|w| format!("line {}: {}", w.pos.line, w.msg))
+        .map(|w| format!("line {}: {}", w.pos.line, w.kind))
         .chain(Sampling::of(program).note())
         .collect();
     let data = json!({

@@ -100,7 +100,7 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
     };
     let program = match parse_program(&req.program, device) {
         Ok(p) => p,
-        Err(e) => return Ok(not_graded(name, e.pos, e.msg)),
+        Err(e) => return Ok(not_graded(name, e.pos, e.cause.to_string())),
     };
     if program.cycles() > MAX_STEP_CYCLES {
         return Err(Refusal::bad(format!(

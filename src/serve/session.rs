@@ -250,7 +250,7 @@ pub fn check_size(text: &str) -> Result<(), Refusal> {
 /// Parses `text`, refusing a program over the CLI's size limit.
 pub fn parse(text: &str) -> Result<Result<Program, Diagnostic>, Refusal> {
     check_size(text)?;
-    Ok(parse_program(text, Device::default()).map_err(|e| diagnostic(e.pos, &e.msg)))
+    Ok(parse_program(text, Device::default()).map_err(|e| diagnostic(e.pos, &e.cause.to_string())))
 }
 
 /// Answers `/api/run`.
@@ -327,7 +327,7 @@ pub fn run(req: &RunRequest) -> Result<RunReply, Refusal> {
         truncated,
         warnings: warnings
             .iter()
-            .map(|w| format!("line {}: {}", w.pos.line, w.msg))
+            .map(|w| format!("line {}: {}", w.pos.line, w.kind))
             .collect(),
         pe: [s.pe.0, s.pe.1],
         runs,

@@ -15,7 +15,6 @@
 
 /// Where the Python package takes an option of a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum InPython {
     /// A keyword of the function of the same name (`scamp.check`,
     /// `scamp.Network.evaluate`), with [`FrontOption::py_default`].
@@ -25,8 +24,6 @@ pub enum InPython {
     Via(&'static str),
     /// A file the command writes; the Python function returns the data instead.
     Output,
-    /// Not in the Python package yet (listed so that the gap is visible and tested).
-    NotYet,
 }
 
 /// One option of a command as every front end shows it.

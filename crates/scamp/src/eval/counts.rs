@@ -149,90 +149,191 @@ impl Counts {
     /// than images, confusion matrices that count every image once (per seed) with the
     /// correct ones on their diagonals, no more flipped bits than bits, per-map flips that
     /// add up to the flipped bits.
-    pub fn inconsistency(&self, seeds: usize) -> Option<String> {
+    pub fn inconsistency(&self, seeds: usize) -> Option<Inconsistency> {
         if !self.well_formed(seeds) {
-            return Some(format!(
-                "the counts need {seeds} noisy_correct entries (one per chip seed) and {CLASSES}x{CLASSES} confusion matrices"
-            ));
+            return Some(Inconsistency::Shape { seeds });
         }
         let total = |m: &[Vec<u64>]| m.iter().flatten().map(|&v| u128::from(v)).sum::<u128>();
         let diagonal = |m: &[Vec<u64>]| (0..CLASSES).map(|k| u128::from(m[k][k])).sum::<u128>();
         let images = u128::from(self.images);
         let runs = images * seeds as u128;
         let noisy: u128 = self.noisy_correct.iter().map(|&c| u128::from(c)).sum();
+        let per_map: u128 = self.flipped_per_map.iter().map(|&f| u128::from(f)).sum();
+        use Inconsistency as I;
         let checks = [
             (
                 self.ideal_correct <= self.images,
-                format!(
-                    "ideal_correct {} is over images {}",
-                    self.ideal_correct, self.images
-                ),
+                I::IdealCorrect {
+                    ideal_correct: self.ideal_correct,
+                    images: self.images,
+                },
             ),
             (
                 self.noisy_correct.iter().all(|&c| c <= self.images),
-                format!(
-                    "a noisy_correct of {:?} is over images {}",
-                    self.noisy_correct, self.images
-                ),
+                I::NoisyCorrect {
+                    noisy_correct: self.noisy_correct.clone(),
+                    images: self.images,
+                },
             ),
             (
                 total(&self.confusion_ideal) == images,
-                format!(
-                    "confusion_ideal counts {} images, not {}",
-                    total(&self.confusion_ideal),
-                    self.images
-                ),
+                I::ConfusionIdealTotal {
+                    counted: total(&self.confusion_ideal),
+                    images: self.images,
+                },
             ),
             (
                 diagonal(&self.confusion_ideal) == u128::from(self.ideal_correct),
-                format!(
-                    "confusion_ideal's diagonal is not ideal_correct {}",
-                    self.ideal_correct
-                ),
+                I::ConfusionIdealDiagonal {
+                    ideal_correct: self.ideal_correct,
+                },
             ),
             (
                 total(&self.confusion) == runs,
-                format!(
-                    "confusion counts {} runs, not images x chip seeds = {runs}",
-                    total(&self.confusion)
-                ),
+                I::ConfusionTotal {
+                    counted: total(&self.confusion),
+                    runs,
+                },
             ),
             (
                 diagonal(&self.confusion) == noisy,
-                format!("confusion's diagonal is not the sum of noisy_correct {noisy}"),
+                I::ConfusionDiagonal {
+                    noisy_correct: noisy,
+                },
             ),
             (
                 self.flipped_bits <= self.bits,
-                format!(
-                    "flipped_bits {} is over bits {}",
-                    self.flipped_bits, self.bits
-                ),
+                I::FlippedBits {
+                    flipped_bits: self.flipped_bits,
+                    bits: self.bits,
+                },
             ),
             (
-                self.flipped_per_map
-                    .iter()
-                    .map(|&f| u128::from(f))
-                    .sum::<u128>()
-                    == u128::from(self.flipped_bits),
-                format!(
-                    "flipped_per_map sums to {}, not flipped_bits {}",
-                    self.flipped_per_map
-                        .iter()
-                        .map(|&f| u128::from(f))
-                        .sum::<u128>(),
-                    self.flipped_bits
-                ),
+                per_map == u128::from(self.flipped_bits),
+                I::FlippedPerMap {
+                    sum: per_map,
+                    flipped_bits: self.flipped_bits,
+                },
             ),
             (
                 u128::from(self.changed) <= runs,
-                format!(
-                    "changed {} is over images x chip seeds = {runs}",
-                    self.changed
-                ),
+                I::Changed {
+                    changed: self.changed,
+                    runs,
+                },
             ),
         ];
         checks.into_iter().find(|(ok, _)| !ok).map(|(_, why)| why)
     }
+}
+
+/// What does not add up in counts read back from a file ([`Counts::inconsistency`]), or
+/// in a shard's other figures, with the values involved.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Inconsistency {
+    /// Lists or matrices of the wrong shape.
+    #[error("the counts need {seeds} noisy_correct entries (one per chip seed) and {CLASSES}x{CLASSES} confusion matrices")]
+    Shape {
+        /// The chip seeds of the evaluation.
+        seeds: usize,
+    },
+    /// More images correct under `ideal` than images.
+    #[error("ideal_correct {ideal_correct} is over images {images}")]
+    IdealCorrect {
+        /// Images correct under `ideal`.
+        ideal_correct: u64,
+        /// Images.
+        images: u64,
+    },
+    /// More images correct under noise (for some seed) than images.
+    #[error("a noisy_correct of {noisy_correct:?} is over images {images}")]
+    NoisyCorrect {
+        /// Images correct under noise, per chip seed.
+        noisy_correct: Vec<u64>,
+        /// Images.
+        images: u64,
+    },
+    /// An `ideal` confusion matrix that does not count every image once.
+    #[error("confusion_ideal counts {counted} images, not {images}")]
+    ConfusionIdealTotal {
+        /// What the matrix counts.
+        counted: u128,
+        /// Images.
+        images: u64,
+    },
+    /// An `ideal` confusion matrix whose diagonal is not the correct images.
+    #[error("confusion_ideal's diagonal is not ideal_correct {ideal_correct}")]
+    ConfusionIdealDiagonal {
+        /// Images correct under `ideal`.
+        ideal_correct: u64,
+    },
+    /// A noisy confusion matrix that does not count every run once.
+    #[error("confusion counts {counted} runs, not images x chip seeds = {runs}")]
+    ConfusionTotal {
+        /// What the matrix counts.
+        counted: u128,
+        /// Images times chip seeds.
+        runs: u128,
+    },
+    /// A noisy confusion matrix whose diagonal is not the correct runs.
+    #[error("confusion's diagonal is not the sum of noisy_correct {noisy_correct}")]
+    ConfusionDiagonal {
+        /// The sum of noisy_correct.
+        noisy_correct: u128,
+    },
+    /// More flipped bits than bits.
+    #[error("flipped_bits {flipped_bits} is over bits {bits}")]
+    FlippedBits {
+        /// Flipped bits.
+        flipped_bits: u64,
+        /// Bits.
+        bits: u64,
+    },
+    /// Per-map flips that do not add up to the flipped bits.
+    #[error("flipped_per_map sums to {sum}, not flipped_bits {flipped_bits}")]
+    FlippedPerMap {
+        /// Their sum.
+        sum: u128,
+        /// Flipped bits.
+        flipped_bits: u64,
+    },
+    /// More changed decisions than runs.
+    #[error("changed {changed} is over images x chip seeds = {runs}")]
+    Changed {
+        /// Runs whose decision changed.
+        changed: u64,
+        /// Images times chip seeds.
+        runs: u128,
+    },
+    /// More images than the test split has.
+    #[error("images {images} is over the test split's {test_images}")]
+    ImagesOverSplit {
+        /// Images.
+        images: u64,
+        /// The test split's images.
+        test_images: u64,
+    },
+    /// A saturation count over the writes it counts among.
+    #[error("stage {stage} {register}: {count} writes past the {past} of {writes}")]
+    Saturation {
+        /// The network stage.
+        stage: usize,
+        /// The register (a name from the file).
+        register: String,
+        /// Writes past the knee or limit.
+        count: u64,
+        /// `knee` or `limit`.
+        past: &'static str,
+        /// All writes.
+        writes: u64,
+    },
+    /// Noisy seconds that are not a duration.
+    #[error("noisy_seconds {seconds} is not a duration")]
+    NoisySeconds {
+        /// The figure read.
+        seconds: f64,
+    },
 }
 
 fn bump(m: &mut [Vec<u64>], row: u8, col: u8) {

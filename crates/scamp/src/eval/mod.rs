@@ -36,7 +36,7 @@ pub use report::{report, Report};
 // command line and the Python bindings share, and what tests/eval_*.rs pin.
 pub use report::{DepthCounts, DepthRow, Mergeable, Meta};
 
-pub use counts::Counts;
+pub use counts::{Counts, Inconsistency};
 pub use dataset::{
     read as read_dataset, Dataset, DatasetError, Split, CLASSES,
     DEFAULT_DIR as DEFAULT_DATASET_DIR, FASHION_NAMES,
@@ -48,7 +48,7 @@ pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
 pub use network::{
     load as load_network, load_path, HeadDef, Network, Source, StageDef, MAX_NETWORK_BYTES,
 };
-pub use shard::{merge as merge_shards, merge_files, MergeError, Shard};
+pub use shard::{merge as merge_shards, merge_files, MergeError, ReadFault, Shard, ShardFault};
 pub use stage::{build as build_stage, BuildOptions, Chip, StageError};
 pub use text::text as report_text;
 pub use tiling::{Tiling, BACKGROUND as TILE_BACKGROUND};

@@ -53,17 +53,17 @@ impl StageCount {
     }
 
     /// Why these counts cannot come from an evaluation, if they cannot.
-    pub(crate) fn inconsistency(&self) -> Option<String> {
-        let over = |c: u64, what: &str| {
-            (c > self.writes).then(|| {
-                format!(
-                    "stage {} {}: {c} writes {what} of {}",
-                    self.stage, self.register, self.writes
-                )
+    pub(crate) fn inconsistency(&self) -> Option<super::counts::Inconsistency> {
+        let over = |count: u64, past: &'static str| {
+            (count > self.writes).then(|| super::counts::Inconsistency::Saturation {
+                stage: self.stage,
+                register: self.register.clone(),
+                count,
+                past,
+                writes: self.writes,
             })
         };
-        over(self.beyond_knee, "past the knee")
-            .or_else(|| over(self.beyond_limit.unwrap_or(0), "past the limit"))
+        over(self.beyond_knee, "knee").or_else(|| over(self.beyond_limit.unwrap_or(0), "limit"))
     }
 }
 

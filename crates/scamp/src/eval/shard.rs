@@ -2,6 +2,7 @@
 //! frames, so every image sits in the same tile, with the same noise, as in the whole
 //! run), and merging adds the shards' counts into exactly the whole run's counts.
 
+use super::counts::Inconsistency;
 use super::report::Mergeable;
 use std::ops::Range;
 
@@ -55,7 +56,8 @@ impl Shard {
 }
 
 /// Why shards could not be merged.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MergeError {
     /// Nothing to merge.
     #[error("--merge needs at least one file")]
@@ -69,28 +71,105 @@ pub enum MergeError {
         first: String,
     },
     /// A file that could not be read, or is no `scamp eval --json` report.
-    #[error("{file}: {msg}")]
+    #[error("{file}: {cause}")]
     Read {
         /// The file (with `:LINE:COL` where the JSON is wrong).
         file: String,
         /// What is wrong.
-        msg: String,
+        cause: ReadFault,
     },
     /// Counts that no evaluation can give (a file edited or damaged).
-    #[error("{file}: {msg}")]
+    #[error("{file}: depth {depth}: {why}")]
     Counts {
         /// The file.
         file: String,
+        /// The program depth whose counts do not add up.
+        depth: u32,
         /// What does not add up.
-        msg: String,
+        why: Inconsistency,
+    },
+    /// Shards that together count another number of images than the test split has.
+    #[error("{file}: the shards count {images} images at depth {depth}, the test split has {test_images}")]
+    Uncovered {
+        /// The last file.
+        file: String,
+        /// The program depth.
+        depth: u32,
+        /// The images the shards count.
+        images: u64,
+        /// The test split's images.
+        test_images: u64,
     },
     /// A shard twice, out of range, or a whole run among shards.
-    #[error("{file}: {msg}")]
+    #[error("{file}: {cause}")]
     Shards {
         /// The file.
         file: String,
         /// What is wrong.
-        msg: String,
+        cause: ShardFault,
+    },
+}
+
+/// Why a file given to merge is no shard report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadFault {
+    /// The file could not be read as text.
+    #[error(transparent)]
+    File(#[from] crate::isa::SourceError),
+    /// The text is no `scamp eval --json` report.
+    #[error("not a `scamp eval --json` report: {0}")]
+    NotReport(#[source] serde_json::Error),
+}
+
+/// What is wrong with a shard among the others.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShardFault {
+    /// A shard of another number of shards than the first file's.
+    #[error("shard {index}/{count} does not belong with {first}'s shards (of {first_count})")]
+    Foreign {
+        /// Its index.
+        index: u32,
+        /// Its number of shards.
+        count: u32,
+        /// The first file.
+        first: String,
+        /// The first file's number of shards.
+        first_count: u32,
+    },
+    /// The same shard in two files.
+    #[error("shard {index}/{count} is given twice")]
+    Twice {
+        /// Its index.
+        index: u32,
+        /// The number of shards.
+        count: u32,
+    },
+    /// Counts that overflow when added up.
+    #[error("the counts overflow when added to the other shards'")]
+    Overflow,
+    /// Saturation counts of other programs or stages, or that overflow.
+    #[error("the saturation counts do not add up with the other shards'")]
+    SaturationMismatch,
+    /// Shards missing (the first few).
+    #[error("shards {missing:?} of {count} are missing")]
+    Missing {
+        /// The missing indices, at most 8.
+        missing: Vec<u32>,
+        /// The number of shards.
+        count: u32,
+    },
+    /// A report made without `--shard`.
+    #[error("a whole run, not a shard (made without --shard)")]
+    WholeRun,
+    /// `K/N` with K not in 1..=N.
+    #[error("shard {index}/{count} is out of range (1 <= K <= N)")]
+    OutOfRange {
+        /// Its index.
+        index: u32,
+        /// The number of shards.
+        count: u32,
     },
 }
 
@@ -102,12 +181,12 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Mergeable, MergeError
         let text = crate::isa::source::read_text(f, MAX_REPORT_BYTES, "report").map_err(|e| {
             MergeError::Read {
                 file: f.display().to_string(),
-                msg: e.to_string(),
+                cause: e.into(),
             }
         })?;
         let r: super::Report = serde_json::from_str(&text).map_err(|e| MergeError::Read {
             file: format!("{}:{}:{}", f.display(), e.line(), e.column()),
-            msg: format!("not a `scamp eval --json` report: {e}"),
+            cause: ReadFault::NotReport(e),
         })?;
         parts.push((f.display().to_string(), r.merge));
     }
@@ -143,29 +222,31 @@ pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
                 first: first_file.clone(),
             });
         }
-        let shards = |msg: String| MergeError::Shards {
+        let shards = |cause: ShardFault| MergeError::Shards {
             file: file.clone(),
-            msg,
+            cause,
         };
         let [k, this_n] = shard_of(file, m)?;
         if this_n != n {
-            return Err(shards(format!(
-                "shard {k}/{this_n} does not belong with {first_file}'s shards (of {n})"
-            )));
+            return Err(shards(ShardFault::Foreign {
+                index: k,
+                count: this_n,
+                first: first_file.clone(),
+                first_count: n,
+            }));
         }
         if !seen.insert(k) {
-            return Err(shards(format!("shard {k}/{n} is given twice")));
+            return Err(shards(ShardFault::Twice { index: k, count: n }));
         }
         if i > 0 {
             for (a, b) in out.rows.iter_mut().zip(&m.rows) {
-                a.counts = a.counts.checked_sum(&b.counts).ok_or_else(|| {
-                    shards("the counts overflow when added to the other shards'".into())
-                })?;
+                a.counts = a
+                    .counts
+                    .checked_sum(&b.counts)
+                    .ok_or_else(|| shards(ShardFault::Overflow))?;
                 a.noisy_seconds += b.noisy_seconds;
                 a.saturation = super::saturation::checked_sum(&a.saturation, &b.saturation)
-                    .ok_or_else(|| {
-                        shards("the saturation counts do not add up with the other shards'".into())
-                    })?;
+                    .ok_or_else(|| shards(ShardFault::SaturationMismatch))?;
             }
         }
     }
@@ -175,7 +256,7 @@ pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
     if !missing.is_empty() {
         return Err(MergeError::Shards {
             file: last.clone(),
-            msg: format!("shards {missing:?} of {n} are missing"),
+            cause: ShardFault::Missing { missing, count: n },
         });
     }
     if let Some(r) = out
@@ -183,12 +264,11 @@ pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
         .iter()
         .find(|r| r.counts.images != out.meta.test_images)
     {
-        return Err(MergeError::Counts {
+        return Err(MergeError::Uncovered {
             file: last.clone(),
-            msg: format!(
-                "the shards count {} images at depth {}, the test split has {}",
-                r.counts.images, r.depth, out.meta.test_images
-            ),
+            depth: r.depth,
+            images: r.counts.images,
+            test_images: out.meta.test_images,
         });
     }
     Ok(out)
@@ -196,17 +276,15 @@ pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
 
 /// `[K, N]` of a shard with 1 <= K <= N, or why it is none.
 fn shard_of(file: &str, m: &Mergeable) -> Result<[u32; 2], MergeError> {
-    let shards = |msg: String| MergeError::Shards {
+    let shards = |cause: ShardFault| MergeError::Shards {
         file: file.to_string(),
-        msg,
+        cause,
     };
     match m.shard {
-        None => Err(shards(
-            "a whole run, not a shard (made without --shard)".into(),
-        )),
-        Some([k, n]) if k == 0 || k > n => Err(shards(format!(
-            "shard {k}/{n} is out of range (1 <= K <= N)"
-        ))),
+        None => Err(shards(ShardFault::WholeRun)),
+        Some([index, count]) if index == 0 || index > count => {
+            Err(shards(ShardFault::OutOfRange { index, count }))
+        }
         Some(kn) => Ok(kn),
     }
 }
@@ -216,22 +294,24 @@ fn check_counts(file: &str, m: &Mergeable) -> Result<(), MergeError> {
     let seeds = m.meta.chip_seeds.len();
     for row in &m.rows {
         let why = row.counts.inconsistency(seeds).or_else(|| {
-            (row.counts.images > m.meta.test_images).then(|| {
-                format!(
-                    "images {} is over the test split's {}",
-                    row.counts.images, m.meta.test_images
-                )
+            (row.counts.images > m.meta.test_images).then_some(Inconsistency::ImagesOverSplit {
+                images: row.counts.images,
+                test_images: m.meta.test_images,
             })
         });
         let why = why.or_else(|| row.saturation.iter().find_map(|c| c.inconsistency()));
         let why = why.or_else(|| {
-            (!(row.noisy_seconds.is_finite() && row.noisy_seconds >= 0.0))
-                .then(|| format!("noisy_seconds {} is not a duration", row.noisy_seconds))
+            (!(row.noisy_seconds.is_finite() && row.noisy_seconds >= 0.0)).then_some(
+                Inconsistency::NoisySeconds {
+                    seconds: row.noisy_seconds,
+                },
+            )
         });
         if let Some(why) = why {
             return Err(MergeError::Counts {
                 file: file.to_string(),
-                msg: format!("depth {}: {why}", row.depth),
+                depth: row.depth,
+                why,
             });
         }
     }

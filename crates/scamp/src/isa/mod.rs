@@ -13,7 +13,7 @@ pub(crate) mod yaml;
 
 pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
-pub use program::{Device, IsaError, Pos, Program, Stmt, Wiring};
+pub use program::{Device, IsaCause, IsaError, Pos, Program, Stmt, Wiring};
 pub use reg::{DReg, Dir, DirSet, Reg};
 // Plumbing the command line, the playground and the Python bindings share: reading
 // text files within a size limit, the macro table, quoting a user's text in a message.
@@ -28,3 +28,6 @@ pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
 /// The constants the DAC loads (`in(a, v)`, `load_in(a, v)`): a decision's threshold
 /// `t` is loaded as `-t`, so thresholds lie in `-DAC.end()..=-DAC.start()`.
 pub const DAC: std::ops::RangeInclusive<i64> = -128..=127;
+
+#[cfg(test)]
+mod tests;

@@ -1,11 +1,11 @@
 //! Program text: `name(arg, ...)` statements with optional `;`, `//` and `/* */`
 //! comments, and the vendor's kernel delimiters, parsed with source positions.
 
-use super::program::{Device, IsaError, Pos, Program, Stmt};
+use super::program::{Device, IsaCause, IsaError, Pos, Program, Stmt};
 use super::reg::{DReg, Dir, DirSet, Reg};
 use super::source::{strip_bom, MAX_PROGRAM_BYTES};
 use super::table::{Operand, IGNORED};
-use super::text::{closest, quote};
+use super::text::closest;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -62,13 +62,13 @@ impl Lexer<'_> {
                                     None => {
                                         return Err(IsaError::new(
                                             start,
-                                            "unterminated block comment",
+                                            IsaCause::UnterminatedComment,
                                         ))
                                     }
                                 }
                             }
                         }
-                        _ => return Err(IsaError::new(start, "unexpected `/`")),
+                        _ => return Err(IsaError::new(start, IsaCause::UnexpectedSlash)),
                     }
                 }
                 '(' | ')' | ',' | ';' | '|' => {
@@ -107,14 +107,14 @@ impl Lexer<'_> {
                         }
                     }
                     let v: i64 = s.parse().map_err(|_| {
-                        IsaError::new(start, format!("`{}` is not a valid integer", quote(&s)))
+                        IsaError::new(start, IsaCause::BadInteger { text: s.clone() })
                     })?;
                     out.push((Tok::Int(v), start));
                 }
                 other => {
                     return Err(IsaError::new(
                         start,
-                        format!("unexpected character {other:?}"),
+                        IsaCause::UnexpectedChar { found: other },
                     ))
                 }
             }
@@ -123,16 +123,16 @@ impl Lexer<'_> {
     }
 }
 
-fn describe(t: Option<&(Tok, Pos)>) -> String {
-    match t.map(|t| &t.0) {
-        None => "end of file".into(),
-        Some(Tok::Ident(s)) => format!("`{}`", quote(s)),
-        Some(Tok::Int(v)) => format!("`{v}`"),
-        Some(Tok::Open) => "`(`".into(),
-        Some(Tok::Close) => "`)`".into(),
-        Some(Tok::Comma) => "`,`".into(),
-        Some(Tok::Semi) => "`;`".into(),
-        Some(Tok::Pipe) => "`|`".into(),
+/// A token as written.
+fn token_text(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => s.clone(),
+        Tok::Int(v) => v.to_string(),
+        Tok::Open => "(".into(),
+        Tok::Close => ")".into(),
+        Tok::Comma => ",".into(),
+        Tok::Semi => ";".into(),
+        Tok::Pipe => "|".into(),
     }
 }
 
@@ -152,22 +152,21 @@ fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
     if numbered {
         return Err(IsaError::new(
             pos,
-            format!(
-                "unknown register `{}` (this device has R0..R{} and FLAG)",
-                quote(name),
-                DReg::COUNT - 1
-            ),
+            IsaCause::UnknownDigital {
+                name: name.to_string(),
+                last: DReg::COUNT - 1,
+            },
         ));
     }
     let known = [
         "north", "east", "south", "west", "NEWS", "PIX", "IN", "XN", "XE", "XS", "XW", "FLAG",
     ];
-    let hint = closest(name, known)
-        .map(|k| format!(" (did you mean `{k}`?)"))
-        .unwrap_or_default();
     Err(IsaError::new(
         pos,
-        format!("unknown operand `{}`{hint}", quote(name)),
+        IsaCause::UnknownOperand {
+            name: name.to_string(),
+            suggestion: closest(name, known),
+        },
     ))
 }
 
@@ -188,7 +187,9 @@ pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
     if text.len() as u64 > MAX_PROGRAM_BYTES {
         return Err(IsaError::new(
             Pos { line: 1, col: 1 },
-            format!("the program is larger than {MAX_PROGRAM_BYTES} bytes, the most accepted"),
+            IsaCause::TooLarge {
+                limit: MAX_PROGRAM_BYTES,
+            },
         ));
     }
     let text = strip_bom(text);
@@ -212,10 +213,7 @@ pub fn parse_program(text: &str, device: Device) -> Result<Program, IsaError> {
         }
     }
     if let Some(open) = kernel_open {
-        return Err(IsaError::new(
-            open,
-            format!("`{KERNEL_BEGIN}` is never closed by `{KERNEL_END}`"),
-        ));
+        return Err(IsaError::new(open, IsaCause::KernelNotClosed));
     }
     Ok(Program { stmts })
 }
@@ -256,15 +254,18 @@ impl<'t> Cursor<'t> {
     }
 
     /// "expected `what`, found ..." at the current token, or at the end of the text.
-    fn unexpected(&self, what: &str) -> IsaError {
+    fn unexpected(&self, what: &'static str) -> IsaError {
         let found = self.peek();
         IsaError::new(
             found.map_or(self.end, |t| t.1),
-            format!("expected {what}, found {}", describe(found)),
+            IsaCause::Expected {
+                expected: what,
+                found: found.map(|t| token_text(&t.0)),
+            },
         )
     }
 
-    fn expect(&mut self, want: Tok, what: &str) -> Result<(), IsaError> {
+    fn expect(&mut self, want: Tok, what: &'static str) -> Result<(), IsaError> {
         if !self.at(&want) {
             return Err(self.unexpected(what));
         }
@@ -325,7 +326,10 @@ impl<'t> Cursor<'t> {
                     return Ok((op, p));
                 }
                 let Operand::Dir(first) = op else {
-                    return Err(IsaError::new(p, format!("`{s}` is not a direction")));
+                    return Err(IsaError::new(
+                        p,
+                        IsaCause::NotADirection { word: s.clone() },
+                    ));
                 };
                 Ok((Operand::Dirs(self.more_directions(first)?), p))
             }
@@ -342,7 +346,12 @@ impl<'t> Cursor<'t> {
             match self.peek() {
                 Some((Tok::Ident(s), p)) => match Dir::parse(s) {
                     Some(d) => set.0[d.index()] = true,
-                    None => return Err(IsaError::new(*p, format!("`{s}` is not a direction"))),
+                    None => {
+                        return Err(IsaError::new(
+                            *p,
+                            IsaCause::NotADirection { word: s.clone() },
+                        ))
+                    }
                 },
                 _ => return Err(self.unexpected("a direction after `|`")),
             }
@@ -353,28 +362,27 @@ impl<'t> Cursor<'t> {
 }
 
 /// Opens the vendor's kernel delimiter.
-const KERNEL_BEGIN: &str = "scamp5_kernel_begin";
+pub(crate) const KERNEL_BEGIN: &str = "scamp5_kernel_begin";
 /// Closes it.
-const KERNEL_END: &str = "scamp5_kernel_end";
+pub(crate) const KERNEL_END: &str = "scamp5_kernel_end";
 
 /// Checks a kernel delimiter, which takes no operands, and its pairing with the kernel
 /// opened at `open`, if any. Returns where the kernel now stands open.
 fn delimiter(call: &Call, open: Option<Pos>) -> Result<Option<Pos>, IsaError> {
     let (name, pos) = (call.name.as_str(), call.pos);
     if let Some((_, p)) = call.args.first() {
-        return Err(IsaError::new(*p, format!("`{name}` takes no operands")));
+        return Err(IsaError::new(
+            *p,
+            IsaCause::TakesNoOperands {
+                name: name.to_string(),
+            },
+        ));
     }
     match (name == KERNEL_BEGIN, open) {
         (true, None) => Ok(Some(pos)),
-        (true, Some(at)) => Err(IsaError::new(
-            pos,
-            format!("`{KERNEL_BEGIN}` inside the kernel opened at {at}"),
-        )),
+        (true, Some(opened)) => Err(IsaError::new(pos, IsaCause::NestedKernel { opened })),
         (false, Some(_)) => Ok(None),
-        (false, None) => Err(IsaError::new(
-            pos,
-            format!("`{KERNEL_END}` without a `{KERNEL_BEGIN}` before it"),
-        )),
+        (false, None) => Err(IsaError::new(pos, IsaCause::KernelEndAlone)),
     }
 }
 
@@ -395,6 +403,50 @@ mod tests {
 
     fn parse(s: &str) -> Result<Program, IsaError> {
         parse_program(s, Device::default())
+    }
+
+    #[test]
+    fn causes_hold_the_values_involved() {
+        let e = parse("add(A, B)").unwrap_err();
+        let want = IsaCause::OperandCount {
+            instruction: "add".into(),
+            takes: vec![3, 4],
+            got: 2,
+        };
+        assert_eq!(*e.cause, want);
+        let e = parse("add(A, B, G)").unwrap_err();
+        assert!(
+            matches!(
+                *e.cause,
+                IsaCause::UnknownGeneral {
+                    index: 3,
+                    register: Reg::Gen(6),
+                    general: 6,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.operand, Some(2));
+        let e = parse("mov(A, B) /*").unwrap_err();
+        assert_eq!(*e.cause, IsaCause::UnterminatedComment);
+        let e = parse("mov(A, B").unwrap_err();
+        let want = IsaCause::Expected {
+            expected: "`,` or `)`",
+            found: None,
+        };
+        assert_eq!((*e.cause).clone(), want);
+        assert_eq!(e.to_string(), "1:9: expected `,` or `)`, found end of file");
+        let e = parse("divqq(C, A)").unwrap_err();
+        assert!(
+            matches!(&*e.cause, IsaCause::UnknownInstruction { name, .. } if name == "divqq"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("1:1: unknown instruction `divqq`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -423,14 +475,30 @@ mod tests {
         let e = parse("movx(A, B, up)").unwrap_err();
         assert_eq!(e.pos.col, 12);
         let e = parse("divq(C, C)").unwrap_err();
-        assert!(e.msg.contains("appears twice"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("appears twice"),
+            "{}",
+            e.cause.to_string()
+        );
         let e = parse("add(A, B, G)").unwrap_err();
-        assert!(e.msg.contains("unknown register `G`"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("unknown register `G`"),
+            "{}",
+            e.cause.to_string()
+        );
         assert_eq!(e.pos.col, 11);
         let e = parse("in(A, 128)").unwrap_err();
-        assert!(e.msg.contains("-128..127"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("-128..127"),
+            "{}",
+            e.cause.to_string()
+        );
         let e = parse("add(A, B)").unwrap_err();
-        assert!(e.msg.contains("takes 3 or 4"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("takes 3 or 4"),
+            "{}",
+            e.cause.to_string()
+        );
         assert!(parse("mov(A, B").is_err());
         assert!(parse("mov(A, B) /*").is_err());
         assert!(parse("\u{0}").is_err());
@@ -443,14 +511,26 @@ mod tests {
         assert_eq!((e.pos.line, e.pos.col), (1, 21));
         let e = parse("mov(A, B);\n  scamp5_kernel_end();").unwrap_err();
         assert_eq!((e.pos.line, e.pos.col), (2, 3));
-        assert!(e.msg.contains("without"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("without"),
+            "{}",
+            e.cause.to_string()
+        );
         let e = parse("scamp5_kernel_begin();\nscamp5_kernel_begin();").unwrap_err();
         assert_eq!(e.pos.line, 2);
         let e = parse("mov(A, B);\n scamp5_kernel_begin(); mov(A, B);").unwrap_err();
         assert_eq!((e.pos.line, e.pos.col), (2, 2));
-        assert!(e.msg.contains("never closed"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("never closed"),
+            "{}",
+            e.cause.to_string()
+        );
         let e = parse("scamp5_kernel_end(east)").unwrap_err();
-        assert!(e.msg.contains("takes no operands"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("takes no operands"),
+            "{}",
+            e.cause.to_string()
+        );
     }
 
     #[test]
@@ -469,21 +549,38 @@ mod tests {
         // A digital register beyond R12 is named as a register, like `G`.
         let e = parse("SET(R13)").unwrap_err();
         assert!(
-            e.msg
+            e.cause
+                .to_string()
                 .contains("unknown register `R13` (this device has R0..R12 and FLAG)"),
             "{}",
-            e.msg
+            e.cause.to_string()
         );
         // Slips are answered with the nearest name.
         let e = parse("movz(A, B, east)").unwrap_err();
-        assert!(e.msg.contains("did you mean `mov"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("did you mean `mov"),
+            "{}",
+            e.cause.to_string()
+        );
         let e = parse("movx(A, B, esat)").unwrap_err();
-        assert!(e.msg.contains("did you mean `east`?"), "{}", e.msg);
+        assert!(
+            e.cause.to_string().contains("did you mean `east`?"),
+            "{}",
+            e.cause.to_string()
+        );
         // A 1 MB identifier is not echoed whole.
         let long = "x".repeat(1 << 20);
         let e = parse(&format!("{long}(A)")).unwrap_err();
-        assert!(e.msg.len() < 200, "{}", e.msg.len());
+        assert!(
+            e.cause.to_string().len() < 200,
+            "{}",
+            e.cause.to_string().len()
+        );
         let e = parse(&format!("mov(A, {long})")).unwrap_err();
-        assert!(e.msg.len() < 200, "{}", e.msg.len());
+        assert!(
+            e.cause.to_string().len() < 200,
+            "{}",
+            e.cause.to_string().len()
+        );
     }
 }

@@ -2,8 +2,10 @@
 //! the rules every machine-level instruction must obey.
 
 use super::op::BusOp;
+use super::parse::{KERNEL_BEGIN, KERNEL_END};
 use super::reg::{DReg, Reg};
-use super::table::{self, Def, Operand};
+use super::table::{self, Def, Operand, Slot};
+use super::text::quote;
 use std::fmt;
 
 /// A source position, 1-based.
@@ -23,12 +25,12 @@ impl fmt::Display for Pos {
 
 /// Why a program or statement was rejected, with where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: {msg}")]
+#[error("{pos}: {cause}")]
 pub struct IsaError {
     /// Where the problem is.
     pub pos: Pos,
-    /// What is wrong.
-    pub msg: String,
+    /// What is wrong (boxed: errors travel inside other errors and results).
+    pub cause: Box<IsaCause>,
     /// The operand the error is about (0-based), when it is about one: a parser that
     /// knows where each operand was written can point at it.
     pub operand: Option<usize>,
@@ -36,10 +38,10 @@ pub struct IsaError {
 
 impl IsaError {
     /// An error at `pos`.
-    pub fn new(pos: Pos, msg: impl Into<String>) -> Self {
+    pub(crate) fn new(pos: Pos, cause: IsaCause) -> Self {
         IsaError {
             pos,
-            msg: msg.into(),
+            cause: Box::new(cause),
             operand: None,
         }
     }
@@ -49,6 +51,158 @@ impl IsaError {
         self.operand = Some(index);
         self
     }
+}
+
+/// What is wrong with program text or a statement, with the values involved. User text
+/// is held whole and shortened ([`super::text::quote`]) only when shown.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IsaCause {
+    /// A `/*` without its `*/`.
+    #[error("unterminated block comment")]
+    UnterminatedComment,
+    /// A `/` that opens no comment.
+    #[error("unexpected `/`")]
+    UnexpectedSlash,
+    /// Digits that do not make an `i64`.
+    #[error("`{}` is not a valid integer", quote(text))]
+    BadInteger {
+        /// The digits as written.
+        text: String,
+    },
+    /// A character no token starts with.
+    #[error("unexpected character {found:?}")]
+    UnexpectedChar {
+        /// The character.
+        found: char,
+    },
+    /// Text over [`super::source::MAX_PROGRAM_BYTES`].
+    #[error("the program is larger than {limit} bytes, the most accepted")]
+    TooLarge {
+        /// The most accepted, in bytes.
+        limit: u64,
+    },
+    /// `R<n>` past the digital registers.
+    #[error(
+        "unknown register `{}` (this device has R0..R{last} and FLAG)",
+        quote(name)
+    )]
+    UnknownDigital {
+        /// The name as written.
+        name: String,
+        /// The highest digital register's number.
+        last: usize,
+    },
+    /// A word that names no operand.
+    #[error("unknown operand `{}`{}", quote(name), did_you_mean(*suggestion))]
+    UnknownOperand {
+        /// The word as written.
+        name: String,
+        /// The closest known operand, if one is close.
+        suggestion: Option<&'static str>,
+    },
+    /// A token where the grammar wants another.
+    #[error("expected {expected}, found {}", found.as_deref().map_or("end of file".into(), |t| format!("`{}`", quote(t))))]
+    Expected {
+        /// What the grammar wants there.
+        expected: &'static str,
+        /// The token found (`None` at the end of the text).
+        found: Option<String>,
+    },
+    /// A word before `|` or after it that is no direction.
+    #[error("`{word}` is not a direction")]
+    NotADirection {
+        /// The word.
+        word: String,
+    },
+    /// A kernel delimiter with operands.
+    #[error("`{name}` takes no operands")]
+    TakesNoOperands {
+        /// The delimiter.
+        name: String,
+    },
+    /// A kernel opened inside another.
+    #[error("`{KERNEL_BEGIN}` inside the kernel opened at {opened}")]
+    NestedKernel {
+        /// Where the open kernel began.
+        opened: Pos,
+    },
+    /// A kernel closed that was never opened.
+    #[error("`{KERNEL_END}` without a `{KERNEL_BEGIN}` before it")]
+    KernelEndAlone,
+    /// A kernel still open at the end of the text.
+    #[error("`{KERNEL_BEGIN}` is never closed by `{KERNEL_END}`")]
+    KernelNotClosed,
+    /// A name the instruction table does not have.
+    #[error("unknown instruction `{}`{}", quote(name), did_you_mean(*suggestion))]
+    UnknownInstruction {
+        /// The name as written.
+        name: String,
+        /// The closest instruction, if one is close.
+        suggestion: Option<&'static str>,
+    },
+    /// An instruction with the wrong number of operands.
+    #[error("wrong number of operands: `{instruction}` takes {}, got {got}", takes.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or "))]
+    OperandCount {
+        /// The instruction.
+        instruction: String,
+        /// The numbers of operands its forms take, ascending.
+        takes: Vec<usize>,
+        /// The number given.
+        got: usize,
+    },
+    /// A general register the device does not have.
+    #[error("operand {index} of `{instruction}`: unknown register `{register}` (this device has {}); expected {}", Device { general: *general }.general_range(), expected.describe())]
+    UnknownGeneral {
+        /// The operand's number (1-based).
+        index: usize,
+        /// The instruction.
+        instruction: &'static str,
+        /// The register.
+        register: Reg,
+        /// The device's number of general registers.
+        general: usize,
+        /// What the operand position accepts.
+        expected: Slot,
+    },
+    /// An operand of the wrong kind for its position.
+    #[error("operand {index} of `{instruction}`: `{operand}` is not allowed here; expected {}", expected.describe())]
+    NotAllowed {
+        /// The operand's number (1-based).
+        index: usize,
+        /// The instruction.
+        instruction: &'static str,
+        /// The operand.
+        operand: Operand,
+        /// What the position accepts.
+        expected: Slot,
+    },
+    /// A bus instruction with two NEWS receivers.
+    #[error("`{op}` writes NEWS through two receivers; at most one receiver may be NEWS or a neighbour view")]
+    TwoNewsReceivers {
+        /// The bus instruction, as printed.
+        op: String,
+    },
+    /// A register used twice in one bus instruction.
+    #[error("register {register} appears twice in `{op}`{}; a register may be used once per bus instruction", expansion_of.as_deref().map_or(String::new(), |s| format!(" (expansion of `{s}`)")))]
+    RegisterTwice {
+        /// The register.
+        register: Reg,
+        /// The bus instruction, as printed.
+        op: String,
+        /// The statement it expands, when it is part of an expansion.
+        expansion_of: Option<String>,
+    },
+    /// The code generator built a statement without an operand it needs (a bug).
+    #[error("internal: operand missing")]
+    OperandMissing,
+}
+
+/// ` (did you mean `X`?)`, or nothing.
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
 }
 
 /// What the target device offers.
@@ -155,30 +309,30 @@ impl Stmt {
     ) -> Result<Stmt, IsaError> {
         let defs: Vec<&Def> = table::lookup(name).collect();
         if defs.is_empty() {
-            let hint = table::table()
+            let suggestion = table::table()
                 .iter()
                 .find(|d| d.name.eq_ignore_ascii_case(name))
                 .map(|d| d.name)
-                .or_else(|| super::text::closest(name, table::table().iter().map(|d| d.name)))
-                .map(|n| format!(" (did you mean `{n}`?)"))
-                .unwrap_or_default();
+                .or_else(|| super::text::closest(name, table::table().iter().map(|d| d.name)));
             return Err(IsaError::new(
                 pos,
-                format!("unknown instruction `{}`{hint}", super::text::quote(name)),
+                IsaCause::UnknownInstruction {
+                    name: name.to_string(),
+                    suggestion,
+                },
             ));
         }
         let Some(def) = defs.iter().copied().find(|d| d.arity() == args.len()) else {
             let mut arities: Vec<usize> = defs.iter().map(|d| d.arity()).collect();
             arities.sort_unstable();
             arities.dedup();
-            let list: Vec<String> = arities.iter().map(ToString::to_string).collect();
             return Err(IsaError::new(
                 pos,
-                format!(
-                    "wrong number of operands: `{name}` takes {}, got {}",
-                    list.join(" or "),
-                    args.len()
-                ),
+                IsaCause::OperandCount {
+                    instruction: name.to_string(),
+                    takes: arities,
+                    got: args.len(),
+                },
             ));
         };
         Stmt::of(def, args, device, pos)
@@ -196,31 +350,33 @@ impl Stmt {
         if args.len() != def.arity() {
             return Err(IsaError::new(
                 pos,
-                format!(
-                    "wrong number of operands: `{name}` takes {}, got {}",
-                    def.arity(),
-                    args.len()
-                ),
+                IsaCause::OperandCount {
+                    instruction: name.to_string(),
+                    takes: vec![def.arity()],
+                    got: args.len(),
+                },
             ));
         }
         for (i, (slot, op)) in def.slots.iter().zip(&args).enumerate() {
             if !slot.accepts(op, device.general) {
-                let what = match op {
-                    Operand::Reg(Reg::Gen(g)) if usize::from(*g) >= device.general => format!(
-                        "unknown register `{op}` (this device has {})",
-                        device.general_range()
-                    ),
-                    _ => format!("`{op}` is not allowed here"),
+                let cause = match op {
+                    Operand::Reg(register @ Reg::Gen(g)) if usize::from(*g) >= device.general => {
+                        IsaCause::UnknownGeneral {
+                            index: i + 1,
+                            instruction: name,
+                            register: *register,
+                            general: device.general,
+                            expected: *slot,
+                        }
+                    }
+                    _ => IsaCause::NotAllowed {
+                        index: i + 1,
+                        instruction: name,
+                        operand: *op,
+                        expected: *slot,
+                    },
                 };
-                return Err(IsaError::new(
-                    pos,
-                    format!(
-                        "operand {} of `{name}`: {what}; expected {}",
-                        i + 1,
-                        slot.describe()
-                    ),
-                )
-                .at_operand(i));
+                return Err(IsaError::new(pos, cause).at_operand(i));
             }
         }
         let ops = (def.expand)(&args);
@@ -247,27 +403,22 @@ impl Stmt {
                 {
                     return Err(IsaError::new(
                         self.pos,
-                        format!(
-                            "`{op}` writes NEWS through two receivers; at most one receiver \
-                             may be NEWS or a neighbour view"
-                        ),
+                        IsaCause::TwoNewsReceivers { op: op.to_string() },
                     ));
                 }
             }
             let regs = op.analogue_regs();
             for (i, r) in regs.iter().enumerate() {
                 if regs[..i].contains(r) {
-                    let within = if self.ops.len() > 1 || op.to_string() != self.to_string() {
-                        format!(" (expansion of `{self}`)")
-                    } else {
-                        String::new()
-                    };
+                    let expansion_of = (self.ops.len() > 1 || op.to_string() != self.to_string())
+                        .then(|| self.to_string());
                     return Err(IsaError::new(
                         self.pos,
-                        format!(
-                            "register {r} appears twice in `{op}`{within}; a register may be \
-                             used once per bus instruction"
-                        ),
+                        IsaCause::RegisterTwice {
+                            register: *r,
+                            op: op.to_string(),
+                            expansion_of,
+                        },
                     ));
                 }
             }

@@ -35,7 +35,7 @@ impl Linear for f32 {
 
 /// The value every receiver of a transfer gets: `-(sum of sources) / receivers`.
 #[inline(always)]
-pub fn bus_value<V: Linear>(sources: &[V], receivers: usize) -> V {
+pub(crate) fn bus_value<V: Linear>(sources: &[V], receivers: usize) -> V {
     let mut acc = V::zero();
     for s in sources {
         acc.add_assign(s);
@@ -66,7 +66,7 @@ pub enum MachineError {
 }
 
 /// A register file that can execute machine-level instructions.
-pub trait Machine {
+pub(crate) trait Machine {
     /// `bus`/`bus2`/`bus3`: every receiver gets [`bus_value`] of the sources, read
     /// before anything is written, in PEs whose FLAG is set.
     fn transfer(&mut self, dsts: &[Reg], srcs: &[Reg]) -> Result<(), MachineError>;
@@ -91,7 +91,7 @@ pub trait Machine {
 }
 
 /// Executes one machine-level instruction on `m`.
-pub fn step<M: Machine>(m: &mut M, op: &BusOp) -> Result<(), MachineError> {
+pub(crate) fn step<M: Machine>(m: &mut M, op: &BusOp) -> Result<(), MachineError> {
     match op {
         BusOp::Transfer { dsts, srcs } => m.transfer(dsts, srcs),
         BusOp::Where(srcs) => m.flag_where(srcs),

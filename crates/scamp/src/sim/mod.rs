@@ -21,17 +21,20 @@ pub use array::Array;
 pub use clock::DEFAULT_CLOCK_HZ;
 pub use dims::{N, PES};
 pub use edge::EdgeMode;
-pub use run::{run, run_observed, RunReport, Warning};
+pub use run::{run, run_observed, RunReport, Warning, WarningKind};
 pub use run::{RunError, RunFault};
 
 // Plumbing the command line, the Python bindings and the calibration share: batches of
 // frames, images in and planes out.
 pub use batch::frames;
 pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DEFAULT_IMAGE_NAME};
-// The counter-based generator the noise draws from and the one step the array, the
-// prover and the predictor share: tests/golden_bits.rs and tests/fused.rs pin them.
+// The counter-based generator the noise draws from (the calibration's throughput
+// experiment hashes with it).
 pub use layer::rng;
-pub use machine::{bus_value, step, Linear, Machine, MachineError};
+pub use machine::MachineError;
 pub use preload::Preload;
 pub use readout::npy::{read_matrix, read_plane, NpyError, MAX_NPY_HEADER};
 pub use readout::{load_npy, save_bits_npy, save_bits_png, save_npy, save_png, PlaneFileError};
+
+#[cfg(test)]
+mod tests;

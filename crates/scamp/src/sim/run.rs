@@ -13,8 +13,33 @@ pub(crate) const KERNEL_STORE: u64 = 1024;
 pub struct Warning {
     /// The statement concerned (line 0 for whole-program warnings).
     pub pos: Pos,
-    /// What happened.
-    pub msg: String,
+    /// What happened; its `Display` is the text the command prints.
+    pub kind: WarningKind,
+}
+
+/// What a run warns about, with the values involved.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// The program is longer than the device's instruction store.
+    #[error(
+        "the program is {words} instruction words long; the device stores at most {store} per kernel"
+    )]
+    StoreOverflow {
+        /// The program's instruction words (bus cycles).
+        words: u64,
+        /// The store's size per kernel.
+        store: u64,
+    },
+    /// A two-step neighbour macro ran under a partial FLAG.
+    #[error(
+        "`{statement}` runs while FLAG is not set everywhere; the vendor documents two-step \
+         neighbour macros as valid only under a full FLAG"
+    )]
+    PartialFlag {
+        /// The statement, as printed.
+        statement: String,
+    },
 }
 
 /// Figures of one or more runs of a program.
@@ -121,10 +146,10 @@ fn run_with(
     if kernel_cycles > KERNEL_STORE {
         report.warnings.push(Warning {
             pos: Pos::default(),
-            msg: format!(
-                "the program is {kernel_cycles} instruction words long; the device stores \
-                 at most {KERNEL_STORE} per kernel"
-            ),
+            kind: WarningKind::StoreOverflow {
+                words: kernel_cycles,
+                store: KERNEL_STORE,
+            },
         });
     }
     match observe {
@@ -153,10 +178,9 @@ fn check_flag(s: &Stmt, flag_full: bool, report: &mut RunReport) {
     if s.def.full_flag_only && !flag_full {
         let w = Warning {
             pos: s.pos,
-            msg: format!(
-                "`{s}` runs while FLAG is not set everywhere; the vendor documents \
-                 two-step neighbour macros as valid only under a full FLAG"
-            ),
+            kind: WarningKind::PartialFlag {
+                statement: s.to_string(),
+            },
         };
         if !report.warnings.contains(&w) {
             report.warnings.push(w);

@@ -3,7 +3,7 @@
 //!
 //! Generated programs only add, subtract, move and halve, so every coefficient they
 //! produce is a dyadic fraction, and [`LinComb`]'s arbitrary-precision rationals spend
-//! most of their time on gcds that this form never needs. A [`Dyadic`] is exact or it
+//! most of their time on gcds that this form never needs. A `Dyadic` is exact or it
 //! says it is not: any step it cannot follow exactly (a numerator beyond `i128`, a
 //! division by 3 from a three-receiver bus, a denominator beyond 2^[`MAX_EXP`]) marks
 //! it inexact, and whoever reads it then asks the [`LinComb`] executor instead. So the
@@ -22,7 +22,7 @@ pub(crate) const MAX_EXP: u32 = 1000;
 /// `(constant + sum n_o x(p + o)) / 2^exp` with integer numerators, in lowest terms
 /// (`exp` is 0 or some numerator is odd), or a marker that exactness was lost.
 #[derive(Clone, Debug, Default)]
-pub struct Dyadic {
+pub(crate) struct Dyadic {
     /// Non-zero numerators, sorted by offset.
     terms: Vec<(Offset, i128)>,
     /// The constant's numerator.
@@ -63,8 +63,10 @@ fn unit(exp: u32) -> f64 {
 }
 
 impl Dyadic {
-    /// Whether the value is exact (every step so far followed without loss).
-    pub fn is_exact(&self) -> bool {
+    /// Whether the value is exact (every step so far followed without loss): what the
+    /// executors' tests hold the machine-integer path to.
+    #[cfg(test)]
+    pub(crate) fn is_exact(&self) -> bool {
         !self.inexact
     }
 
@@ -191,7 +193,7 @@ impl Dyadic {
     /// The interval the value spans for pixels in `range`, each coefficient and the
     /// constant rounded to f64 as [`super::range::interval`] rounds them (so the two
     /// agree to the bit); `None` when the value is inexact.
-    pub fn interval(&self, range: InputRange) -> Option<(f64, f64)> {
+    pub(crate) fn interval(&self, range: InputRange) -> Option<(f64, f64)> {
         if self.inexact {
             return None;
         }

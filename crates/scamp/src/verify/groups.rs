@@ -169,7 +169,7 @@ pub enum EvaluateError {
 }
 
 /// Where each group departs from its kernels (empty when every group is proven): on
-/// the input, or on every input plane for a wiring of several ([`prove_kernels`]).
+/// the input, or on every input plane for a wiring of several (`prove_kernels`).
 pub(crate) fn mismatches(groups: &Groups, wiring: Wiring, planes: &[PlanesTarget]) -> Vec<String> {
     groups
         .iter()

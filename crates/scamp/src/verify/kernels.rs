@@ -1,7 +1,7 @@
 //! The one proof of a kernel set, whatever its inputs: the single-input proof for a
 //! program reading one image, the proof over every input plane for one reading
 //! several. The generator's judge, `scamp check`, banks and network stages all prove
-//! through [`prove_kernels`], so the choice between the two is made here alone.
+//! through `prove_kernels`, so the choice between the two is made here alone.
 
 use super::planes::{prove_planes, PlanesProofError, PlanesTarget};
 use super::proof::{self, ProofError, Target};
@@ -57,7 +57,7 @@ fn single_targets(kernels: &[PlanesTarget]) -> Result<Vec<Target>, PlanesProofEr
 /// One input: [`proof::prove`] (machine integers, then rationals where needed, and
 /// no output depending on a register nothing wrote). Several: [`prove_planes`], every
 /// plane of every output.
-pub fn prove_kernels(
+pub(crate) fn prove_kernels(
     program: &Program,
     wiring: Wiring,
     kernels: &[PlanesTarget],

@@ -3,9 +3,11 @@
 //! Everything here is re-exported flat over private files. The checks' surface is
 //! [`ProfileTestbed`], [`Watched`], [`CompareOptions`] and their errors; the proofs
 //! ([`prove`], [`execute`], [`LinComb`]), predictions ([`analyse`], [`Predicted`]) and
-//! static ranges ([`peak`], [`InputRange`]) are also what the integration tests pin
-//! (tests/proof_*.rs, tests/predict_images.rs, tests/range.rs); [`Target`] is a proof's
-//! target and [`CheckTarget`] a measurement's.
+//! static ranges ([`peak`], [`InputRange`]) are also what the integration tests check
+//! generated programs with (tests/cain*.rs, tests/predict_images.rs, tests/range.rs);
+//! [`Target`] is a proof's target and [`CheckTarget`] a measurement's. The executors'
+//! own tests (symbolic execution on machine integers and rationals, several input
+//! planes) are unit tests in `verify/tests/`.
 
 pub(crate) mod check;
 pub(crate) mod compare;
@@ -34,21 +36,24 @@ pub use check::{
 pub use compare::{
     adc_step, load_input, CompareError, CompareOptions, Comparison, DiffMap, Watched,
 };
-pub use dyadic::Dyadic;
 pub use groups::{
     assign_blocks, kernel_block_ends, measure_groups, per_target, split_blocks, EvaluateError,
     Evaluation, Groups,
 };
 pub use heatmap::{colour as heat_colour, save as save_heatmap};
-pub use kernels::{prove_kernels, KernelsProofError};
+pub(crate) use kernels::prove_kernels;
+pub use kernels::KernelsProofError;
 pub use metrics::ErrorFigures;
-pub use planes::{execute_planes, prove_planes, PlanesProofError, PlanesTarget};
+pub use planes::{prove_planes, PlanesProofError, PlanesTarget};
 pub use precision::check_precision;
 pub use predict::{
     analyse, analyse_planes, InputStats, Predicted, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN,
     IMAGE_REACH,
 };
-pub use proof::{prove, prove_rational, ProofError, Target};
-pub use range::{coef_f64, interval, peak, peak_planes, peak_rational, InputRange, Peak};
+pub use proof::{prove, ProofError, Target};
+pub use range::{coef_f64, interval, peak, peak_planes, InputRange, Peak};
 pub use report::explain_mismatch;
-pub use symbolic::{coef_int, execute, execute_as, LinComb, Symbolic, SymbolicCause};
+pub use symbolic::{coef_int, execute, LinComb, SymbolicCause};
+
+#[cfg(test)]
+mod tests;

@@ -68,7 +68,7 @@ impl Symbolic for Planes {
 
 /// Runs `program` symbolically with input plane `z` in `inputs[z]` and every other
 /// register zero, on a device of `general` general registers.
-pub fn execute_planes(
+pub(crate) fn execute_planes(
     program: &Program,
     inputs: &[Reg],
     general: usize,

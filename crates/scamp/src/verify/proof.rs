@@ -113,9 +113,9 @@ impl fmt::Display for Mismatches<'_> {
 /// leaves every target's kernel in its register, exactly. If `allowed` is given, the
 /// program must not write any other register.
 ///
-/// Runs on machine integers first ([`Dyadic`]: thousands of instructions in
+/// Runs on machine integers first (`Dyadic`: thousands of instructions in
 /// milliseconds); only where that cannot show the kernels exactly does the rational
-/// executor ([`prove_rational`]) run, and its answer is the answer.
+/// executor (`prove_rational`) run, and its answer is the answer.
 pub fn prove(
     program: &Program,
     wiring: Wiring,
@@ -131,7 +131,7 @@ pub fn prove(
 
 /// [`prove`] on arbitrary-precision rationals alone: the reference the fast path is
 /// held to, and what decides (and explains) every proof the fast path does not pass.
-pub fn prove_rational(
+pub(crate) fn prove_rational(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -236,7 +236,7 @@ fn check_registers(program: &Program, allowed: Option<&[Reg]>) -> Result<(), Pro
     Ok(())
 }
 
-/// Whether the machine-integer executor ([`Dyadic`]) shows every target computed
+/// Whether the machine-integer executor (`Dyadic`) shows every target computed
 /// exactly. `false` says nothing: the rational executor then decides, and explains a
 /// failure. Only equal exact values pass (an inexact one equals nothing), so a lost
 /// step can cost time, never a wrong proof.

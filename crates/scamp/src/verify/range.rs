@@ -85,7 +85,7 @@ impl Peak {
 /// in `range` placed in `input` (and, for a wiring of several input planes, in each of
 /// their registers: [`peak_planes`]).
 ///
-/// Runs on machine integers ([`Dyadic`]) and, only if a value leaves them, again on
+/// Runs on machine integers (`Dyadic`) and, only if a value leaves them, again on
 /// exact rationals: both round each coefficient to f64 the same way, so the answer is
 /// the same either way.
 pub fn peak(program: &Program, wiring: Wiring, range: InputRange) -> Result<Peak, SymbolicError> {
@@ -136,7 +136,7 @@ pub fn peak_planes(
 
 /// [`peak`] on arbitrary-precision rationals alone (the reference the fast path is
 /// held to).
-pub fn peak_rational(
+pub(crate) fn peak_rational(
     program: &Program,
     wiring: Wiring,
     range: InputRange,

@@ -1,9 +1,9 @@
 //! Symbolic execution: one PE whose registers hold exact linear combinations of input
 //! pixels at offsets, run through the simulator's own bus semantics
-//! ([`crate::sim::machine::step`]). The result is the exact kernel each register computes.
+//! (`crate::sim::machine::step`). The result is the exact kernel each register computes.
 //!
-//! The PE is generic over how a value is held ([`Symbolic`]): [`LinComb`], with
-//! arbitrary-precision rationals, holds anything; [`super::dyadic::Dyadic`] holds the
+//! The PE is generic over how a value is held (`Symbolic`): [`LinComb`], with
+//! arbitrary-precision rationals, holds anything; `super::dyadic::Dyadic` holds the
 //! dyadic fractions of generated programs in machine integers and says when it cannot.
 
 use crate::isa::{BusOp, DigitalOp, Pos, Program, Reg, Wiring};
@@ -97,12 +97,12 @@ impl LinComb {
 /// An exact linear combination in some representation, as the symbolic PE holds it.
 pub trait Symbolic: Linear + fmt::Debug {
     /// `lin` in this representation (one that cannot hold it exactly says so in its
-    /// own way: see [`super::dyadic::Dyadic::is_exact`]).
+    /// own way: see `super::dyadic::Dyadic::is_exact`).
     fn of_lin(lin: &LinComb) -> Self;
     /// The same expression as seen from a PE `(dr, dc)` away.
     fn shifted(&self, dr: i32, dc: i32) -> Self;
     /// The rows and columns its offsets span (`None` when the value cannot say: see
-    /// [`super::dyadic::Dyadic::is_exact`]).
+    /// `super::dyadic::Dyadic::is_exact`).
     fn span(&self) -> Option<Span>;
 }
 
@@ -378,7 +378,7 @@ pub(crate) fn execute_from(
 /// [`execute`] in the representation `V`, calling `written(pe, reg, pos)` after every
 /// transfer for each receiver `reg` it names (a neighbour view `XE`.. wrote a
 /// neighbour's `NEWS`, which holds the values of this PE's `NEWS`, moved).
-pub fn execute_as<V: Symbolic>(
+pub(crate) fn execute_as<V: Symbolic>(
     program: &Program,
     wiring: Wiring,
     written: impl FnMut(&SymbolicPe<V>, Reg, Pos),
@@ -401,7 +401,7 @@ pub(crate) fn run_program<V: Symbolic>(
 }
 
 /// Runs every statement of `program` on `pe` from whatever it holds, calling `written`
-/// after each write (as [`execute_as`] does), stopping where a value grows wider than
+/// after each write (as `execute_as` does), stopping where a value grows wider than
 /// [`MAX_SPAN`].
 pub(crate) fn run_noting<V: Symbolic>(
     pe: &mut SymbolicPe<V>,

@@ -13,7 +13,7 @@ use crate::isa::Reg;
 
 /// One instruction with registers: results then sources, in operand order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Instr {
+pub(crate) struct Instr {
     /// Which instruction.
     pub kind: Kind,
     /// Result registers (two for `div`: x/2, -x/2).

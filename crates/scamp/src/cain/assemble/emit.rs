@@ -4,10 +4,10 @@
 //! [`crate::isa::table::Codegen`]), never by a layout written down here.
 
 use crate::cain::assemble::alloc::Instr;
-use crate::isa::{Device, IsaError, Operand, Pos, Program, Slot, Stmt};
+use crate::isa::{Device, IsaCause, IsaError, Operand, Pos, Program, Slot, Stmt};
 
 /// The statement for one allocated instruction.
-pub fn statement(i: &Instr, device: Device) -> Result<Stmt, IsaError> {
+pub(crate) fn statement(i: &Instr, device: Device) -> Result<Stmt, IsaError> {
     let def = i.kind.def();
     let shift = i.kind.shift();
     let dirs: Vec<_> = shift
@@ -25,7 +25,7 @@ pub fn statement(i: &Instr, device: Device) -> Result<Stmt, IsaError> {
             _ => None,
         })
         .collect::<Option<Vec<Operand>>>()
-        .ok_or_else(|| IsaError::new(Pos::default(), "internal: operand missing"))?;
+        .ok_or_else(|| IsaError::new(Pos::default(), IsaCause::OperandMissing))?;
     Stmt::of(def, args, device, Pos::default())
 }
 

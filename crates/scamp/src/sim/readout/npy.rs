@@ -41,14 +41,23 @@ pub enum NpyError {
     #[error("the header has no `{0}`")]
     Missing(&'static str),
     /// An element type other than float32 or float64.
-    #[error("element type `{0}` is not float32 or float64")]
-    ElementType(String),
+    #[error("element type `{descr}` is not float32 or float64")]
+    ElementType {
+        /// The header's `descr`, as written.
+        descr: String,
+    },
     /// A shape that is not a tuple.
-    #[error("the shape `{0}` is not a tuple")]
-    ShapeNotTuple(String),
+    #[error("the shape `{shape}` is not a tuple")]
+    ShapeNotTuple {
+        /// The header's `shape`, as written.
+        shape: String,
+    },
     /// A shape tuple with an entry that is not a size.
-    #[error("the shape `{0}` is not a tuple of sizes")]
-    ShapeNotSizes(String),
+    #[error("the shape `{shape}` is not a tuple of sizes")]
+    ShapeNotSizes {
+        /// The header's `shape`, as written.
+        shape: String,
+    },
     /// Another shape than the one wanted.
     #[error("expected a {}x{} array, got shape ({})", .want[0], .want[1], join(.got))]
     Shape {
@@ -224,17 +233,29 @@ fn check_header(header: &[u8]) -> Result<Option<(usize, Vec<u64>)>, NpyError> {
     let item = match descr.as_string().map(String::as_str) {
         Some("<f4" | ">f4" | "=f4") => 4,
         Some("<f8" | ">f8" | "=f8") => 8,
-        Some(other) => return Err(NpyError::ElementType(other.to_string())),
-        None => return Err(NpyError::ElementType(descr.to_string())),
+        Some(other) => {
+            return Err(NpyError::ElementType {
+                descr: other.to_string(),
+            })
+        }
+        None => {
+            return Err(NpyError::ElementType {
+                descr: descr.to_string(),
+            })
+        }
     };
     let shape = field("shape")?;
     let sizes = shape
         .as_tuple()
-        .ok_or_else(|| NpyError::ShapeNotTuple(shape.to_string()))?
+        .ok_or_else(|| NpyError::ShapeNotTuple {
+            shape: shape.to_string(),
+        })?
         .iter()
         .map(|v| v.as_integer().and_then(|i| u64::try_from(i).ok()))
         .collect::<Option<Vec<u64>>>()
-        .ok_or_else(|| NpyError::ShapeNotSizes(shape.to_string()))?;
+        .ok_or_else(|| NpyError::ShapeNotSizes {
+            shape: shape.to_string(),
+        })?;
     Ok(Some((item, sizes)))
 }
 

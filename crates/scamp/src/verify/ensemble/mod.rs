@@ -48,8 +48,11 @@ impl Member {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UncertaintyError {
     /// The profile has no `uncertainty` section.
-    #[error("profile `{0}` describes no uncertainty (add an `uncertainty` section; see docs/noise-profile.md)")]
-    Undescribed(String),
+    #[error("profile `{profile}` describes no uncertainty (add an `uncertainty` section; see docs/noise-profile.md)")]
+    Undescribed {
+        /// The profile's name.
+        profile: String,
+    },
     /// The identity-kernel experiment could not run.
     #[error(transparent)]
     Identity(#[from] identity::CalibrationError),
@@ -63,7 +66,9 @@ pub enum UncertaintyError {
 pub fn described(p: &Profile) -> Result<(), UncertaintyError> {
     match p.uncertainty {
         Some(_) => Ok(()),
-        None => Err(UncertaintyError::Undescribed(p.name.clone())),
+        None => Err(UncertaintyError::Undescribed {
+            profile: p.name.clone(),
+        }),
     }
 }
 
@@ -75,7 +80,9 @@ pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
     let u = p
         .uncertainty
         .as_ref()
-        .ok_or_else(|| UncertaintyError::Undescribed(p.name.clone()))?;
+        .ok_or_else(|| UncertaintyError::Undescribed {
+            profile: p.name.clone(),
+        })?;
     let ranged: Vec<(Parameter, Range)> = Parameter::ALL
         .iter()
         .filter_map(|&k| u.range(k).map(|r| (k, r)))

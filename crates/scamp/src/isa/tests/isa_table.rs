@@ -3,11 +3,13 @@
 //! "may repeat", full-FLAG-only, code-generator use) disagree with what the validator, the
 //! printer and parser, the simulator or the code generator actually do.
 
-use scamp::cain::{self, Goal, Instr, Kind, Ops, Step};
-use scamp::isa::{
+use crate::cain::assemble::alloc::Instr;
+use crate::cain::moves::step::{Kind, Step};
+use crate::cain::{Goal, Ops};
+use crate::isa::{
     self, entry, parse_program, DReg, Def, Device, Dir, DirSet, Id, Operand, Pos, Reg, Slot, Stmt,
 };
-use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
+use crate::sim::{run, Array, EdgeMode, WarningKind, DEFAULT_CLOCK_HZ, N};
 
 const DEVICE: Device = Device { general: 6 };
 
@@ -119,7 +121,8 @@ fn code_generator_kinds_agree_with_their_entries() {
         let ins = vec![Goal::single(0, 0, 4); def.sources().count()];
         let outs = Step::eval(kind, &ins).expect("operands fit");
         assert_eq!(outs.len(), def.results().count(), "{kind:?}");
-        let s = cain::statement(&instr(kind), DEVICE).expect("distinct registers");
+        let s = crate::cain::assemble::emit::statement(&instr(kind), DEVICE)
+            .expect("distinct registers");
         assert!(std::ptr::eq(s.def, def));
         assert_eq!(kind.cycles(), s.cycles(), "{s}");
         let p = parse_program(&s.to_string(), DEVICE).expect("emitted text parses");
@@ -141,7 +144,7 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
             for i in 0..base.srcs.len() {
                 let mut x = base.clone();
                 x.dsts[k] = x.srcs[i];
-                let ok = cain::statement(&x, DEVICE).is_ok();
+                let ok = crate::cain::assemble::emit::statement(&x, DEVICE).is_ok();
                 assert_eq!(ok, kind.may_overwrite(k, i), "{kind:?} result {k} into {i}");
             }
         }
@@ -149,7 +152,7 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
             for j in 0..i {
                 let mut x = base.clone();
                 x.srcs[i] = x.srcs[j];
-                let ok = cain::statement(&x, DEVICE).is_ok();
+                let ok = crate::cain::assemble::emit::statement(&x, DEVICE).is_ok();
                 assert_eq!(ok, kind.may_repeat(j, i), "{kind:?} sources {j} and {i}");
             }
         }
@@ -159,7 +162,7 @@ fn overwrite_and_repeat_rules_are_what_the_validator_accepts() {
 /// Runs `instr` on an ideal array whose general register `g` holds the pattern `g`
 /// (so equal registers hold equal values) and returns the result planes.
 fn results(instr: &Instr, patterns: &[usize]) -> Vec<Vec<f32>> {
-    let s = cain::statement(instr, DEVICE).expect("valid");
+    let s = crate::cain::assemble::emit::statement(instr, DEVICE).expect("valid");
     let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
     for (g, &pattern) in patterns.iter().enumerate() {
         let plane = a.plane_mut(Reg::Gen(g as u8)).expect("general register");
@@ -168,7 +171,7 @@ fn results(instr: &Instr, patterns: &[usize]) -> Vec<Vec<f32>> {
             *v = ((r * 3.0 + c * (pattern as f32 + 2.0)) % 64.0 - 32.0) / 2.0;
         }
     }
-    let prog = scamp::isa::Program { stmts: vec![s] };
+    let prog = crate::isa::Program { stmts: vec![s] };
     run(&mut a, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");
     instr
         .dsts
@@ -228,9 +231,12 @@ fn full_flag_warnings_follow_the_table() {
         let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
         a.bits_mut(DReg::Flag)[N + 1] = 0;
         a.refresh_flag();
-        let prog = scamp::isa::Program { stmts: vec![s] };
+        let prog = crate::isa::Program { stmts: vec![s] };
         let report = run(&mut a, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");
-        let warned = report.warnings.iter().any(|w| w.msg.contains("FLAG"));
+        let warned = report
+            .warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::PartialFlag { .. }));
         assert_eq!(warned, def.full_flag_only, "{def:?}: {:?}", report.warnings);
     }
 }
@@ -262,7 +268,7 @@ fn what_the_code_generator_assumes_a_kind_computes_is_what_the_simulator_does() 
         let x = instr(kind);
         let ins = &goals[..x.srcs.len()];
         let outs = Step::eval(kind, ins).expect("operands fit");
-        let s = cain::statement(&x, DEVICE).expect("distinct registers");
+        let s = crate::cain::assemble::emit::statement(&x, DEVICE).expect("distinct registers");
         let mut a = Array::new(DEVICE.general, EdgeMode::Zero);
         for (reg, g) in x.srcs.iter().zip(ins) {
             let plane = a.plane_mut(*reg).expect("general register");
@@ -273,7 +279,7 @@ fn what_the_code_generator_assumes_a_kind_computes_is_what_the_simulator_does() 
                 }
             }
         }
-        let prog = scamp::isa::Program { stmts: vec![s] };
+        let prog = crate::isa::Program { stmts: vec![s] };
         run(&mut a, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");
         for (reg, g) in x.dsts.iter().zip(&outs) {
             for (r, c) in [(8, 8), (100, 37), (N - 9, N - 9), (20, 200)] {

@@ -2,17 +2,16 @@
 //! input registers is proven against one kernel per plane, a wrong one fails on the
 //! plane it gets wrong, and one input gives exactly the single-input executor's values.
 
-use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::verify::{
-    execute, execute_planes, prove_planes, PlanesProofError, PlanesTarget, Target,
-};
+use crate::isa::{parse_program, Device, Reg, Wiring};
+use crate::verify::planes::execute_planes;
+use crate::verify::{execute, prove_planes, PlanesProofError, PlanesTarget, Target};
 
 const INPUTS: [Reg; 3] = [Reg::A, Reg::B, Reg::C];
 
 /// `A := A + B - (C from the east) / 2`.
 const THREE: &str = "add(D, A, B)\nmovx(E, C, east)\ndivq(F, E)\nsub(A, D, F)\n";
 
-fn program(text: &str) -> scamp::isa::Program {
+fn program(text: &str) -> crate::isa::Program {
     parse_program(text, Device { general: 6 }).expect("a program")
 }
 
@@ -95,7 +94,7 @@ fn kernels_need_one_plane_per_input() {
 fn one_input_gives_the_single_input_values() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/programs/gauss3x3.scamp"
+        "/../../programs/gauss3x3.scamp"
     ))
     .expect("bundled program");
     let p = program(&text);

@@ -4,10 +4,10 @@
 //! kernel, and reject it once one instruction is replaced by another whenever the
 //! replacement changes the impulse response.
 
+use crate::isa::{parse_program, Device, Program, Reg, Wiring};
+use crate::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
+use crate::verify::{prove, ProofError, Target};
 use proptest::prelude::*;
-use scamp::isa::{parse_program, Device, Program, Reg, Wiring};
-use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
-use scamp::verify::{prove, ProofError, Target};
 
 const REGS: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
 const DIRS: [&str; 4] = ["north", "east", "south", "west"];
@@ -61,7 +61,7 @@ fn impulse_response_from(p: &Program, from: Reg, out: Reg) -> Vec<Vec<f64>> {
     if let Some(a) = array.plane_mut(from) {
         a[c * N + c] = 1.0;
     }
-    scamp::sim::run(&mut array, p, 1, DEFAULT_CLOCK_HZ).expect("straight-line programs run");
+    crate::sim::run(&mut array, p, 1, DEFAULT_CLOCK_HZ).expect("straight-line programs run");
     let plane = array.plane(out).expect("a general register");
     let side = 2 * RADIUS + 1;
     let mut w = vec![vec![0.0; side]; side];
@@ -109,7 +109,7 @@ fn reaches(p: &Program, from: Reg, out: Reg) -> bool {
 
 /// Whether no register read before its first write reaches `out`.
 fn unknowns_cancel(p: &Program, out: Reg) -> bool {
-    use scamp::isa::{unwritten_reads, AnyReg};
+    use crate::isa::{unwritten_reads, AnyReg};
     unwritten_reads(p, &[AnyReg::Analogue(Reg::A)])
         .iter()
         .all(|u| match u.reg {
@@ -195,7 +195,7 @@ fn coefficients_beyond_128_bits_stay_exact() {
         );
         // Past 126 doublings (2^127 x) the machine integers give up, and the rational proof
         // answers (the refutation above); below, they hold the value themselves.
-        let fast = scamp::verify::execute_as::<scamp::verify::Dyadic>(
+        let fast = crate::verify::symbolic::execute_as::<crate::verify::dyadic::Dyadic>(
             &p,
             Wiring::new(Reg::A, 6),
             |_, _, _| (),
@@ -235,7 +235,7 @@ fn growing_statement() -> impl Strategy<Value = String> {
 }
 
 /// Bit-exact text of a peak (NaN equals NaN here: huge coefficients can make one).
-fn peak_bits(p: &scamp::verify::Peak) -> String {
+fn peak_bits(p: &crate::verify::Peak) -> String {
     format!(
         "{:x} {:x} {:x} {:?} {:?}",
         p.magnitude.to_bits(),
@@ -260,7 +260,11 @@ proptest! {
         nudge in -2i64..=2,
         at in any::<prop::sample::Index>(),
     ) {
-        use scamp::verify::{execute, execute_as, interval, peak, peak_rational, prove_rational, Dyadic, InputRange, Symbolic};
+        use crate::verify::proof::prove_rational;
+        use crate::verify::range::peak_rational;
+        use crate::verify::dyadic::Dyadic;
+        use crate::verify::symbolic::{execute_as, Symbolic};
+        use crate::verify::{execute, interval, peak, InputRange};
         let (kept, p) = build(&lines);
         prop_assume!(!kept.is_empty());
         let out = reg(out);
@@ -280,7 +284,7 @@ proptest! {
         let depth = 16u32;
         let mut t = Target { out, depth, weights: vec![vec![0; 41]; 41] };
         for (&(r, c), v) in &value.terms {
-            let scaled = v * scamp::verify::coef_int(1 << depth);
+            let scaled = v * crate::verify::coef_int(1 << depth);
             if let (true, Some(n)) = (scaled.is_integer(), num_traits::ToPrimitive::to_i64(&scaled.to_integer())) {
                 if r.abs() <= 20 && c.abs() <= 20 {
                     t.weights[(r + 20) as usize][(c + 20) as usize] = n;
@@ -308,7 +312,7 @@ proptest! {
                 fast_iv.push(pe.value(d).interval(range));
             }).expect("runs");
             let mut slow_iv = Vec::new();
-            execute_as::<scamp::verify::LinComb>(&p, Wiring::new(Reg::A, 6), |pe, d, _| {
+            crate::verify::symbolic::execute_as::<crate::verify::LinComb>(&p, Wiring::new(Reg::A, 6), |pe, d, _| {
                 let d = if matches!(d, Reg::X(_)) { Reg::News } else { d };
                 slow_iv.push(interval(&pe.value(d), range));
             }).expect("runs");

@@ -4,10 +4,10 @@
 //! noisy figure fails here instead of passing silently. A deliberate change to the noise
 //! updates the pinned values in the same commit and says why.
 
-use scamp::isa::{parse_program, Device, Reg};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::rng::{mix64, normal, normal_plane, stream_key, write_key};
-use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
+use crate::isa::{parse_program, Device, Reg};
+use crate::sim::noise::{NoiseModel, Profile};
+use crate::sim::rng::{mix64, normal, normal_plane, stream_key, write_key};
+use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
 
 #[test]
 fn the_mixer_and_keys_are_pinned() {

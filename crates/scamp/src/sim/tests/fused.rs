@@ -6,11 +6,12 @@
 //! semantics written here from docs/machine.md; and that under the `scamp5` noise profile the
 //! fused and unfused paths draw exactly the same noise.
 
+use crate::isa::{self, parse_program, BusOp, DReg, Device, Program, Reg, Slot};
+use crate::sim::machine::{bus_value, step};
+use crate::sim::noise::{NoiseModel, Profile};
+use crate::sim::{run, run_observed, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use scamp::isa::{self, parse_program, BusOp, DReg, Device, Program, Reg, Slot};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{bus_value, run, run_observed, step, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
 
 const GENERAL: usize = 6;
 const EDGES: [EdgeMode; 3] = [EdgeMode::Zero, EdgeMode::Replicate, EdgeMode::Wrap];
