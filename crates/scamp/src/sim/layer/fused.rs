@@ -311,7 +311,7 @@ fn soften_row(
             let mut bits = marks
                 .iter()
                 .enumerate()
-                .fold(0u64, |m, (i, &b)| m | u64::from(b) << i);
+                .fold(0u64, |m, (i, &b)| m | (u64::from(b) << i));
             while bits != 0 {
                 let c = word * 64 + bits.trailing_zeros() as usize;
                 out[c] = sat.soft(out[c]);
