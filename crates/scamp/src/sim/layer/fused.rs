@@ -305,13 +305,17 @@ fn soften_row(
         }
     }
     if sat.form != Form::Count {
-        // Sixteen entries at a time: a block with none past is skipped whole.
-        for (block, marks) in past.chunks_exact(16).enumerate() {
-            if marks.iter().any(|&b| b) {
-                for (i, _) in marks.iter().enumerate().filter(|(_, &b)| b) {
-                    let c = block * 16 + i;
-                    out[c] = sat.soft(out[c]);
-                }
+        // Sixty-four entries at a time, as the bits of a word: only the entries past a
+        // knee are visited, lowest bit first.
+        for (word, marks) in past.chunks_exact(64).enumerate() {
+            let mut bits = marks
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (i, &b)| m | (u64::from(b) << i));
+            while bits != 0 {
+                let c = word * 64 + bits.trailing_zeros() as usize;
+                out[c] = sat.soft(out[c]);
+                bits &= bits - 1;
             }
         }
     }

@@ -3,6 +3,15 @@
 //! side's limit (a hard clip when the knees are the limits). The hot loops only check a
 //! row's largest magnitude against the nearer knee ([`Saturate::inside`]); a row that
 //! reaches past it comes here.
+//!
+//! Just past a knee the compression changes nothing: `knee + room tanh(excess / room)`
+//! rounds back to the value itself while the part the compression takes off stays
+//! under half a unit in the last place. [`Saturate::resolve_plain`] finds that window
+//! by computing the compression of every value from the knee outwards (so it holds
+//! for the platform's own `tanh`, whatever its rounding), and [`Saturate::soft`]
+//! returns the values inside it untouched, without calling `tanh`.
+
+use std::sync::Mutex;
 
 /// The shape of the compression beyond a knee (see the profile's `KneeForm`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,7 +38,26 @@ pub struct Saturate {
     pub knee_hi: f32,
     /// The shape beyond the knees.
     pub form: Form,
+    /// Values from `plain_lo` to `plain_hi` come out of the compression as they went
+    /// in (the knees themselves until [`Saturate::resolve_plain`] widens the window).
+    pub plain_lo: f32,
+    /// See `plain_lo`.
+    pub plain_hi: f32,
 }
+
+/// Most values checked on each side by [`Saturate::resolve_plain`]: 2^18 values reach
+/// 4 units past a knee at 128 (where the window of a knee at 128 with its limit at
+/// 2048 ends, 4.27 past it), for a few milliseconds of `tanh` once per setting.
+const PLAIN_SCAN: u32 = 1 << 18;
+
+/// Settings whose windows were found, the most recent last (a run uses one or a few;
+/// an uncertainty ensemble a few dozen).
+const PLAIN_KEPT: usize = 64;
+
+/// The windows found so far, by setting (the bits of `lo`, `hi`, `knee_lo`, `knee_hi`
+/// and the form).
+type PlainKey = ([u32; 4], Form);
+static PLAIN: Mutex<Vec<(PlainKey, (f32, f32))>> = Mutex::new(Vec::new());
 
 impl Saturate {
     /// A hard clip to `lo..=hi`.
@@ -40,7 +68,73 @@ impl Saturate {
             knee_lo: lo,
             knee_hi: hi,
             form: Form::Tanh,
+            plain_lo: lo,
+            plain_hi: hi,
         }
+    }
+
+    /// Knees `knee_lo..knee_hi` and limits `lo..hi` with the compression `form`, its
+    /// window of unchanged values not yet resolved (see [`Saturate::resolve_plain`]).
+    pub fn knees(lo: f32, hi: f32, knee_lo: f32, knee_hi: f32, form: Form) -> Saturate {
+        Saturate {
+            lo,
+            hi,
+            knee_lo,
+            knee_hi,
+            form,
+            plain_lo: knee_lo,
+            plain_hi: knee_hi,
+        }
+    }
+
+    /// The same setting with its window of values the compression leaves unchanged
+    /// widened past the knees: on each side, every value from the knee outwards whose
+    /// compression ([`Saturate::compress`]) is itself, up to the first that is not
+    /// (at most [`PLAIN_SCAN`] values). Found once per setting and kept.
+    pub(crate) fn resolve_plain(self) -> Saturate {
+        if self.form == Form::Count || self.is_hard() {
+            return self;
+        }
+        let key = (
+            [self.lo, self.hi, self.knee_lo, self.knee_hi].map(f32::to_bits),
+            self.form,
+        );
+        let found = PLAIN
+            .lock()
+            .ok()
+            .and_then(|kept| kept.iter().find(|(k, _)| *k == key).map(|&(_, w)| w));
+        let (plain_lo, plain_hi) = found.unwrap_or_else(|| {
+            let w = (
+                self.plain_end(self.knee_lo, f32::next_down),
+                self.plain_end(self.knee_hi, f32::next_up),
+            );
+            if let Ok(mut kept) = PLAIN.lock() {
+                kept.push((key, w));
+                if kept.len() > PLAIN_KEPT {
+                    kept.remove(0);
+                }
+            }
+            w
+        });
+        Saturate {
+            plain_lo,
+            plain_hi,
+            ..self
+        }
+    }
+
+    /// The last value, stepping from `knee` outwards by `step`, up to which every
+    /// value's compression is itself.
+    fn plain_end(&self, knee: f32, step: fn(f32) -> f32) -> f32 {
+        let mut last = knee;
+        for _ in 0..PLAIN_SCAN {
+            let x = step(last);
+            if !x.is_finite() || self.compress(x) != x {
+                break;
+            }
+            last = x;
+        }
+        last
     }
 
     /// Whether the knees are the limits.
@@ -55,9 +149,21 @@ impl Saturate {
         (-self.knee_lo).min(self.knee_hi)
     }
 
-    /// `x` beyond a knee, compressed (`x` itself between the knees, NaN as NaN).
+    /// `x` beyond a knee, compressed (`x` itself between the knees, NaN as NaN); the
+    /// values of the window `plain_lo..=plain_hi` are returned as they are, which is
+    /// what their compression gives.
     #[inline]
     pub(crate) fn soft(&self, x: f32) -> f32 {
+        if self.plain_lo <= x && x <= self.plain_hi {
+            x
+        } else {
+            self.compress(x)
+        }
+    }
+
+    /// [`Saturate::soft`] computed (no window).
+    #[inline]
+    fn compress(&self, x: f32) -> f32 {
         if self.form == Form::Count {
             x
         } else if x > self.knee_hi {
@@ -90,13 +196,7 @@ mod tests {
 
     #[test]
     fn soft_is_continuous_and_bounded() {
-        let s = Saturate {
-            lo: -512.0,
-            hi: 512.0,
-            knee_lo: -128.0,
-            knee_hi: 128.0,
-            form: Form::Tanh,
-        };
+        let s = Saturate::knees(-512.0, 512.0, -128.0, 128.0, Form::Tanh);
         assert_eq!(s.soft(128.0), 128.0);
         assert_eq!(s.soft(-128.0), -128.0);
         assert_eq!(s.soft(f32::INFINITY), 512.0);
@@ -116,5 +216,45 @@ mod tests {
         };
         assert!(!count.is_hard());
         assert_eq!(count.soft(9.0), 9.0);
+    }
+
+    #[test]
+    fn the_plain_window_is_exactly_what_the_compression_leaves_unchanged() {
+        // scamp5's setting: the window would end 4.27 past a knee at 128 with room 1920;
+        // the scan stops 2^18 values (of 2^-16) past it.
+        let s = Saturate::knees(-2048.0, 2048.0, -128.0, 128.0, Form::Tanh).resolve_plain();
+        assert_eq!((s.plain_lo, s.plain_hi), (-132.0, 132.0));
+        assert_eq!(s.compress(132f32.next_up()), 132f32.next_up());
+        // Knees at 100 with room 100: the window ends 0.48 past each, before the cap.
+        let t = Saturate::knees(-200.0, 200.0, -100.0, 100.0, Form::Tanh).resolve_plain();
+        assert!(t.plain_hi > 100.48 && t.plain_hi < 100.49, "{}", t.plain_hi);
+        assert_eq!(t.plain_lo, -t.plain_hi);
+        // The value past each end is changed; every value inside is not.
+        for (end, step) in [
+            (t.plain_hi, f32::next_up as fn(f32) -> f32),
+            (t.plain_lo, f32::next_down),
+        ] {
+            assert_ne!(t.compress(step(end)), step(end));
+            assert_eq!(t.soft(step(end)), t.compress(step(end)));
+            let mut x = end;
+            while x.abs() > 100.0 {
+                assert_eq!((t.compress(x), t.soft(x)), (x, x), "{x}");
+                x = if x > 0.0 { x.next_down() } else { x.next_up() };
+            }
+        }
+        // Far past the knee the window changes nothing: `soft` is the compression.
+        for x in [140.0, 500.5, -700.25, 2047.0, f32::INFINITY] {
+            assert_eq!(s.soft(x), s.compress(x));
+        }
+        assert!(s.soft(f32::NAN).is_nan());
+        // An asymmetric, rational setting; found again from the kept windows.
+        let r = Saturate::knees(-300.0, 100.0, -60.0, 30.0, Form::Rational).resolve_plain();
+        assert!(r.plain_hi >= 30.0 && r.plain_lo <= -60.0);
+        assert_ne!(r.compress(r.plain_hi.next_up()), r.plain_hi.next_up());
+        assert_ne!(r.compress(r.plain_lo.next_down()), r.plain_lo.next_down());
+        assert_eq!(r, r.resolve_plain());
+        // Hard clips and counting keep the knees.
+        let h = Saturate::hard(-5.0, 5.0).resolve_plain();
+        assert_eq!((h.plain_lo, h.plain_hi), (-5.0, 5.0));
     }
 }

@@ -173,17 +173,13 @@ impl Saturation {
 
     /// The f32 form the simulator's write loop applies.
     pub(crate) fn resolve(&self) -> Saturate {
-        Saturate {
-            lo: self.low as f32,
-            hi: self.high as f32,
-            knee_lo: self.knee_low as f32,
-            knee_hi: self.knee_high as f32,
-            form: match self.form {
-                KneeForm::Tanh => Form::Tanh,
-                KneeForm::Rational => Form::Rational,
-                KneeForm::None => Form::Count,
-            },
-        }
+        let form = match self.form {
+            KneeForm::Tanh => Form::Tanh,
+            KneeForm::Rational => Form::Rational,
+            KneeForm::None => Form::Count,
+        };
+        let (lo, hi) = (self.low as f32, self.high as f32);
+        Saturate::knees(lo, hi, self.knee_low as f32, self.knee_high as f32, form).resolve_plain()
     }
 }
 
