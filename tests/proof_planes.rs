@@ -5,6 +5,7 @@
 use scamp::isa::{parse_program, Device, Reg, Wiring};
 use scamp::verify::{
     execute, execute_planes, prove_planes, PlanesProofError, PlanesTarget, Target,
+    UnwrittenDependency,
 };
 
 const INPUTS: [Reg; 3] = [Reg::A, Reg::B, Reg::C];
@@ -125,11 +126,11 @@ fn an_output_that_reads_a_register_nothing_wrote_fails() {
     assert!(
         matches!(
             e,
-            PlanesProofError::Unwritten {
+            PlanesProofError::Unwritten(UnwrittenDependency {
                 out: Reg::A,
                 reg: Reg::E,
                 ..
-            }
+            })
         ),
         "{e:?}"
     );

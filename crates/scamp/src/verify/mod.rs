@@ -48,7 +48,7 @@ pub use predict::{
     analyse, analyse_planes, InputStats, Predicted, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN,
     IMAGE_REACH,
 };
-pub use proof::{prove, prove_rational, ProofError, Target};
+pub use proof::{prove, prove_rational, ProofError, Target, UnwrittenDependency};
 pub use range::{coef_f64, interval, peak, peak_planes, peak_rational, InputRange, Peak};
 pub use report::explain_mismatch;
 pub use symbolic::{coef_int, execute, execute_as, LinComb, Symbolic, SymbolicCause};
