@@ -176,6 +176,42 @@ fn the_error_objective_and_banks_take_several_inputs() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains(&want.line().expect("a bank")), "{stderr}");
+    // check says which kernels went to which group, each group proven from every input.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scamp"))
+        .args([
+            "check",
+            &path.to_string_lossy(),
+            "--noise",
+            "ideal",
+            "--json",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verified"], true);
+    let groups: Vec<(serde_json::Value, serde_json::Value)> = v["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| (g["kernels"].clone(), g["outs"].clone()))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            (serde_json::json!([1, 2]), serde_json::json!(["D", "E"])),
+            (serde_json::json!([3, 4]), serde_json::json!(["F", "D"])),
+            (serde_json::json!([5, 6]), serde_json::json!(["E", "F"])),
+        ]
+    );
+    for k in v["kernels"].as_array().expect("kernels") {
+        assert_eq!(k["analogue"]["rmse"], 0.0);
+    }
 }
 
 fn err(text: &str) -> (Pos, String) {

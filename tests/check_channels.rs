@@ -5,7 +5,7 @@
 mod common;
 
 use common::channels::THREE;
-use scamp::bank::{Bank, CheckOptions};
+use scamp::bank::{Bank, CheckOptions, CheckReport};
 use scamp::cain::{self, CompileOptions, Stats};
 use scamp::isa::{parse_program, Device, Reg, Wiring};
 use scamp::sim::noise::Profile;
@@ -43,6 +43,19 @@ fn testbed(profile: &str) -> ProfileTestbed {
     }
 }
 
+/// The library's check of the three-input set on the bundled images under `profile`
+/// (chip seed 1, run seeds from 1), over `runs` runs.
+fn checked(profile: &str, runs: u32) -> CheckReport {
+    bank()
+        .check(
+            &images(),
+            &testbed(profile),
+            &CheckOptions::new(profile).with_runs(runs),
+        )
+        .expect("checks")
+        .report
+}
+
 #[test]
 fn frames_rotate_the_images_over_the_inputs() {
     assert_eq!(frame_indices(0, 8, 3), vec![0, 1, 2]);
@@ -54,12 +67,7 @@ fn frames_rotate_the_images_over_the_inputs() {
 
 #[test]
 fn a_correct_program_checks_exact_under_ideal() {
-    let bank = bank();
-    let images = images();
-    let checked = bank
-        .check(&images, &testbed("ideal"), &CheckOptions::new("ideal"))
-        .expect("checks");
-    let r = &checked.report;
+    let r = &checked("ideal", 1);
     assert!(r.verified, "{:?}", r.mismatch);
     assert_eq!((r.images, r.kernels.len()), (8, 2));
     for k in &r.kernels {
@@ -75,13 +83,7 @@ fn a_correct_program_checks_exact_under_ideal() {
 
 #[test]
 fn the_prediction_over_every_plane_matches_the_measurement_under_scamp5() {
-    let bank = bank();
-    let images = images();
-    let opts = CheckOptions::new("scamp5").with_runs(4);
-    let r = bank
-        .check(&images, &testbed("scamp5"), &opts)
-        .expect("checks")
-        .report;
+    let r = checked("scamp5", 4);
     assert!(r.verified);
     for k in &r.kernels {
         let measured = k.analogue_runs.rmse.mean;
@@ -167,6 +169,21 @@ fn scamp(args: &[&str]) -> std::process::Output {
         .expect("runs")
 }
 
+/// `scamp check ARGS --json`: its exit code must be `code`; the JSON it printed.
+fn check_json(args: &[&str], code: i32) -> serde_json::Value {
+    let mut all = vec!["check"];
+    all.extend(args);
+    all.push("--json");
+    let out = scamp(&all);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
 #[test]
 fn a_wrong_program_fails_check_on_the_plane_it_gets_wrong() {
     let dir = std::env::temp_dir().join(format!("scamp-check-channels-{}", std::process::id()));
@@ -184,26 +201,12 @@ fn a_wrong_program_fails_check_on_the_plane_it_gets_wrong() {
     let wrong = dir.join("wrong.scamp");
     std::fs::write(&wrong, lines.join("\n")).expect("written");
     let (spec, wrong) = (spec.to_string_lossy(), wrong.to_string_lossy());
-    let out = scamp(&["check", &wrong, "--kernel", &spec, "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v = check_json(&[&wrong, "--kernel", &spec], 1);
     assert_eq!(v["verified"], false);
     let mismatch = v["mismatch"][0].as_str().expect("a mismatch");
     assert!(mismatch.contains("input plane"), "{mismatch}");
     // The spec itself checks, exit 0, with the library's figures.
-    let out = scamp(&["check", &spec, "--noise", "ideal", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v = check_json(&[&spec, "--noise", "ideal"], 0);
     assert_eq!(v["kernels"][1]["analogue"]["rmse"], 0.0);
 }
 
@@ -307,22 +310,16 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
             .expect("predicts");
         assert_eq!((p[0].rmse, p[0].bias), (0.0, 0.0));
         // check --json gives every plane's weights, [in][kh][kw].
-        let checked = scamp(&[
-            "check",
-            &program.to_string_lossy(),
-            "--kernel",
-            &spec_arg,
-            "--noise",
-            "ideal",
-            "--json",
-        ]);
-        assert_eq!(
-            checked.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&checked.stderr)
+        let v = check_json(
+            &[
+                &program.to_string_lossy(),
+                "--kernel",
+                &spec_arg,
+                "--noise",
+                "ideal",
+            ],
+            0,
         );
-        let v: serde_json::Value = serde_json::from_slice(&checked.stdout).expect("json");
         let third: serde_json::Value = serde_json::from_str(third).expect("json rows");
         let centre = serde_json::json!([[0, 0, 0], [0, 1, 0], [0, 0, 0]]);
         assert_eq!(
@@ -337,4 +334,57 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
     }
     // Plane C carries most of the weight: it adds signal, and so gain error.
     assert!(figures[0] > figures[1] + 0.1, "{figures:?}");
+}
+
+#[test]
+fn the_html_page_shows_every_input_plane_labelled_with_its_register() {
+    let dir = std::env::temp_dir().join(format!("scamp-html-planes-{}", std::process::id()));
+    let pictures = dir.join("images");
+    std::fs::create_dir_all(&pictures).expect("temp dir");
+    for name in ["camera.png", "brick.png"] {
+        std::fs::copy(Path::new("images").join(name), pictures.join(name)).expect("copied");
+    }
+    let spec = dir.join("three.yaml");
+    std::fs::write(&spec, three()).expect("written");
+    let page = dir.join("three.html");
+    let out = scamp(&[
+        "check",
+        &spec.to_string_lossy(),
+        "--noise",
+        "ideal",
+        "--images",
+        &pictures.to_string_lossy(),
+        "--html",
+        &page.to_string_lossy(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).expect("written");
+    // Two kernels, two images: per row one picture per input (A, B, C), the exact
+    // result, the simulated one and the error, in a grid of six columns.
+    for reg in ["A", "B", "C"] {
+        let caption = format!("<figcaption>input {reg} (p &minus; 128)</figcaption>");
+        assert_eq!(html.matches(&caption).count(), 2 * 2, "{reg}");
+    }
+    assert!(!html.contains("<figcaption>input (p &minus; 128)"));
+    assert_eq!(html.matches("<img ").count(), 2 * 2 * 6);
+    assert_eq!(
+        html.matches("style=\"grid-template-columns: 9rem repeat(6, minmax(0, 200px))\"")
+            .count(),
+        2
+    );
+    // Frame 0 (brick, first by name) puts brick on A and C, camera on B
+    // (frame_indices(0, 2, 3) = [0, 1, 0]):
+    // A's picture of frame 0 differs from B's and equals C's.
+    let figure = |reg: &str| {
+        let alt = format!("alt=\"brick D: input {reg} (p &minus; 128)\" src=\"");
+        let at = html.find(&alt).unwrap_or_else(|| panic!("no {alt}")) + alt.len();
+        html[at..].split('"').next().unwrap_or("").to_string()
+    };
+    assert_ne!(figure("A"), figure("B"));
+    assert_eq!(figure("A"), figure("C"));
 }

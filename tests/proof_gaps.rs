@@ -7,7 +7,9 @@ mod common;
 use proptest::prelude::*;
 use scamp::cain::{self, CompileError, CompileOptions, Stats};
 use scamp::isa::{parse_program, unwritten_reads, AnyReg, Device, Program, Reg, Wiring};
-use scamp::verify::{check_precision, prove, CheckTarget, ProofError, SymbolicCause, Target};
+use scamp::verify::{
+    check_precision, prove, CheckTarget, ProofError, SymbolicCause, Target, UnwrittenDependency,
+};
 use std::path::Path;
 use std::process::Output;
 
@@ -28,7 +30,7 @@ fn a_register_read_before_any_write_is_an_unknown() {
     // B holds whatever was there: `A + B` is not the identity.
     let p = program("add(A, A, B)");
     match prove(&p, Wiring::new(Reg::A, 6), &[identity()], None) {
-        Err(ProofError::Unwritten { out, reg, pos }) => {
+        Err(ProofError::Unwritten(UnwrittenDependency { out, reg, pos })) => {
             assert_eq!((out, reg, pos.line, pos.col), (Reg::A, Reg::B, 1, 1));
         }
         other => panic!("{other:?}"),
@@ -43,7 +45,10 @@ fn a_register_read_before_any_write_is_an_unknown() {
     let p = program("bus(B, XE);\nbus(C, B);\nadd(A, A, C)");
     assert!(matches!(
         prove(&p, Wiring::new(Reg::A, 6), &[identity()], None),
-        Err(ProofError::Unwritten { reg: Reg::News, .. })
+        Err(ProofError::Unwritten(UnwrittenDependency {
+            reg: Reg::News,
+            ..
+        }))
     ));
     // The listing names the register and where it is first read.
     let u = unwritten_reads(
@@ -104,7 +109,7 @@ proptest! {
         }
         let t = Target { out: Reg::A, depth, weights };
         match prove(&p, Wiring::new(Reg::A, 6), &[t], None) {
-            Err(ProofError::Unwritten { reg, .. }) => prop_assert_eq!(reg, Reg::F),
+            Err(ProofError::Unwritten(UnwrittenDependency { reg, .. })) => prop_assert_eq!(reg, Reg::F),
             other => prop_assert!(false, "{:?}\n{}", other, p),
         }
     }

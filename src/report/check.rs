@@ -7,7 +7,7 @@ use super::planes::block_means;
 
 use image::{GrayImage, Luma, RgbImage};
 use ndarray::Array2;
-use scamp::isa::Wiring;
+use scamp::cain::Spec;
 use scamp::sim::{GreyImage, RunError, N};
 use scamp::verify::{
     first_run, heat_colour, named_frame, per_target, CheckTarget as Target, ErrorFigures, Groups,
@@ -46,8 +46,8 @@ pub struct KernelPanel {
 pub struct ImagePanels {
     /// Image name (file stem).
     pub name: String,
-    /// The input as the input register holds it (`p - 128`).
-    pub input: Array2<f64>,
+    /// Each input as its register holds it (`p - 128`), with the register's name.
+    pub inputs: Vec<(String, Array2<f64>)>,
     /// One panel per kernel.
     pub kernels: Vec<KernelPanel>,
 }
@@ -86,15 +86,16 @@ pub struct CheckPage<'a> {
     pub saturated: Option<u64>,
 }
 
-/// Per image, the input and each target's exact and simulated results (run 0 of
-/// `testbed`); a bank's groups each run from the input, their panels in target order.
+/// Per image, every input plane and each target's exact and simulated results (run 0
+/// of `testbed`); a bank's groups each run from the inputs, their panels in target order.
 pub fn image_panels(
     groups: &Groups,
-    wiring: Wiring,
+    spec: &Spec,
     targets: &[Target],
     images: &[(String, GreyImage)],
     testbed: &dyn Testbed,
 ) -> Result<Vec<ImagePanels>, RunError> {
+    let wiring = spec.wiring();
     images
         .iter()
         .enumerate()
@@ -103,7 +104,7 @@ pub fn image_panels(
             let mut captured = None;
             let kernels = per_target(groups, targets, |program, ts| {
                 let run = first_run(program, wiring, ts, &frame, testbed)?;
-                captured.get_or_insert(run.input);
+                captured.get_or_insert(run.inputs);
                 Ok::<_, RunError>(
                     ts.iter()
                         .zip(run.kernels)
@@ -115,9 +116,18 @@ pub fn image_panels(
                         .collect(),
                 )
             })?;
+            let mut planes = captured.unwrap_or_default().into_iter();
+            let inputs = spec
+                .inputs()
+                .iter()
+                .map(|r| {
+                    let plane = planes.next().unwrap_or_else(|| Array2::zeros((N, N)));
+                    (r.to_string(), plane)
+                })
+                .collect();
             Ok(ImagePanels {
                 name: name.clone(),
-                input: captured.unwrap_or_else(|| Array2::zeros((N, N))),
+                inputs,
                 kernels,
             })
         })
@@ -320,12 +330,13 @@ fn image_section(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
              linear-gradient(to right, {})\"></span><span class=\"ticks\"><span>0</span>\
              <span>{}</span><span>&ge; {}</span></span></span><span class=\"note\">the scale \
              ends at the {}th percentile of the kernel's errors, so a few outliers do not \
-             darken the rest</span></div>\n<div class=\"panels\">\n",
+             darken the rest</span></div>\n<div class=\"panels\"{}>\n",
             escape(out),
             heat_gradient(),
             fmt_num(max / 2.0),
             fmt_num(max),
-            SCALE_PERCENTILE
+            SCALE_PERCENTILE,
+            panel_columns(p)
         ));
         for im in &p.images {
             let Some(kp) = im.kernels.get(k) else {
@@ -340,8 +351,8 @@ fn image_section(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
                 escape(&im.name),
                 rmse
             ));
-            for (uri, caption) in [
-                (grey_uri(&im.input)?, "input (p &minus; 128)".to_string()),
+            let mut figures = input_figures(&im.inputs)?;
+            figures.extend([
                 (grey_uri(&kp.exact)?, "exact convolution".to_string()),
                 (
                     grey_uri(&kp.result)?,
@@ -351,7 +362,8 @@ fn image_section(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
                     heat_uri(kp, p.border, max)?,
                     "|simulated &minus; exact|".to_string(),
                 ),
-            ] {
+            ]);
+            for (uri, caption) in figures {
                 s.push_str(&format!(
                     "<figure><img alt=\"{} {}: {caption}\" src=\"{uri}\"><figcaption>{caption}\
                      </figcaption></figure>\n",
@@ -363,6 +375,36 @@ fn image_section(p: &CheckPage<'_>) -> Result<String, image::ImageError> {
         s.push_str("</div>\n");
     }
     Ok(s)
+}
+
+/// The pictures of the inputs: `input (p - 128)` for one, `input A (p - 128)`, one per
+/// input register, for several.
+fn input_figures(
+    inputs: &[(String, Array2<f64>)],
+) -> Result<Vec<(String, String)>, image::ImageError> {
+    inputs
+        .iter()
+        .map(|(reg, plane)| {
+            let caption = if inputs.len() == 1 {
+                "input (p &minus; 128)".to_string()
+            } else {
+                format!("input {} (p &minus; 128)", escape(reg))
+            };
+            Ok((grey_uri(plane)?, caption))
+        })
+        .collect()
+}
+
+/// The grid's columns where several inputs add pictures to a row (the stylesheet's
+/// four pictures fit one input).
+fn panel_columns(p: &CheckPage<'_>) -> String {
+    match p.images.first().map_or(1, |im| im.inputs.len()) {
+        0 | 1 => String::new(),
+        n => format!(
+            " style=\"grid-template-columns: 9rem repeat({}, minmax(0, 200px))\"",
+            n + 3
+        ),
+    }
 }
 
 fn heat_gradient() -> String {
@@ -598,7 +640,7 @@ fn mismatch_html(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scamp::isa::Reg;
+    use scamp::isa::{Reg, Wiring};
 
     #[test]
     fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {

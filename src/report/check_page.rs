@@ -33,7 +33,7 @@ pub fn bank_page(
     };
     let targets = scamp::cain::check_targets(spec, bank.kernels());
     let panels = if r.verified {
-        image_panels(bank.groups(), spec.wiring(), &targets, p.images, p.testbed)?
+        image_panels(bank.groups(), spec, &targets, p.images, p.testbed)?
     } else {
         Vec::new()
     };

@@ -36,6 +36,10 @@ pub struct CheckReport {
     pub runs: u32,
     /// Figures per kernel (empty when the proof failed).
     pub kernels: Vec<KernelCheck>,
+    /// A bank of several groups (none for one program): per group, in the order they
+    /// run, each from every input, the kernels it computes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<CheckGroup>,
     /// Where the program departs from the kernels.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mismatch: Vec<String>,
@@ -124,6 +128,39 @@ pub struct UncertaintyReport {
     pub ensemble: Vec<Member>,
 }
 
+/// One group of a bank as `check --json` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CheckGroup {
+    /// 1-based numbers of the kernels it computes.
+    pub kernels: Vec<usize>,
+    /// Their output registers.
+    pub outs: Vec<String>,
+    /// Its macros.
+    pub instructions: usize,
+}
+
+/// The groups of a bank of several (none for one program).
+fn groups_of(
+    groups: &[(crate::isa::Program, Vec<usize>)],
+    kernels: &[KernelReport],
+) -> Vec<CheckGroup> {
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups
+        .iter()
+        .map(|(p, members)| CheckGroup {
+            kernels: members.iter().map(|k| k + 1).collect(),
+            outs: members
+                .iter()
+                .filter_map(|&k| kernels.get(k))
+                .map(|k| k.out.to_string())
+                .collect(),
+            instructions: p.instructions(),
+        })
+        .collect()
+}
+
 /// What a report is built from besides the evaluation.
 pub struct ReportInputs<'a> {
     /// The program's groups.
@@ -186,6 +223,7 @@ impl CheckReport {
             saturated,
             saturated_share: saturated as f64 / slots,
             saturation_by_register: m.map_or_else(Vec::new, |m| m.registers.clone()),
+            groups: groups_of(i.groups, i.kernels),
             mismatch: e.mismatch.clone(),
             budget: i.budget.to_vec(),
             budget_met: i.budget_met,

@@ -17,7 +17,9 @@ mod stats;
 mod summary;
 pub mod text;
 
-pub use check_report::{CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport};
+pub use check_report::{
+    CheckGroup, CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport,
+};
 pub use compile_report::{
     CompileReport, CompiledKernel, GroupReport, PhaseJson, PredictedJson, RangeJson, SearchJson,
     SplitJson,

@@ -75,6 +75,16 @@ pub fn check(r: &CheckReport, spec: &Spec, kernels: &[KernelReport]) -> String {
         "energy        {:.2} uJ per frame, captures included (a model from published power figures, not a measurement)",
         r.energy_uj_per_frame
     ));
+    for (i, g) in r.groups.iter().enumerate() {
+        let kernels: Vec<String> = g.kernels.iter().map(ToString::to_string).collect();
+        o.line(format_args!(
+            "group {:<7} kernels {} into {} ({} instructions, from every input)",
+            i + 1,
+            kernels.join(", "),
+            g.outs.join(", "),
+            g.instructions
+        ));
+    }
     if !r.verified {
         o.line(format_args!(
             "proof         FAILED: the program does not compute the kernels"

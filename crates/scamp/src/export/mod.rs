@@ -83,12 +83,60 @@ pub enum ExportError {
         /// The input register.
         input: crate::isa::Reg,
     },
+    /// A program of several inputs captures the image itself: its other inputs would
+    /// never be loaded on the device (bad input: nothing is exported).
+    #[error("{}", captured_text(bank.as_deref(), inputs))]
+    CapturedInputs {
+        /// The bank's name, when known.
+        bank: Option<String>,
+        /// Every input register, the captured one first (at least two).
+        inputs: Vec<crate::isa::Reg>,
+    },
     /// An output could not be written.
     #[error(transparent)]
     Write(#[from] WriteFailure),
     /// Something the library should never do.
     #[error("internal error: {0}")]
     Internal(#[from] Internal),
+}
+
+/// The line of [`ExportError::CapturedInputs`].
+fn captured_text(bank: Option<&str>, inputs: &[crate::isa::Reg]) -> String {
+    let names = |regs: &[crate::isa::Reg]| {
+        regs.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (first, others) = inputs
+        .split_first()
+        .map_or((String::new(), String::new()), |(f, o)| {
+            (f.to_string(), names(o))
+        });
+    format!(
+        "{}the program captures the image itself into {first}, so its other inputs {others} \
+         would never be loaded on the device (a second capture in the same frame reads a \
+         fresh, nearly dark exposure); remove its get_image so that export captures the \
+         scene into every input, or export the network the layer belongs to",
+        bank.map_or(String::new(), |b| format!("{b}: "))
+    )
+}
+
+impl ExportError {
+    /// The error with the bank's name `name`, where it names a bank not yet known.
+    pub(crate) fn in_bank(self, name: &str) -> ExportError {
+        match self {
+            ExportError::NoScratch { bank: None, input } => ExportError::NoScratch {
+                bank: Some(name.to_string()),
+                input,
+            },
+            ExportError::CapturedInputs { bank: None, inputs } => ExportError::CapturedInputs {
+                bank: Some(name.to_string()),
+                inputs,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Why an output file could not be written.

@@ -106,29 +106,44 @@ pub(crate) fn check_device(program: &Program, what: &str) -> Result<(), ExportEr
 
 /// `get_image(input, scratch)`: the capture a block computing from `input` starts
 /// with; `res(scratch)` after it when the block reads `scratch` before writing it (the
-/// proof takes every register but the input to start at 0).
-pub(crate) fn capture(input: Reg, scratch: Reg, reset: bool) -> Result<Program, ExportError> {
-    let reset = if reset {
-        format!(" res({scratch});")
-    } else {
-        String::new()
-    };
-    parse_program(
-        &format!("get_image({input}, {scratch});{reset}"),
-        Device::default(),
-    )
-    .map_err(|e| Internal::Capture(e).into())
+/// proof takes every register but the inputs to start at 0); then `mov(other, input)`
+/// for each further input, so that every input holds the scene, as `scamp check` gives
+/// every input its one image. A copy, not a second capture: on the device a second
+/// `get_image` in the same frame reads the short exposure since the first one's reset.
+pub(crate) fn capture(
+    input: Reg,
+    others: &[Reg],
+    scratch: Reg,
+    reset: bool,
+) -> Result<Program, ExportError> {
+    let mut text = format!("get_image({input}, {scratch});");
+    if reset {
+        text += &format!(" res({scratch});");
+    }
+    for o in others {
+        text += &format!(" mov({o}, {input});");
+    }
+    parse_program(&text, Device::default()).map_err(|e| Internal::Capture(e).into())
 }
 
-/// The capture's scratch register and whether it needs a reset: one the block writes
-/// before it reads it (the capture's by-product never reaches the result), else the
-/// last general one, reset.
-fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<(Reg, bool)> {
+/// Whether `r` is a general register of the device.
+fn on_device(r: Reg) -> bool {
+    matches!(r, Reg::Gen(i) if usize::from(i) < DEVICE_GENERAL)
+}
+
+/// The capture's scratch register and whether it needs a reset: another input (its
+/// copy overwrites the capture's by-product), else one the block writes before it reads
+/// it (the by-product never reaches the result), else the last general one, reset.
+fn scratch_for(program: &Program, inputs: &[Reg], registers: &[Reg]) -> Option<(Reg, bool)> {
+    let (&input, others) = inputs.split_first()?;
+    if let Some(&other) = others.first().filter(|r| on_device(**r)) {
+        return Some((other, false));
+    }
     let unwritten = crate::isa::unwritten_reads(program, &[AnyReg::Analogue(input)]);
     let general: Vec<Reg> = registers
         .iter()
         .copied()
-        .filter(|r| *r != input && matches!(r, Reg::Gen(i) if usize::from(*i) < DEVICE_GENERAL))
+        .filter(|r| *r != input && on_device(*r))
         .collect();
     general
         .iter()
@@ -138,17 +153,24 @@ fn scratch_for(program: &Program, input: Reg, registers: &[Reg]) -> Option<(Reg,
 }
 
 /// The capture a group of a bank with `spec` needs before it (none when the group
-/// captures the image itself).
+/// captures the image itself). A group of several inputs that captures the image
+/// itself is refused: its other inputs would never be loaded on the device.
 pub(crate) fn capture_of(program: &Program, spec: &Spec) -> Result<Option<Program>, ExportError> {
     if captures_itself(program) {
-        return Ok(None);
+        if spec.other_inputs.is_empty() {
+            return Ok(None);
+        }
+        return Err(ExportError::CapturedInputs {
+            bank: None,
+            inputs: spec.inputs(),
+        });
     }
     let (scratch, reset) =
-        scratch_for(program, spec.input, &spec.registers).ok_or(ExportError::NoScratch {
+        scratch_for(program, &spec.inputs(), &spec.registers).ok_or(ExportError::NoScratch {
             bank: None,
             input: spec.input,
         })?;
-    capture(spec.input, scratch, reset).map(Some)
+    capture(spec.input, &spec.other_inputs, scratch, reset).map(Some)
 }
 
 /// The energy model's figures for one frame of `bank` as it is exported: every group
@@ -232,13 +254,7 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
             .filter_map(|&k| bank.kernels().get(k))
             .collect();
         let outs: Vec<Reg> = kernels.iter().map(|k| k.out).collect();
-        let capture = capture_of(program, spec).map_err(|e| match e {
-            ExportError::NoScratch { bank: None, input } => ExportError::NoScratch {
-                bank: Some(name.to_string()),
-                input,
-            },
-            other => other,
-        })?;
+        let capture = capture_of(program, spec).map_err(|e| e.in_bank(name))?;
         let predicted = cain::predict_outputs(program, spec.wiring(), &outs, profile.1, &stats)
             .map_err(Internal::from)?;
         let mut notes: Vec<String> = kernels.iter().map(|k| kernel_line(k)).collect();
@@ -279,14 +295,24 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
     })
 }
 
-/// Where the spec's inputs are: `input image in A`, or `inputs (one channel each) in
-/// A, B, C` for several.
+/// Where the spec's inputs are: `input image in A`, or for several `inputs A, B, C,
+/// each holding the camera's image (captured into A, copied into B, C)`.
 fn inputs_text(spec: &Spec) -> String {
     if spec.other_inputs.is_empty() {
         format!("input image in {}", spec.input)
     } else {
-        let names: Vec<String> = spec.inputs().iter().map(ToString::to_string).collect();
-        format!("inputs (one channel each) in {}", names.join(", "))
+        let names = |regs: &[Reg]| {
+            regs.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "inputs {}, each holding the camera's image (captured into {}, copied into {})",
+            names(&spec.inputs()),
+            spec.input,
+            names(&spec.other_inputs)
+        )
     }
 }
 
@@ -334,6 +360,38 @@ mod tests {
             "name: t\ninput: A\nregisters: [{registers}]\nkernels:\n  - out: A\n    weights: [[1]]\n"
         ))
         .unwrap()
+    }
+
+    /// Inputs A, B and C, registers A..D.
+    fn three_inputs() -> Spec {
+        cain::parse_spec(
+            "name: t\ninputs: [A, B, C]\nregisters: [A, B, C, D]\nkernels:\n  - out: D\n    weights: [[[1]], [[1]], [[1]]]\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn several_inputs_get_one_capture_copied_into_the_others() {
+        let p = parse_program("add(D, A, B, C);", Device::default()).unwrap();
+        assert_eq!(
+            text(capture_of(&p, &three_inputs()).unwrap()),
+            "get_image(A, B);\nmov(B, A);\nmov(C, A);\n"
+        );
+    }
+
+    #[test]
+    fn several_inputs_and_a_block_that_captures_itself_are_refused() {
+        let p = parse_program("get_image(A, D); add(D, A, B, C);", Device::default()).unwrap();
+        let e = capture_of(&p, &three_inputs())
+            .unwrap_err()
+            .in_bank("p.scamp");
+        assert!(matches!(
+            &e,
+            ExportError::CapturedInputs { bank: Some(b), inputs } if b == "p.scamp" && inputs == &[Reg::A, Reg::B, Reg::C]
+        ));
+        assert!(e
+            .to_string()
+            .starts_with("p.scamp: the program captures the image itself into A, so its other inputs B, C would never be loaded"));
     }
 
     fn text(p: Option<Program>) -> String {

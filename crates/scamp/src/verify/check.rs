@@ -713,8 +713,8 @@ pub enum OutputError {
 
 /// Run 0 of `testbed` on one frame, next to what it should give.
 pub struct FirstRun {
-    /// The full-range input `p - 128` (of input plane 0).
-    pub input: Array2<f64>,
+    /// The full-range inputs `p - 128`, one per input plane.
+    pub inputs: Vec<Array2<f64>>,
     /// Per target: the specified kernel's exact convolution, and the simulated result.
     pub kernels: Vec<(Array2<f64>, Array2<f64>)>,
 }
@@ -729,18 +729,16 @@ pub fn first_run(
     testbed: &dyn Testbed,
 ) -> Result<FirstRun, sim::run::RunError> {
     let (outs, _) = simulate(program, wiring, targets, frame, testbed, 0)?;
-    let mut xs = frame_values(frame);
+    let xs = frame_values(frame);
     let kernels = targets
         .iter()
         .zip(outs)
         .map(|(t, result)| (t.exact_on(&xs), result))
         .collect();
-    let input = if xs.is_empty() {
-        Array2::zeros((N, N))
-    } else {
-        xs.swap_remove(0)
-    };
-    Ok(FirstRun { input, kernels })
+    Ok(FirstRun {
+        inputs: xs,
+        kernels,
+    })
 }
 
 /// Writes, per image and target, the result (`.result.npy`/`.png`), the specified

@@ -99,6 +99,7 @@ pub fn mismatch_lines(program: &Program, wiring: Wiring, kernels: &[PlanesTarget
 mod tests {
     use super::*;
     use crate::isa::{parse_program, Device};
+    use crate::verify::UnwrittenDependency;
 
     fn halve(out: Reg) -> Target {
         Target {
@@ -118,10 +119,9 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Err(KernelsProofError::Input(ProofError::Unwritten {
-                    reg: Reg::D,
-                    ..
-                }))
+                Err(KernelsProofError::Input(ProofError::Unwritten(
+                    UnwrittenDependency { reg: Reg::D, .. }
+                )))
             ),
             "{e:?}"
         );

@@ -50,7 +50,7 @@ pub use predict::{
     analyse, analyse_planes, InputStats, Predicted, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN,
     IMAGE_REACH,
 };
-pub use proof::{prove, ProofError, Target};
+pub use proof::{prove, ProofError, Target, UnwrittenDependency};
 pub use range::{coef_f64, interval, peak, peak_planes, InputRange, Peak};
 pub use report::explain_mismatch;
 pub use symbolic::{coef_int, execute, LinComb, SymbolicCause};

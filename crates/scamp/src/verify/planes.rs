@@ -8,9 +8,9 @@
 //! or the captured scene, and are held on plane 0, the first input: a multi-plane proof
 //! is meant for programs that read their inputs from registers.
 
-use super::proof::{unwritten_dependency, Target};
+use super::proof::{unwritten_dependency, Target, UnwrittenDependency};
 use super::symbolic::{run_program, LinComb, Span, Symbolic, SymbolicError, SymbolicPe};
-use crate::isa::{Pos, Program, Reg};
+use crate::isa::{Program, Reg};
 use crate::sim::machine::Linear;
 
 /// One exact linear combination per input plane (planes beyond the list are zero).
@@ -117,20 +117,9 @@ pub enum PlanesProofError {
         /// The inputs.
         inputs: usize,
     },
-    /// An output depends on a register nothing wrote (0 in the simulator, whatever was
-    /// there on the chip).
-    #[error(
-        "{out} depends on {reg}, read at {pos} before anything writes it (the simulator \
-         starts it at 0; on the chip it holds whatever was there)"
-    )]
-    Unwritten {
-        /// The output register whose kernel depends on it.
-        out: Reg,
-        /// The register read before any write.
-        reg: Reg,
-        /// Where it is first read.
-        pos: Pos,
-    },
+    /// An output depends on a register nothing wrote (as the single-input proof says it).
+    #[error(transparent)]
+    Unwritten(#[from] UnwrittenDependency),
 }
 
 /// Proves that `program`, with input plane `z` in `inputs[z]`, leaves in every target's
@@ -177,7 +166,7 @@ fn check_unwritten(
 ) -> Result<(), PlanesProofError> {
     let outs: Vec<Reg> = targets.iter().map(|t| t.out).collect();
     match unwritten_dependency(program, inputs, general, &outs)? {
-        Some((out, reg, pos)) => Err(PlanesProofError::Unwritten { out, reg, pos }),
+        Some(u) => Err(u.into()),
         None => Ok(()),
     }
 }

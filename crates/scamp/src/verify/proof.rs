@@ -69,20 +69,25 @@ pub enum ProofError {
     /// The program writes a register it may not use.
     #[error("the program writes register {0}, which is not allowed")]
     Register(Reg),
-    /// An output depends on a register nothing wrote (0 in the simulator, whatever was
-    /// there on the chip).
-    #[error(
-        "{out} depends on {reg}, read at {pos} before anything writes it (the simulator \
-         starts it at 0; on the chip it holds whatever was there)"
-    )]
-    Unwritten {
-        /// The output register whose kernel depends on it.
-        out: Reg,
-        /// The register read before any write.
-        reg: Reg,
-        /// Where it is first read.
-        pos: Pos,
-    },
+    /// An output depends on a register nothing wrote.
+    #[error(transparent)]
+    Unwritten(#[from] UnwrittenDependency),
+}
+
+/// An output that depends on a register nothing wrote (0 in the simulator, whatever
+/// was there on the chip): how the single-input and the multi-plane proofs refuse it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{out} depends on {reg}, read at {pos} before anything writes it (the simulator \
+     starts it at 0; on the chip it holds whatever was there)"
+)]
+pub struct UnwrittenDependency {
+    /// The output register whose kernel depends on it.
+    pub out: Reg,
+    /// The register read before any write.
+    pub reg: Reg,
+    /// Where it is first read.
+    pub pos: Pos,
 }
 
 /// The mismatches of a failed proof, shown briefly: at most eight offsets per register.
@@ -152,7 +157,7 @@ fn check_unwritten(
 ) -> Result<(), ProofError> {
     let outs: Vec<Reg> = targets.iter().map(|t| t.out).collect();
     match unwritten_dependency(program, &[wiring.input], wiring.general, &outs)? {
-        Some((out, reg, pos)) => Err(ProofError::Unwritten { out, reg, pos }),
+        Some(u) => Err(u.into()),
         None => Ok(()),
     }
 }
@@ -167,7 +172,7 @@ pub(crate) fn unwritten_dependency(
     inputs: &[Reg],
     general: usize,
     outs: &[Reg],
-) -> Result<Option<(Reg, Reg, Pos)>, SymbolicError> {
+) -> Result<Option<UnwrittenDependency>, SymbolicError> {
     let preset: Vec<AnyReg> = inputs.iter().map(|&r| AnyReg::Analogue(r)).collect();
     for u in unwritten_reads(program, &preset) {
         let AnyReg::Analogue(reg) = u.reg else {
@@ -177,7 +182,11 @@ pub(crate) fn unwritten_dependency(
         };
         let pe = execute_from(program, &[(reg, LinComb::input())], general)?;
         if let Some(&out) = outs.iter().find(|&&o| !pe.value(o).terms.is_empty()) {
-            return Ok(Some((out, reg, u.pos)));
+            return Ok(Some(UnwrittenDependency {
+                out,
+                reg,
+                pos: u.pos,
+            }));
         }
     }
     Ok(None)

@@ -4,7 +4,9 @@
 
 use crate::isa::{parse_program, Device, Reg, Wiring};
 use crate::verify::planes::execute_planes;
-use crate::verify::{execute, prove_planes, PlanesProofError, PlanesTarget, Target};
+use crate::verify::{
+    execute, prove_planes, PlanesProofError, PlanesTarget, Target, UnwrittenDependency,
+};
 
 const INPUTS: [Reg; 3] = [Reg::A, Reg::B, Reg::C];
 
@@ -124,11 +126,11 @@ fn an_output_that_reads_a_register_nothing_wrote_fails() {
     assert!(
         matches!(
             e,
-            PlanesProofError::Unwritten {
+            PlanesProofError::Unwritten(UnwrittenDependency {
                 out: Reg::A,
                 reg: Reg::E,
                 ..
-            }
+            })
         ),
         "{e:?}"
     );

@@ -6,7 +6,7 @@
 
 use crate::isa::{parse_program, Device, Program, Reg, Wiring};
 use crate::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ, N};
-use crate::verify::{prove, ProofError, Target};
+use crate::verify::{prove, ProofError, Target, UnwrittenDependency};
 use proptest::prelude::*;
 
 const REGS: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
@@ -148,7 +148,7 @@ proptest! {
         // reaches `out` (its impulse response is then not zero).
         match prove(&p, Wiring::new(Reg::A, 6), std::slice::from_ref(&t), None) {
             Ok(()) => prop_assert!(unknowns_cancel(&p, out), "missed an unknown:\n{}", p),
-            Err(ProofError::Unwritten { reg, .. }) => prop_assert!(
+            Err(ProofError::Unwritten(UnwrittenDependency { reg, .. })) => prop_assert!(
                 reaches(&p, reg, out), "{} does not reach {}:\n{}", reg, out, p
             ),
             Err(e) => prop_assert!(false, "{e}"),
@@ -166,7 +166,7 @@ proptest! {
                 "proved a kernel the simulator does not compute:\n{}", q
             ),
             Err(ProofError::Mismatch(_)) => prop_assert!(!same, "refuted the kernel it computes:\n{}", q),
-            Err(ProofError::Unwritten { reg, .. }) => prop_assert!(reaches(&q, reg, out), "{}", q),
+            Err(ProofError::Unwritten(UnwrittenDependency { reg, .. })) => prop_assert!(reaches(&q, reg, out), "{}", q),
             Err(e) => prop_assert!(false, "{e}"),
         }
     }
