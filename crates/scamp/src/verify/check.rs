@@ -833,8 +833,7 @@ mod tests {
     /// The identity through a doubled intermediate: `C = 2 A` (clipped by the profile
     /// at +-100), then `A = C / 2`.
     fn doubled_identity() -> (Program, Target) {
-        let p = parse_program("mov(B, A); add(C, A, B); div(A, D, C)", Device::default())
-            .unwrap();
+        let p = parse_program("mov(B, A); add(C, A, B); div(A, D, C)", Device::default()).unwrap();
         let t = Target {
             out: Reg::A,
             exact: array![[1.0]],
@@ -881,8 +880,16 @@ mod tests {
         let s = sources_under(&clipping_only(-128.0, 127.0));
         let (rmse, bias) = figures_of(|x| (2.0 * x).clamp(-100.0, 100.0) / 2.0);
         assert!(rmse > 5.0, "{rmse}");
-        assert!((s.saturation.rmse - rmse).abs() < 1e-4, "{:?}", s.saturation);
-        assert!((s.saturation.bias - bias).abs() < 1e-4, "{:?}", s.saturation);
+        assert!(
+            (s.saturation.rmse - rmse).abs() < 1e-4,
+            "{:?}",
+            s.saturation
+        );
+        assert!(
+            (s.saturation.bias - bias).abs() < 1e-4,
+            "{:?}",
+            s.saturation
+        );
         assert_eq!(s.readout_clipping.rmse, 0.0);
         assert_eq!(s.analogue.rmse, 0.0);
         // The readout clamps at +-40, inside what the clip of C leaves (+-50): the output
