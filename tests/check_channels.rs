@@ -287,12 +287,14 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
         let c: serde_json::Value = serde_json::from_slice(&compiled.stdout).expect("json");
         let program = dir.join(format!("{name}.scamp"));
         std::fs::write(&program, c["program"].as_str().expect("program")).expect("written");
-        // The export's comment is the compile's prediction over every plane.
+        // The export's comment predicts over every plane, each holding the one captured
+        // scene: identical planes add their errors in amplitude, so it is at least the
+        // compile's figure, which takes the planes as independent images.
         let (rmse, kernel) = exported(&spec, &program, "scamp5");
         let predicted = c["kernels"][0]["predicted"]["rmse"]
             .as_f64()
             .expect("predicted");
-        assert_eq!(format!("{rmse:.2}"), format!("{predicted:.2}"), "{name}");
+        assert!(rmse >= predicted - 0.005, "{name}: {rmse} < {predicted}");
         assert!(
             kernel.contains(&format!(
                 "D = ([0 0 0; 0 1 0; 0 0 0] + [0 0 0; 0 1 0; 0 0 0] + {shown}) / 2^4"
@@ -334,6 +336,63 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
     }
     // Plane C carries most of the weight: it adds signal, and so gain error.
     assert!(figures[0] > figures[1] + 0.1, "{figures:?}");
+}
+
+/// Exported, every input holds the one captured scene. Checked with one bundled
+/// picture at a time (check then gives that picture to every input), the pooled
+/// measurement is what the export's comment predicts, and nearer it than the compile's
+/// figure for independent planes.
+#[test]
+fn the_export_predicts_one_scene_on_every_input_as_check_measures_it() {
+    let dir = std::env::temp_dir().join(format!("scamp-one-scene-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let spec = dir.join("heavy.yaml");
+    std::fs::write(&spec, third_heavy("[[1, 2, 1], [2, 4, 2], [1, 2, 1]]")).expect("written");
+    let spec_arg = spec.to_string_lossy().to_string();
+    let compiled = scamp(&["compile", &spec_arg, "--noise", "scamp5", "--json"]);
+    assert_eq!(compiled.status.code(), Some(0));
+    let c: serde_json::Value = serde_json::from_slice(&compiled.stdout).expect("json");
+    let independent = c["kernels"][0]["predicted"]["rmse"]
+        .as_f64()
+        .expect("predicted");
+    let program = dir.join("heavy.scamp");
+    std::fs::write(&program, c["program"].as_str().expect("program")).expect("written");
+    let (exported, _) = exported(&spec, &program, "scamp5");
+    let mut squares = Vec::new();
+    for entry in std::fs::read_dir("images").expect("bundled images") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("png") {
+            continue;
+        }
+        let one = dir.join(path.file_stem().expect("a name"));
+        std::fs::create_dir_all(&one).expect("dir");
+        std::fs::copy(&path, one.join("picture.png")).expect("copied");
+        let v = check_json(
+            &[
+                &program.to_string_lossy(),
+                "--kernel",
+                &spec_arg,
+                "--noise",
+                "scamp5",
+                "--images",
+                &one.to_string_lossy(),
+            ],
+            0,
+        );
+        let rmse = v["kernels"][0]["total"]["rmse"].as_f64().expect("rmse");
+        squares.push(rmse * rmse);
+    }
+    assert!(squares.len() >= 4, "{squares:?}");
+    let measured = (squares.iter().sum::<f64>() / squares.len() as f64).sqrt();
+    // Measured on this set: 19.29 against 19.26 exported and 18.65 independent.
+    assert!(
+        (exported - measured).abs() < 0.02 * measured,
+        "exported {exported}, measured {measured}"
+    );
+    assert!(
+        (exported - measured).abs() < (independent - measured).abs(),
+        "exported {exported}, independent {independent}, measured {measured}"
+    );
 }
 
 #[test]

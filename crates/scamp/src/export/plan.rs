@@ -246,7 +246,9 @@ pub fn of_bank(bank: &Bank, name: &str, profile: (&str, &Profile)) -> Result<Pla
             mismatch: proof.mismatch,
         });
     }
-    let stats = InputStats::of_bundled_images(spec.input_range);
+    // Every input holds the one captured scene (see `capture_of`), so the planes are
+    // the same picture, not independent images as `compile` assumes.
+    let stats = InputStats::of_bundled_images(spec.input_range).one_scene(spec.inputs().len());
     let mut blocks = Vec::new();
     for (i, (program, members)) in bank.groups().iter().enumerate() {
         let kernels: Vec<&KernelReport> = members

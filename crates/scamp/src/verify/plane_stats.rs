@@ -72,6 +72,26 @@ impl InputStats {
         s
     }
 
+    /// The moments of `planes` input planes that all hold one picture (what an exported
+    /// program gives every input: one capture, copied): between any two planes, each lag
+    /// up to [`IMAGE_REACH`] has the picture's own moment, so their signals and the
+    /// errors they carry add in amplitude rather than in power.
+    pub(crate) fn one_scene(mut self, planes: usize) -> InputStats {
+        let r = IMAGE_REACH as i32;
+        let planes = u16::try_from(planes).unwrap_or(u16::MAX);
+        for a in 0..planes {
+            for b in a + 1..planes {
+                for dr in -r..=r {
+                    for dc in -r..=r {
+                        let m = self.second((dr, dc));
+                        self.cross.insert((a, b, (dr, dc)), m);
+                    }
+                }
+            }
+        }
+        self
+    }
+
     /// The moments of frames of several planes (`frames[j][z]`, full-range values)
     /// over the pixels at least `border` from the edge: each plane's own moments pooled
     /// over every plane and frame ([`InputStats::of_images`]), and the cross moments of
