@@ -421,18 +421,20 @@ impl Expected {
         let xs = frame_values(frame);
         let exact: Vec<Array2<f64>> = targets.iter().map(|t| t.exact_on(&xs)).collect();
         let approximated: Vec<Array2<f64>> = targets.iter().map(|t| t.approx_on(&xs)).collect();
-        let clamped = approximated
-            .iter()
-            .map(|a| match limits {
-                Some((lo, hi)) => a.mapv(|v| v.clamp(lo, hi)),
-                None => a.clone(),
-            })
-            .collect();
+        let clamped = approximated.iter().map(|a| read_out(a, limits)).collect();
         Expected {
             exact,
             approximated,
             clamped,
         }
+    }
+}
+
+/// `values` as the readout gives them: clamped to its codes `limits`, if it clamps.
+fn read_out(values: &Array2<f64>, limits: Option<(f64, f64)>) -> Array2<f64> {
+    match limits {
+        Some((lo, hi)) => values.mapv(|v| v.clamp(lo, hi)),
+        None => values.clone(),
     }
 }
 
@@ -490,10 +492,7 @@ impl FirstRunTally {
             self.clipped_signs[k] += count_sign_changes(&e.approximated[k], &e.clamped[k], border);
             // The ADC clamps last (after its noise and rounding), so the unsaturated run
             // clamped is that run as the ADC reads it, with the same noise draws.
-            let read = match limits {
-                Some((lo, hi)) => free[k].mapv(|v| v.clamp(lo, hi)),
-                None => free[k].clone(),
-            };
+            let read = read_out(&free[k], limits);
             // approximation + readout + analogue + saturation = outs - exact, PE by PE.
             self.readout_clip[k].add(&read, &free[k], border);
             self.analogue_only[k].add(&free[k], &e.approximated[k], border);
