@@ -28,9 +28,10 @@ pub use run::{RunError, RunFault};
 // frames, images in and planes out.
 pub use batch::frames;
 pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DEFAULT_IMAGE_NAME};
-// The counter-based generator the noise draws from (the calibration's throughput
-// experiment hashes with it).
-pub use layer::rng;
+// The counter-based generator the noise draws from: its bits are pinned by the unit
+// tests in sim/tests/golden_bits.rs.
+#[cfg(test)]
+pub(crate) use layer::rng;
 pub use machine::MachineError;
 pub use preload::Preload;
 pub use readout::npy::{read_matrix, read_plane, NpyError, MAX_NPY_HEADER};

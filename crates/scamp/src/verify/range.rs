@@ -83,7 +83,7 @@ impl Peak {
 
 /// The extremes of every value `program` writes (and of the input itself), for inputs
 /// in `range` placed in `input` (and, for a wiring of several input planes, in each of
-/// their registers: [`peak_planes`]).
+/// their registers: `peak_planes`).
 ///
 /// Runs on machine integers (`Dyadic`) and, only if a value leaves them, again on
 /// exact rationals: both round each coefficient to f64 the same way, so the answer is

@@ -454,11 +454,6 @@ impl Bag {
         self.0.len()
     }
 
-    /// Whether the bag holds no goal.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// `(self - outs) + ins`.
     pub fn replace(&self, outs: &[Goal], ins: &[Goal]) -> Bag {
         let mut v: Vec<Goal> = self
