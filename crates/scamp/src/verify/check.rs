@@ -358,7 +358,7 @@ pub fn load_images(dir: &Path) -> Result<Vec<(String, GreyImage)>, ImagesError> 
 }
 
 /// The image as the input register holds it: full-range values `p - 128`.
-pub fn input_values(img: &GreyImage) -> Array2<f64> {
+pub(crate) fn input_values(img: &GreyImage) -> Array2<f64> {
     Array2::from_shape_fn((N, N), |(r, c)| f64::from(img.pixels[r * N + c]) - 128.0)
 }
 
@@ -523,7 +523,7 @@ pub(crate) struct FigureSpreadAccumulator {
 
 impl FigureSpreadAccumulator {
     /// Adds one run's figures.
-    pub fn add(&mut self, f: &ErrorFigures) {
+    pub(crate) fn add(&mut self, f: &ErrorFigures) {
         self.rmse.add(f.rmse);
         self.max.add(f.max);
         self.bias.add(f.bias);

@@ -154,7 +154,7 @@ impl RowTerm<'_> {
     #[inline(always)]
     // Indices into fixed-size rows: the loops compile without bounds checks.
     #[allow(clippy::needless_range_loop)]
-    pub fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
+    pub(crate) fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
         let (p, f) = (self.pattern, self.factors);
         let Some((z, sign)) = self.noise else {
             for c in 0..N {
