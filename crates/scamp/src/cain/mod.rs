@@ -339,7 +339,7 @@ pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> 
 }
 
 /// Per kernel, the largest magnitude its exact output reaches for inputs in `range`.
-pub fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64> {
+pub(crate) fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64> {
     kernels
         .iter()
         .map(|k| {

@@ -34,7 +34,7 @@ pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DE
 pub(crate) use layer::rng;
 pub use machine::MachineError;
 pub use preload::Preload;
-pub use readout::npy::{read_matrix, read_plane, NpyError, MAX_NPY_HEADER};
+pub use readout::npy::{read_matrix, NpyError, MAX_NPY_HEADER};
 pub use readout::{load_npy, save_bits_npy, save_bits_png, save_npy, save_png, PlaneFileError};
 
 #[cfg(test)]
