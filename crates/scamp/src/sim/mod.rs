@@ -27,7 +27,9 @@ pub use run::{RunError, RunFault};
 // Plumbing the command line, the Python bindings and the calibration share: batches of
 // frames, images in and planes out.
 pub use batch::frames;
-pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DEFAULT_IMAGE_NAME};
+pub use capture::{
+    default_image, load as load_image, CaptureCause, CaptureError, GreyImage, DEFAULT_IMAGE_NAME,
+};
 // The counter-based generator the noise draws from: its bits are pinned by the unit
 // tests in sim/tests/golden_bits.rs.
 #[cfg(test)]
