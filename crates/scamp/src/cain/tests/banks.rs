@@ -2,43 +2,21 @@
 //! for any kernels within the budget, deterministic work budgets, and banks larger
 //! than the register file split into groups.
 
+use super::{assert_proven, lcg_row};
 use crate::cain::{self, CompileOptions, Source, Stats};
-use crate::isa::{Reg, Wiring};
+use crate::isa::Wiring;
 use crate::verify::prove;
 
 fn spec(text: &str) -> cain::Spec {
     cain::parse_spec(text).expect("valid spec")
 }
 
-/// Proves a compiled program again, independently of the compiler's own check.
-fn assert_proven(c: &cain::Compiled) {
-    let general = Reg::general_count(&c.registers);
-    prove(
-        &c.program,
-        Wiring::new(c.input, general),
-        &c.targets(),
-        Some(&c.registers),
-    )
-    .unwrap_or_else(|e| panic!("{e}\n{}", c.program));
-}
-
 /// A dense `n` x `n` kernel in eighths from a small linear congruential sequence.
 fn dense_kernel(n: usize, seed: u64) -> String {
     let mut x = seed;
-    let rows: Vec<String> = (0..n)
-        .map(|_| {
-            let row: Vec<String> = (0..n)
-                .map(|_| {
-                    x = x
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    (((x >> 33) % 15) as i64 - 7).to_string()
-                })
-                .collect();
-            format!("      - [{}]\n", row.join(", "))
-        })
-        .collect();
-    rows.concat()
+    (0..n)
+        .map(|_| format!("      - {}\n", lcg_row(&mut x, n)))
+        .collect()
 }
 
 fn budget(seconds: f64, workers: usize) -> CompileOptions {
@@ -112,19 +90,7 @@ fn bank(count: usize, seed: u64) -> String {
     let mut x = seed;
     let mut text = String::from("kernels:\n");
     for k in 0..count {
-        let w: Vec<String> = (0..3)
-            .map(|_| {
-                let row: Vec<String> = (0..3)
-                    .map(|_| {
-                        x = x
-                            .wrapping_mul(6_364_136_223_846_793_005)
-                            .wrapping_add(1_442_695_040_888_963_407);
-                        (((x >> 33) % 15) as i64 - 7).to_string()
-                    })
-                    .collect();
-                format!("[{}]", row.join(", "))
-            })
-            .collect();
+        let w: Vec<String> = (0..3).map(|_| lcg_row(&mut x, 3)).collect();
         text += &format!(
             "  - {{ out: {}, scale: 1/8, weights: [{}] }}\n",
             outs[k % outs.len()],

@@ -1,9 +1,9 @@
 //! Code generator: specs in, proven programs out; the committed programs of
 //! `programs/` are proven against their specs; bad specs are rejected with positions.
 
-use super::repo;
+use super::{assert_proven, repo};
 use crate::cain::{self, CompileOptions, Objective, Ops, Stats};
-use crate::isa::{parse_program, Device, Reg, Wiring};
+use crate::isa::{parse_program, Device, Wiring};
 use crate::verify::{self, prove, Target};
 use approx::assert_abs_diff_eq;
 
@@ -18,18 +18,6 @@ fn compile(s: &cain::Spec, seconds: f64, workers: usize) -> cain::Compiled {
         .with_workers(workers)
         .with_objective(cain::Objective::Length);
     cain::compile(s, &opts, &Stats::default()).expect("a program")
-}
-
-/// Proves a compiled program again, independently of the compiler's own check.
-fn assert_proven(c: &cain::Compiled) {
-    let general = Reg::general_count(&c.registers);
-    prove(
-        &c.program,
-        Wiring::new(c.input, general),
-        &c.targets(),
-        Some(&c.registers),
-    )
-    .unwrap_or_else(|e| panic!("{e}\n{}", c.program));
 }
 
 fn program_spec(name: &str) -> cain::Spec {
