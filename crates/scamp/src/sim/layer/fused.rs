@@ -7,7 +7,7 @@
 //! [`FusedWrite`] inline, row by row; the noise model builds its rows of the same
 //! formula (`RowTerm`), so the two give the same values bit for bit.
 
-use super::saturate::{Form, Saturate};
+use super::saturate::{Saturate, LANES};
 use super::{bf16, rng};
 use crate::sim::dims::N;
 use crate::sim::machine::bus_value;
@@ -267,59 +267,50 @@ pub(crate) fn clip_row(
     soften_row(out, mask, clipped, sat)
 }
 
-/// [`clip_row`] for a soft knee. A first loop, free of branches and calls, marks the
-/// entries past a knee and counts those the mask stores; only the marked entries are
-/// then compressed: between the knees the compression is the identity, so leaving the
-/// others as they are changes no bit (and most rows that reach a knee have few entries
-/// past it).
+/// [`clip_row`] for a soft knee, a vector of [`LANES`] entries at a time: marks the
+/// entries past a knee, counts those the mask stores, and compresses the vector only
+/// when some entry of it is past a knee (between the knees the compression is the
+/// identity, so a vector without such an entry is left as it is, and the entries of a
+/// compressed vector that are not past come out unchanged).
 #[inline(always)]
-// Indices into fixed-size rows: the loops compile without bounds checks.
-#[allow(clippy::needless_range_loop)]
 fn soften_row(
     out: &mut [f32; N],
     mask: Option<&[bool; N]>,
     clipped: &mut [bool; N],
     sat: Saturate,
 ) -> u64 {
-    let (klo, khi) = (sat.knee_lo, sat.knee_hi);
-    let mut past = [false; N];
-    for c in 0..N {
-        let x = out[c];
-        past[c] = !(klo <= x && x <= khi);
-    }
     let mut n = 0u32;
-    // One loop per kind of mask, so that a full row loads none.
-    match mask {
-        None => {
-            for c in 0..N {
-                clipped[c] = past[c];
-                n += u32::from(past[c]);
+    for (i, vals) in out.chunks_exact_mut(LANES).enumerate() {
+        let vals: &mut [f32; LANES] = vals.try_into().expect("whole vectors");
+        let span = i * LANES..(i + 1) * LANES;
+        let hits: &mut [bool; LANES] = (&mut clipped[span.clone()])
+            .try_into()
+            .expect("whole vectors");
+        let past = soften_lanes(vals, sat);
+        // One loop per kind of mask, so that a full row loads none.
+        match mask {
+            None => *hits = past,
+            Some(m) => {
+                for ((h, &p), &m) in hits.iter_mut().zip(&past).zip(&m[span]) {
+                    *h = p & m;
+                }
             }
         }
-        Some(m) => {
-            for c in 0..N {
-                let hit = m[c] & past[c];
-                clipped[c] = hit;
-                n += u32::from(hit);
-            }
-        }
-    }
-    if sat.form != Form::Count {
-        // Sixty-four entries at a time, as the bits of a word: only the entries past a
-        // knee are visited, lowest bit first.
-        for (word, marks) in past.chunks_exact(64).enumerate() {
-            let mut bits = marks
-                .iter()
-                .enumerate()
-                .fold(0u64, |m, (i, &b)| m | (u64::from(b) << i));
-            while bits != 0 {
-                let c = word * 64 + bits.trailing_zeros() as usize;
-                out[c] = sat.soft(out[c]);
-                bits &= bits - 1;
-            }
-        }
+        n += hits.iter().map(|&h| u32::from(h)).sum::<u32>();
     }
     u64::from(n)
+}
+
+/// Which of `vals` are past a knee (not inside both, NaN included); compresses the
+/// vector when any is.
+#[inline(always)]
+fn soften_lanes(vals: &mut [f32; LANES], sat: Saturate) -> [bool; LANES] {
+    let (klo, khi) = (sat.knee_lo, sat.knee_hi);
+    let past = vals.map(|x| !(klo <= x && x <= khi));
+    if past.iter().fold(false, |any, &p| any | p) {
+        sat.soften(vals);
+    }
+    past
 }
 
 /// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which
