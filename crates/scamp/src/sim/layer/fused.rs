@@ -241,7 +241,18 @@ impl RowTerm<'_> {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
-        rng::each_deviate(z, |c, z| out[c] = perturbed(src[c], f, p[c], sd, z));
+        let mut largest = 0u32;
+        rng::each_deviate(z, |c, z| {
+            let y = perturbed(src[c], f, p[c], sd, z);
+            out[c] = y;
+            largest = largest.max(y.to_bits() & MAGNITUDE);
+        });
+        // As in `clipped_by`: a row inside both knees (masked entries or not) is its
+        // own clip.
+        let inside = sat.inside();
+        if inside >= 0.0 && largest <= inside.to_bits() {
+            return 0;
+        }
         clip_row(out, Some(m), clipped, sat)
     }
 }
@@ -267,50 +278,51 @@ pub(crate) fn clip_row(
     soften_row(out, mask, clipped, sat)
 }
 
-/// [`clip_row`] for a soft knee, a vector of [`LANES`] entries at a time: marks the
-/// entries past a knee, counts those the mask stores, and compresses the vector only
-/// when some entry of it is past a knee (between the knees the compression is the
-/// identity, so a vector without such an entry is left as it is, and the entries of a
-/// compressed vector that are not past come out unchanged).
+/// [`clip_row`] for a soft knee. A first loop, free of branches and calls, marks the
+/// entries past a knee and counts those the mask stores; then each vector of [`LANES`]
+/// entries holding a marked one is compressed (between the knees the compression is
+/// the identity, so a vector without a marked entry is left as it is, and the entries
+/// of a compressed vector that are not marked come out unchanged).
 #[inline(always)]
+// Indices into fixed-size rows: the loops compile without bounds checks.
+#[allow(clippy::needless_range_loop)]
 fn soften_row(
     out: &mut [f32; N],
     mask: Option<&[bool; N]>,
     clipped: &mut [bool; N],
     sat: Saturate,
 ) -> u64 {
+    let (klo, khi) = (sat.knee_lo, sat.knee_hi);
+    let mut past = [0u8; N];
+    for c in 0..N {
+        let x = out[c];
+        past[c] = u8::from(!(klo <= x && x <= khi));
+    }
     let mut n = 0u32;
-    for (i, vals) in out.chunks_exact_mut(LANES).enumerate() {
-        let vals: &mut [f32; LANES] = vals.try_into().expect("whole vectors");
-        let span = i * LANES..(i + 1) * LANES;
-        let hits: &mut [bool; LANES] = (&mut clipped[span.clone()])
-            .try_into()
-            .expect("whole vectors");
-        let past = soften_lanes(vals, sat);
-        // One loop per kind of mask, so that a full row loads none.
-        match mask {
-            None => *hits = past,
-            Some(m) => {
-                for ((h, &p), &m) in hits.iter_mut().zip(&past).zip(&m[span]) {
-                    *h = p & m;
-                }
+    // One loop per kind of mask, so that a full row loads none.
+    match mask {
+        None => {
+            for c in 0..N {
+                clipped[c] = past[c] != 0;
+                n += u32::from(past[c]);
             }
         }
-        n += hits.iter().map(|&h| u32::from(h)).sum::<u32>();
+        Some(m) => {
+            for c in 0..N {
+                let hit = m[c] & (past[c] != 0);
+                clipped[c] = hit;
+                n += u32::from(hit);
+            }
+        }
+    }
+    for (vals, marks) in out.chunks_exact_mut(LANES).zip(past.chunks_exact(LANES)) {
+        // The vector's sixteen marks as one integer: one load and one test.
+        let marks: [u8; LANES] = marks.try_into().expect("whole vectors");
+        if u128::from_ne_bytes(marks) != 0 {
+            sat.soften(vals.try_into().expect("whole vectors"));
+        }
     }
     u64::from(n)
-}
-
-/// Which of `vals` are past a knee (not inside both, NaN included); compresses the
-/// vector when any is.
-#[inline(always)]
-fn soften_lanes(vals: &mut [f32; LANES], sat: Saturate) -> [bool; LANES] {
-    let (klo, khi) = (sat.knee_lo, sat.knee_hi);
-    let past = vals.map(|x| !(klo <= x && x <= khi));
-    if past.iter().fold(false, |any, &p| any | p) {
-        sat.soften(vals);
-    }
-    past
 }
 
 /// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which
