@@ -9,6 +9,7 @@
 pub(crate) mod bf16;
 pub(crate) mod bus_kind;
 pub(crate) mod fused;
+pub(crate) mod knee;
 pub(crate) mod rng;
 pub(crate) mod saturate;
 
