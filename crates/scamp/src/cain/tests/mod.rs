@@ -40,4 +40,4 @@ fn repo() -> std::path::PathBuf {
 /// Two kernels over three inputs: a blur of A and B plus a quarter of C, and a
 /// horizontal gradient of A and B plus a quarter of C (the file the command's tests
 /// read too).
-const THREE: &str = include_str!("../../../../../tests/common/three_channel.yaml");
+const THREE: &str = include_str!("three_channel.yaml");
