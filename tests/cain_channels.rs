@@ -3,22 +3,14 @@
 //! to which group, each verified. The generator's own tests of multi-input sets are in
 //! the library (`crates/scamp/src/cain/tests/channels.rs`).
 
-/// Six kernels over three inputs in six registers: too many for one program.
-fn six_kernels_over_three_inputs() -> String {
-    let mut bank = String::from("inputs: [A, B, C]\nregisters: [A, B, C, D, E, F]\nkernels:\n");
-    for (i, out) in ["D", "E", "F", "D", "E", "F"].iter().enumerate() {
-        let w = i % 3 + 1;
-        bank += &format!(
-            "  - out: {out}\n    scale: 1/8\n    weights:\n      - [[{w}, 0], [0, 1]]\n      \
-             - [[0, 1], [1, 0]]\n      - [[1, 0], [0, -1]]\n"
-        );
-    }
-    bank
-}
+/// Six kernels over three inputs in six registers: too many for one program (the
+/// library's own tests' file, so that the set is written once).
+const SIX_KERNELS_OVER_THREE_INPUTS: &str =
+    include_str!("../crates/scamp/src/cain/tests/six_kernels.yaml");
 
 #[test]
 fn a_bank_over_three_inputs_says_how_it_split_and_checks_by_group() {
-    let bank = six_kernels_over_three_inputs();
+    let bank = SIX_KERNELS_OVER_THREE_INPUTS;
     let line = "split by kernel into 3 groups of at most 2 kernels: the fewest whose constructive \
          programs fit 6 registers, 3 of them holding the inputs";
     // compile prints how the bank split on stderr.

@@ -3,7 +3,7 @@
 //! proven on every input plane, a wrong program fails that proof, and bad specs are
 //! refused at the offending node.
 
-use super::THREE;
+use super::{SIX, THREE};
 use crate::cain::{self, CompileOptions, Objective, Stats};
 use crate::isa::{Pos, Program, Reg};
 use crate::verify::prove_planes;
@@ -269,16 +269,8 @@ fn the_error_objective_and_banks_take_several_inputs() {
     assert_eq!(c.predicted.len(), 2);
     // Six kernels over three inputs in six registers: a bank of several groups, each
     // its own program from the three inputs, each proven.
-    let mut bank = String::from("inputs: [A, B, C]\nregisters: [A, B, C, D, E, F]\nkernels:\n");
-    for (i, out) in ["D", "E", "F", "D", "E", "F"].iter().enumerate() {
-        let w = i % 3 + 1;
-        bank += &format!(
-            "  - out: {out}\n    scale: 1/8\n    weights:\n      - [[{w}, 0], [0, 1]]\n      \
-             - [[0, 1], [1, 0]]\n      - [[1, 0], [0, -1]]\n"
-        );
-    }
-    let spec = cain::parse_spec(&bank).expect("valid spec");
-    let c = compile(&bank, &work(1_000));
+    let spec = cain::parse_spec(SIX).expect("valid spec");
+    let c = compile(SIX, &work(1_000));
     assert!(c.groups.len() >= 2, "{} groups", c.groups.len());
     // The report says how: three groups of two whole kernels, each keeping the three
     // inputs (three kernels' constructive program does not fit beside them).

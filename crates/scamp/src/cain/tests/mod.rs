@@ -41,3 +41,7 @@ fn repo() -> std::path::PathBuf {
 /// horizontal gradient of A and B plus a quarter of C (the file the command's tests
 /// read too).
 const THREE: &str = include_str!("three_channel.yaml");
+
+/// Six 2x2 kernels over three inputs in six registers, outputs D, E, F twice: too many
+/// for one program, so a bank of groups (the file the command's tests read too).
+const SIX: &str = include_str!("six_kernels.yaml");
