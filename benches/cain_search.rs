@@ -10,8 +10,8 @@
 //! sets from their fixed seeds (3x3 kernels with weights in eighths, 1 to 4 per set, and
 //! single 5x5 kernels); sets named `heldout_*` are kept out of tuning.
 
-use scamp::cain::{self, CompileOptions, Objective, Stats};
-use scamp::verify::Predicted;
+use scamp::Predicted;
+use scamp::{CompileOptions, Objective, Stats};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -171,7 +171,7 @@ fn peak_mib() -> f64 {
 /// Compiles one spec here and prints its row.
 fn child(a: &Args, spec: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(spec).map_err(|e| format!("{}: {e}", spec.display()))?;
-    let s = cain::parse_spec(&text).map_err(|e| format!("{}: {e}", spec.display()))?;
+    let s = scamp::parse_spec(&text).map_err(|e| format!("{}: {e}", spec.display()))?;
     let mut opts = CompileOptions::default()
         .with_time_limit(a.time)
         .with_workers(a.workers)
@@ -179,7 +179,7 @@ fn child(a: &Args, spec: &Path) -> Result<(), String> {
         .with_objective(a.objective);
     opts.work = a.work;
     let name = spec.file_stem().map_or("?".into(), |n| n.to_string_lossy());
-    match cain::compile(&s, &opts, &Stats::default()) {
+    match scamp::compile(&s, &opts, &Stats::default()) {
         Ok(c) => println!(
             "{name:14} {:>2} {:>5} {:>6} {:>9.2} {:>8.2} {:>10} {:>8} {:>8.1}",
             s.kernels.len(),

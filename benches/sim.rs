@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
-use scamp::sim::{run, DEFAULT_CLOCK_HZ, PES};
+use scamp::{run, DEFAULT_CLOCK_HZ, PES};
 use scamp_cli::calibrate::throughput;
 
 fn roofline(c: &mut Criterion) {

@@ -6,13 +6,13 @@ mod common;
 
 use common::{json, scamp, temp_dir};
 use ndarray::Array2;
-use scamp::bank::{InputError, PlaneValues, Preload, RunOptions, Setup};
-use scamp::cain;
-use scamp::isa::{parse_program, Device};
-use scamp::sim;
-use scamp::sim::noise::Profile;
-use scamp::verify::{ProfileTestbed, Watched};
+use scamp::{InputError, PlaneValues, Preload, RunOptions, Setup};
+
+use scamp::{isa::parse_program, isa::Device};
+
+use scamp::Profile;
 use scamp::{Bank, CheckOptions};
+use scamp::{ProfileTestbed, Watched};
 
 fn program(path: &str) -> scamp::isa::Program {
     let text = std::fs::read_to_string(path).unwrap();
@@ -22,12 +22,12 @@ fn program(path: &str) -> scamp::isa::Program {
 #[test]
 fn batch_frames_equal_the_cli_runs_bit_for_bit() {
     let p = program("programs/gauss3x3_hand.scamp");
-    let setup = Setup::new(sim::default_image());
+    let setup = Setup::new(scamp::default_image());
     let mut opts = RunOptions::new(Profile::builtin("scamp5").unwrap());
     opts.seed = 4;
     opts.chip_seed = 9;
     let a = Watched::parse("A", 6).unwrap();
-    let frames = scamp::bank::run_batch(&p, &[setup.clone(), setup], &opts, &[a]).expect("runs");
+    let frames = scamp::run_batch(&p, &[setup.clone(), setup], &opts, &[a]).expect("runs");
     for (i, frame) in frames.iter().enumerate() {
         let dir = temp_dir(&format!("bank-cli-{i}"));
         let seed = (4 + i).to_string();
@@ -58,11 +58,11 @@ fn batch_frames_equal_the_cli_runs_bit_for_bit() {
 #[test]
 fn check_report_serialises_to_the_cli_json() {
     let spec =
-        cain::parse_spec(&std::fs::read_to_string("programs/gauss3x3.yaml").unwrap()).unwrap();
+        scamp::parse_spec(&std::fs::read_to_string("programs/gauss3x3.yaml").unwrap()).unwrap();
     let text = std::fs::read_to_string("programs/gauss3x3.scamp").unwrap();
     let p = parse_program(&text, Device::default()).unwrap();
     let bank = Bank::with_kernels(p, &text, spec).unwrap();
-    let images: Vec<_> = scamp::verify::load_images(std::path::Path::new("images"))
+    let images: Vec<_> = scamp::load_images(std::path::Path::new("images"))
         .unwrap()
         .into_iter()
         .map(|(_, g)| g)
@@ -138,7 +138,7 @@ fn bad_planes_are_refused_with_their_position() {
 
 #[test]
 fn preloads_and_input_prepare_the_array_in_order() {
-    let mut setup = Setup::new(sim::default_image());
+    let mut setup = Setup::new(scamp::default_image());
     setup
         .preloads
         .push(Preload::new("B", 6, PlaneValues::Analogue(vec![5.0; 65536])).unwrap());
@@ -155,7 +155,7 @@ fn preloads_and_input_prepare_the_array_in_order() {
         .unwrap()
         .iter()
         .all(|&v| v == 7.0));
-    let px = sim::default_image().pixels;
+    let px = scamp::default_image().pixels;
     assert_eq!(
         array.plane(scamp::isa::Reg::A).unwrap()[1000],
         f32::from(px[1000]) - 128.0
@@ -169,25 +169,25 @@ fn preloads_and_input_prepare_the_array_in_order() {
 #[test]
 fn a_register_the_array_does_not_have_is_an_error_not_zeros() {
     let p = program("programs/gauss3x3_hand.scamp");
-    let setup = Setup::new(sim::default_image());
+    let setup = Setup::new(scamp::default_image());
     let opts = RunOptions::new(Profile::builtin("ideal").unwrap());
     // H exists on an 8-register device, not on SCAMP-5's six.
     let h = Watched::parse("H", 8).unwrap();
     let a = Watched::parse("A", 6).unwrap();
-    let e = scamp::bank::run_one(&p, &setup, &opts, &[a, h], 0).unwrap_err();
+    let e = scamp::run_one(&p, &setup, &opts, &[a, h], 0).unwrap_err();
     assert_eq!(
         e.to_string(),
         "1:1: register H was asked for, but this array has only A..F (and NEWS, PIX, the \
          digital registers)"
     );
     let mut array = setup.array();
-    assert!(scamp::bank::run_on(&mut array, &p, &opts, &[h], 0).is_err());
+    assert!(scamp::run_on(&mut array, &p, &opts, &[h], 0).is_err());
     // On a device that has it, H is read (gauss3x3_hand leaves it 0: it never writes H).
     let wide = Setup {
         general: 8,
         ..setup
     };
-    let f = scamp::bank::run_one(&p, &wide, &opts, &[a, h], 0).expect("H exists");
+    let f = scamp::run_one(&p, &wide, &opts, &[a, h], 0).expect("H exists");
     assert_eq!(f.planes[1].0, h);
     assert!(f.planes[1].1.iter().all(|&v| v == 0.0));
     assert!(f.planes[0].1.iter().any(|&v| v != 0.0));

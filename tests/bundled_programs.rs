@@ -49,8 +49,8 @@ fn compile(name: &str) -> String {
 /// and the two programs measure within 0.1 % of each other: 159.49 and 159.38).
 fn measured_mse(program: &str, name: &str) -> f64 {
     let spec = format!("programs/{name}.yaml");
-    let mut profile = scamp::sim::noise::Profile::builtin("scamp5").expect("built in");
-    profile.saturation = Some(scamp::sim::noise::Saturation::hard(-128.0, 128.0));
+    let mut profile = scamp::Profile::builtin("scamp5").expect("built in");
+    profile.saturation = Some(scamp::Saturation::hard(-128.0, 128.0));
     let file = temp_dir("bundled").join("scamp5_hard_clip.yaml");
     std::fs::write(&file, profile.to_yaml()).expect("write the profile");
     let noise = file.to_str().expect("utf-8 path");

@@ -6,7 +6,6 @@
 mod common;
 
 use common::{json, scamp, stderr};
-use scamp::cain;
 
 #[test]
 fn cli_rejects_malformed_specs_with_positions() {
@@ -85,7 +84,7 @@ fn cli_json_has_the_contract_fields() {
     // Children taken per generator rule, by the rules' names; Sobel's differences are
     // made by folds (G = P - moved P).
     let rules = v["search"]["rules"].as_object().expect("search.rules");
-    let names: Vec<&str> = cain::Rule::ALL.iter().map(|r| r.name()).collect();
+    let names: Vec<&str> = scamp::Rule::ALL.iter().map(|r| r.name()).collect();
     for (name, n) in rules {
         assert!(names.contains(&name.as_str()), "unknown rule {name}");
         assert!(n.as_u64().is_some_and(|n| n > 0), "{name}: {n}");

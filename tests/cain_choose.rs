@@ -3,9 +3,9 @@
 //! YAML to the same spec.
 
 use ndarray::Array4;
-use scamp::cain::{choose_layer, spec_yaml, ApproxParams, ChooseError, ChooseOptions, LayerTarget};
 use scamp::isa::Reg;
-use scamp::sim::noise::Profile;
+use scamp::Profile;
+use scamp::{choose_layer, spec_yaml, ApproxParams, ChooseError, ChooseOptions, LayerTarget};
 
 /// A Sobel kernel and a 1/16 blur, `[2, 1, 3, 3]`.
 const TWO: [f64; 18] = [
@@ -86,7 +86,7 @@ fn the_chosen_spec_reads_back_from_its_yaml() {
         .expect("shape");
     let c = choose_layer(w.view(), None, 1, &target(), &options("scamp5")).expect("chosen");
     let text = spec_yaml(&c.layer.spec);
-    let back = scamp::cain::parse_spec(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let back = scamp::parse_spec(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back, c.layer.spec);
 }
 

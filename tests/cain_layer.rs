@@ -3,8 +3,8 @@
 //! a spec file compiling to the same program as the same weights typed.
 
 use ndarray::{array, Array1, Array4};
-use scamp::cain::{self, ApproxParams, LayerError, LayerTarget};
 use scamp::isa::Reg;
+use scamp::{ApproxParams, LayerError, LayerTarget};
 use std::path::PathBuf;
 
 mod common;
@@ -58,7 +58,7 @@ fn weights_are_read_in_every_float_type_and_byte_order() {
             &format!("w{}.npy", &descr[1..]),
             &floats(descr, "(2, 1, 3, 3)", &TWO),
         );
-        let w = cain::read_weights(&p).unwrap_or_else(|e| panic!("{descr}: {e}"));
+        let w = scamp::read_weights(&p).unwrap_or_else(|e| panic!("{descr}: {e}"));
         assert_eq!(w.dim(), (2, 1, 3, 3), "{descr}");
         assert_eq!(w[[0, 0, 1, 2]], 0.5, "{descr}");
         assert_eq!(w[[1, 0, 1, 1]], 0.25, "{descr}");
@@ -66,7 +66,7 @@ fn weights_are_read_in_every_float_type_and_byte_order() {
             &format!("b{}.npy", &descr[1..]),
             &floats(descr, "(2,)", &[1.5, -2.0]),
         );
-        assert_eq!(cain::read_bias(&b).expect("bias"), array![1.5, -2.0]);
+        assert_eq!(scamp::read_bias(&b).expect("bias"), array![1.5, -2.0]);
     }
 }
 
@@ -129,15 +129,15 @@ fn bad_files_get_one_line_errors_naming_the_file() {
     ];
     for (name, bytes, part) in cases {
         let p = file(name, &bytes);
-        let e = msg(cain::read_weights(&p).expect_err(name));
+        let e = msg(scamp::read_weights(&p).expect_err(name));
         assert!(e.starts_with(&p.display().to_string()), "{name}: {e}");
         assert!(e.contains(part), "{name}: `{part}` missing from {e}");
         assert!(!e.contains('\n'), "{name}: {e}");
     }
     let missing = temp_dir("cain-layer").join("absent.npy");
-    assert!(msg(cain::read_weights(&missing).unwrap_err()).contains("absent.npy"));
+    assert!(msg(scamp::read_weights(&missing).unwrap_err()).contains("absent.npy"));
     let e =
-        msg(cain::read_bias(&file("b2.npy", &floats("<f4", "(2, 1)", &[1.0, 2.0]))).unwrap_err());
+        msg(scamp::read_bias(&file("b2.npy", &floats("<f4", "(2, 1)", &[1.0, 2.0]))).unwrap_err());
     assert!(e.contains("1-dimensional array [out]"), "{e}");
 }
 
@@ -147,7 +147,7 @@ fn a_layer_becomes_kernels_approximated_as_typed_weights() {
     let bias = Array1::from(vec![0.5, -1.0]);
     let mut t = target(&[Reg::B, Reg::C]);
     t.scale = 2.0;
-    let l = cain::layer_spec(w.view(), Some(bias.view()), 1, &t).expect("a spec");
+    let l = scamp::layer_spec(w.view(), Some(bias.view()), 1, &t).expect("a spec");
     assert_eq!(l.bias, vec![1.0, -2.0]);
     assert_eq!(l.spec.input, Reg::A);
     assert_eq!(l.spec.kernels.len(), 2);
@@ -155,7 +155,7 @@ fn a_layer_becomes_kernels_approximated_as_typed_weights() {
     assert_eq!(l.spec.kernels[0].weights[1], vec![-0.5, 0.0, 0.5]);
     // 2 * [1 2 1; 2 4 2; 1 2 1] / 16 is exact at depth 3.
     let k = &l.spec.kernels[1];
-    let a = cain::approximate(&k.weights, k.scale, 8, 0.0).expect("fits");
+    let a = scamp::approximate(&k.weights, k.scale, 8, 0.0).expect("fits");
     assert_eq!((a.depth, a.error), (3, 0.0));
     assert_eq!(a.weights, vec![vec![1, 2, 1], vec![2, 4, 2], vec![1, 2, 1]]);
 }
@@ -165,15 +165,15 @@ fn inexact_weights_need_an_error_bound_or_an_accept() {
     let w = Array4::from_shape_vec((1, 1, 1, 3), vec![0.3, 0.1, -0.2]).expect("shape");
     let mut t = target(&[Reg::B]);
     t.approximation.max_depth = 3;
-    let e = msg(cain::layer_spec(w.view(), None, 1, &t).unwrap_err());
+    let e = msg(scamp::layer_spec(w.view(), None, 1, &t).unwrap_err());
     assert!(
         e.starts_with("kernel 0 (output B): the approximation at max_depth 3"),
         "{e}"
     );
     // At depth 3: 2/8, 1/8, -2/8, error 0.05 + 0.025 + 0.05.
     t.approximation.max_error = 0.13;
-    let l = cain::layer_spec(w.view(), None, 1, &t).expect("within the bound");
-    let a = cain::approximate(&l.spec.kernels[0].weights, 1.0, 3, 0.13).expect("fits");
+    let l = scamp::layer_spec(w.view(), None, 1, &t).expect("within the bound");
+    let a = scamp::approximate(&l.spec.kernels[0].weights, 1.0, 3, 0.13).expect("fits");
     assert_eq!(a.weights, vec![vec![2, 1, -2]]);
     ::approx::assert_abs_diff_eq!(a.error, 0.125, epsilon = 1e-9);
     t.approximation = ApproxParams {
@@ -181,7 +181,7 @@ fn inexact_weights_need_an_error_bound_or_an_accept() {
         max_error: 0.0,
         accept: true,
     };
-    assert!(cain::layer_spec(w.view(), None, 1, &t).is_ok());
+    assert!(scamp::layer_spec(w.view(), None, 1, &t).is_ok());
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn layers_that_do_not_fit_their_registers_are_refused() {
     let w = Array4::from_shape_vec((2, 1, 3, 3), TWO.to_vec()).expect("shape");
     let t = target(&[Reg::B, Reg::C]);
     let refuse = |w: &Array4<f64>, bias: Option<Array1<f64>>, groups: usize, t: &LayerTarget| {
-        msg(cain::layer_spec(w.view(), bias.as_ref().map(|b| b.view()), groups, t).unwrap_err())
+        msg(scamp::layer_spec(w.view(), bias.as_ref().map(|b| b.view()), groups, t).unwrap_err())
     };
     let e = refuse(&w, Some(Array1::zeros(3)), 1, &t);
     assert_eq!(e, "the bias has 3 values, the weights 2 outputs");
@@ -205,7 +205,7 @@ fn layers_that_do_not_fit_their_registers_are_refused() {
     let mut two_in = t.clone();
     two_in.inputs = vec![Reg::A, Reg::D];
     // Depthwise over two inputs: each kernel reads its own input's plane only.
-    let l = cain::layer_spec(w.view(), None, 2, &two_in).expect("depthwise over two inputs");
+    let l = scamp::layer_spec(w.view(), None, 2, &two_in).expect("depthwise over two inputs");
     assert_eq!(l.spec.other_inputs, vec![Reg::D]);
     let zero = |p: &Vec<Vec<f64>>| p.iter().flatten().all(|&x| x == 0.0);
     assert!(zero(&l.spec.kernels[0].other_planes[0]));
@@ -250,7 +250,7 @@ fn a_spec_reads_weights_from_npy_files_beside_it() {
     assert_eq!(a["program"], b["program"]);
     assert_eq!(a["kernels"][1]["depth"], 4);
     let text = spec_text("sobel.npy", "blur.npy");
-    let e = scamp::cain::parse_spec(&text).unwrap_err();
+    let e = scamp::parse_spec(&text).unwrap_err();
     assert_eq!((e.pos.line, e.pos.col), (5, 14));
     let msg = e.cause.to_string();
     assert!(msg.contains("need the spec's folder"), "{msg}");

@@ -3,29 +3,29 @@
 //! bank), it is not the constructive fallback where the length search finds a program,
 //! at most the slack longer than the shortest, and predicted no worse.
 
-use scamp::cain::{self, CompileOptions, Objective, Source, Stats};
+use scamp::{CompileOptions, Objective, Source, Stats};
 use std::path::Path;
 
-fn bench_spec(name: &str) -> cain::Spec {
+fn bench_spec(name: &str) -> scamp::Spec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("benches/specs")
         .join(format!("{name}.yaml"));
     let text = std::fs::read_to_string(&path).expect("bench spec");
-    cain::parse_spec(&text).expect("valid spec")
+    scamp::parse_spec(&text).expect("valid spec")
 }
 
 /// A deterministic compile: `work` nodes per worker, two workers, the clock only a cap.
-fn compile(s: &cain::Spec, objective: Objective, work: u64) -> cain::Compiled {
+fn compile(s: &scamp::Spec, objective: Objective, work: u64) -> scamp::Compiled {
     let opts = CompileOptions::default()
         .with_time_limit(600.0)
         .with_workers(2)
         .with_work(work)
         .with_objective(objective);
-    cain::compile(s, &opts, &Stats::default()).expect("a program")
+    scamp::compile(s, &opts, &Stats::default()).expect("a program")
 }
 
-fn total_mse(c: &cain::Compiled) -> f64 {
-    scamp::verify::Predicted::summed_mse(&c.predicted)
+fn total_mse(c: &scamp::Compiled) -> f64 {
+    scamp::Predicted::summed_mse(&c.predicted)
 }
 
 fn assert_no_worse_than_shortest(name: &str, work: u64) {
@@ -98,7 +98,7 @@ fn the_default_is_never_both_longer_and_worse_than_the_length_objective() {
             l.sqrt()
         );
         // The length phase inside the default is the length objective's search.
-        let phase = |c: &cain::Compiled| {
+        let phase = |c: &scamp::Compiled| {
             c.search
                 .phases
                 .iter()
@@ -121,7 +121,7 @@ fn the_shortest_program_is_rerouted_when_nothing_beats_it() {
     let n = default.program.instructions();
     assert_eq!((n, length.program.instructions()), (22, 23));
     // The figures docs/cain.md quotes, to two decimals.
-    let rounded = |c: &cain::Compiled| -> Vec<f64> {
+    let rounded = |c: &scamp::Compiled| -> Vec<f64> {
         c.predicted
             .iter()
             .map(|p| (p.rmse * 100.0).round() / 100.0)
@@ -141,13 +141,13 @@ fn the_phases_report_what_each_found_and_which_was_kept() {
     let default = compile(&s, Objective::Error, 600);
     let length = compile(&s, Objective::Length, 600);
     let names =
-        |c: &cain::Compiled| -> Vec<&str> { c.search.phases.iter().map(|p| p.name).collect() };
+        |c: &scamp::Compiled| -> Vec<&str> { c.search.phases.iter().map(|p| p.name).collect() };
     assert_eq!(
         names(&default),
         ["constructive", "length", "error", "reroute"]
     );
     assert_eq!(names(&length), ["constructive", "length"]);
-    let phase = |c: &cain::Compiled, name: &str| {
+    let phase = |c: &scamp::Compiled, name: &str| {
         c.search
             .phases
             .iter()
@@ -197,7 +197,7 @@ fn a_search_that_cannot_succeed_is_skipped() {
 /// 9: nothing it chooses is more than the slack longer than the 7.
 #[test]
 fn the_choice_is_held_to_the_shortest_program_any_search_finished() {
-    let s = cain::parse_spec(
+    let s = scamp::parse_spec(
         "name: box3x3_d3
 input: A
 registers: [A, B, C, D, E, F]
@@ -228,7 +228,7 @@ approximation: { max_depth: 3, max_error: 0, accept: true }
 #[test]
 fn rerouting_cancels_the_bias_of_the_shortest_gaussian() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/gauss5x5.yaml");
-    let s = cain::parse_spec(&std::fs::read_to_string(path).expect("spec")).expect("valid spec");
+    let s = scamp::parse_spec(&std::fs::read_to_string(path).expect("spec")).expect("valid spec");
     let default = compile(&s, Objective::Error, 10_000);
     let length = compile(&s, Objective::Length, 10_000);
     let (d, l) = (&default.predicted[0], &length.predicted[0]);
@@ -244,9 +244,9 @@ fn rerouting_cancels_the_bias_of_the_shortest_gaussian() {
 }
 
 /// AnalogNet2's three kernels (outputs up to 351.25 against the limit 128).
-fn analognet2() -> cain::Spec {
+fn analognet2() -> scamp::Spec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/analognet2.yaml");
-    cain::parse_spec(&std::fs::read_to_string(path).expect("spec")).expect("valid spec")
+    scamp::parse_spec(&std::fs::read_to_string(path).expect("spec")).expect("valid spec")
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn fit_rescales_unfitting_outputs_by_powers_of_two() {
         .with_work(200)
         .with_objective(Objective::Length)
         .with_fit(true);
-    let c = cain::compile(&s, &opts, &Stats::default()).expect("a program");
+    let c = scamp::compile(&s, &opts, &Stats::default()).expect("a program");
     assert!(c.range.outputs_fit(), "{:?}", c.range.outputs);
     // A reaches 287.25 and B 350.75, C 351.25: each needs two halvings (1/16).
     for k in &c.kernels {
@@ -286,17 +286,17 @@ fn the_spec_key_fits_for_check_too() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/analognet2.yaml"),
     )
     .expect("spec");
-    let s = cain::parse_spec(&format!("{text}fit: true\n")).expect("valid spec");
+    let s = scamp::parse_spec(&format!("{text}fit: true\n")).expect("valid spec");
     assert!(s.fit);
-    let kernels = cain::approximate_spec(&s).expect("approximates");
+    let kernels = scamp::approximate_spec(&s).expect("approximates");
     assert!(kernels
         .iter()
         .all(|k| k.approx.depth == 4 && k.fitted.is_some()));
     // The check targets' exact weights follow the rescale: B's -4/4 becomes -4/16.
-    let targets = cain::check_targets(&s, &kernels);
+    let targets = scamp::check_targets(&s, &kernels);
     assert_eq!(targets[1].exact[[0, 0]], -0.25);
     assert_eq!(targets[1].approx[[0, 0]], -0.25);
-    let err = cain::parse_spec(&format!("{text}fit: maybe\n")).expect_err("refused");
+    let err = scamp::parse_spec(&format!("{text}fit: maybe\n")).expect_err("refused");
     // Positioned at the value (line 28 of the spec with the key appended).
     let msg = err.to_string();
     assert!(msg.starts_with("28:6:") && msg.contains("boolean"), "{msg}");
@@ -310,11 +310,11 @@ const CAIN_ANALOGNET2_TOTAL_RMSE: [f64; 3] = [12.846, 8.748, 12.513];
 
 #[test]
 fn bundled_analognet2_is_at_or_under_cain_on_every_kernel() {
-    use scamp::bank::Bank;
-    use scamp::isa::{parse_program, Device};
-    use scamp::sim::noise::Profile;
-    use scamp::verify::{load_images, ProfileTestbed};
+    use scamp::Bank;
     use scamp::CheckOptions;
+    use scamp::Profile;
+    use scamp::{isa::parse_program, isa::Device};
+    use scamp::{load_images, ProfileTestbed};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("programs/analognet2.scamp")).expect("program");
     let program = parse_program(&text, Device::default()).expect("parses");
@@ -328,7 +328,7 @@ fn bundled_analognet2_is_at_or_under_cain_on_every_kernel() {
     // profile before the register range became a soft knee): both programs are held
     // to it.
     let mut profile = Profile::builtin("scamp5").expect("scamp5");
-    profile.saturation = Some(scamp::sim::noise::Saturation::hard(-128.0, 128.0));
+    profile.saturation = Some(scamp::Saturation::hard(-128.0, 128.0));
     let testbed = ProfileTestbed {
         profile,
         chip_seed: 1,

@@ -5,14 +5,14 @@
 mod common;
 
 use common::channels::THREE;
-use scamp::bank::{Bank, CheckOptions, CheckReport};
-use scamp::cain::{self, CompileOptions, Stats};
-use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::sim::noise::Profile;
-use scamp::sim::GreyImage;
-use scamp::verify::{
+use scamp::GreyImage;
+use scamp::Profile;
+use scamp::{
     analyse, analyse_planes, frame_indices, load_images, InputRange, InputStats, ProfileTestbed,
 };
+use scamp::{isa::parse_program, isa::Device, isa::Reg, isa::Wiring};
+use scamp::{Bank, CheckOptions, CheckReport};
+use scamp::{CompileOptions, Stats};
 use std::path::Path;
 use std::process::Command;
 
@@ -30,7 +30,7 @@ fn images() -> Vec<GreyImage> {
 }
 
 fn bank() -> Bank {
-    let spec = cain::parse_spec(&three()).expect("valid spec");
+    let spec = scamp::parse_spec(&three()).expect("valid spec");
     let opts = CompileOptions::default().with_time_limit(600.0);
     Bank::compile(spec, &opts, &Stats::default()).expect("compiles")
 }
@@ -143,20 +143,20 @@ fn a_channel_other_than_the_first_changes_the_prediction() {
 
 #[test]
 fn the_error_objective_scores_every_plane() {
-    let spec = cain::parse_spec(&three()).expect("valid spec");
+    let spec = scamp::parse_spec(&three()).expect("valid spec");
     let opts = CompileOptions::default().with_time_limit(600.0);
-    let c = cain::compile(&spec, &opts, &Stats::default()).expect("compiles");
-    let profile = Profile::builtin(scamp::sim::noise::DEFAULT_PROFILE).expect("built in");
-    let stats = cain::input_stats(spec.input_range);
+    let c = scamp::compile(&spec, &opts, &Stats::default()).expect("compiles");
+    let profile = Profile::builtin(scamp::DEFAULT_PROFILE).expect("built in");
+    let stats = scamp::input_stats(spec.input_range);
     let outs: Vec<Reg> = c.kernels.iter().map(|k| k.out).collect();
-    let inputs = cain::InputPlanes {
+    let inputs = scamp::InputPlanes {
         regs: &spec.inputs(),
         general: spec.general_count(),
     };
-    let every = cain::predict_outputs_planes(&c.program, inputs, &outs, &profile, &stats)
+    let every = scamp::predict_outputs_planes(&c.program, inputs, &outs, &profile, &stats)
         .expect("predicts");
     assert_eq!(c.predicted, every);
-    let first = cain::predict_outputs(&c.program, Wiring::new(Reg::A, 6), &outs, &profile, &stats)
+    let first = scamp::predict_outputs(&c.program, Wiring::new(Reg::A, 6), &outs, &profile, &stats)
         .expect("predicts");
     // The first input alone predicts another error: the other planes count.
     assert_ne!(every, first);
@@ -305,10 +305,10 @@ fn export_predicts_over_every_plane_and_check_shows_every_planes_weights() {
         assert_eq!(exported(&spec, &program, "ideal").0, 0.0);
         let text = std::fs::read_to_string(&program).expect("read");
         let parsed = parse_program(&text, Device::default()).expect("parses");
-        let s = cain::parse_spec(&third_heavy(third)).expect("valid spec");
+        let s = scamp::parse_spec(&third_heavy(third)).expect("valid spec");
         let stats = InputStats::of_bundled_images(s.input_range);
         let ideal = Profile::builtin("ideal").expect("built in");
-        let p = cain::predict_outputs(&parsed, s.wiring(), &[Reg::D], &ideal, &stats)
+        let p = scamp::predict_outputs(&parsed, s.wiring(), &[Reg::D], &ideal, &stats)
             .expect("predicts");
         assert_eq!((p[0].rmse, p[0].bias), (0.0, 0.0));
         // check --json gives every plane's weights, [in][kh][kw].

@@ -4,7 +4,7 @@
 //! the stub by python/tests/test_errors_and_options.py.
 
 use clap::CommandFactory;
-use scamp::options::{FrontOption, InPython, CHECK_OPTIONS, EVAL_OPTIONS};
+use scamp::{FrontOption, InPython, CHECK_OPTIONS, EVAL_OPTIONS};
 use std::collections::BTreeMap;
 
 /// The long flags of `scamp COMMAND` with their default values (none for a flag

@@ -1,10 +1,10 @@
-//! The compile options are declared once (`scamp::cain::COMPILE_OPTIONS`):
+//! The compile options are declared once (`scamp::COMPILE_OPTIONS`):
 //! every front end is held to that list here, so an option added to one and not
 //! declared (or declared and missing from one) fails a test. The Python keywords and
 //! the stub are held to it by python/tests/test_options.py and stubtest.
 
 use clap::CommandFactory;
-use scamp::cain::{OptionDecl, COMPILE_OPTIONS};
+use scamp::{OptionDecl, COMPILE_OPTIONS};
 use std::collections::BTreeSet;
 
 /// The long flags of `scamp compile`, without the ones that are not compile options.
@@ -30,9 +30,8 @@ fn every_compile_flag_is_declared_and_every_declaration_is_a_flag() {
 
 /// The keys serde expects under `search:`, read from its refusal of an unknown key.
 fn search_keys() -> BTreeSet<String> {
-    let err =
-        scamp::cain::parse_spec("kernels:\n  - out: A\n    weights: [[1]]\nsearch: { nokey: 1 }\n")
-            .expect_err("an unknown key is refused");
+    let err = scamp::parse_spec("kernels:\n  - out: A\n    weights: [[1]]\nsearch: { nokey: 1 }\n")
+        .expect_err("an unknown key is refused");
     let msg = err.cause.to_string();
     let (_, expected) = msg
         .split_once("expected one of ")
@@ -69,9 +68,9 @@ fn every_declared_spec_key_is_accepted_by_the_spec_parser() {
         };
         let text = format!("input: A\nkernels:\n  - out: A\n    weights: [[1]]\n{yaml}");
         assert!(
-            scamp::cain::parse_spec(&text).is_ok(),
+            scamp::parse_spec(&text).is_ok(),
             "{key}: {text}: {:?}",
-            scamp::cain::parse_spec(&text).err()
+            scamp::parse_spec(&text).err()
         );
     }
 }

@@ -6,8 +6,10 @@
 //!   is rejected;
 //! - nothing in the repository refers to files outside it.
 
-use scamp::isa::{parse_program, table, DReg, Def, Device, Reg, Slot};
-use scamp::sim::{self, Array, EdgeMode, Preload, N};
+use scamp::{
+    isa::parse_program, isa::table, isa::DReg, isa::Def, isa::Device, isa::Reg, isa::Slot,
+};
+use scamp::{Array, EdgeMode, RegisterFill, N};
 use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -196,14 +198,14 @@ fn run_block(text: &str) -> Result<(Array, Conventions), String> {
     let program = parse_program(text, Device::default()).map_err(|e| e.to_string())?;
     let conv = conventions(text);
     let mut array = Array::new(Device::default().general, EdgeMode::Zero);
-    array.expose(&sim::default_image().pixels);
+    array.expose(&scamp::default_image().pixels);
     // The preloads `scamp run --set` and the playground apply.
     for (reg, value) in &conv.given {
-        Preload::parse(reg, value, Device::default().general)
+        RegisterFill::parse(reg, value, Device::default().general)
             .map_err(|e| format!("given {reg} = {value}: {e}"))?
             .apply(&mut array);
     }
-    sim::run(&mut array, &program, 1, sim::DEFAULT_CLOCK_HZ).map_err(|e| e.to_string())?;
+    scamp::run(&mut array, &program, 1, scamp::DEFAULT_CLOCK_HZ).map_err(|e| e.to_string())?;
     Ok((array, conv))
 }
 
@@ -362,10 +364,9 @@ fn every_yaml_block_is_a_valid_spec_or_noise_profile() {
     for b in &yaml {
         let at = format!("{}:{}", b.file.display(), b.line);
         if b.text.contains("kernels:") {
-            scamp::cain::parse_spec(&b.text).unwrap_or_else(|e| panic!("{at}: {e}"));
+            scamp::parse_spec(&b.text).unwrap_or_else(|e| panic!("{at}: {e}"));
         } else {
-            scamp::sim::noise::Profile::from_yaml(&b.text, &at)
-                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            scamp::Profile::from_yaml(&b.text, &at).unwrap_or_else(|e| panic!("{at}: {e}"));
         }
     }
 }

@@ -10,9 +10,11 @@ mod common;
 use common::dataset::write_splits;
 use common::{json, refused, scamp, temp_dir};
 use ndarray::{Array2, Array4};
-use scamp::eval::{self, extract_features, BuildOptions, Built, Sample, Split};
 use scamp::isa::Reg;
-use scamp::sim::noise::Profile;
+use scamp::Profile;
+use scamp::{
+    eval, eval::extract_features, eval::BuildOptions, eval::Built, eval::Sample, eval::Split,
+};
 use std::path::{Path, PathBuf};
 
 const ROWS: usize = 7;
@@ -268,7 +270,7 @@ fn a_layer_too_large_for_the_registers_is_refused_in_one_line() {
 #[test]
 fn export_predicts_a_multi_input_stage_from_every_map() {
     use scamp::isa::Wiring;
-    use scamp::verify::InputStats;
+    use scamp::InputStats;
     let (text, layers) = two_layers(3, 2);
     let net = folder("evallayers-export", &text, &layers);
     let data = dataset("evallayers-export-data", 10);
@@ -304,8 +306,8 @@ fn export_predicts_a_multi_input_stage_from_every_map() {
     let scamp5 = Profile::builtin("scamp5").expect("built in");
     let stats = InputStats::of_bundled_images(spec.input_range);
     let predict = |w: Wiring| {
-        let p = scamp::cain::predict_outputs(&stage.program, w, &outs, &scamp5, &stats)
-            .expect("predicts");
+        let p =
+            scamp::predict_outputs(&stage.program, w, &outs, &scamp5, &stats).expect("predicts");
         let each: Vec<String> = outs
             .iter()
             .zip(&p)

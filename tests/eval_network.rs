@@ -8,8 +8,11 @@ mod common;
 use common::dataset::write_splits;
 use common::network::write_refs;
 use common::{json, refused, scamp, temp_dir};
-use scamp::eval::{self, extract_features, BuildOptions, Built, Extracted, Sample, Split};
-use scamp::sim::noise::Profile;
+use scamp::Profile;
+use scamp::{
+    eval, eval::extract_features, eval::BuildOptions, eval::Built, eval::Extracted, eval::Sample,
+    eval::Split,
+};
 use std::path::{Path, PathBuf};
 
 const ROWS: usize = 6;

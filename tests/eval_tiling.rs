@@ -2,8 +2,11 @@
 //! gives the same binary maps whatever its neighbours on the frame hold, under noise
 //! too (same chip, same run seed, same slot), for the one- and the two-stage network.
 
-use scamp::eval::{self, run_frame, BuildOptions, FrameNoise, Source, Split, Tiling};
-use scamp::sim::noise::Profile;
+use scamp::Profile;
+use scamp::{
+    eval, eval::run_frame, eval::BuildOptions, eval::FrameNoise, eval::Source, eval::Split,
+    eval::Tiling,
+};
 
 /// 64 pseudo-random 28x28 images (bright, busy content right up to the tile edges).
 fn busy(n: usize) -> Split {
@@ -31,7 +34,7 @@ fn an_image_reads_out_the_same_whatever_its_neighbours() {
         let net = eval::load_network(&Source::Bundled, net).unwrap();
         let opts = BuildOptions {
             depth: None,
-            compile: scamp::cain::CompileOptions::default().with_work(2000),
+            compile: scamp::CompileOptions::default().with_work(2000),
         };
         let chip = eval::build_stage(&net, &opts).unwrap();
         let tiling = Tiling::new(28, 28, chip.reach).unwrap();

@@ -10,9 +10,9 @@ mod common;
 use common::dataset::write_idx;
 use common::network::write_refs;
 use common::{json, refused, scamp, stderr, temp_dir};
-use scamp::bank::Bank;
-use scamp::cain::{self, CompileOptions, Stats};
-use scamp::isa::{parse_program, Device, Operand, Program, Reg, Stmt};
+use scamp::Bank;
+use scamp::{isa::parse_program, isa::Device, isa::Operand, isa::Program, isa::Reg, isa::Stmt};
+use scamp::{CompileOptions, Stats};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -192,8 +192,8 @@ fn export(args: &[&str]) -> serde_json::Value {
     json(&scamp(&all))
 }
 
-fn spec(path: &Path) -> cain::Spec {
-    cain::parse_spec(&std::fs::read_to_string(path).unwrap()).unwrap()
+fn spec(path: &Path) -> scamp::Spec {
+    scamp::parse_spec(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn groups_of(bank: &Bank) -> Vec<(Program, Vec<Reg>)> {
@@ -792,11 +792,11 @@ stages:
 /// The ideal features of the first `n` test images of `data` under `net`, with its cap
 /// or without.
 fn ideal_features(net: &scamp::eval::Network, data: &Path, n: usize) -> Vec<f32> {
-    use scamp::eval::{extract_features, Built, Sample};
+    use scamp::{eval::extract_features, eval::Built, eval::Sample};
     let d = scamp::eval::read_dataset(data).unwrap();
     let test = d.test.truncated(n);
     let built = Built::new(net, test.rows, test.cols, &Default::default()).unwrap();
-    let ideal = scamp::sim::noise::Profile::builtin("ideal").unwrap();
+    let ideal = scamp::Profile::builtin("ideal").unwrap();
     let sample = Sample {
         profile: &ideal,
         chip_seed: 1,

@@ -9,8 +9,8 @@ use common::dataset::idx_bytes;
 use common::npy::npy_bytes;
 use proptest::prelude::*;
 use scamp::eval;
-use scamp::isa::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::sim;
+use scamp::{isa, isa::MAX_PROFILE_BYTES, isa::MAX_PROGRAM_BYTES, isa::MAX_SPEC_BYTES};
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -147,8 +147,8 @@ proptest! {
     ) {
         let bytes = npy_bytes("<f4", &format!("({rows}, {cols})"), &tail);
         let f = file_with("w.npy", &bytes);
-        let (r, peak) = peak_of(|| sim::read_matrix(&f, [10, 148]));
-        let limit = (12 + sim::MAX_NPY_HEADER + 10 * 148 * 8) as u64;
+        let (r, peak) = peak_of(|| scamp::read_matrix(&f, [10, 148]));
+        let limit = (12 + scamp::MAX_NPY_HEADER + 10 * 148 * 8) as u64;
         prop_assert!(peak <= bound(bytes.len(), limit), "{peak} bytes for a {}-byte file", bytes.len());
         prop_assert_eq!(r.is_ok(), (rows, cols) == (10, 148) && tail.len() >= 10 * 148 * 4);
     }

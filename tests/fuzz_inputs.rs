@@ -9,10 +9,10 @@ mod common;
 use common::npy::npy_bytes;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
-use scamp::cain::parse_spec;
-use scamp::isa::{decode, parse_program, Device, Pos, Reg, Wiring};
-use scamp::sim::noise::{self, NoiseModel, Profile};
-use scamp::sim::{Array, EdgeMode, DEFAULT_CLOCK_HZ};
+use scamp::parse_spec;
+use scamp::{isa::decode, isa::parse_program, isa::Device, isa::Pos, isa::Reg, isa::Wiring};
+use scamp::{Array, EdgeMode, DEFAULT_CLOCK_HZ};
+use scamp::{NoiseModel, Profile};
 use std::path::Path;
 
 fn bundled(ext: &str) -> Vec<String> {
@@ -146,8 +146,8 @@ proptest! {
             Err(e) => prop_assert!(inside(&text, e.pos), "{e} outside the text"),
             Ok(p) => {
                 // Whatever parses can be proven or refuted, never crash the prover.
-                let t = scamp::verify::Target { out: Reg::A, depth: 4, weights: vec![vec![1, 2, 1]] };
-                let _ = scamp::verify::prove(&p, Wiring::new(Reg::A, 6), &[t], None);
+                let t = scamp::Target { out: Reg::A, depth: 4, weights: vec![vec![1, 2, 1]] };
+                let _ = scamp::prove(&p, Wiring::new(Reg::A, 6), &[t], None);
                 let _ = p.cycles();
             }
         }
@@ -172,7 +172,7 @@ proptest! {
             Ok(s) => {
                 prop_assert!(s.registers.iter().all(|r| matches!(r, Reg::Gen(i) if *i < 6)));
                 prop_assert!(!s.name.chars().any(char::is_control));
-                let _ = scamp::cain::approximate_spec(&s);
+                let _ = scamp::approximate_spec(&s);
             }
         }
     }
@@ -186,7 +186,7 @@ proptest! {
         which in any::<prop::sample::Index>(),
         muts in prop::collection::vec(mutation(), 1..4),
     ) {
-        let sources = [noise::IDEAL_YAML, noise::SCAMP5_YAML];
+        let sources = [scamp::IDEAL_YAML, scamp::SCAMP5_YAML];
         let bytes = apply(sources[which.index(sources.len())], &muts);
         let Ok(text) = decode(bytes, "profile") else {
             return Ok(());
@@ -199,7 +199,7 @@ proptest! {
                 array.set_layer(Box::new(NoiseModel::new(&p, 1, 1).with_clock(DEFAULT_CLOCK_HZ)));
                 let prog = parse_program("get_image(A, B); divq(C, A); add(D, C, A)", Device::default())
                     .expect("valid");
-                scamp::sim::run(&mut array, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");
+                scamp::run(&mut array, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");
                 let out = array.read_out(Reg::D).expect("a register");
                 prop_assert!(out.iter().all(|v| v.is_finite()));
             }

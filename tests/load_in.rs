@@ -2,9 +2,9 @@
 //! `in(a, v)` with the DAC set uncorrected, an exact result under `ideal`, and under
 //! `scamp5` the error of the uncorrected load that `in` does not show.
 
-use scamp::isa::{parse_program, BusOp, Device, Reg};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
+use scamp::{isa::parse_program, isa::BusOp, isa::Device, isa::Reg};
+use scamp::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
+use scamp::{NoiseModel, Profile};
 
 fn program(text: &str) -> scamp::isa::Program {
     parse_program(text, Device::default()).expect("valid program")

@@ -3,7 +3,10 @@
 //! edit that breaks a count's consistency or the shard numbering is refused.
 
 use proptest::prelude::*;
-use scamp::eval::{merge_shards, Counts, DepthCounts, MergeError, Mergeable, Meta, ShardFault};
+use scamp::{
+    eval::merge_shards, eval::Counts, eval::DepthCounts, eval::MergeError, eval::Mergeable,
+    eval::Meta, eval::ShardFault,
+};
 
 const SEEDS: usize = 2;
 

@@ -3,10 +3,10 @@
 //! saturation, decay, readout and the relative cost of division.
 
 use approx::assert_abs_diff_eq;
-use scamp::isa::{parse_program, Device, Reg, Wiring};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ};
-use scamp::verify::ensemble::identity::{self, Setup};
+use scamp::{identity, identity::Setup};
+use scamp::{isa::parse_program, isa::Device, isa::Reg, isa::Wiring};
+use scamp::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ};
+use scamp::{NoiseModel, Profile};
 
 const A: Reg = Reg::Gen(0);
 const B: Reg = Reg::Gen(1);
@@ -101,8 +101,8 @@ fn same_seeds_are_bit_identical_whatever_the_thread_count() {
 /// whatever the thread count, and each run its own noise.
 #[test]
 fn batched_runs_are_bit_identical_whatever_the_thread_count() {
-    use scamp::sim::GreyImage;
-    use scamp::verify::{measure, CheckTarget, ProfileTestbed};
+    use scamp::GreyImage;
+    use scamp::{measure, CheckTarget, ProfileTestbed};
     let program = parse_program(
         "divq(B, A); divq(C, B); movx(D, C, east); movx(E, C, west); add(A, B, D, E)",
         Device::default(),
@@ -228,7 +228,7 @@ fn division_adds_more_error_than_plain_transfers() {
 fn saturation_is_counted_per_register() {
     // The hard clip at +-128 (scamp5's default compresses past 128 instead; below).
     let mut p = profile("scamp5");
-    p.saturation = Some(scamp::sim::noise::Saturation::hard(-128.0, 128.0));
+    p.saturation = Some(scamp::Saturation::hard(-128.0, 128.0));
     let mut a = array(Some(&p), 1, 1);
     // 100 + 100 exceeds the +128 limit everywhere; the copy into C stays in range.
     let rep = exec(&mut a, "in(A, 100); mov(D, A); add(B, A, D); mov(C, A);");

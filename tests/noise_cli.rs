@@ -59,8 +59,8 @@ fn show_prints_profiles_that_load_back() {
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let text = String::from_utf8(o.stdout).unwrap();
         let copy = temp_file(&format!("{name}-copy.yaml"), &text);
-        let p = scamp::sim::noise::Profile::load(copy.to_str().unwrap()).unwrap();
-        assert_eq!(p, scamp::sim::noise::Profile::builtin(name).unwrap());
+        let p = scamp::Profile::load(copy.to_str().unwrap()).unwrap();
+        assert_eq!(p, scamp::Profile::builtin(name).unwrap());
         // The copy runs as a profile file, with the same results as the built-in.
         let prog = temp_file("show.scamp", PROG);
         let a = scamp(&["run", prog.to_str().unwrap(), "--noise", name, "--json"]);

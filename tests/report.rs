@@ -6,9 +6,9 @@ mod common;
 
 use base64::Engine;
 use common::{scamp, stderr, temp_dir};
-use scamp::isa::{parse_program, Device};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{self, Array, EdgeMode};
+use scamp::{isa::parse_program, isa::Device};
+use scamp::{Array, EdgeMode};
+use scamp::{NoiseModel, Profile};
 use scamp_cli::report::planes::{quantise_analogue, TRACE_SIDE};
 use scamp_cli::report::{trace_page, TraceInput};
 use serde_json::Value;
@@ -39,7 +39,7 @@ fn page_for(source: &str, noise: &str, pe: (usize, usize)) -> (String, Array) {
     let program = parse_program(source, Device::default()).unwrap();
     let fresh = || {
         let mut a = Array::new(6, EdgeMode::Zero);
-        a.expose(&sim::default_image().pixels);
+        a.expose(&scamp::default_image().pixels);
         a
     };
     let mut noisy = fresh();
@@ -53,11 +53,11 @@ fn page_for(source: &str, noise: &str, pe: (usize, usize)) -> (String, Array) {
         noisy,
         noise,
         pe,
-        clock_hz: sim::DEFAULT_CLOCK_HZ,
+        clock_hz: scamp::DEFAULT_CLOCK_HZ,
     })
     .unwrap();
     let mut reference = fresh();
-    sim::run(&mut reference, &program, 1, sim::DEFAULT_CLOCK_HZ).unwrap();
+    scamp::run(&mut reference, &program, 1, scamp::DEFAULT_CLOCK_HZ).unwrap();
     (html, reference)
 }
 

@@ -448,8 +448,8 @@ fn the_command_line_and_the_spec_share_one_rule_per_key() {
         &scamp(&["compile", &in_spec]),
         &[&format!("time_limit {sentence}")],
     );
-    let opts = |f: &dyn Fn(&mut scamp::cain::CompileOptions)| {
-        let mut o = scamp::cain::CompileOptions::default();
+    let opts = |f: &dyn Fn(&mut scamp::CompileOptions)| {
+        let mut o = scamp::CompileOptions::default();
         f(&mut o);
         o.validate().map_err(|e| e.to_string())
     };

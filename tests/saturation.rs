@@ -4,8 +4,8 @@
 
 mod common;
 use common::{json, refused, scamp, temp_file};
-use scamp::sim::noise::Profile;
-use scamp::verify::ensemble::identity::Setup;
+use scamp::identity::Setup;
+use scamp::Profile;
 use scamp_cli::calibrate::saturation;
 
 /// `scamp5` with its knee and limit at `knee` and `limit`.

@@ -2,8 +2,8 @@
 //! is one test of the standard harness, named `sim_case::FOLDER/FILE.case`). The format is
 //! described in `sim-tests/README.md`; adding a case never needs Rust code.
 
-use scamp::isa::{parse_program, DReg, Device, Program, Reg};
-use scamp::sim::{self, run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ, N, PES};
+use scamp::{isa::parse_program, isa::DReg, isa::Device, isa::Program, isa::Reg};
+use scamp::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ, N, PES};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------
@@ -695,7 +695,7 @@ fn parse_image(value: &str) -> Result<ImageSrc, String> {
 fn build_image(src: &Option<ImageSrc>) -> Result<Vec<u8>, String> {
     match src {
         None => Ok(vec![0; PES]),
-        Some(ImageSrc::File(p)) => sim::load_image(p)
+        Some(ImageSrc::File(p)) => scamp::load_image(p)
             .map(|g| g.pixels)
             .map_err(|e| e.to_string()),
         Some(ImageSrc::Expr(e, text)) => {

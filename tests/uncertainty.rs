@@ -3,9 +3,9 @@
 
 mod common;
 use common::{json, scamp, stderr, temp_file};
-use scamp::sim::noise::{BusKind, Parameter, Profile};
-use scamp::verify::ensemble;
-use scamp::verify::ensemble::identity::{self, Setup};
+use scamp::{BusKind, Parameter, Profile};
+
+use scamp::{identity, identity::Setup};
 
 #[test]
 fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {
@@ -47,8 +47,8 @@ fn gauss5x5_range_brackets_the_nominal_and_is_not_empty() {
 #[test]
 fn the_ensemble_is_deterministic_and_keeps_the_measured_combinations() {
     let p = Profile::builtin("scamp5").unwrap();
-    let a = ensemble::ensemble(&p).unwrap();
-    let b = ensemble::ensemble(&p).unwrap();
+    let a = scamp::ensemble(&p).unwrap();
+    let b = scamp::ensemble(&p).unwrap();
     assert_eq!(a, b);
     let u = p.uncertainty.as_ref().unwrap();
     assert_eq!(a.len(), 1 + 2 * 6 + u.samples as usize);
@@ -170,7 +170,5 @@ fn bad_uncertainty_ranges_are_positioned_errors() {
 }
 
 fn scamp5_text() -> String {
-    scamp::sim::noise::builtin_text("scamp5")
-        .unwrap()
-        .to_string()
+    scamp::builtin_text("scamp5").unwrap().to_string()
 }

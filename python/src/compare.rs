@@ -7,10 +7,10 @@ use crate::images::grey_images_named;
 use crate::run::{edge_of, profile_of, program_of, read_inputs, run_error, watched_of, Inputs};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scamp::bank::{self, run_plan, RunOptions, RunPlan};
 use scamp::isa::Device;
-use scamp::sim::{self, GreyImage, RunReport};
-use scamp::verify::{adc_step, CompareError, CompareOptions, Watched};
+use scamp::{adc_step, CompareError, CompareOptions, Watched};
+use scamp::{run_plan, RunOptions, RunPlan};
+use scamp::{GreyImage, RunReport};
 use std::path::PathBuf;
 
 /// The keyword arguments of `scamp.compare`.
@@ -56,7 +56,7 @@ pub fn compare<'py>(
         ..RunOptions::new(profile)
     };
     // As `run --border`: the border leaves an interior to compare.
-    let most = scamp::sim::N / 2 - 1;
+    let most = scamp::N / 2 - 1;
     if options.border > most {
         return Err(crate::errors::option_error(
             py,
@@ -67,11 +67,11 @@ pub fn compare<'py>(
             ),
         ));
     }
-    bank::RUNS
+    scamp::RUNS
         .check(options.runs.into())
         .map_err(|e| crate::errors::option_error(py, "runs", e))?;
     if let Some(t) = options.tolerance {
-        bank::check_tolerance(t)
+        scamp::check_tolerance(t)
             .map_err(|m| crate::errors::option_error(py, "tolerance", format!("tolerance: {m}")))?;
     }
     let edge = edge_of(&options.edge)?;
@@ -133,7 +133,7 @@ fn scenes_of(
         }
         (Some(images), None) => grey_images_named(images)?,
         (None, Some(scene)) => vec![("image".to_string(), scene)],
-        (None, None) => vec![("camera".to_string(), sim::default_image())],
+        (None, None) => vec![("camera".to_string(), scamp::default_image())],
     })
 }
 

@@ -7,12 +7,12 @@ use crate::images::grey_images;
 use crate::run::profile_of;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyModule};
-use scamp::bank::{Bank, BankError, CheckOptions};
-use scamp::cain::{self, CompileError, CompileOptions, Objective, Spec, Stats};
-use scamp::isa::{self, parse_program, Device};
-use scamp::sim::noise::DEFAULT_PROFILE;
-use scamp::sim::GreyImage;
-use scamp::verify::{EvaluateError, ProfileTestbed};
+use scamp::GreyImage;
+use scamp::DEFAULT_PROFILE;
+use scamp::{isa, isa::parse_program, isa::Device};
+use scamp::{Bank, BankError, CheckOptions};
+use scamp::{CompileError, CompileOptions, Objective, Spec, Stats};
+use scamp::{EvaluateError, ProfileTestbed};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -69,7 +69,7 @@ pub fn to_dict<'py, T: Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound
 /// and to the current directory for a text or a dict.
 fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> {
     let (text, file, dir) = spec_text(spec)?;
-    let parsed = cain::parse_spec_in(&text, Some(&dir))
+    let parsed = scamp::parse_spec_in(&text, Some(&dir))
         .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.cause.to_string()))?;
     Ok((parsed, file))
 }
@@ -105,7 +105,7 @@ fn read_spec_file(path: &std::path::Path) -> PyResult<String> {
 }
 
 /// The options of `scamp.compile`, as the native signature takes them (the names
-/// and order of `scamp::cain::COMPILE_OPTIONS`, checked by python/tests).
+/// and order of `scamp::COMPILE_OPTIONS`, checked by python/tests).
 pub struct CompileArgs<'py> {
     time_limit: Option<f64>,
     workers: Option<usize>,
@@ -135,7 +135,7 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     };
     let mut opts = CompileOptions::default()
         .with_objective(objective)
-        .with_slack(a.slack.unwrap_or(cain::DEFAULT_SLACK))
+        .with_slack(a.slack.unwrap_or(scamp::DEFAULT_SLACK))
         .with_profile(profile);
     opts.time_limit = a.time_limit;
     opts.workers = a.workers;
@@ -145,12 +145,12 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     opts.memory_limit_mb = a.memory_limit;
     opts.fit = a.fit;
     if let Some(ops) = &a.ops {
-        let ops = cain::parse_ops(ops)
+        let ops = scamp::parse_ops(ops)
             .map_err(|e| errors::option_error(py, "ops", format!("ops: {e}")))?;
         opts.ops = Some(ops);
     }
     if let Some(names) = &a.registers {
-        let regs = cain::parse_registers(names.iter().map(String::as_str))
+        let regs = scamp::parse_registers(names.iter().map(String::as_str))
             .map_err(|e| errors::option_error(py, "registers", format!("registers: {e}")))?;
         opts.registers = Some(regs);
     }
@@ -259,7 +259,7 @@ pub fn compile<'py>(
 /// (`scamp._scamp.COMPILE_OPTIONS`), for the tests that hold the signature, the stub
 /// and the docs to the declaration.
 pub fn option_names() -> Vec<&'static str> {
-    cain::COMPILE_OPTIONS.iter().map(|d| d.name).collect()
+    scamp::COMPILE_OPTIONS.iter().map(|d| d.name).collect()
 }
 
 /// The keyword arguments of `scamp.check`.
@@ -379,7 +379,7 @@ pub fn check<'py>(
         Ok(p) => p.to_string_lossy().into_owned(),
         Err(_) => profile.name.clone(),
     };
-    scamp::bank::RUNS
+    scamp::RUNS
         .check(options.runs.into())
         .map_err(|e| errors::option_error(py, "runs", e))?;
     let testbed = ProfileTestbed {

@@ -6,15 +6,15 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray2, PyArray3, PyArrayDescrMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use scamp::sim::{self, GreyImage, N};
-use scamp::verify::{load_images as load_dir, ImagesError};
+use scamp::{load_images as load_dir, ImagesError};
+use scamp::{GreyImage, N};
 use std::path::PathBuf;
 
 /// A picture (PNG, JPEG, PGM) as `scamp run --image` captures it: converted to grey
 /// and resized to 256x256; uint8 (256, 256).
 #[pyfunction]
 pub fn load_image(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyArray2<u8>>> {
-    let img = sim::load_image(&path).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let img = scamp::load_image(&path).map_err(|e| PyOSError::new_err(e.to_string()))?;
     let array = Array2::from_shape_vec((N, N), img.pixels).map_err(value_error)?;
     Ok(array.into_pyarray(py))
 }
@@ -33,7 +33,7 @@ pub fn load_images(
             ImagesError::Empty { .. } => dataset_error(&e),
             other => PyOSError::new_err(other.to_string()),
         })?,
-        None => scamp::sim::images::all(),
+        None => scamp::images::all(),
     };
     let count = images.len();
     let mut names = Vec::with_capacity(count);
@@ -83,10 +83,7 @@ pub fn grey_images_named(images: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Gre
 /// measures on by default), without their names.
 pub fn bundled() -> Vec<GreyImage> {
     // The same pictures as `load_images()`.
-    scamp::sim::images::all()
-        .into_iter()
-        .map(|(_, g)| g)
-        .collect()
+    scamp::images::all().into_iter().map(|(_, g)| g).collect()
 }
 
 /// The `images` argument of `check`: the pictures without their names.

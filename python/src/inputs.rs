@@ -10,8 +10,8 @@ use numpy::ndarray::{ArrayView2, ArrayViewD, Axis, Ix2};
 use numpy::{PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use scamp::bank::{InputError, PlaneValues};
-use scamp::sim::N;
+use scamp::N;
+use scamp::{InputError, PlaneValues};
 
 /// What an input array holds, one entry per frame.
 #[derive(Clone, Debug)]

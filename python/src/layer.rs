@@ -7,10 +7,8 @@ use crate::run::profile_of;
 use ndarray::{Array1, Array4, Ix1, Ix4};
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use scamp::cain::{
-    self, choose_layer as choose, spec_yaml, ApproxParams, ChooseOptions, LayerTarget,
-};
 use scamp::isa::Reg;
+use scamp::{choose_layer as choose, spec_yaml, ApproxParams, ChooseOptions, LayerTarget};
 use std::path::PathBuf;
 
 /// The keyword arguments of `scamp.choose_layer`.
@@ -46,7 +44,7 @@ fn array<T>(
     value: &Bound<'_, PyAny>,
     what: &str,
     rank: usize,
-    read: impl FnOnce(&std::path::Path) -> Result<T, cain::LayerError>,
+    read: impl FnOnce(&std::path::Path) -> Result<T, scamp::LayerError>,
     from_dyn: impl FnOnce(ndarray::ArrayD<f64>) -> Option<T>,
 ) -> PyResult<T> {
     if let Ok(path) = value.extract::<PathBuf>() {
@@ -75,11 +73,11 @@ pub fn choose_layer<'py>(
     bias: Option<&Bound<'py, PyAny>>,
     options: ChooseArgs<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let w: Array4<f64> = array(weights, "weights", 4, cain::read_weights, |a| {
+    let w: Array4<f64> = array(weights, "weights", 4, scamp::read_weights, |a| {
         a.into_dimensionality::<Ix4>().ok()
     })?;
     let b: Option<Array1<f64>> = match bias {
-        Some(b) => Some(array(b, "bias", 1, cain::read_bias, |a| {
+        Some(b) => Some(array(b, "bias", 1, scamp::read_bias, |a| {
             a.into_dimensionality::<Ix1>().ok()
         })?),
         None => None,
@@ -100,10 +98,10 @@ pub fn choose_layer<'py>(
         profile: profile_of(py, &options.noise)?,
         ..ChooseOptions::default()
     };
-    if options.max_depth > cain::DEEPEST {
+    if options.max_depth > scamp::DEEPEST {
         return Err(value_error(format!(
             "max_depth must be at most {}, got {}",
-            cain::DEEPEST,
+            scamp::DEEPEST,
             options.max_depth
         )));
     }

@@ -44,14 +44,8 @@ fn _scamp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<evaluate::PyCompiled>()?;
     m.add_class::<network::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(network::merge_shards, m)?)?;
-    m.add(
-        "CHECK_OPTIONS",
-        options::declared(&scamp::options::CHECK_OPTIONS),
-    )?;
-    m.add(
-        "EVAL_OPTIONS",
-        options::declared(&scamp::options::EVAL_OPTIONS),
-    )?;
+    m.add("CHECK_OPTIONS", options::declared(&scamp::CHECK_OPTIONS))?;
+    m.add("EVAL_OPTIONS", options::declared(&scamp::EVAL_OPTIONS))?;
     m.add_function(wrap_pyfunction!(layer::choose_layer, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_image, m)?)?;
     m.add_function(wrap_pyfunction!(images::load_images, m)?)?;

@@ -4,8 +4,8 @@ use crate::errors::value_error;
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scamp::bank::batch_bytes;
-use scamp::sim::PES;
+use scamp::batch_bytes;
+use scamp::PES;
 
 /// Bytes the machine can still give, from `/proc/meminfo` (`None` where unknown).
 fn available() -> Option<u128> {

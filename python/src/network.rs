@@ -9,10 +9,13 @@ use numpy::ndarray::{Array2, Array4};
 use numpy::{IntoPyArray, PyArrayDescrMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scamp::cain::CompileOptions;
 use scamp::eval as ev;
-use scamp::eval::{self, extract_features, BuildOptions, Built, Network, Sample, Shard, Split};
-use scamp::sim::noise::Profile;
+use scamp::CompileOptions;
+use scamp::Profile;
+use scamp::{
+    eval, eval::extract_features, eval::BuildOptions, eval::Built, eval::Network, eval::Sample,
+    eval::Shard, eval::Split,
+};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -195,7 +198,7 @@ impl PyNetwork {
         }
         let noise = match &noise {
             Some(n) => named_profile(py, n)?,
-            None => ev::named_profile(scamp::sim::noise::DEFAULT_PROFILE)
+            None => ev::named_profile(scamp::DEFAULT_PROFILE)
                 .map_err(|e| crate::profile::to_py_err(py, &e))?,
         };
         let train_noise = train_noise
@@ -216,7 +219,7 @@ impl PyNetwork {
                     "uncertainty: not with shard (the ranges need the whole test set)",
                 ));
             }
-            scamp::verify::ensemble::described(&noise.1)
+            scamp::described(&noise.1)
                 .map_err(|e| crate::errors::option_error(py, "uncertainty", e))?;
         }
         let dir = dataset.unwrap_or_else(|| PathBuf::from(eval::DEFAULT_DATASET_DIR));
@@ -272,7 +275,7 @@ impl PyNetwork {
         let profile = match &noise {
             Some(n) => named_profile(py, n)?.1,
             None => {
-                ev::named_profile(scamp::sim::noise::DEFAULT_PROFILE)
+                ev::named_profile(scamp::DEFAULT_PROFILE)
                     .map_err(|e| crate::profile::to_py_err(py, &e))?
                     .1
             }

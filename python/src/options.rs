@@ -2,7 +2,7 @@
 //! read them (`scamp._scamp.CHECK_OPTIONS`, `EVAL_OPTIONS`), to hold the signatures,
 //! their defaults and the stub to the one declaration.
 
-use scamp::options::{FrontOption, InPython};
+use scamp::{FrontOption, InPython};
 
 /// Each option as `(name, where, python default)`: `where` is `keyword`, `via NAME`
 /// (a keyword of the function NAME), or `output`.

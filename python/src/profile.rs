@@ -4,7 +4,7 @@
 use crate::errors::{self, At};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyModule};
-use scamp::sim::noise::{Profile, ProfileError, BUILTINS};
+use scamp::{Profile, ProfileError, BUILTINS};
 
 /// A noise profile: the parameters of the analogue error model.
 #[pyclass(module = "scamp", name = "Profile", frozen)]

@@ -3,7 +3,7 @@
 use crate::errors::{self, At};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use scamp::isa::{self, parse_program, Device, Program};
+use scamp::{isa, isa::parse_program, isa::Device, isa::Program};
 use std::path::PathBuf;
 
 /// A parsed SCAMP-5 program (vendor macro / bus syntax), ready to run or check.

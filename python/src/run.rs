@@ -1,5 +1,5 @@
 //! `scamp.run`: a program on one plane or a batch of planes, outputs as numpy arrays.
-//! The arrays are described to the library as `Setup`s and run by `bank::run_batch`.
+//! The arrays are described to the library as `Setup`s and run by `scamp::run_batch`.
 
 use crate::errors::{self, value_error, At};
 use crate::inputs::{self, Input, Values};
@@ -10,11 +10,11 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use scamp::bank::{self, Frame, Preload, RunOptions, Setup};
-use scamp::isa::{Device, Program, Reg};
-use scamp::sim::noise::Profile;
-use scamp::sim::{self, EdgeMode, GreyImage, RunError, N};
-use scamp::verify::Watched;
+use scamp::Profile;
+use scamp::Watched;
+use scamp::{isa::Device, isa::Program, isa::Reg};
+use scamp::{EdgeMode, GreyImage, RunError, N};
+use scamp::{Frame, Preload, RunOptions, Setup};
 
 /// The program argument: a `Program`, a path, or program text.
 pub fn program_of(py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<Py<PyProgram>> {
@@ -228,7 +228,7 @@ pub fn run<'py>(
     memory::check_batch(inputs, watched.len(), device.general)?;
     let inputs = read_inputs(inputs, device)?;
     let count = inputs.frames.unwrap_or(1);
-    let default_scene = sim::default_image();
+    let default_scene = scamp::default_image();
     let setups: Vec<Setup> = (0..count)
         .map(|i| {
             py.check_signals()?;
@@ -246,7 +246,7 @@ pub fn run<'py>(
 /// Frames run side by side at once; between such chunks a batch looks for Ctrl-C.
 const FRAMES_AT_ONCE: usize = 8;
 
-/// [`bank::run_batch`] in chunks, frame `i` still run `i`, stopping early when the
+/// [`scamp::run_batch`] in chunks, frame `i` still run `i`, stopping early when the
 /// call is cancelled (its result is then dropped).
 fn run_frames(
     program: &Program,
@@ -260,8 +260,8 @@ fn run_frames(
             break;
         }
         let first = c * FRAMES_AT_ONCE;
-        frames.extend(scamp::sim::frames(part.len(), |i| {
-            bank::run_one(program, &part[i], opts, watched, (first + i) as u32)
+        frames.extend(scamp::frames(part.len(), |i| {
+            scamp::run_one(program, &part[i], opts, watched, (first + i) as u32)
         })?);
     }
     Ok(frames)

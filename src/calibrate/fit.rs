@@ -2,10 +2,10 @@
 //! ([`MEASURED`]) by Nelder-Mead: how the `scamp5` profile's numbers were obtained
 //! (`scamp noise calibrate --fit`).
 
-use scamp::sim::noise::Profile;
 #[cfg(doc)]
-use scamp::verify::ensemble::identity::MEASURED;
-use scamp::verify::ensemble::identity::{compare, misfit, CalibrationError, Setup};
+use scamp::identity::MEASURED;
+use scamp::Profile;
+use scamp::{identity::compare, identity::misfit, identity::CalibrationError, identity::Setup};
 
 /// The free parameters of the fit, in order, with what they set in the profile.
 pub const FIT_PARAMETERS: &[&str] = &[

@@ -2,9 +2,9 @@
 //! background of the uncorrected load under one profile, serialised as `--json`
 //! prints it and rendered as the text the terminal shows.
 
-use scamp::sim::noise::Profile;
-use scamp::verify::ensemble::background::{self, Figure};
-use scamp::verify::ensemble::identity::{self, CalibrationError, Row, Setup};
+use scamp::Profile;
+use scamp::{background, background::Figure};
+use scamp::{identity, identity::CalibrationError, identity::Row, identity::Setup};
 use serde::Serialize;
 use std::fmt::Write;
 

@@ -7,11 +7,11 @@
 //! is compressed and the read-back falls below the input. The simulator predicts the
 //! read-back under a profile, and fits the profile's knee and limit to a device dataset.
 
-use scamp::isa::{parse_program, Device, Program, Reg};
-use scamp::sim::noise::{NoiseModel, Profile, Saturation};
-use scamp::sim::{run, DEFAULT_CLOCK_HZ};
-use scamp::sim::{Array, EdgeMode};
-use scamp::verify::ensemble::identity::{CalibrationError, DataProblem, Setup};
+use scamp::{identity::CalibrationError, identity::DataProblem, identity::Setup};
+use scamp::{isa::parse_program, isa::Device, isa::Program, isa::Reg};
+use scamp::{run, DEFAULT_CLOCK_HZ};
+use scamp::{Array, EdgeMode};
+use scamp::{NoiseModel, Profile, Saturation};
 use serde::Serialize;
 
 /// The device program for input `v` and `k` doublings.
@@ -57,7 +57,7 @@ impl Dataset {
     /// mean of several). `file` names it in errors, which carry the line.
     ///
     /// ```
-    /// use scamp::verify::ensemble::identity::{CalibrationError, DataProblem};
+    /// use scamp::{identity::CalibrationError, identity::DataProblem};
     /// use scamp_cli::calibrate::saturation::Dataset;
     /// assert!(Dataset::parse("input,k,value\n10,2,9.5\n", "d.csv").is_ok());
     /// let e = Dataset::parse("input,k,value\n10,2\n", "d.csv").unwrap_err();
@@ -124,7 +124,7 @@ pub fn simulate(
     setup: Setup,
 ) -> Result<Vec<f64>, CalibrationError> {
     let device = Device::default();
-    scamp::sim::frames(points.len(), |i| {
+    scamp::frames(points.len(), |i| {
         let (v, k) = points[i];
         let program: Program = parse_program(&device_program(v, k), device)?;
         let mut array = Array::new(device.general, EdgeMode::Zero);
@@ -229,7 +229,7 @@ pub fn fit(
     setup: Setup,
     iterations: u32,
 ) -> Result<Fit, CalibrationError> {
-    let max = scamp::sim::noise::MAX_LEVEL;
+    let max = scamp::MAX_LEVEL;
     let range = |x: &[f64]| {
         let knee = x[0].abs().clamp(1.0, max);
         (knee, (knee + x[1].abs()).min(max))

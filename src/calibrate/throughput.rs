@@ -13,9 +13,9 @@
 //! third of it.
 
 use rayon::prelude::*;
-use scamp::isa::{parse_program, BusOp, Device, Program, Reg};
-use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
+use scamp::{isa::parse_program, isa::BusOp, isa::Device, isa::Program, isa::Reg};
+use scamp::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
+use scamp::{NoiseModel, Profile};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 

@@ -2,18 +2,18 @@
 //! values before anything runs (exit 2 with clap's usage message).
 
 use scamp::isa::Reg;
-use scamp::sim::{EdgeMode, N};
+use scamp::{EdgeMode, N};
 
-use scamp::cain::Objective;
-use scamp::cain::{self, Ops};
-pub use scamp::cain::{MAX_TIME_LIMIT, MAX_WORKERS};
 use scamp::isa::quote;
+use scamp::Objective;
+use scamp::Ops;
+pub use scamp::{MAX_TIME_LIMIT, MAX_WORKERS};
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
 pub const MAX_CLOCK_MHZ: f64 = 1000.0;
 
 /// Most Monte Carlo runs in one command (the library's rule).
-pub const MAX_RUNS: u32 = scamp::bank::RUNS.hi as u32;
+pub const MAX_RUNS: u32 = scamp::RUNS.hi as u32;
 
 /// The input limits, shown by `--help` (a test keeps them equal to the constants).
 pub const LIMITS: &str = "\
@@ -55,7 +55,7 @@ pub struct AcceptArg {
 
 impl AcceptArg {
     /// The spec as the flag leaves it (the key set when the flag is given).
-    pub fn apply(self, mut spec: cain::Spec) -> cain::Spec {
+    pub fn apply(self, mut spec: scamp::Spec) -> scamp::Spec {
         spec.approximation.accept |= self.accept_approximation;
         spec
     }
@@ -67,32 +67,32 @@ pub fn time_limit(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    cain::check_time_limit(v).map_err(|e| e.to_string())
+    scamp::check_time_limit(v).map_err(|e| e.to_string())
 }
 
 /// `--node-limit`: the spec's `search.node_limit` range.
 pub fn node_limit(s: &str) -> Result<u64, String> {
-    cain::NODE_LIMIT.parse(s)
+    scamp::NODE_LIMIT.parse(s)
 }
 
 /// `--memory-limit` in MiB: the spec's `search.memory_limit` range.
 pub fn memory_limit(s: &str) -> Result<u64, String> {
-    cain::MEMORY_LIMIT_MB.parse(s)
+    scamp::MEMORY_LIMIT_MB.parse(s)
 }
 
 /// `--work`: the spec's `search.work` range.
 pub fn work(s: &str) -> Result<u64, String> {
-    cain::WORK.parse(s)
+    scamp::WORK.parse(s)
 }
 
 /// `--seed`, `--chip-seed`: any whole number from 0.
 pub fn seed(s: &str) -> Result<u64, String> {
-    cain::SEED.parse(s)
+    scamp::SEED.parse(s)
 }
 
 /// A whole number in `lo..=hi` for the flag `what`.
 pub fn whole(s: &str, what: &'static str, lo: u64, hi: u64) -> Result<u64, String> {
-    cain::Whole { what, lo, hi }.parse(s)
+    scamp::Whole { what, lo, hi }.parse(s)
 }
 
 /// Most timed samples of `bench` per figure (each sample runs every figure once; a
@@ -164,12 +164,12 @@ pub fn slack(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a fraction"))?;
-    cain::check_slack(v).map_err(|e| e.to_string())
+    scamp::check_slack(v).map_err(|e| e.to_string())
 }
 
 /// `--workers`: 1..=[`MAX_WORKERS`], the spec's `search.workers` range.
 pub fn workers(s: &str) -> Result<usize, String> {
-    cain::WORKERS.parse(s).map(|n| n as usize)
+    scamp::WORKERS.parse(s).map(|n| n as usize)
 }
 
 /// `--clock`: MHz in (0, [`MAX_CLOCK_MHZ`]].
@@ -189,14 +189,14 @@ pub fn clock(s: &str) -> Result<f64, String> {
 /// `--tolerance`: a finite number >= 0.
 pub fn tolerance(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    scamp::bank::check_tolerance(v)
+    scamp::check_tolerance(v)
 }
 
 /// `--runs`: 1..=[`MAX_RUNS`].
 pub fn runs(s: &str) -> Result<u32, String> {
-    cain::Whole {
+    scamp::Whole {
         what: "--runs",
-        ..scamp::bank::RUNS
+        ..scamp::RUNS
     }
     .parse(s)
     .map(|n| n as u32)
@@ -220,7 +220,7 @@ pub struct RegisterList(pub Vec<Reg>);
 
 /// `--registers A,B,...`.
 pub fn registers(s: &str) -> Result<RegisterList, String> {
-    scamp::cain::parse_registers(s.split(',')).map(RegisterList)
+    scamp::parse_registers(s.split(',')).map(RegisterList)
 }
 
 /// `--edge`: what neighbour views see beyond the border of the array.
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn limits_in_help_are_the_enforced_ones() {
-        use scamp::isa::{MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+        use scamp::{isa::MAX_PROFILE_BYTES, isa::MAX_PROGRAM_BYTES, isa::MAX_SPEC_BYTES};
         let line = |what: &str| {
             LIMITS
                 .lines()
@@ -299,7 +299,7 @@ mod tests {
         assert!(line("program file").contains(&format!("at most {MAX_PROGRAM_BYTES} bytes")));
         assert!(line("spec file").contains(&format!("at most {MAX_SPEC_BYTES} bytes")));
         assert!(line("noise profile").contains(&format!("at most {MAX_PROFILE_BYTES} bytes")));
-        let side = scamp::cain::MAX_SIDE;
+        let side = scamp::MAX_SIDE;
         assert!(line("kernel").contains(&format!("{side}x{side}")));
         let m = super::super::files::MAX_SET_VALUE;
         assert!(line("--set").contains(&format!("-{m}..{m}")));

@@ -4,11 +4,11 @@
 use super::common::{load_program, NoiseArgs};
 use super::{args, CliError, Outcome};
 use crate::report::{bank_page, PageError};
-use scamp::bank::{Bank, BankError, CheckOptions, Pictures};
-use scamp::cain::{self, CompileOptions, Spec, Stats};
-use scamp::isa::{Device, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::sim::GreyImage;
-use scamp::verify::{self, EvaluateError, ProfileTestbed};
+use scamp::GreyImage;
+use scamp::{isa::Device, isa::MAX_PROGRAM_BYTES, isa::MAX_SPEC_BYTES};
+use scamp::{Bank, BankError, CheckOptions, Pictures};
+use scamp::{CompileOptions, Spec, Stats};
+use scamp::{EvaluateError, ProfileTestbed};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp check`.
@@ -67,7 +67,8 @@ fn is_spec(p: &Path) -> bool {
 
 fn read_spec(path: &Path, accept: args::AcceptArg) -> Result<Spec, CliError> {
     let text = super::common::read_source(path, MAX_SPEC_BYTES, "spec")?;
-    let spec = cain::parse_spec_in(&text, path.parent()).map_err(|e| super::positioned(path, e))?;
+    let spec =
+        scamp::parse_spec_in(&text, path.parent()).map_err(|e| super::positioned(path, e))?;
     Ok(accept.apply(spec))
 }
 
@@ -108,7 +109,7 @@ fn from_spec(
     let (bank, choice) =
         Bank::compile_within(spec, &opts, limit, grey, testbed, a.runs).map_err(CliError::msg)?;
     if !a.json.json {
-        eprint!("{}", scamp::bank::text::budget(&choice, limit, max_depth));
+        eprint!("{}", scamp::bank_text::budget(&choice, limit, max_depth));
     }
     Ok(bank)
 }
@@ -155,11 +156,11 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if let Some(file) = &a.html {
         super::files::check_writable_file(file)?;
     }
-    let images = verify::load_images(&a.images).map_err(|e| images_error(a, e))?;
+    let images = scamp::load_images(&a.images).map_err(|e| images_error(a, e))?;
     let grey: Vec<_> = images.iter().map(|(_, g)| g.clone()).collect();
     let testbed = a.noise.testbed()?;
     if a.uncertainty {
-        scamp::verify::ensemble::described(&testbed.profile).map_err(CliError::msg)?;
+        scamp::described(&testbed.profile).map_err(CliError::msg)?;
     }
     let bank = if is_spec(&a.target) {
         from_spec(a, &grey, &testbed)?
@@ -201,13 +202,13 @@ pub fn run(a: &CheckArgs) -> Outcome {
     if a.json.json {
         println!("{}", serde_json::to_string(report)?);
     } else if let Some(spec) = bank.spec() {
-        print!("{}", scamp::bank::text::check(report, spec, bank.kernels()));
+        print!("{}", scamp::bank_text::check(report, spec, bank.kernels()));
     }
     Ok(if report.passed() { 0 } else { 1 })
 }
 
 /// The `--images` folder could not be used: say where the bundled images are.
-fn images_error(a: &CheckArgs, e: verify::ImagesError) -> CliError {
+fn images_error(a: &CheckArgs, e: scamp::ImagesError) -> CliError {
     let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("images");
     if a.images == Path::new("images") && bundled.is_dir() {
         return CliError::msg(format!(

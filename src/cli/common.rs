@@ -4,10 +4,10 @@
 use super::args::EdgeArg;
 use super::files;
 use super::CliError;
-use scamp::bank::{PlaneValues, Preload, RunOptions, Setup};
-use scamp::isa::{self, parse_program, AnyReg, DReg, Device, Program, Reg};
-use scamp::sim::{self, noise, Array};
-use scamp::verify::{ProfileTestbed, Watched};
+use scamp::Array;
+use scamp::{isa, isa::parse_program, isa::AnyReg, isa::DReg, isa::Device, isa::Program, isa::Reg};
+use scamp::{PlaneValues, Preload, RunOptions, Setup};
+use scamp::{ProfileTestbed, Watched};
 use std::path::{Path, PathBuf};
 
 /// Reads a text file of kind `what` with at most `limit` bytes; errors name the file
@@ -64,10 +64,10 @@ impl SetupArgs {
     }
 
     /// The picture `get_image` captures: `--image`, or the built-in default.
-    pub fn scene(&self) -> Result<sim::GreyImage, CliError> {
+    pub fn scene(&self) -> Result<scamp::GreyImage, CliError> {
         Ok(match &self.image {
             Some(p) => {
-                let img = sim::load_image(p)?;
+                let img = scamp::load_image(p)?;
                 if let Some((w, h)) = img.resized_from {
                     eprintln!(
                         "note: {} is {w}x{h}; converted to grey and resized to 256x256",
@@ -76,7 +76,7 @@ impl SetupArgs {
                 }
                 img
             }
-            None => sim::default_image(),
+            None => scamp::default_image(),
         })
     }
 
@@ -85,7 +85,7 @@ impl SetupArgs {
     pub fn setup(
         &self,
         device: Device,
-        scene: sim::GreyImage,
+        scene: scamp::GreyImage,
         input: Option<Reg>,
     ) -> Result<Setup, CliError> {
         let preloads = self
@@ -123,7 +123,7 @@ fn preload(spec: &str, general: usize) -> Result<Preload, CliError> {
         });
     }
     // Numbers and the `col`/`row` ramps: the library's text form, as the playground uses.
-    sim::Preload::parse(name, value, general)
+    scamp::RegisterFill::parse(name, value, general)
         .map(Preload::from)
         .map_err(|e| CliError::msg(format!("--set {spec}: {e}")))
 }
@@ -133,7 +133,7 @@ fn preload(spec: &str, general: usize) -> Result<Preload, CliError> {
 pub struct NoiseArgs {
     /// Noise profile: `ideal`, `scamp5` or a profile YAML file (see `scamp noise show`
     /// and docs/noise-profile.md).
-    #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
+    #[arg(long, default_value = scamp::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
     /// Temporal-noise (run) seed; run r of `--runs` uses seed + r.
     #[arg(long, default_value_t = 1, value_parser = super::args::seed)]
@@ -145,8 +145,8 @@ pub struct NoiseArgs {
 
 impl NoiseArgs {
     /// Loads the profile (built-in name or file); errors carry `FILE:LINE:COL`.
-    pub fn profile(&self) -> Result<noise::Profile, CliError> {
-        Ok(noise::Profile::load(&self.noise)?)
+    pub fn profile(&self) -> Result<scamp::Profile, CliError> {
+        Ok(scamp::Profile::load(&self.noise)?)
     }
 
     /// The library's run options: this profile and seeds, one repetition at
@@ -166,7 +166,7 @@ impl NoiseArgs {
     /// Results are then read with [`Array::read_out`], which applies the profile's
     /// readout path (ADC, readout noise) when it has one.
     pub fn install(&self, array: &mut Array) -> Result<(), CliError> {
-        let opts = self.options(scamp::sim::DEFAULT_CLOCK_HZ, false)?;
+        let opts = self.options(scamp::DEFAULT_CLOCK_HZ, false)?;
         array.set_layer(Box::new(opts.model(0)));
         Ok(())
     }
@@ -184,8 +184,8 @@ impl NoiseArgs {
 }
 
 /// The default compile options with `--work` (a deterministic node budget) when given.
-pub fn work_options(work: Option<u64>) -> scamp::cain::CompileOptions {
-    let mut opts = scamp::cain::CompileOptions::default();
+pub fn work_options(work: Option<u64>) -> scamp::CompileOptions {
+    let mut opts = scamp::CompileOptions::default();
     opts.work = work;
     opts
 }

@@ -1,10 +1,10 @@
 //! `scamp compile SPEC.yaml`: run the code generator and print the program.
 
 use super::{args, CliError, Outcome};
-use scamp::bank::{CompileReport, SplitJson};
-use scamp::cain::{self, CompileOptions, Compiled, Ops, Spec, Stats};
 use scamp::isa::MAX_SPEC_BYTES;
-use scamp::sim::noise::Profile;
+use scamp::Profile;
+use scamp::{CompileOptions, Compiled, Ops, Spec, Stats};
+use scamp::{CompileReport, SplitJson};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,11 +56,11 @@ pub struct CompileArgs {
     pub objective: args::ObjectiveArg,
     /// Length slack of `--objective error`: programs up to this fraction longer than the
     /// shortest found compete on predicted error.
-    #[arg(long, value_name = "FRACTION", default_value_t = cain::DEFAULT_SLACK, value_parser = args::slack)]
+    #[arg(long, value_name = "FRACTION", default_value_t = scamp::DEFAULT_SLACK, value_parser = args::slack)]
     pub slack: f64,
     /// Noise profile for the register range (its saturation) and the error prediction:
     /// `ideal`, `scamp5` or a profile YAML file.
-    #[arg(long, default_value = scamp::sim::noise::DEFAULT_PROFILE, value_name = "PROFILE")]
+    #[arg(long, default_value = scamp::DEFAULT_PROFILE, value_name = "PROFILE")]
     pub noise: String,
     /// Rescale each kernel whose output cannot fit the register range by the smallest
     /// power of two that makes it fit (the spec's `fit: true` does the same); the scale
@@ -79,7 +79,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
     }
     let text = super::common::read_source(&a.spec, MAX_SPEC_BYTES, "spec")?;
     let spec =
-        cain::parse_spec_in(&text, a.spec.parent()).map_err(|e| super::positioned(&a.spec, e))?;
+        scamp::parse_spec_in(&text, a.spec.parent()).map_err(|e| super::positioned(&a.spec, e))?;
     let spec = a.accept.apply(spec);
     let opts = options(a)?;
     let stats = Stats::default();
@@ -89,7 +89,7 @@ pub fn run(a: &CompileArgs) -> Outcome {
         if show {
             s.spawn(|| progress(&stats, &done));
         }
-        let r = cain::compile(&spec, &opts, &stats);
+        let r = scamp::compile(&spec, &opts, &stats);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -97,8 +97,8 @@ pub fn run(a: &CompileArgs) -> Outcome {
     warn(a, &spec, &opts, &compiled);
     let text = format!(
         "{}{}",
-        cain::header(&spec, &compiled),
-        cain::program_text(&compiled)
+        scamp::header(&spec, &compiled),
+        scamp::program_text(&compiled)
     );
     if let Some(path) = &a.output {
         std::fs::write(path, &text)
@@ -180,12 +180,12 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
             );
         }
     }
-    if compiled.search.stop == cain::StopReason::Memory {
+    if compiled.search.stop == scamp::StopReason::Memory {
         eprintln!(
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
             opts.memory_limit_mb
                 .or(spec.search.memory_limit_mb)
-                .unwrap_or(cain::DEFAULT_MEMORY_LIMIT_MB)
+                .unwrap_or(scamp::DEFAULT_MEMORY_LIMIT_MB)
         );
     }
     if compiled.search.work.is_none() {
@@ -195,13 +195,13 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
              print another program; `--work N` (spec key `search.work`) makes it reproducible"
         );
     }
-    if compiled.search.work.is_some() && compiled.search.stop == cain::StopReason::Time {
+    if compiled.search.work.is_some() && compiled.search.stop == scamp::StopReason::Time {
         eprintln!(
             "note: the time limit struck before the work budget was spent, so another run (or \
              another machine load) can print another program; raise --time-limit to reproduce it"
         );
     }
-    if compiled.search.source == cain::Source::Fallback && !a.json.json {
+    if compiled.search.source == scamp::Source::Fallback && !a.json.json {
         eprintln!(
             "note: the search found nothing shorter than the constructive program within the budget; that program is printed"
         );

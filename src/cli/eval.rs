@@ -5,8 +5,8 @@ use super::common::work_options;
 use super::{args, files, CliError, Outcome};
 use crate::report::eval as html;
 use indicatif::{ProgressBar, ProgressStyle};
-use scamp::eval::{self, Shard};
-use scamp::sim::noise::DEFAULT_PROFILE;
+use scamp::DEFAULT_PROFILE;
+use scamp::{eval, eval::Shard};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -129,7 +129,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
             count_saturation: true,
         };
         if a.uncertainty {
-            scamp::verify::ensemble::described(&opts.noise.1).map_err(CliError::msg)?;
+            scamp::described(&opts.noise.1).map_err(CliError::msg)?;
         }
         let e = eval::evaluate(&net, data.clone(), &opts).map_err(CliError::msg)?;
         let mut report = eval::report(&e.merge);

@@ -3,14 +3,14 @@
 
 use super::common::{load_program, read_source, work_options};
 use super::{args, CliError, Outcome};
-use scamp::bank::Bank;
-use scamp::cain::{self, Stats};
 use scamp::eval;
-use scamp::export::{self, ExportError, ExportReport, GoldenSample, NetworkHost, Plan};
-use scamp::isa::{Device, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
-use scamp::sim::{GreyImage, N};
-use scamp::verify::load_images;
+use scamp::load_images;
+use scamp::Bank;
+use scamp::Stats;
+use scamp::{isa::Device, isa::MAX_PROGRAM_BYTES, isa::MAX_SPEC_BYTES};
+use scamp::{ExportError, ExportReport, GoldenSample, NetworkHost, Plan};
+use scamp::{GreyImage, N};
+use scamp::{Profile, DEFAULT_PROFILE};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp export`.
@@ -103,10 +103,10 @@ fn bank(a: &ExportArgs, text: &str) -> Result<Bank, CliError> {
                 "--kernel is for programs; a spec carries its own kernels",
             ));
         }
-        let spec = cain::parse_spec(text).map_err(|e| super::positioned(&a.target, e))?;
+        let spec = scamp::parse_spec(text).map_err(|e| super::positioned(&a.target, e))?;
         let opts = work_options(a.work);
         return Bank::compile(spec, &opts, &Stats::default()).map_err(|e| match e {
-            scamp::bank::BankError::Compile(c) => super::compile_error(&a.target, c),
+            scamp::BankError::Compile(c) => super::compile_error(&a.target, c),
             other => CliError::msg(other),
         });
     }
@@ -114,7 +114,7 @@ fn bank(a: &ExportArgs, text: &str) -> Result<Bank, CliError> {
         return Ok(Bank::bare(load_program(&a.target, Device::default())?));
     };
     let spec_text = read_source(spec_path, MAX_SPEC_BYTES, "spec")?;
-    let spec = cain::parse_spec(&spec_text).map_err(|e| super::positioned(spec_path, e))?;
+    let spec = scamp::parse_spec(&spec_text).map_err(|e| super::positioned(spec_path, e))?;
     let program = load_program(
         &a.target,
         Device {
@@ -164,11 +164,11 @@ fn network_parts(
 ) -> Result<(Plan, Option<NetworkHost>, Vec<GoldenSample>), CliError> {
     let net = eval::load_path(Some(&a.target)).map_err(CliError::msg)?;
     let data = eval::read_dataset(&a.dataset).map_err(CliError::msg)?;
-    let opts = export::HeadOptions {
+    let opts = scamp::HeadOptions {
         train_images: a.train_images.map(|n| n as usize),
         compile: work_options(a.work),
     };
-    let e = export::of_network(&net, &data, profile, &opts).map_err(export_error)?;
+    let e = scamp::of_network(&net, &data, profile, &opts).map_err(export_error)?;
     let samples = network_samples(&e.host, &data.test, a.samples as usize);
     Ok((e.plan, Some(e.host), samples))
 }
@@ -184,7 +184,7 @@ pub fn run(a: &ExportArgs) -> Outcome {
         network_parts(a, (shown, &profile))?
     } else {
         let bank = bank(a, &text)?;
-        let plan = export::of_bank(&bank, &name, (shown, &profile)).map_err(export_error)?;
+        let plan = scamp::of_bank(&bank, &name, (shown, &profile)).map_err(export_error)?;
         let samples = if a.golden.is_some() {
             picture_samples(a)?
         } else {
@@ -192,12 +192,12 @@ pub fn run(a: &ExportArgs) -> Outcome {
         };
         (plan, None, samples)
     };
-    let source = export::cpp_source(&plan, host.as_ref());
+    let source = scamp::cpp_source(&plan, host.as_ref());
     std::fs::write(&a.output, &source)
         .map_err(|e| CliError::msg(format!("{}: cannot write: {e}", a.output.display())))?;
     if let Some(dir) = &a.golden {
         super::files::prepare_dir(dir)?;
-        export::write_golden(dir, &plan, host.as_ref(), &samples, (shown, &profile))
+        scamp::write_golden(dir, &plan, host.as_ref(), &samples, (shown, &profile))
             .map_err(export_error)?;
     }
     let report = ExportReport::of(

@@ -1,26 +1,26 @@
 //! Files the commands read and write beyond programs and specs: `.npy` register values
-//! (read by the library, [`scamp::sim::load_npy`], and checked to lie in the
+//! (read by the library, [`scamp::load_npy`], and checked to lie in the
 //! register range) and output paths (checked before a long search, not after).
 
 use super::CliError;
-use scamp::sim::{self, N};
+use scamp::N;
 use std::path::Path;
 
 /// Largest magnitude a preloaded register value may have. Register values are analogue
 /// levels; no profile describes levels beyond ±1024 (its `level` range).
-pub use scamp::bank::MAX_SET_VALUE;
+pub use scamp::MAX_SET_VALUE;
 
 /// Whether `v` may be preloaded into a register (finite, within ±[`MAX_SET_VALUE`]).
 pub fn in_register_range(v: f32) -> bool {
     v.is_finite() && v.abs() <= MAX_SET_VALUE
 }
 
-/// The values of a 256x256 `.npy` file for `--set` (read by [`sim::load_npy`],
+/// The values of a 256x256 `.npy` file for `--set` (read by [`scamp::load_npy`],
 /// which checks the header before anything is allocated): every value must be finite
 /// and within ±[`MAX_SET_VALUE`].
 pub fn load_values(path: &Path) -> Result<Vec<f32>, CliError> {
     let at = |m: String| CliError::msg(format!("{}: {m}", path.display()));
-    let values = sim::load_npy(path)?;
+    let values = scamp::load_npy(path)?;
     if let Some((i, v)) = values
         .iter()
         .enumerate()

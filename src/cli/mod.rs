@@ -2,7 +2,7 @@
 //! its own file and calls into the library.
 
 use clap::{Parser, Subcommand};
-use scamp::cain::CompileError;
+use scamp::CompileError;
 use std::path::PathBuf;
 
 /// A user-facing failure: printed as one `error: ...` line. Bad input exits with 2; a
@@ -35,26 +35,26 @@ pub enum CliError {
         /// The spec that was compiled.
         spec: PathBuf,
         /// Why it failed.
-        source: scamp::cain::CompileError,
+        source: scamp::CompileError,
     },
     /// The code generator refused the spec or the options.
     #[error(transparent)]
     Compile(#[from] CompileError),
     /// A noise profile that could not be read (the error names the file).
     #[error(transparent)]
-    Profile(#[from] scamp::sim::noise::ProfileError),
+    Profile(#[from] scamp::ProfileError),
     /// A picture that could not be loaded.
     #[error(transparent)]
-    Capture(#[from] scamp::sim::CaptureError),
+    Capture(#[from] scamp::CaptureError),
     /// A program stopped while running (with its position).
     #[error(transparent)]
-    Run(#[from] scamp::sim::RunError),
+    Run(#[from] scamp::RunError),
     /// The calibration could not run.
     #[error(transparent)]
-    Calibration(#[from] scamp::verify::ensemble::identity::CalibrationError),
+    Calibration(#[from] scamp::identity::CalibrationError),
     /// A plane or image file could not be read or written (the error names it).
     #[error(transparent)]
-    PlaneFile(#[from] scamp::sim::PlaneFileError),
+    PlaneFile(#[from] scamp::PlaneFileError),
     /// JSON output could not be written.
     #[error(transparent)]
     Json(#[from] serde_json::Error),

@@ -3,8 +3,8 @@
 
 use super::Outcome;
 use crate::calibrate::{fit, report, saturation};
-use scamp::sim::noise::{self, Profile};
-use scamp::verify::ensemble::identity::Setup;
+use scamp::identity::Setup;
+use scamp::Profile;
 
 /// Arguments of `scamp noise`.
 #[derive(clap::Args, Debug)]
@@ -30,7 +30,7 @@ enum NoiseCmd {
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
     /// Profile to compare with the measurements.
-    #[arg(long, default_value = noise::DEFAULT_PROFILE, value_name = "PROFILE")]
+    #[arg(long, default_value = scamp::DEFAULT_PROFILE, value_name = "PROFILE")]
     noise: String,
     /// Uniform input values (the hardware measured 0 and 120; others are predictions).
     #[arg(
@@ -79,7 +79,7 @@ pub struct CalibrateArgs {
 pub fn run(a: &NoiseCmdArgs) -> Outcome {
     match &a.cmd {
         NoiseCmd::Show { profile: name } => {
-            match noise::builtin_text(name) {
+            match scamp::builtin_text(name) {
                 Some(text) => print!("{text}"),
                 None => {
                     let p = Profile::load(name)?;

@@ -2,10 +2,10 @@
 
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
-use scamp::bank::{self, RunOptions};
-use scamp::isa::{Device, Reg};
-use scamp::sim::{self, GreyImage, PlaneFileError, RunReport};
-use scamp::verify::{self, load_images, CompareOptions, DiffMap, Watched};
+use scamp::RunOptions;
+use scamp::{isa::Device, isa::Reg};
+use scamp::{load_images, CompareOptions, DiffMap, Watched};
+use scamp::{GreyImage, PlaneFileError, RunReport};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp run`.
@@ -108,7 +108,7 @@ fn scenes(a: &RunArgs) -> Result<Vec<(String, GreyImage)>, CliError> {
         .setup
         .image
         .as_deref()
-        .unwrap_or(Path::new(sim::DEFAULT_IMAGE_NAME));
+        .unwrap_or(Path::new(scamp::DEFAULT_IMAGE_NAME));
     let name = path
         .file_stem()
         .map_or_else(|| "image".into(), |s| s.to_string_lossy().into_owned());
@@ -119,11 +119,11 @@ fn save_plane(dir: &Path, w: Watched, v: &[f32]) -> Result<(), CliError> {
     let (npy, png) = (dir.join(format!("{w}.npy")), dir.join(format!("{w}.png")));
     if w.is_digital() {
         let bits: Vec<u8> = v.iter().map(|&b| u8::from(b != 0.0)).collect();
-        sim::save_bits_npy(&npy, &bits)?;
-        sim::save_bits_png(&png, &bits)?;
+        scamp::save_bits_npy(&npy, &bits)?;
+        scamp::save_bits_png(&png, &bits)?;
     } else {
-        sim::save_npy(&npy, v)?;
-        sim::save_png(&png, v)?;
+        scamp::save_npy(&npy, v)?;
+        scamp::save_png(&png, v)?;
     }
     Ok(())
 }
@@ -133,12 +133,12 @@ fn save_map(dir: &Path, m: &DiffMap) -> Result<(), PlaneFileError> {
     let stem = format!("{}_{}", m.image, m.register);
     if m.register.is_digital() {
         let bits: Vec<u8> = m.diff.iter().map(|&d| u8::from(d != 0.0)).collect();
-        sim::save_bits_npy(&dir.join(format!("{stem}.flipped.npy")), &bits)?;
-        sim::save_bits_png(&dir.join(format!("{stem}.flipped.png")), &bits)
+        scamp::save_bits_npy(&dir.join(format!("{stem}.flipped.npy")), &bits)?;
+        scamp::save_bits_png(&dir.join(format!("{stem}.flipped.png")), &bits)
     } else {
         let v: Vec<f32> = m.diff.iter().map(|&d| d as f32).collect();
-        sim::save_npy(&dir.join(format!("{stem}.diff.npy")), &v)?;
-        verify::save_heatmap(&dir.join(format!("{stem}.diff.png")), &m.diff)
+        scamp::save_npy(&dir.join(format!("{stem}.diff.npy")), &v)?;
+        scamp::save_heatmap(&dir.join(format!("{stem}.diff.png")), &m.diff)
     }
 }
 
@@ -180,7 +180,7 @@ pub fn run(a: &RunArgs) -> Outcome {
         };
         (scenes.as_slice(), compare_options(a, &opts, registers))
     });
-    let plan = bank::RunPlan {
+    let plan = scamp::RunPlan {
         program: &program,
         setup: &first,
         opts: &opts,
@@ -195,8 +195,8 @@ pub fn run(a: &RunArgs) -> Outcome {
             .map_or(Ok(()), |dir| save_map(dir, &m).map_err(Into::into))
     };
     let result =
-        bank::run_plan(&plan, &|r| warnings(a, r), Some(&mut write)).map_err(|e| match e {
-            verify::CompareError::Run(e) => super::positioned(&a.program, e),
+        scamp::run_plan(&plan, &|r| warnings(a, r), Some(&mut write)).map_err(|e| match e {
+            scamp::CompareError::Run(e) => super::positioned(&a.program, e),
             other => CliError::msg(other.to_string()),
         })?;
     if let Some(dir) = &a.out {
@@ -214,14 +214,14 @@ pub fn run(a: &RunArgs) -> Outcome {
         println!("{}", serde_json::to_string(&out)?);
         return Ok(0);
     }
-    let context = scamp::bank::text::RunContext {
+    let context = scamp::bank_text::RunContext {
         program: a.program.display().to_string(),
         per_run: program.instructions(),
         repeat: a.repeat,
         clock_mhz: a.clock,
         out: a.out.as_ref().map(|d| d.display().to_string()),
     };
-    print!("{}", scamp::bank::text::run(&context, &out));
+    print!("{}", scamp::bank_text::run(&context, &out));
     Ok(0)
 }
 
@@ -245,7 +245,7 @@ fn input_register(name: Option<&str>, device: Device) -> Result<Option<Reg>, Cli
 fn compare_options(a: &RunArgs, opts: &RunOptions, registers: Vec<Watched>) -> CompareOptions {
     let tolerance = a
         .tolerance
-        .unwrap_or_else(|| verify::adc_step(&opts.profile));
+        .unwrap_or_else(|| scamp::adc_step(&opts.profile));
     CompareOptions::new(registers, tolerance)
         .with_repeat(a.repeat)
         .with_clock_hz(opts.clock_hz)

@@ -5,8 +5,8 @@
 use super::common::{load_program, NoiseArgs, SetupArgs};
 use super::{args, CliError, Outcome};
 use crate::report::{trace_page, TraceInput};
-use scamp::isa::{DReg, Device, Dir, Pos, Program, Reg};
-use scamp::sim::{self, Array, N};
+use scamp::{isa::DReg, isa::Device, isa::Dir, isa::Pos, isa::Program, isa::Reg};
+use scamp::{Array, N};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `scamp trace`.
@@ -107,7 +107,7 @@ fn write_html(
         noisy,
         noise: &a.noise.noise,
         pe,
-        clock_hz: sim::DEFAULT_CLOCK_HZ,
+        clock_hz: scamp::DEFAULT_CLOCK_HZ,
     })
     .map_err(|e| super::positioned(&a.program, e))?;
     std::fs::write(file, &html)
@@ -149,11 +149,11 @@ pub fn run(a: &TraceArgs) -> Outcome {
     let mut initial = vec![String::new(), "(start)".into(), String::new()];
     initial.extend(row_values(&array, pe, &digital));
     rows.push(initial);
-    let report = sim::run_observed(
+    let report = scamp::run_observed(
         &mut array,
         &program,
         1,
-        sim::DEFAULT_CLOCK_HZ,
+        scamp::DEFAULT_CLOCK_HZ,
         |s, i, arr| {
             let mut row = if i == 0 {
                 vec![s.pos.line.to_string(), s.to_string()]

@@ -7,12 +7,12 @@ use super::planes::block_means;
 
 use image::{GrayImage, Luma, RgbImage};
 use ndarray::Array2;
-use scamp::cain::Spec;
-use scamp::sim::{GreyImage, RunError, N};
-use scamp::verify::{
+use scamp::Spec;
+use scamp::{
     first_run, heat_colour, named_frame, per_target, CheckTarget as Target, ErrorFigures, Groups,
     KernelErrors, Testbed,
 };
+use scamp::{GreyImage, RunError, N};
 
 /// Side of the pictures embedded in the report (block means of 2x2 PEs).
 pub const REPORT_SIDE: usize = 128;
@@ -25,7 +25,7 @@ pub struct KernelSummary {
     pub depth: u32,
     /// Integer weights of the approximated kernel (divide by 2^d), rows north to south:
     /// one plane, or one per input of a kernel of several.
-    pub approximated: scamp::cain::ShownWeights,
+    pub approximated: scamp::ShownWeights,
     /// Summed absolute weight error of the approximation.
     pub approx_error: f64,
     /// Measured figures (absent when the proof failed and nothing was run).
@@ -535,7 +535,7 @@ fn cells(s: &str) -> Vec<String> {
 }
 
 /// Reads the explanation of a failed proof (the lines of
-/// [`scamp::verify::explain_mismatch`]) back into grids; lines that belong to no
+/// [`scamp::explain_mismatch`]) back into grids; lines that belong to no
 /// register (a symbolic execution that stopped) are returned apart.
 pub fn proof_grids(lines: &[String]) -> (Vec<ProofGrid>, Vec<String>) {
     let mut grids: Vec<ProofGrid> = Vec::new();
@@ -640,12 +640,12 @@ fn mismatch_html(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scamp::isa::{Reg, Wiring};
+    use scamp::{isa::Reg, isa::Wiring};
 
     #[test]
     fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {
-        use scamp::isa::{parse_program, Device};
-        use scamp::verify::Target as ProofTarget;
+        use scamp::Target as ProofTarget;
+        use scamp::{isa::parse_program, isa::Device};
         // Computes in(r, c-1) where the kernel wants (in(r, c+1) + in(r, c)) / 2.
         let p = parse_program("movx(B, A, west)", Device::default()).unwrap();
         let t = ProofTarget {
@@ -653,7 +653,7 @@ mod tests {
             depth: 1,
             weights: vec![vec![0, 1, 1]],
         };
-        let lines = scamp::verify::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
+        let lines = scamp::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
         let (grids, other) = proof_grids(&lines);
         assert!(other.is_empty(), "{other:?}");
         assert_eq!(grids.len(), 1);

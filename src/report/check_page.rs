@@ -2,9 +2,9 @@
 //! it and, when the proof holds, the pictures of run 0 on each image.
 
 use super::check::{image_panels, CheckPage, KernelSummary};
-use scamp::bank::Pictures;
-use scamp::sim::RunError;
-use scamp::verify::Measurement;
+use scamp::Measurement;
+use scamp::Pictures;
+use scamp::RunError;
 use scamp::{Bank, CheckReport};
 
 /// Why the page could not be made.
@@ -31,7 +31,7 @@ pub fn bank_page(
     let Some(spec) = bank.spec() else {
         return Ok(None);
     };
-    let targets = scamp::cain::check_targets(spec, bank.kernels());
+    let targets = scamp::check_targets(spec, bank.kernels());
     let panels = if r.verified {
         image_panels(bank.groups(), spec, &targets, p.images, p.testbed)?
     } else {

@@ -5,7 +5,7 @@
 
 use super::html::{escape, page, png_data_uri};
 use image::{DynamicImage, Rgb, RgbImage};
-use scamp::eval::{DepthRow, Example, Report, CLASSES, FASHION_NAMES};
+use scamp::{eval::DepthRow, eval::Example, eval::Report, eval::CLASSES, eval::FASHION_NAMES};
 
 /// Pixels per image pixel in the pictures.
 const ZOOM: u32 = 4;

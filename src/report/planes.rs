@@ -3,7 +3,7 @@
 //! per unit of the array's -128..127 range; digital planes map to the share of set bits
 //! in the block, 0..=255.
 
-use scamp::sim::N;
+use scamp::N;
 
 /// Downsampled side length used for the step-through.
 pub const TRACE_SIDE: usize = 64;

@@ -4,8 +4,8 @@
 
 use super::html::{base64, escape, page, script_json};
 use super::planes::{block_means, quantise_bits, quantise_levels, TRACE_SIDE};
-use scamp::isa::{BusOp, DReg, Dir, Program, Reg};
-use scamp::sim::{self, Array, RunError};
+use scamp::{isa::BusOp, isa::DReg, isa::Dir, isa::Program, isa::Reg};
+use scamp::{Array, RunError};
 use serde_json::{json, Value};
 
 /// The script of the step-through page.
@@ -108,7 +108,7 @@ fn pe_values(array: &Array, pe: (usize, usize)) -> Vec<f32> {
         .map(|&r| array.read(r, pe.0, pe.1))
         .collect();
     v.extend(Dir::ALL.iter().map(|&d| array.read(Reg::X(d), pe.0, pe.1)));
-    v.push(f32::from(array.bits(DReg::Flag)[pe.0 * sim::N + pe.1]));
+    v.push(f32::from(array.bits(DReg::Flag)[pe.0 * scamp::N + pe.1]));
     v
 }
 
@@ -126,7 +126,7 @@ struct Recorded {
     digital: Recorder,
     pe: Vec<Vec<f32>>,
     steps: Vec<StepInfo>,
-    report: sim::RunReport,
+    report: scamp::RunReport,
 }
 
 /// The reference's means of plane `i` at `step`: its latest key frame at or before it.
@@ -226,11 +226,11 @@ fn record(
         digital: Recorder::new(digital_regs().len()),
         pe: Vec::new(),
         steps: Vec::new(),
-        report: sim::RunReport::default(),
+        report: scamp::RunReport::default(),
     };
     snapshot(&mut rec, array, 0, pe, reference);
     let mut cycles = 0u64;
-    let report = sim::run_observed(array, program, 1, clock_hz, |s, i, arr| {
+    let report = scamp::run_observed(array, program, 1, clock_hz, |s, i, arr| {
         cycles += s.ops[i].cycles();
         done += 1;
         if !sampling.shows(done) {
@@ -313,7 +313,7 @@ pub fn trace_page(input: TraceInput<'_>) -> Result<String, RunError> {
         "title": title,
         "lines": source.lines().collect::<Vec<_>>(),
         "side": TRACE_SIDE,
-        "n": sim::N,
+        "n": scamp::N,
         "clock_hz": clock_hz,
         "pe": [pe.0, pe.1],
         "pe_names": pe_names,
@@ -336,7 +336,7 @@ pub fn trace_page(input: TraceInput<'_>) -> Result<String, RunError> {
 
 /// The static frame the script fills in.
 fn body(title: &str, noise: &str) -> String {
-    let b = sim::N / TRACE_SIDE;
+    let b = scamp::N / TRACE_SIDE;
     format!(
         r#"<header>
 <h1><span class="tool">scamp trace</span> {title}</h1>
@@ -387,7 +387,7 @@ a picture for the value of a block; the PE table shows the chosen PE at full pre
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scamp::isa::{parse_program, Device};
+    use scamp::{isa::parse_program, isa::Device};
 
     #[test]
     fn long_programs_are_sampled_to_the_page_limit() {

@@ -2,7 +2,7 @@
 //! them, answers as the server serialises them.
 
 use crate::report::check::ProofGrid;
-use scamp::verify::ErrorFigures;
+use scamp::ErrorFigures;
 use serde::{Deserialize, Serialize};
 
 /// `POST /api/parse`: a program to check as it is typed.

@@ -6,12 +6,12 @@ use super::api::{Diagnostic, ExerciseInfo, GradeReply, GradeRequest, KernelGrade
 use super::session::MAX_STEP_CYCLES;
 use super::Refusal;
 use crate::report::check::proof_grids;
-use scamp::bank::{Bank, BankError};
-use scamp::cain;
-use scamp::isa::{parse_program, Device};
-use scamp::sim::images;
-use scamp::sim::noise::{Profile, DEFAULT_PROFILE};
-use scamp::verify::{EvaluateError, Evaluation, ProfileTestbed};
+use scamp::{Bank, BankError};
+
+use scamp::images;
+use scamp::{isa::parse_program, isa::Device};
+use scamp::{EvaluateError, Evaluation, ProfileTestbed};
+use scamp::{Profile, DEFAULT_PROFILE};
 
 /// Folder name, starter program and spec of every exercise in docs/tutorial/exercises/.
 pub const EXERCISES: [(&str, &str, &str); 7] = [
@@ -93,7 +93,7 @@ pub fn grade(req: &GradeRequest) -> Result<GradeReply, Refusal> {
             msg: format!("no exercise `{}`", req.exercise),
         });
     };
-    let spec = cain::parse_spec(spec_text).map_err(internal)?;
+    let spec = scamp::parse_spec(spec_text).map_err(internal)?;
     super::session::check_size(&req.program)?;
     let device = Device {
         general: spec.general_count(),

@@ -4,9 +4,9 @@
 
 use super::exercises;
 use crate::report::html::{escape, script_json};
+use scamp::images;
 use scamp::isa::table;
-use scamp::sim::images;
-use scamp::sim::noise::BUILTINS;
+use scamp::BUILTINS;
 use serde::Serialize;
 
 const MARKUP: &str = include_str!("assets/index.html");

@@ -6,10 +6,13 @@ use super::api::{Diagnostic, PeView, Plane, RunReply, RunRequest, RunState, Valu
 use super::{steps::steps, Refusal};
 use crate::report::html::base64;
 use crate::report::trace::analogue_regs;
-use scamp::isa::{parse_program, DReg, Device, Dir, Program, Reg, MAX_PROGRAM_BYTES};
-use scamp::sim::noise::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
-use scamp::sim::{self, images, Array, EdgeMode, Preload, N};
-use scamp::verify::load_input;
+use scamp::load_input;
+use scamp::{images, Array, EdgeMode, RegisterFill, N};
+use scamp::{
+    isa::parse_program, isa::DReg, isa::Device, isa::Dir, isa::Program, isa::Reg,
+    isa::MAX_PROGRAM_BYTES,
+};
+use scamp::{NoiseModel, Profile, BUILTINS, DEFAULT_PROFILE};
 
 /// Most bus instructions one request runs: a longer program is shown up to the last
 /// macro within this many, and the reply says so (a million-instruction program would
@@ -23,7 +26,7 @@ pub const MAX_INPUTS_BYTES: usize = 4096;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Input {
     /// A constant, a ramp or a digital bit.
-    Preload(Preload),
+    Preload(RegisterFill),
     /// The picture as `check` preloads a spec's input register (`p - 128`).
     Image(Reg),
 }
@@ -58,8 +61,8 @@ pub fn parse_inputs(text: &str, general: usize) -> Result<Vec<Input>, String> {
             out.push(Input::Image(reg));
             continue;
         }
-        let p =
-            Preload::parse(name, value, general).map_err(|e| format!("inputs: `{part}`: {e}"))?;
+        let p = RegisterFill::parse(name, value, general)
+            .map_err(|e| format!("inputs: `{part}`: {e}"))?;
         out.push(Input::Preload(p));
     }
     Ok(out)
@@ -69,7 +72,7 @@ pub fn parse_inputs(text: &str, general: usize) -> Result<Vec<Input>, String> {
 struct Setup {
     program: Program,
     inputs: Vec<Input>,
-    image: scamp::sim::GreyImage,
+    image: scamp::GreyImage,
     profile: Profile,
     pe: (usize, usize),
 }
@@ -288,12 +291,12 @@ pub fn run(req: &RunRequest) -> Result<RunReply, Refusal> {
     let mut ideal = prepared(&s);
     let mut noisy = prepared(&s);
     noisy.set_layer(Box::new(
-        NoiseModel::new(&s.profile, 1, 1).with_clock(sim::DEFAULT_CLOCK_HZ),
+        NoiseModel::new(&s.profile, 1, 1).with_clock(scamp::DEFAULT_CLOCK_HZ),
     ));
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for array in [&mut ideal, &mut noisy] {
-        match sim::run(array, &prefix, 1, sim::DEFAULT_CLOCK_HZ) {
+        match scamp::run(array, &prefix, 1, scamp::DEFAULT_CLOCK_HZ) {
             Ok(report) => warnings = report.warnings,
             Err(e) => {
                 if errors.is_empty() {

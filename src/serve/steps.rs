@@ -3,7 +3,7 @@
 
 use super::api::{Arrow, Step};
 use crate::report::trace::written;
-use scamp::isa::{BusOp, DigitalOp, Reg, Stmt};
+use scamp::{isa::BusOp, isa::DigitalOp, isa::Reg, isa::Stmt};
 
 /// The name of the plane a register is shown in: a neighbour view is that neighbour's
 /// `NEWS`.
@@ -99,7 +99,7 @@ pub fn steps(stmts: &[Stmt]) -> Vec<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scamp::isa::{parse_program, Device};
+    use scamp::{isa::parse_program, isa::Device};
 
     #[test]
     fn a_neighbour_move_reads_writes_and_points_east() {

@@ -144,24 +144,80 @@
 //! assert_eq!(frames[7].planes[0].1[0], ((224.0f32 - 128.0) / 2.0).round());
 //! ```
 
-pub mod bank;
-pub mod cain;
+mod bank;
+mod cain;
 pub mod cancel;
-pub mod energy;
+mod energy;
 pub mod eval;
-pub mod export;
+mod export;
 pub mod isa;
-pub mod options;
-pub mod sim;
-pub mod verify;
+mod options;
+mod sim;
+mod verify;
 
+// Write and run a program.
 pub use bank::{
-    Bank, BankError, CheckOptions, CheckReport, Checked, CompileReport, PlaneValues, Preload,
-    Proof, RunOptions, RunSummary, Setup,
+    batch_bytes, check_tolerance, run_batch, run_on, run_one, run_plan, Frame, InputError,
+    PlaneValues, Preload, RunOptions, RunPlan, RunSummary, Setup, MAX_SET_VALUE, RUNS,
 };
-pub use cain::{parse_spec, CompileError, CompileOptions, Objective, Spec, Stats};
+pub use isa::{parse_program, Device, IsaError, Pos, Program, Reg};
+pub use sim::images;
+pub use sim::noise::{
+    builtin_text, BusKind, NoiseModel, Parameter, Profile, ProfileCause, ProfileError, Saturation,
+    BUILTINS, DEFAULT_PROFILE, IDEAL_YAML, MAX_LEVEL, SCAMP5_YAML,
+};
+pub use sim::{
+    default_image, frames, load_image, load_npy, read_matrix, run, run_observed, save_bits_npy,
+    save_bits_png, save_npy, save_png, Array, CaptureError, EdgeMode, GreyImage, PlaneFileError,
+    Preload as RegisterFill, RunError, RunReport, DEFAULT_CLOCK_HZ, DEFAULT_IMAGE_NAME,
+    MAX_NPY_HEADER, N, PES,
+};
+
+// Prove a program and check it on images.
+pub use bank::{Bank, BankError, CheckOptions, CheckReport, Checked, Pictures, Proof};
+pub use options::{FrontOption, InPython, CHECK_OPTIONS, EVAL_OPTIONS};
+pub use verify::ensemble::{background, described, ensemble, identity};
+pub use verify::{
+    adc_step, analyse, analyse_planes, explain_mismatch, first_run, frame_indices, heat_colour,
+    load_images, load_input, measure, named_frame, per_target, prove, save_heatmap, CheckTarget,
+    CompareError, CompareOptions, DiffMap, ErrorFigures, EvaluateError, Evaluation, Groups,
+    ImagesError, InputRange, InputStats, KernelErrors, Measurement, Predicted, ProfileTestbed,
+    Target, Testbed, Watched,
+};
+
+// Compile kernels.
+pub use bank::{CompileReport, SplitJson};
+pub use cain::{
+    approximate, approximate_spec, check_slack, check_targets, check_time_limit, choose_layer,
+    compile, header, input_stats, layer_spec, parse_ops, parse_registers, parse_spec,
+    parse_spec_in, predict_outputs, predict_outputs_planes, program_text, read_bias, read_weights,
+    spec_yaml, ApproxParams, ChooseError, ChooseOptions, CompileError, CompileOptions, Compiled,
+    InputPlanes, LayerError, LayerTarget, Objective, Ops, OptionDecl, Rule, ShownWeights, Source,
+    Spec, Stats, StopReason, Whole, COMPILE_OPTIONS, DEEPEST, DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_SLACK, MAX_SIDE, MAX_TIME_LIMIT, MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK,
+    WORKERS,
+};
+
+// Evaluate a network: the `eval` module, with its front door here.
 pub use eval::{EvalError, Network};
-pub use isa::{parse_program, Device, IsaError, Program, Reg};
-pub use sim::noise::{Profile, ProfileError};
-pub use sim::{GreyImage, RunError};
-pub use verify::{CompareError, CompareOptions, ProfileTestbed, Watched};
+
+// Export a bank or a network.
+pub use export::{
+    cpp_source, of_bank, of_network, write_golden, ExportError, ExportReport, GoldenSample,
+    HeadOptions, NetworkHost, Plan,
+};
+
+// The errors, their causes and the reports' parts.
+pub use bank::{
+    CheckGroup, Clipped, CompiledKernel, GroupReport, KernelCheck, NoiseInfo, PhaseJson,
+    PredictedJson, RangeJson, ReportInputs, SearchJson, TotalFigures, UncertaintyReport,
+};
+pub use cain::RangeError;
+pub use isa::{IsaCause, SourceError, YamlCause, YamlError};
+pub use sim::{CaptureCause, MachineError, NpyError, RunFault, Warning, WarningKind};
+pub use verify::{
+    Comparison, KernelsProofError, PlanesProofError, ProofError, SymbolicCause, UnwrittenDependency,
+};
+
+// The reports as the command line prints them.
+pub use bank::text as bank_text;

@@ -27,11 +27,10 @@ pub use compile_report::{
 pub use outputs::Pictures;
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{
-    batch_bytes, check_tolerance, run_batch, run_on, run_one, runs, Clipped, Frame, NoiseInfo,
-    RunOptions, RunSummary, Runs, RUNS,
+    batch_bytes, check_tolerance, run_batch, run_on, run_one, Clipped, Frame, NoiseInfo,
+    RunOptions, RunSummary, RUNS,
 };
-pub use stats::{RegisterRuns, RunsAccumulator};
-pub use summary::{run_plan, RunPlan, RunResult};
+pub use summary::{run_plan, RunPlan};
 
 use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};

@@ -40,7 +40,7 @@ pub use assemble::report::{
 };
 pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
-pub use search::{SearchOptions, Stats, StopReason};
+pub use search::{Stats, StopReason};
 pub use spec::approx::{approximate, Approx, ShownWeights};
 // Plumbing the command line and the Python bindings share: each search parameter's
 // declared range (their flags and keywords are checked against it), a layer's files and

@@ -17,8 +17,8 @@ pub(crate) mod plan;
 pub use cpp::source as cpp_source;
 pub use golden::{write as write_golden, Sample as GoldenSample};
 pub use head::NetworkHost;
-pub use network::{of_network, HeadOptions, NetworkExport};
-pub use plan::{of_bank, Block, Plan, Readout};
+pub use network::{of_network, HeadOptions};
+pub use plan::{of_bank, Plan};
 
 use crate::energy::FrameEnergy;
 use serde::Serialize;

@@ -33,8 +33,8 @@ pub(crate) mod uncertainty;
 #[cfg(test)]
 pub(crate) use check::input_values;
 pub use check::{
-    first_run, frame_indices, load_images, measure, named_frame, FirstRun, ImagesError,
-    KernelErrors, Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
+    first_run, frame_indices, load_images, measure, named_frame, ImagesError, KernelErrors,
+    Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
 };
 pub use compare::{
     adc_step, load_input, CompareError, CompareOptions, Comparison, DiffMap, Watched,
@@ -51,14 +51,11 @@ pub use planes::PlanesProofError;
 pub(crate) use planes::{prove_planes, PlanesTarget};
 #[cfg(test)]
 pub(crate) use precision::check_precision;
-pub use predict::{
-    analyse, analyse_planes, InputStats, Predicted, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN,
-    IMAGE_REACH,
-};
+pub use predict::{analyse, analyse_planes, InputStats, Predicted};
 pub use proof::{prove, ProofError, Target, UnwrittenDependency};
+pub use range::InputRange;
 #[cfg(test)]
 pub(crate) use range::{coef_f64, interval, peak_planes};
-pub use range::{peak, InputRange, Peak};
 pub use report::explain_mismatch;
 pub use symbolic::SymbolicCause;
 #[cfg(test)]
@@ -66,3 +63,7 @@ pub(crate) use symbolic::{coef_int, execute, LinComb};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) use predict::{IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH};
+#[cfg(test)]
+pub(crate) use range::{peak, Peak};

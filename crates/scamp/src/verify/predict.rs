@@ -128,7 +128,8 @@ impl Affine {
 pub const IMAGE_REACH: usize = 8;
 
 /// Pixels of the bundled images nearer the edge than this are left out of their moments.
-pub const IMAGE_BORDER: usize = 8;
+#[cfg(test)]
+pub(crate) const IMAGE_BORDER: usize = 8;
 
 /// The bundled test images' (`images/`) mean, full-range values (`pixel - 128`).
 /// Derived from the images and held to them by `tests/predict_images.rs`.

@@ -119,7 +119,8 @@ impl Goal {
     }
 
     /// `n` atoms at offset `(r, c)` of channel 0.
-    pub fn single(r: i8, c: i8, n: i32) -> Goal {
+    #[cfg(test)]
+    pub(crate) fn single(r: i8, c: i8, n: i32) -> Goal {
         Goal::single_on(0, r, c, n)
     }
 
@@ -184,7 +185,8 @@ impl Goal {
     }
 
     /// The count at an offset of channel 0.
-    pub fn get(&self, r: i8, c: i8) -> i32 {
+    #[cfg(test)]
+    pub(crate) fn get(&self, r: i8, c: i8) -> i32 {
         self.get_on(0, r, c)
     }
 

@@ -19,4 +19,4 @@ pub use profile::{Profile, ProfileCause, ProfileError, BUILTINS, DEFAULT_PROFILE
 pub use saturation::MAX_LEVEL;
 pub use saturation::{KneeForm, Saturation};
 // The uncertainty description is also its own namespace, `noise::uncertainty`.
-pub use uncertainty::{Parameter, Range, Uncertainty};
+pub use uncertainty::Parameter;
