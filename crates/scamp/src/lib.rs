@@ -207,17 +207,10 @@ pub use export::{
     HeadOptions, NetworkHost, Plan,
 };
 
-// The errors, their causes and the reports' parts.
-pub use bank::{
-    CheckGroup, Clipped, CompiledKernel, GroupReport, KernelCheck, NoiseInfo, PhaseJson,
-    PredictedJson, RangeJson, ReportInputs, SearchJson, TotalFigures, UncertaintyReport,
-};
-pub use cain::RangeError;
-pub use isa::{IsaCause, SourceError, YamlCause, YamlError};
-pub use sim::{CaptureCause, MachineError, NpyError, RunFault, Warning, WarningKind};
-pub use verify::{
-    Comparison, KernelsProofError, PlanesProofError, ProofError, SymbolicCause, UnwrittenDependency,
-};
+// The errors' causes.
+pub use cain::SpecProblem;
+pub use isa::{SourceError, YamlCause, YamlError};
+pub use verify::ProofError;
 
 // The reports as the command line prints them.
 pub use bank::text as bank_text;

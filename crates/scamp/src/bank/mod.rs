@@ -17,18 +17,12 @@ mod stats;
 mod summary;
 pub mod text;
 
-pub use check_report::{
-    CheckGroup, CheckReport, KernelCheck, ReportInputs, TotalFigures, UncertaintyReport,
-};
-pub use compile_report::{
-    CompileReport, CompiledKernel, GroupReport, PhaseJson, PredictedJson, RangeJson, SearchJson,
-    SplitJson,
-};
+pub use check_report::{CheckReport, ReportInputs};
+pub use compile_report::{CompileReport, SplitJson};
 pub use outputs::Pictures;
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{
-    batch_bytes, check_tolerance, run_batch, run_on, run_one, Clipped, Frame, NoiseInfo,
-    RunOptions, RunSummary, RUNS,
+    batch_bytes, check_tolerance, run_batch, run_on, run_one, Frame, RunOptions, RunSummary, RUNS,
 };
 pub use summary::{run_plan, RunPlan};
 

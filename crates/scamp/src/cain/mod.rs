@@ -47,8 +47,8 @@ pub use spec::approx::{approximate, Approx, ShownWeights};
 // the choice of depth per kernel of a layer.
 pub use choose::{choose_layer, ChooseError, ChooseOptions};
 pub use spec::{
-    check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
-    MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
+    check_slack, check_time_limit, ApproxParams, Whole, MAX_SIDE, MAX_TIME_LIMIT, MAX_WORKERS,
+    MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
 };
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec, SpecProblem};
 

@@ -30,30 +30,23 @@ pub(crate) mod text;
 pub(crate) mod tiling;
 pub(crate) mod uncertainty;
 
-pub use evaluate::{evaluate, Evaluation, Example, Options};
-pub use report::{report, Report};
-// The steps of an evaluation, shards and the text and HTML reports: plumbing the
-// command line and the Python bindings share, and what tests/eval_*.rs pin.
-pub use report::{DepthCounts, DepthRow, Mergeable, Meta};
-
-pub use counts::{Counts, Inconsistency};
 pub use dataset::{
-    read as read_dataset, Dataset, DatasetError, Split, CLASSES,
-    DEFAULT_DIR as DEFAULT_DATASET_DIR, FASHION_NAMES,
+    read as read_dataset, DatasetError, Split, CLASSES, DEFAULT_DIR as DEFAULT_DATASET_DIR,
+    FASHION_NAMES,
 };
+pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use features::{extract as extract_features, Built, Extracted, Sample};
-pub use frames::{run_frame, FrameNoise};
-pub use head::Head;
 pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
-pub use network::{
-    load as load_network, load_path, HeadDef, Network, NetworkProblem, Source, StageDef,
-    MAX_NETWORK_BYTES,
-};
-pub use shard::{merge as merge_shards, merge_files, MergeError, ReadFault, Shard, ShardFault};
+pub use network::{load_path, HeadDef, Network, NetworkProblem, Source, MAX_NETWORK_BYTES};
+pub use report::{report, DepthRow, Report};
+pub use shard::{merge_files, MergeError, Shard};
 pub use stage::{build as build_stage, BuildOptions, Chip, StageError};
 pub use text::text as report_text;
-pub use tiling::{Tiling, BACKGROUND as TILE_BACKGROUND};
+pub use tiling::BACKGROUND as TILE_BACKGROUND;
 pub use uncertainty::ranges as uncertainty_ranges;
+
+#[cfg(test)]
+mod tests;
 
 use crate::sim::noise::{profile::ProfileError, Profile};
 

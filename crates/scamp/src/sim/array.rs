@@ -100,7 +100,7 @@ impl Array {
     /// exact writes, time 0) for `general` registers, reusing its planes: allocating a
     /// fresh array per frame costs more than the frame's bus passes (the kernel zeroes
     /// every new page).
-    pub fn reset(&mut self, general: usize, edge: EdgeMode) {
+    pub(crate) fn reset(&mut self, general: usize, edge: EdgeMode) {
         let fresh = |planes: &mut Vec<Vec<f32>>, n: usize| {
             planes.resize_with(n, || vec![0.0; PES]);
             planes.iter_mut().for_each(|p| p.fill(0.0));
@@ -231,7 +231,7 @@ impl Array {
     }
 
     /// Lets one cycle pass without an instruction reaching the array (a `nop()`).
-    pub fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         self.seq += 1;
     }
 

@@ -18,7 +18,7 @@ impl EdgeMode {
     /// Index of the cell `step` away from `i` along an axis of length `n`, or `None` when
     /// nothing is there.
     #[inline(always)]
-    pub fn neighbour(self, i: usize, step: i32, n: usize) -> Option<usize> {
+    pub(crate) fn neighbour(self, i: usize, step: i32, n: usize) -> Option<usize> {
         let j = i as i64 + i64::from(step);
         if (0..n as i64).contains(&j) {
             return Some(j as usize);

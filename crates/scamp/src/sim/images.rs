@@ -7,7 +7,7 @@ use crate::sim::N;
 
 /// Name and PNG bytes of every image in images/, sorted by name as `scamp check`
 /// loads them.
-pub const BUNDLED: [(&str, &[u8]); 8] = [
+pub(crate) const BUNDLED: [(&str, &[u8]); 8] = [
     ("astronaut", include_bytes!("../../images/astronaut.png")),
     ("brick", include_bytes!("../../images/brick.png")),
     ("camera", include_bytes!("../../images/camera.png")),

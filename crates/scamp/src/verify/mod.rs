@@ -36,9 +36,7 @@ pub use check::{
     first_run, frame_indices, load_images, measure, named_frame, ImagesError, KernelErrors,
     Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
 };
-pub use compare::{
-    adc_step, load_input, CompareError, CompareOptions, Comparison, DiffMap, Watched,
-};
+pub use compare::{adc_step, load_input, CompareError, CompareOptions, DiffMap, Watched};
 #[cfg(test)]
 pub(crate) use groups::{assign_blocks, kernel_block_ends, measure_groups, split_blocks};
 pub use groups::{per_target, EvaluateError, Evaluation, Groups};
@@ -46,24 +44,28 @@ pub use heatmap::{colour as heat_colour, save as save_heatmap};
 pub(crate) use kernels::prove_kernels;
 pub use kernels::KernelsProofError;
 pub use metrics::ErrorFigures;
-pub use planes::PlanesProofError;
 #[cfg(test)]
 pub(crate) use planes::{prove_planes, PlanesTarget};
 #[cfg(test)]
 pub(crate) use precision::check_precision;
 pub use predict::{analyse, analyse_planes, InputStats, Predicted};
-pub use proof::{prove, ProofError, Target, UnwrittenDependency};
+pub use proof::{prove, ProofError, Target};
 pub use range::InputRange;
 #[cfg(test)]
 pub(crate) use range::{coef_f64, interval, peak_planes};
 pub use report::explain_mismatch;
-pub use symbolic::SymbolicCause;
 #[cfg(test)]
 pub(crate) use symbolic::{coef_int, execute, LinComb};
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+pub(crate) use planes::PlanesProofError;
+#[cfg(test)]
 pub(crate) use predict::{IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH};
 #[cfg(test)]
+pub(crate) use proof::UnwrittenDependency;
+#[cfg(test)]
 pub(crate) use range::{peak, Peak};
+#[cfg(test)]
+pub(crate) use symbolic::SymbolicCause;

@@ -329,7 +329,7 @@ impl InputStats {
 
     /// The moments of real images (full-range values), over the pixels at least
     /// `border` from the edge, with lags up to `reach` in each direction.
-    pub fn of_images(images: &[Array2<f64>], border: usize, reach: usize) -> InputStats {
+    pub(crate) fn of_images(images: &[Array2<f64>], border: usize, reach: usize) -> InputStats {
         let mut sum = 0.0;
         let mut count = 0.0;
         let mut lags: HashMap<Offset, (f64, f64)> = HashMap::new();

@@ -99,7 +99,7 @@ impl Slot {
     }
 
     /// Whether the operand names an analogue register (so the once-per-bus rule covers it).
-    pub fn is_register(self) -> bool {
+    pub(crate) fn is_register(self) -> bool {
         matches!(
             self,
             Slot::Dst | Slot::Src | Slot::Acc | Slot::BusDst | Slot::BusSrc
@@ -109,7 +109,7 @@ impl Slot {
     /// A valid operand for this slot at operand position `i`: registers are distinct per
     /// position (general register `i`, or the `i`-th digital register the slot allows),
     /// so an expansion of placeholders shows which positions each instruction names.
-    pub fn placeholder(self, i: usize) -> Operand {
+    pub(crate) fn placeholder(self, i: usize) -> Operand {
         let digital = |ex: &[u8]| {
             let free: Vec<u8> = (0..DReg::COUNT as u8).filter(|r| !ex.contains(r)).collect();
             Operand::DReg(DReg::R(free[i % free.len()]))
@@ -314,7 +314,7 @@ impl Def {
     }
 
     /// Number of operands.
-    pub fn arity(&self) -> usize {
+    pub(crate) fn arity(&self) -> usize {
         self.slots.len()
     }
 
@@ -325,17 +325,17 @@ impl Def {
 
     /// Whether operands `a` and `b` (positions) are named in one bus instruction of the
     /// expansion, so that writing one register for both breaks the once-per-bus rule.
-    pub fn shares_bus(&self, a: usize, b: usize) -> bool {
+    pub(crate) fn shares_bus(&self, a: usize, b: usize) -> bool {
         self.meets.get(a).is_some_and(|m| b < 32 && m >> b & 1 == 1)
     }
 
     /// Positions of the result operands ([`Slot::Dst`]), in order.
-    pub fn results(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn results(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.slots.len()).filter(|&i| self.slots[i] == Slot::Dst)
     }
 
     /// Positions of the source operands ([`Slot::Src`], [`Slot::Acc`]), in order.
-    pub fn sources(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.slots.len()).filter(|&i| matches!(self.slots[i], Slot::Src | Slot::Acc))
     }
 

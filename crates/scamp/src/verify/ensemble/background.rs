@@ -14,7 +14,7 @@ use serde::Serialize;
 const ZERO_LEVEL: f64 = 128.0;
 
 /// Columns at which the column profile is reported (every 32nd).
-pub const PROFILE_COLUMNS: [usize; 8] = [0, 32, 64, 96, 128, 160, 192, 224];
+pub(crate) const PROFILE_COLUMNS: [usize; 8] = [0, 32, 64, 96, 128, 160, 192, 224];
 
 /// The statistics of a background, in 8-bit levels.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

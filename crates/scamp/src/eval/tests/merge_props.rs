@@ -2,11 +2,10 @@
 //! (never wrapped), shards of consistent counts merge into exactly their sum, and any
 //! edit that breaks a count's consistency or the shard numbering is refused.
 
+use crate::eval::counts::Counts;
+use crate::eval::report::{DepthCounts, Mergeable, Meta};
+use crate::eval::shard::{merge as merge_shards, MergeError, ShardFault};
 use proptest::prelude::*;
-use scamp::{
-    eval::merge_shards, eval::Counts, eval::DepthCounts, eval::MergeError, eval::Mergeable,
-    eval::Meta, eval::ShardFault,
-};
 
 const SEEDS: usize = 2;
 

@@ -2,11 +2,11 @@
 //! gives the same binary maps whatever its neighbours on the frame hold, under noise
 //! too (same chip, same run seed, same slot), for the one- and the two-stage network.
 
-use scamp::Profile;
-use scamp::{
-    eval, eval::run_frame, eval::BuildOptions, eval::FrameNoise, eval::Source, eval::Split,
-    eval::Tiling,
-};
+use crate::eval::frames::{run_frame, FrameNoise};
+use crate::eval::network::load as load_network;
+use crate::eval::tiling::Tiling;
+use crate::eval::{BuildOptions, Source, Split};
+use crate::sim::noise::Profile;
 
 /// 64 pseudo-random 28x28 images (bright, busy content right up to the tile edges).
 fn busy(n: usize) -> Split {
@@ -31,12 +31,12 @@ fn busy(n: usize) -> Split {
 fn an_image_reads_out_the_same_whatever_its_neighbours() {
     let profile = Profile::builtin("scamp5").unwrap();
     for net in ["analognet2_net.yaml", "deep_net.yaml"] {
-        let net = eval::load_network(&Source::Bundled, net).unwrap();
+        let net = load_network(&Source::Bundled, net).unwrap();
         let opts = BuildOptions {
             depth: None,
-            compile: scamp::CompileOptions::default().with_work(2000),
+            compile: crate::cain::CompileOptions::default().with_work(2000),
         };
-        let chip = eval::build_stage(&net, &opts).unwrap();
+        let chip = crate::eval::build_stage(&net, &opts).unwrap();
         let tiling = Tiling::new(28, 28, chip.reach).unwrap();
         assert_eq!(tiling.per_frame(), 64);
         let full = busy(64);
