@@ -186,7 +186,10 @@ proptest! {
         which in any::<prop::sample::Index>(),
         muts in prop::collection::vec(mutation(), 1..4),
     ) {
-        let sources = [scamp::IDEAL_YAML, scamp::SCAMP5_YAML];
+        let sources = [
+            scamp::builtin_text("ideal").expect("built in"),
+            scamp::builtin_text("scamp5").expect("built in"),
+        ];
         let bytes = apply(sources[which.index(sources.len())], &muts);
         let Ok(text) = decode(bytes, "profile") else {
             return Ok(());

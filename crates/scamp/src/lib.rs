@@ -6,60 +6,50 @@
 //!
 //! # The front door
 //!
-//! What a user starts from is re-exported here, at the crate root:
+//! The library's files are private; what a user needs is re-exported here, at the crate
+//! root, grouped by what you do:
 //!
-//! | you have or want | start from |
+//! | you want to | start from |
 //! | --- | --- |
-//! | kernels and the program that computes them | [`Bank`] ([`Bank::compile`], [`Bank::with_kernels`], [`Bank::bare`]); every method returns a [`BankError`] |
-//! | program text | [`parse_program`] gives a [`Program`] for a [`Device`] over registers [`Reg`], or an [`IsaError`] |
-//! | a filter spec | [`parse_spec`] gives a [`Spec`], compiled with [`CompileOptions`] (an [`Objective`]) and [`Stats`], or a [`CompileError`] |
-//! | the analogue error model | [`Profile`] (or a [`ProfileError`]) |
-//! | an image | [`GreyImage`] |
-//! | a command's options | [`CheckOptions`] with a [`ProfileTestbed`], [`RunOptions`] with a [`Setup`] per frame ([`Preload`], [`PlaneValues`]), [`CompareOptions`] over the [`Watched`] registers |
-//! | a command's report | [`Proof`], [`Checked`] and its [`CheckReport`], [`CompileReport`], [`RunSummary`]: each serialises to exactly the JSON the `scamp` command prints |
-//! | a network to evaluate on a dataset | [`Network`] (or an [`EvalError`]) |
-//! | why a run or a comparison stopped | [`RunError`], [`CompareError`] |
-//! | why a spec or a network file was refused | [`isa::YamlError`]: a position and a [`isa::YamlCause`], serde_yaml's own error or a check's cause with its values ([`cain::SpecProblem`], [`eval::NetworkProblem`]) |
-//! | why a profile was refused | [`ProfileError`]: a position and a [`sim::noise::ProfileCause`] |
+//! | write and run a program | [`parse_program`] gives a [`Program`] for a [`Device`] over registers [`Reg`]; [`run`] it on an [`Array`] under a noise [`Profile`] ([`NoiseModel`]), capture a [`GreyImage`]; or run a [`Bank`] over frames with [`RunOptions`] and a [`Setup`] per frame ([`Preload`], [`PlaneValues`]) |
+//! | prove and check it | [`prove`] a program against its [`Target`]s, or [`Bank::prove`]; [`Bank::check`] with [`CheckOptions`] on a [`ProfileTestbed`] gives [`Checked`] and its [`CheckReport`]; [`Bank::compare`] with [`CompareOptions`] over the [`Watched`] registers |
+//! | compile kernels | [`parse_spec`] gives a [`Spec`], compiled by [`Bank::compile`] (or [`compile`]) with [`CompileOptions`] (an [`Objective`]) and [`Stats`] into a [`CompileReport`] |
+//! | evaluate a network | [`eval`]: a [`Network`], [`eval::Options`], [`eval::evaluate`] and its [`eval::Report`] |
+//! | export a bank or a network | [`of_bank`], [`of_network`], [`cpp_source`] ([`ExportReport`]) |
+//! | know why something was refused | [`IsaError`], [`SpecProblem`] and [`YamlError`] ([`YamlCause`]), [`CompileError`], [`ProfileError`] ([`ProfileCause`]), [`BankError`], [`RunError`], [`CompareError`], [`ProofError`], [`EvalError`] ([`eval::NetworkProblem`]), [`ExportError`] |
+//!
+//! Each report serialises to exactly the JSON the `scamp` command prints.
 //!
 //! # Namespaces
 //!
-//! The rest sits one level down. Each module below is a flat list of re-exports over
-//! private files, so a path is never deeper than `scamp::module::Item`:
+//! A few groups are large or cohesive enough to keep a module of their own:
 //!
-//! - [`isa`]: the instruction set as data, program text, the macro table and the
+//! - [`isa`]: the instruction set as data ([`isa::table`]), program text and the
 //!   file-size limits;
-//! - [`sim`]: the machine (register planes, bus instructions, capture, readout), with
-//!   [`sim::noise`] (the error model) and [`sim::images`] (the bundled images);
-//! - [`cain`]: the code generator, its options, reports and spec format;
-//! - [`verify`]: proofs, error figures, predictions and static ranges;
-//! - [`bank`]: banks and their reports, with [`bank::text`] (the reports as the
-//!   command line prints them);
-//! - [`eval`] (`scamp eval`) and [`export`] (`scamp export`);
-//! - [`options`] (the check and eval options, each declared once), [`energy`] (the
-//!   energy model) and [`cancel`] (stopping a long call from another thread).
+//! - [`eval`]: `scamp eval`, a network's accuracy ideal and noisy, its datasets and
+//!   shards;
+//! - [`images`]: the bundled images;
+//! - [`identity`] and [`background`]: the two device experiments the `scamp5` profile
+//!   was calibrated against;
+//! - [`cancel`]: stopping a long call from another thread.
 //!
-//! The HTML pages and the calibration experiments are applications above the library:
-//! they live in the `scamp` command's package, `scamp-cli`.
-//!
-//! Each module's own page says which of its items are the library's surface, which are
-//! plumbing the command line and the Python bindings share, and which are internals
-//! the integration tests pin.
+//! The HTML pages and the calibration fits are applications above the library: they
+//! live in the `scamp` command's package, `scamp-cli`.
 //!
 //! # Run a program on your own array
 //!
 //! ```
 //! use ndarray::Array2;
-//! use scamp::{parse_program, sim, Device, PlaneValues, Preload, Profile, RunOptions, Setup, Watched};
+//! use scamp::{Device, PlaneValues, Preload, Profile, RunOptions, Setup, Watched, parse_program};
 //!
 //! let program = parse_program("mov(B, A); add(C, A, B);", Device::default()).unwrap();
 //! let ramp = Array2::from_shape_fn((256, 256), |(_, c)| c as f32 / 4.0);
-//! let mut setup = Setup::new(sim::default_image());
+//! let mut setup = Setup::new(scamp::default_image());
 //! setup.preloads.push(Preload::new("A", 6, PlaneValues::analogue("A", ramp.view()).unwrap()).unwrap());
 //! let mut opts = RunOptions::new(Profile::builtin("ideal").unwrap());
 //! opts.raw = true;
 //! let c = Watched::parse("C", 6).unwrap();
-//! let frames = scamp::bank::run_batch(&program, &[setup], &opts, &[c]).unwrap();
+//! let frames = scamp::run_batch(&program, &[setup], &opts, &[c]).unwrap();
 //! // Under `ideal` the arithmetic is exact: C = A + A on every PE.
 //! assert_eq!(frames[0].planes[0].1[255], 2.0 * 255.0 / 4.0);
 //! ```
@@ -67,27 +57,27 @@
 //! # Compile a spec
 //!
 //! ```
-//! use scamp::{cain, Bank};
-//! let spec = cain::parse_spec(
+//! use scamp::Bank;
+//! let spec = scamp::parse_spec(
 //!     "name: blur\ninput: A\nregisters: [A, B, C, D]\nkernels:\n  - out: A\n    scale: 1/4\n    weights: [[1, 2, 1]]\nsearch: { work: 2000, workers: 1 }\n",
 //! ).unwrap();
-//! let bank = Bank::compile(spec, &cain::CompileOptions::default(), &cain::Stats::default()).unwrap();
+//! let bank = Bank::compile(spec, &scamp::CompileOptions::default(), &scamp::Stats::default()).unwrap();
 //! let report = bank.compile_report().unwrap();
 //! assert!(bank.prove().unwrap().verified);
-//! assert_eq!(report.kernels[0].approximated, cain::ShownWeights::Plane(vec![vec![1, 2, 1]]));
+//! assert_eq!(report.kernels[0].approximated, scamp::ShownWeights::Plane(vec![vec![1, 2, 1]]));
 //! assert!(report.instructions <= 6, "{}", bank.text());
 //! ```
 //!
 //! # Check a program against its kernel
 //!
 //! ```
-//! use scamp::{cain, isa, Bank, CheckOptions, ProfileTestbed};
-//! let spec = cain::parse_spec(
+//! use scamp::{Bank, CheckOptions, ProfileTestbed, isa};
+//! let spec = scamp::parse_spec(
 //!     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
 //! ).unwrap();
 //! let program = isa::parse_program("divq(B, A); mov(A, B);", isa::Device::default()).unwrap();
 //! let bank = Bank::with_kernels(program, "", spec).unwrap();
-//! let images = [scamp::sim::default_image()];
+//! let images = [scamp::default_image()];
 //! let opts = CheckOptions::new("ideal");
 //! let checked = bank.check(&images, &ProfileTestbed::ideal(), &opts).unwrap();
 //! assert!(checked.report.verified);
@@ -98,13 +88,13 @@
 //! # Compare ideal and noisy runs
 //!
 //! ```
-//! use scamp::verify::adc_step;
-//! use scamp::{isa, sim, Bank, CompareOptions, RunOptions, Setup, Watched};
+//! use scamp::adc_step;
+//! use scamp::{Bank, CompareOptions, RunOptions, Setup, Watched, isa};
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
-//! let opts = RunOptions::new(sim::noise::Profile::builtin("scamp5").unwrap());
+//! let opts = RunOptions::new(scamp::Profile::builtin("scamp5").unwrap());
 //! let compare = CompareOptions::new(vec![Watched::parse("C", 6).unwrap()], adc_step(&opts.profile))
 //!     .with_runs(2);
-//! let scenes = [("camera".to_string(), sim::default_image())];
+//! let scenes = [("camera".to_string(), scamp::default_image())];
 //! let c = Bank::bare(program)
 //!     .compare(&scenes, &|img| Setup::new(img.clone()), &opts, &compare, None)
 //!     .unwrap();
@@ -128,7 +118,7 @@
 //! # Evaluate a bank on a batch of images
 //!
 //! ```
-//! use scamp::{isa, Bank, GreyImage, Profile, RunOptions, Setup, Watched};
+//! use scamp::{Bank, GreyImage, Profile, RunOptions, Setup, Watched, isa};
 //! let program = isa::parse_program("get_image(A, B); divq(C, A);", isa::Device::default()).unwrap();
 //! let bank = Bank::bare(program);
 //! // Eight flat frames of grey levels 0, 32, ..., 224: frame i runs with seed 7 + i.
@@ -163,11 +153,12 @@ pub use bank::{
 pub use isa::{parse_program, Device, IsaError, Pos, Program, Reg};
 pub use sim::images;
 pub use sim::noise::{
-    builtin_text, BusKind, NoiseModel, Parameter, Profile, ProfileCause, ProfileError, Saturation,
-    BUILTINS, DEFAULT_PROFILE, IDEAL_YAML, MAX_LEVEL, SCAMP5_YAML,
+    builtin_text, NoiseModel, Profile, ProfileCause, ProfileError, Saturation, BUILTINS,
+    DEFAULT_PROFILE, MAX_LEVEL,
 };
+pub use sim::run::run;
 pub use sim::{
-    default_image, frames, load_image, load_npy, read_matrix, run, run_observed, save_bits_npy,
+    default_image, frames, load_image, load_npy, read_matrix, run_observed, save_bits_npy,
     save_bits_png, save_npy, save_png, Array, CaptureError, EdgeMode, GreyImage, PlaneFileError,
     Preload as RegisterFill, RunError, RunReport, DEFAULT_CLOCK_HZ, DEFAULT_IMAGE_NAME,
     MAX_NPY_HEADER, N, PES,
@@ -178,24 +169,22 @@ pub use bank::{Bank, BankError, CheckOptions, CheckReport, Checked, Pictures, Pr
 pub use options::{FrontOption, InPython, CHECK_OPTIONS, EVAL_OPTIONS};
 pub use verify::ensemble::{background, described, ensemble, identity};
 pub use verify::{
-    adc_step, analyse, analyse_planes, explain_mismatch, first_run, frame_indices, heat_colour,
-    load_images, load_input, measure, named_frame, per_target, prove, save_heatmap, CheckTarget,
-    CompareError, CompareOptions, DiffMap, ErrorFigures, EvaluateError, Evaluation, Groups,
-    ImagesError, InputRange, InputStats, KernelErrors, Measurement, Predicted, ProfileTestbed,
-    Target, Testbed, Watched,
+    adc_step, explain_mismatch, first_run, heat_colour, load_images, load_input, measure,
+    named_frame, per_target, prove, save_heatmap, CheckTarget, CompareError, CompareOptions,
+    DiffMap, ErrorFigures, EvaluateError, Evaluation, Groups, ImagesError, InputStats,
+    KernelErrors, Measurement, Predicted, ProfileTestbed, Target, Testbed, Watched,
 };
 
 // Compile kernels.
 pub use bank::{CompileReport, SplitJson};
 pub use cain::{
     approximate, approximate_spec, check_slack, check_targets, check_time_limit, choose_layer,
-    compile, header, input_stats, layer_spec, parse_ops, parse_registers, parse_spec,
-    parse_spec_in, predict_outputs, predict_outputs_planes, program_text, read_bias, read_weights,
-    spec_yaml, ApproxParams, ChooseError, ChooseOptions, CompileError, CompileOptions, Compiled,
-    InputPlanes, LayerError, LayerTarget, Objective, Ops, OptionDecl, Rule, ShownWeights, Source,
-    Spec, Stats, StopReason, Whole, COMPILE_OPTIONS, DEEPEST, DEFAULT_MEMORY_LIMIT_MB,
-    DEFAULT_SLACK, MAX_SIDE, MAX_TIME_LIMIT, MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK,
-    WORKERS,
+    compile, header, layer_spec, parse_ops, parse_registers, parse_spec, parse_spec_in,
+    predict_outputs, program_text, read_bias, read_weights, spec_yaml, ApproxParams, ChooseError,
+    ChooseOptions, CompileError, CompileOptions, Compiled, LayerError, LayerTarget, Objective, Ops,
+    OptionDecl, Rule, ShownWeights, Source, Spec, Stats, StopReason, Whole, COMPILE_OPTIONS,
+    DEEPEST, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SLACK, MAX_SIDE, MAX_TIME_LIMIT, MAX_WORKERS,
+    MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
 };
 
 // Evaluate a network: the `eval` module, with its front door here.
@@ -209,6 +198,7 @@ pub use export::{
 
 // The errors' causes.
 pub use cain::SpecProblem;
+pub use cain::{OptionError, OptionProblem, RangeError};
 pub use isa::{SourceError, YamlCause, YamlError};
 pub use verify::ProofError;
 

@@ -5,7 +5,7 @@
 //! python/tests/test_errors_and_options.py).
 //!
 //! ```
-//! use scamp::options::{InPython, CHECK_OPTIONS, EVAL_OPTIONS};
+//! use scamp::{CHECK_OPTIONS, EVAL_OPTIONS, InPython};
 //! let runs = CHECK_OPTIONS.iter().find(|o| o.name == "runs").unwrap();
 //! assert_eq!((runs.flag(), runs.cli_default, runs.py_default), ("--runs".into(), Some("1"), "1"));
 //! let seeds = EVAL_OPTIONS.iter().find(|o| o.name == "chip_seeds").unwrap();

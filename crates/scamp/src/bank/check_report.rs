@@ -24,7 +24,7 @@ pub struct CheckReport {
     pub time_us: f64,
     /// The energy model's figure for one frame as `scamp export` writes it (captures
     /// included), in microjoules: a model from published power figures, not a
-    /// measurement ([`crate::energy`]).
+    /// measurement (`crate::energy`).
     pub energy_uj_per_frame: f64,
     /// The noise profile as named by the caller.
     pub noise: String,

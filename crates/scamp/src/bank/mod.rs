@@ -181,8 +181,8 @@ impl Bank {
     /// block that proves it.
     ///
     /// ```
-    /// use scamp::{isa, Bank};
-    /// let spec = scamp::cain::parse_spec(
+    /// use scamp::{Bank, isa};
+    /// let spec = scamp::parse_spec(
     ///     "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n",
     /// )
     /// .unwrap();
@@ -217,7 +217,7 @@ impl Bank {
     /// A bare program: it can run and be compared, not proven.
     ///
     /// ```
-    /// use scamp::{isa, Bank, BankError};
+    /// use scamp::{Bank, BankError, isa};
     /// let bank = Bank::bare(isa::parse_program("mov(B, A);", isa::Device::default()).unwrap());
     /// assert!(bank.spec().is_none());
     /// assert!(matches!(bank.prove(), Err(BankError::NoKernels)));
@@ -289,11 +289,11 @@ impl Bank {
     /// independent of any image).
     ///
     /// ```
-    /// use scamp::{cain, isa, Bank};
+    /// use scamp::{Bank, isa};
     /// let half = "name: half\ninput: A\nregisters: [A, B]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1]]\n";
     /// let bank = |text| {
     ///     let program = isa::parse_program(text, isa::Device::default()).unwrap();
-    ///     Bank::with_kernels(program, text, cain::parse_spec(half).unwrap()).unwrap()
+    ///     Bank::with_kernels(program, text, scamp::parse_spec(half).unwrap()).unwrap()
     /// };
     /// assert!(bank("divq(B, A); mov(A, B);").prove().unwrap().verified);
     /// // Halving twice computes A/4, not A/2: the proof says which kernel it misses.

@@ -113,17 +113,17 @@ impl CompileError {
     /// own proof), rather than bad input or a budget too small.
     ///
     /// ```
-    /// use scamp::cain::{CompileError, CompileOptions};
+    /// use scamp::{CompileError, CompileOptions};
     /// let bad_option = CompileError::from(CompileOptions::default().with_workers(0).validate().unwrap_err());
     /// assert!(!bad_option.is_bug() && !bad_option.is_no_program());
     /// // One register cannot hold two taps whose weights do not sum to 0: no program
     /// // exists, which is neither a bug nor bad input.
-    /// let spec = scamp::cain::parse_spec(
+    /// let spec = scamp::parse_spec(
     ///     "input: A\nregisters: [A]\nkernels:\n  - out: A\n    scale: 1/2\n    weights: [[1, 1]]\n",
     /// )
     /// .unwrap();
     /// let opts = CompileOptions::default().with_work(100).with_workers(1);
-    /// let e = scamp::cain::compile(&spec, &opts, &Default::default()).unwrap_err();
+    /// let e = scamp::compile(&spec, &opts, &Default::default()).unwrap_err();
     /// assert!(e.is_no_program() && !e.is_bug());
     /// ```
     pub fn is_bug(&self) -> bool {

@@ -35,9 +35,7 @@ mod tests;
 
 // The generator's surface: compile, its options, reports and errors, the spec format.
 pub(crate) use assemble::report::saturation_limit;
-pub use assemble::report::{
-    header, predict_outputs, predict_outputs_planes, program_text, InputPlanes,
-};
+pub use assemble::report::{header, predict_outputs, program_text};
 pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{Stats, StopReason};
@@ -47,8 +45,8 @@ pub use spec::approx::{approximate, Approx, ShownWeights};
 // the choice of depth per kernel of a layer.
 pub use choose::{choose_layer, ChooseError, ChooseOptions};
 pub use spec::{
-    check_slack, check_time_limit, ApproxParams, Whole, MAX_SIDE, MAX_TIME_LIMIT, MAX_WORKERS,
-    MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
+    check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
+    MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
 };
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec, SpecProblem};
 
@@ -62,7 +60,6 @@ pub use moves::rule::Rule;
 pub use options::{
     parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB,
 };
-pub use score::objective::input_stats;
 #[cfg(test)]
 pub(crate) use spec::approx::goal_of;
 pub use spec::approx::DEEPEST;
@@ -250,7 +247,7 @@ pub struct Compiled {
     /// Range of the values the program holds.
     pub range: RangeReport,
     /// Per kernel, the predicted error under the profile for inputs like the bundled
-    /// images ([`score::objective::input_stats`]).
+    /// images (`score::objective::input_stats`).
     pub predicted: Vec<Predicted>,
     /// The objective the program was chosen by.
     pub objective: Objective,
@@ -590,3 +587,7 @@ fn assemble(
         profile: setup.profile.name.clone(),
     }
 }
+#[cfg(test)]
+pub(crate) use assemble::report::{predict_outputs_planes, InputPlanes};
+#[cfg(test)]
+pub(crate) use score::objective::input_stats;

@@ -13,7 +13,7 @@ use crate::sim::noise::Profile;
 /// Build one from the default and the `with_*` methods (new fields may come):
 ///
 /// ```
-/// use scamp::cain::{CompileOptions, Objective};
+/// use scamp::{CompileOptions, Objective};
 /// let opts = CompileOptions::default().with_work(2000).with_workers(1).with_objective(Objective::Length);
 /// assert_eq!(opts.work, Some(2000));
 /// assert!(opts.validate().is_ok());
@@ -36,7 +36,7 @@ pub struct CompileOptions {
     pub node_limit: Option<u64>,
     /// Memory cap in MiB (default [`DEFAULT_MEMORY_LIMIT_MB`]).
     pub memory_limit_mb: Option<u64>,
-    /// Deterministic work budget: nodes per worker (see [`super::SearchOptions::work`]).
+    /// Deterministic work budget: nodes per worker (see `super::SearchOptions::work`).
     pub work: Option<u64>,
     /// What to minimise (default [`Objective::Error`]).
     pub objective: Option<Objective>,
@@ -76,7 +76,7 @@ impl OptionError {
     /// `key` refused for `problem`.
     ///
     /// ```
-    /// use scamp::cain::{OptionError, OptionProblem, RangeError};
+    /// use scamp::{OptionError, OptionProblem, RangeError};
     /// let e = OptionError::new("slack", RangeError::Slack(11.0));
     /// assert_eq!(e.to_string(), "slack must be a fraction between 0 and 10, got 11");
     /// assert!(matches!(e.problem, OptionProblem::Range(RangeError::Slack(v)) if v == 11.0));
@@ -241,7 +241,7 @@ pub fn parse_registers<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<V
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OptionDecl {
-    /// The Python keyword and [`OptionError::key`]; the command-line flag is
+    /// The Python keyword and `OptionError::key`; the command-line flag is
     /// [`OptionDecl::flag`].
     pub name: &'static str,
     /// The spec key that sets it too (`search.work`), if any.

@@ -167,7 +167,7 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// Parses the bytes of an (inflated) IDX file of unsigned bytes.
 ///
 /// ```
-/// use scamp::eval::{parse_idx, IdxError};
+/// use scamp::{eval::IdxError, eval::parse_idx};
 /// // Magic 00 00 08, one dimension of 2, then the 2 elements.
 /// let idx = parse_idx(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
 /// assert_eq!((idx.dims, idx.data), (vec![2], vec![5, 6]));

@@ -156,7 +156,7 @@ pub struct Report {
     /// frames per second.
     pub chip_images_per_second: f64,
     /// The energy model's figure for one frame program, in microjoules: a model from
-    /// published power figures, not a measurement ([`crate::energy`]).
+    /// published power figures, not a measurement (`crate::energy`).
     #[serde(default)]
     pub energy_uj_per_frame: f64,
     /// The energy of one image as a camera sees it (one scene per frame: the frame's

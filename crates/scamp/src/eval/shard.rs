@@ -174,7 +174,7 @@ pub enum ShardFault {
 }
 
 /// Reads the reports of `scamp eval --shard K/N --json` in `files` and adds up their
-/// shards ([`merge`]).
+/// shards (`merge`).
 pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Mergeable, MergeError> {
     let mut parts = Vec::new();
     for f in files {

@@ -45,13 +45,6 @@ pub struct NoTiling {
 impl Tiling {
     /// The densest tiling of `rows` x `cols` images whose tiles stay `reach` apart;
     /// `None` when not even one image fits.
-    ///
-    /// ```
-    /// use scamp::eval::Tiling;
-    /// let t = Tiling::new(28, 28, 4).unwrap();
-    /// assert_eq!((t.per_frame(), t.frames(10_000)), (49, 205));
-    /// assert!(Tiling::new(300, 28, 0).is_none());
-    /// ```
     pub fn new(rows: usize, cols: usize, reach: usize) -> Option<Tiling> {
         let fit = |size: usize| (N.saturating_sub(reach)) / (size + reach);
         let (down, across) = (fit(rows), fit(cols));

@@ -14,16 +14,20 @@ pub(crate) mod yaml;
 pub use op::{BusOp, DigitalOp};
 pub use parse::parse_program;
 pub use program::{Device, IsaCause, IsaError, Pos, Program, Stmt, Wiring};
-pub use reg::{DReg, Dir, DirSet, Reg};
+pub use reg::{DReg, Dir, Reg};
 // Plumbing the command line, the playground and the Python bindings share: reading
 // text files within a size limit, the macro table, quoting a user's text in a message.
+#[cfg(test)]
+pub(crate) use reg::DirSet;
 pub use source::{
     decode, read_text, SourceError, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES,
 };
-pub use table::{entry, table};
-pub use table::{Codegen, Def, Family, Id, Operand, Slot};
+pub use table::table;
+#[cfg(test)]
+pub(crate) use table::{entry, Id};
+pub use table::{Def, Operand, Slot};
 pub use text::quote;
-pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
+pub use unwritten::{unwritten_reads, AnyReg};
 pub use yaml::{YamlCause, YamlError};
 
 /// The constants the DAC loads (`in(a, v)`, `load_in(a, v)`): a decision's threshold

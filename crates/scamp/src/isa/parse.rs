@@ -176,7 +176,7 @@ fn operand(name: &str, pos: Pos) -> Result<Operand, IsaError> {
 /// mark is skipped.
 ///
 /// ```
-/// use scamp::isa::{parse_program, Device};
+/// use scamp::{isa::Device, isa::parse_program};
 /// let p = parse_program("mov(B, A);\nadd(C, A, B);", Device::default()).unwrap();
 /// assert_eq!(p.instructions(), 2);
 /// // An error names its line and column.

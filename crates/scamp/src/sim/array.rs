@@ -323,7 +323,7 @@ impl Array {
 
     /// Runs the bus instructions of one statement, fusing consecutive transfers into
     /// one pass over the array where that cannot change the result (see `plan`).
-    /// Equivalent to `step` on each instruction in turn (plus a [`Array::tick`] after
+    /// Equivalent to `step` on each instruction in turn (plus a `Array::tick` after
     /// each `nop()`), bit for bit and with the same noise.
     pub fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
         self.batch().execute(ops)

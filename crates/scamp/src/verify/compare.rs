@@ -35,7 +35,7 @@ impl Watched {
     ///
     /// ```
     /// use scamp::isa::Reg;
-    /// use scamp::verify::Watched;
+    /// use scamp::Watched;
     /// assert_eq!(Watched::parse("C", 6), Some(Watched::Analogue(Reg::Gen(2))));
     /// // SCAMP-5 has A..F: G is a register only on a larger register file.
     /// assert_eq!(Watched::parse("G", 6), None);
@@ -119,7 +119,7 @@ pub fn adc_step(profile: &Profile) -> f64 {
 /// How the two runs are made and compared.
 ///
 /// ```
-/// use scamp::verify::{CompareOptions, Watched};
+/// use scamp::{CompareOptions, Watched};
 /// let c = Watched::parse("C", 6).unwrap();
 /// let opts = CompareOptions::new(vec![c], 0.5).with_runs(2).with_seeds(1, 7);
 /// assert_eq!((opts.runs, opts.seed, opts.chip_seed, opts.border), (2, 1, 7, 0));

@@ -33,8 +33,8 @@ pub(crate) mod uncertainty;
 #[cfg(test)]
 pub(crate) use check::input_values;
 pub use check::{
-    first_run, frame_indices, load_images, measure, named_frame, ImagesError, KernelErrors,
-    Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
+    first_run, load_images, measure, named_frame, ImagesError, KernelErrors, Measurement,
+    ProfileTestbed, Target as CheckTarget, Testbed,
 };
 pub use compare::{adc_step, load_input, CompareError, CompareOptions, DiffMap, Watched};
 #[cfg(test)]
@@ -48,9 +48,8 @@ pub use metrics::ErrorFigures;
 pub(crate) use planes::{prove_planes, PlanesTarget};
 #[cfg(test)]
 pub(crate) use precision::check_precision;
-pub use predict::{analyse, analyse_planes, InputStats, Predicted};
+pub use predict::{InputStats, Predicted};
 pub use proof::{prove, ProofError, Target};
-pub use range::InputRange;
 #[cfg(test)]
 pub(crate) use range::{coef_f64, interval, peak_planes};
 pub use report::explain_mismatch;
@@ -60,11 +59,17 @@ pub(crate) use symbolic::{coef_int, execute, LinComb};
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+pub(crate) use check::frame_indices;
+#[cfg(test)]
 pub(crate) use planes::PlanesProofError;
+#[cfg(test)]
+pub(crate) use predict::{analyse, analyse_planes};
 #[cfg(test)]
 pub(crate) use predict::{IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH};
 #[cfg(test)]
 pub(crate) use proof::UnwrittenDependency;
+#[cfg(test)]
+pub(crate) use range::InputRange;
 #[cfg(test)]
 pub(crate) use range::{peak, Peak};
 #[cfg(test)]

@@ -22,7 +22,9 @@
 
 use super::range::InputRange;
 use super::symbolic::Offset;
-use crate::isa::{DigitalOp, Pos, Program, Reg, Wiring};
+#[cfg(test)]
+use crate::isa::Wiring;
+use crate::isa::{DigitalOp, Pos, Program, Reg};
 use crate::sim::machine::{step, Machine, MachineError};
 use crate::sim::noise::profile::{Injection, Transfer};
 use crate::sim::noise::{BusKind, Profile};
@@ -304,9 +306,9 @@ pub struct InputStats {
 
 impl InputStats {
     /// The default input model of `compile`: the bundled test images' moments
-    /// ([`IMAGE_LAGS`]), mapped affinely from the capture's -128..127 onto `range`. Unlike
+    /// (`IMAGE_LAGS`), mapped affinely from the capture's -128..127 onto `range`. Unlike
     /// a locally constant input, it gives edges and texture their weight, which is what
-    /// zero-sum kernels (Sobel, Laplacian) respond to; lags beyond [`IMAGE_REACH`] take
+    /// zero-sum kernels (Sobel, Laplacian) respond to; lags beyond `IMAGE_REACH` take
     /// the farthest measured correlation.
     pub fn of_bundled_images(range: InputRange) -> InputStats {
         let b = (range.hi - range.lo) / 255.0;
@@ -880,7 +882,8 @@ impl Predicted {
 
 /// Follows `program` (input plane `z` in the wiring's `z`-th input register, every
 /// other register zero and exact) through the error model of `profile`.
-pub fn analyse(
+#[cfg(test)]
+pub(crate) fn analyse(
     program: &Program,
     wiring: Wiring,
     profile: &Profile,

@@ -182,7 +182,7 @@ pub const MAX_TIME_LIMIT: f64 = 86_400.0;
 /// and at most [`MAX_TIME_LIMIT`] (NaN and infinity refused).
 ///
 /// ```
-/// use scamp::cain::{check_time_limit, RangeError};
+/// use scamp::{RangeError, check_time_limit};
 /// assert_eq!(check_time_limit(2.5), Ok(2.5));
 /// assert_eq!(check_time_limit(0.0), Err(RangeError::TimeLimit(0.0)));
 /// assert!(check_time_limit(f64::NAN).is_err());
@@ -254,7 +254,7 @@ impl Whole {
     /// `v` if in range.
     ///
     /// ```
-    /// use scamp::cain::WORKERS;
+    /// use scamp::WORKERS;
     /// assert_eq!(WORKERS.check(8), Ok(8));
     /// let e = WORKERS.check(2000).unwrap_err();
     /// assert_eq!(e.to_string(), "workers must be between 1 and 1024, got 2000");
@@ -791,12 +791,12 @@ fn build(raw: RawSpec, dir: Option<&Path>) -> R<Spec> {
 /// mark is skipped.
 ///
 /// ```
-/// let spec = scamp::cain::parse_spec(
+/// let spec = scamp::parse_spec(
 ///     "name: blur\ninput: A\nregisters: [A, B, C]\nkernels:\n  - out: A\n    scale: 1/4\n    weights: [[1, 2, 1]]\n",
 /// )
 /// .unwrap();
 /// assert_eq!((spec.name.as_str(), spec.kernels.len(), spec.registers.len()), ("blur", 1, 3));
-/// let e = scamp::cain::parse_spec("kernels: 3\n").unwrap_err();
+/// let e = scamp::parse_spec("kernels: 3\n").unwrap_err();
 /// assert_eq!(e.pos.line, 1);
 /// ```
 pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {

@@ -70,3 +70,10 @@ fn an_image_reads_out_the_same_whatever_its_neighbours() {
         assert_ne!(single[9], together[9]);
     }
 }
+
+#[test]
+fn forty_nine_fashion_images_fit_a_frame_four_pixels_apart() {
+    let t = Tiling::new(28, 28, 4).unwrap();
+    assert_eq!((t.per_frame(), t.frames(10_000)), (49, 205));
+    assert!(Tiling::new(300, 28, 0).is_none());
+}

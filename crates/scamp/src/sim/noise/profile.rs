@@ -467,7 +467,7 @@ impl Profile {
     /// Parses a profile from YAML text; `file` names it in errors.
     ///
     /// ```
-    /// use scamp::sim::noise::Profile;
+    /// use scamp::Profile;
     /// let e = Profile::from_yaml("name: mine\ngian: 1\n", "mine.yaml").unwrap_err();
     /// assert_eq!((e.file.as_str(), e.line), ("mine.yaml", 2));
     /// ```
@@ -489,7 +489,7 @@ impl Profile {
     /// A built-in profile by name.
     ///
     /// ```
-    /// use scamp::sim::noise::Profile;
+    /// use scamp::Profile;
     /// assert!(Profile::builtin("ideal").unwrap().is_exact());
     /// assert!(!Profile::builtin("scamp5").unwrap().is_exact());
     /// assert!(Profile::builtin("no-such").is_none());

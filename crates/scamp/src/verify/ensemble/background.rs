@@ -38,7 +38,7 @@ pub struct BackgroundStats {
     /// The fixed pattern after removing a quadratic surface (least squares in row and
     /// column).
     pub detrended: f64,
-    /// Column mean minus grand mean at [`PROFILE_COLUMNS`].
+    /// Column mean minus grand mean at `PROFILE_COLUMNS`.
     pub column_profile: [f64; 8],
     /// Per PE, the standard deviation over frames after removing each frame's mean:
     /// median, 5 % and 95 % over PEs.

@@ -75,7 +75,7 @@ pub fn described(p: &Profile) -> Result<(), UncertaintyError> {
 /// The ensemble of `p`: the nominal profile first, then each parameter at each end of
 /// its range (the others nominal), then `samples` members with every parameter drawn
 /// uniformly inside its range. Deterministic: a pure function of the profile. Every
-/// member is checked against both experiments ([`consistent`]).
+/// member is checked against both experiments (`consistent`).
 pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
     let u = p
         .uncertainty

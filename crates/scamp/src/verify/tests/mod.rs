@@ -2,6 +2,8 @@
 //! surface (symbolic execution, the multi-plane proof, intervals and peaks), the gaps a
 //! proof must not pass, and the compile-time input model against the bundled images.
 
+mod check_channels;
+mod ensemble;
 mod predict_images;
 mod proof_gaps;
 mod proof_planes;
