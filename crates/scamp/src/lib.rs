@@ -1,4 +1,5 @@
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 // No function over 100 lines (clippy.toml sets the threshold).
 #![deny(clippy::too_many_lines)]
 //! `scamp`: a cycle-accurate simulator, code generator and checker for the SCAMP-5

@@ -17,7 +17,8 @@ mod stats;
 mod summary;
 pub mod text;
 
-pub use check_report::{CheckReport, ReportInputs};
+pub use check_report::CheckReport;
+pub(crate) use check_report::ReportInputs;
 pub use compile_report::{CompileReport, SplitJson};
 pub use outputs::Pictures;
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};

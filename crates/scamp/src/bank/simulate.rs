@@ -220,7 +220,7 @@ pub struct Runs {
 /// Runs `program` `count` times on arrays made by `fresh` (run seeds `seed`,
 /// `seed + 1`, ...), a few at a time across the cores, keeping the first run's planes
 /// and statistics over all: memory stays flat in `count`.
-pub fn runs<E>(
+pub(crate) fn runs<E>(
     program: &Program,
     fresh: &(dyn Fn() -> Result<Array, E> + Sync),
     opts: &RunOptions,

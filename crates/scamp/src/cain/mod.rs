@@ -36,10 +36,12 @@ mod tests;
 // The generator's surface: compile, its options, reports and errors, the spec format.
 pub(crate) use assemble::report::saturation_limit;
 pub use assemble::report::{header, predict_outputs, program_text};
-pub use error::{ApproxFailure, CompileError, GeneratorBug};
+pub use error::CompileError;
+pub(crate) use error::{ApproxFailure, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
 pub use search::{Stats, StopReason};
-pub use spec::approx::{approximate, Approx, ShownWeights};
+pub(crate) use spec::approx::Approx;
+pub use spec::approx::{approximate, ShownWeights};
 // Plumbing the command line and the Python bindings share: each search parameter's
 // declared range (their flags and keywords are checked against it), a layer's files and
 // the choice of depth per kernel of a layer.

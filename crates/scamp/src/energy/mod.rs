@@ -18,7 +18,7 @@ use serde::Serialize;
 
 /// Energy per operation of one processing element, in joules (Carey et al. 2013,
 /// abstract: "1.9pJ/OP").
-pub const JOULES_PER_OP: f64 = 1.9e-12;
+pub(crate) const JOULES_PER_OP: f64 = 1.9e-12;
 
 /// Peak operations per second the same paper quotes at 10 MHz (introduction: 655 GOPS);
 /// with [`JOULES_PER_OP`] it gives the chip's peak power, 1.2445 W.
@@ -30,7 +30,7 @@ const PEAK_OPS_PER_SECOND: f64 = 655e9;
 const PEAK_INSTRUCTION_HZ: f64 = 10e6;
 
 /// Energy of one bus instruction executed by every processing element, in microjoules.
-pub fn instruction_uj() -> f64 {
+pub(crate) fn instruction_uj() -> f64 {
     (N * N) as f64 * JOULES_PER_OP * 1e6
 }
 
@@ -78,7 +78,7 @@ impl FrameEnergy {
 }
 
 /// The energy of `cycles` bus instructions, in microjoules.
-pub fn cycles_uj(cycles: u64) -> f64 {
+pub(crate) fn cycles_uj(cycles: u64) -> f64 {
     cycles as f64 * instruction_uj()
 }
 

@@ -11,7 +11,7 @@ use std::cell::Cell;
 
 /// The noise one frame runs under.
 #[derive(Clone, Copy, Debug)]
-pub struct FrameNoise<'a> {
+pub(crate) struct FrameNoise<'a> {
     /// The profile.
     pub profile: &'a Profile,
     /// Fixed-pattern (chip) seed.
@@ -29,7 +29,7 @@ pub(crate) fn run_seed(chip_seed: u64, frame: usize) -> u64 {
 
 /// The binary maps of every image of frame `frame` of `split` (images `frame *
 /// per_frame ..`): per image, maps one after another, each `rows x cols` bits.
-pub fn run_frame(
+pub(crate) fn run_frame(
     chip: &Chip,
     tiling: &Tiling,
     split: &Split,

@@ -197,7 +197,7 @@ pub fn merge_files(files: &[std::path::PathBuf]) -> Result<Mergeable, MergeError
 /// counts (`shard` absent). Every shard of the same N must be there exactly once, the
 /// counts of each must be those of some evaluation, and their sums those of the whole
 /// test split; sums that would overflow are refused.
-pub fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
+pub(crate) fn merge(parts: &[(String, Mergeable)]) -> Result<Mergeable, MergeError> {
     let ((first_file, first), _) = parts.split_first().ok_or(MergeError::Empty)?;
     for (file, m) in parts {
         check_counts(file, m)?;

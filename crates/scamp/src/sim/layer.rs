@@ -13,7 +13,7 @@ pub(crate) mod knee;
 pub(crate) mod rng;
 pub(crate) mod saturate;
 
-pub use bus_kind::BusKind;
+pub(crate) use bus_kind::BusKind;
 pub(crate) use fused::{Factors, FusedWrite};
 
 use crate::isa::Reg;

@@ -10,7 +10,7 @@ pub(crate) mod edge;
 pub mod images;
 pub(crate) mod layer;
 pub(crate) mod machine;
-pub mod noise;
+pub(crate) mod noise;
 pub(crate) mod preload;
 pub(crate) mod readout;
 pub(crate) mod run;
@@ -21,8 +21,9 @@ pub use array::Array;
 pub use clock::DEFAULT_CLOCK_HZ;
 pub use dims::{N, PES};
 pub use edge::EdgeMode;
+pub(crate) use run::run;
 pub use run::RunError;
-pub use run::{run, run_observed, RunReport};
+pub use run::{run_observed, RunReport};
 
 // Plumbing the command line, the Python bindings and the calibration share: batches of
 // frames, images in and planes out.

@@ -273,7 +273,7 @@ impl Target {
 /// `(j + z) mod n` on plane `z`. A single input sees image `j`; with several inputs
 /// every plane sees every image once over the `n` frames, each frame a different image
 /// on each plane (where there are as many images as planes).
-pub fn frame_indices(j: usize, n: usize, planes: usize) -> Vec<usize> {
+pub(crate) fn frame_indices(j: usize, n: usize, planes: usize) -> Vec<usize> {
     (0..planes.max(1)).map(|z| (j + z) % n.max(1)).collect()
 }
 

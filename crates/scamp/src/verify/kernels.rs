@@ -24,7 +24,7 @@ pub enum KernelsProofError {
 impl PlanesTarget {
     /// The target of a kernel of one input.
     #[cfg(test)]
-    pub fn single(t: Target) -> PlanesTarget {
+    pub(crate) fn single(t: Target) -> PlanesTarget {
         PlanesTarget {
             out: t.out,
             planes: vec![t],

@@ -13,7 +13,7 @@ pub(crate) mod compare;
 pub(crate) mod compare_ranges;
 pub(crate) mod convolution;
 pub(crate) mod dyadic;
-pub mod ensemble;
+pub(crate) mod ensemble;
 pub(crate) mod groups;
 pub(crate) mod heatmap;
 pub(crate) mod kernels;
@@ -42,7 +42,7 @@ pub(crate) use groups::{assign_blocks, kernel_block_ends, measure_groups, split_
 pub use groups::{per_target, EvaluateError, Evaluation, Groups};
 pub use heatmap::{colour as heat_colour, save as save_heatmap};
 pub(crate) use kernels::prove_kernels;
-pub use kernels::KernelsProofError;
+pub(crate) use kernels::KernelsProofError;
 pub use metrics::ErrorFigures;
 #[cfg(test)]
 pub(crate) use planes::{prove_planes, PlanesTarget};

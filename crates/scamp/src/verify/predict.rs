@@ -127,7 +127,7 @@ impl Affine {
 
 /// Lags of the bundled images' moments: `(dr, dc)` with `dr` in `0..=IMAGE_REACH` and
 /// `dc` in `-IMAGE_REACH..=IMAGE_REACH` (for `dr = 0`, `dc >= 0`).
-pub const IMAGE_REACH: usize = 8;
+pub(crate) const IMAGE_REACH: usize = 8;
 
 /// Pixels of the bundled images nearer the edge than this are left out of their moments.
 #[cfg(test)]
@@ -135,11 +135,11 @@ pub(crate) const IMAGE_BORDER: usize = 8;
 
 /// The bundled test images' (`images/`) mean, full-range values (`pixel - 128`).
 /// Derived from the images and held to them by `tests/predict_images.rs`.
-pub const IMAGE_MEAN: f64 = -9.160723;
+pub(crate) const IMAGE_MEAN: f64 = -9.160723;
 
 /// The bundled test images' `E[x(p) x(p + (dr, dc))]`, full-range values, as
 /// `(dr, dc, moment)` for the lags of [`IMAGE_REACH`] (derived like [`IMAGE_MEAN`]).
-pub const IMAGE_LAGS: &[(i32, i32, f64)] = &[
+pub(crate) const IMAGE_LAGS: &[(i32, i32, f64)] = &[
     (0, 0, 4197.2274),
     (0, 1, 3763.5628),
     (0, 2, 3268.9271),
@@ -856,7 +856,7 @@ pub struct PredictError {
 
 /// The error structure of a program's registers after it ran: input-independent, so it
 /// can be evaluated under several input models.
-pub struct ErrorModel {
+pub(crate) struct ErrorModel {
     general: Vec<Tracked>,
     writes: Vec<Write>,
     temporal: Vec<TemporalVar>,
@@ -894,7 +894,7 @@ pub(crate) fn analyse(
 /// [`analyse`] of a program reading several input planes, plane `z` in `inputs[z]`
 /// (every other register zero and exact), on a device of `general` general registers.
 /// Values made from `PIX` are held on plane 0, as the multi-plane proof holds them.
-pub fn analyse_planes(
+pub(crate) fn analyse_planes(
     program: &Program,
     inputs: &[Reg],
     general: usize,
@@ -1001,7 +1001,7 @@ impl ErrorModel {
 
     /// The predicted bias and RMSE of `reg` as read out, for inputs with moments
     /// `stats`.
-    pub fn predict(&self, reg: Reg, stats: &InputStats) -> Predicted {
+    pub(crate) fn predict(&self, reg: Reg, stats: &InputStats) -> Predicted {
         let Some(t) = self.tracked(reg) else {
             return Predicted {
                 rmse: 0.0,

@@ -88,7 +88,11 @@ impl Peak {
 /// Runs on machine integers (`Dyadic`) and, only if a value leaves them, again on
 /// exact rationals: both round each coefficient to f64 the same way, so the answer is
 /// the same either way.
-pub fn peak(program: &Program, wiring: Wiring, range: InputRange) -> Result<Peak, SymbolicError> {
+pub(crate) fn peak(
+    program: &Program,
+    wiring: Wiring,
+    range: InputRange,
+) -> Result<Peak, SymbolicError> {
     if wiring.has_planes() {
         return peak_planes(program, &wiring.inputs(), wiring.general, range);
     }

@@ -43,7 +43,7 @@ pub fn predict_outputs(
 /// The input registers of a program (plane `z` in `regs[z]`) and the device's
 /// general registers.
 #[derive(Clone, Copy, Debug)]
-pub struct InputPlanes<'a> {
+pub(crate) struct InputPlanes<'a> {
     /// Per input plane, its register.
     pub regs: &'a [Reg],
     /// Number of general registers.
@@ -52,7 +52,7 @@ pub struct InputPlanes<'a> {
 
 /// [`predict_outputs`] of a program reading several input planes: noise and signal
 /// propagate from every plane, each with the moments of `stats`.
-pub fn predict_outputs_planes(
+pub(crate) fn predict_outputs_planes(
     program: &Program,
     inputs: InputPlanes,
     outs: &[Reg],

@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 /// Terms order by (channel, row, col): a goal on input channel 0 alone keeps the order
 /// (and, see the `Hash` impl, the fingerprint) it had before goals carried channels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Term {
+pub(crate) struct Term {
     /// Input channel (plane) the atoms are of: Cain's z coordinate.
     pub z: u8,
     /// Row offset (+ south).
@@ -48,7 +48,7 @@ impl Term {
 
 /// A goal: atom counts by offset, sorted by offset, no zero counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Goal(pub Vec<Term>);
+pub(crate) struct Goal(pub Vec<Term>);
 
 /// A translation that one neighbour instruction applies: `movx` moves one step,
 /// `mov2x` two (straight or diagonal).
@@ -165,7 +165,7 @@ impl Goal {
     }
 
     /// Whether the goal has no atoms.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
@@ -180,7 +180,7 @@ impl Goal {
     }
 
     /// Signed sum of the counts.
-    pub fn sum(&self) -> i64 {
+    pub(crate) fn sum(&self) -> i64 {
         self.0.iter().map(|t| i64::from(t.n)).sum()
     }
 
@@ -321,12 +321,12 @@ impl Goal {
     }
 
     /// `self + other`.
-    pub fn plus(&self, other: &Goal) -> Goal {
+    pub(crate) fn plus(&self, other: &Goal) -> Goal {
         self.combine(other, 1)
     }
 
     /// `self - other`.
-    pub fn minus(&self, other: &Goal) -> Goal {
+    pub(crate) fn minus(&self, other: &Goal) -> Goal {
         self.combine(other, -1)
     }
 

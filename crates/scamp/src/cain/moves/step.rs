@@ -38,7 +38,7 @@ impl Kind {
     /// Every kind, the moving ones with each shift of `SHIFTS` (the instruction table's
     /// tests go through them all).
     #[cfg(test)]
-    pub fn all() -> Vec<Kind> {
+    pub(crate) fn all() -> Vec<Kind> {
         let mut v = vec![Kind::Res, Kind::Mov, Kind::Add2, Kind::Add3, Kind::Sub];
         v.extend([Kind::Neg, Kind::Divq, Kind::Div]);
         for s in crate::cain::moves::goal::SHIFTS {

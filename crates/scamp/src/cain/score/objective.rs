@@ -21,7 +21,7 @@ use crate::verify::predict::{InputStats, Predicted};
 /// report's `predicted`): the bundled images' moments mapped onto the spec's input
 /// range. Pixels uniform and locally constant would miss what edge and texture kernels
 /// respond to (Sobel predicted at a sixth of its measured error).
-pub fn input_stats(range: crate::verify::range::InputRange) -> InputStats {
+pub(crate) fn input_stats(range: crate::verify::range::InputRange) -> InputStats {
     InputStats::of_bundled_images(range)
 }
 

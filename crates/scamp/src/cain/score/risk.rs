@@ -19,7 +19,7 @@ use crate::verify::range::InputRange;
 
 /// The texture model and the limit.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClipModel {
+pub(crate) struct ClipModel {
     /// Common depth of the goals (a goal's counts are over `2^depth`).
     pub depth: u32,
     /// Lowest input pixel.
@@ -50,7 +50,7 @@ impl ClipModel {
     /// The model for goals over `2^depth`, inputs in `range` and the saturation
     /// `limit`, at the [`DEFAULT_SPREAD`], with the outputs `finals`' largest flat
     /// magnitude as [`ClipModel::unavoidable`].
-    pub fn new(depth: u32, range: InputRange, limit: f64, finals: &[Goal]) -> ClipModel {
+    pub(crate) fn new(depth: u32, range: InputRange, limit: f64, finals: &[Goal]) -> ClipModel {
         let m = ClipModel {
             depth,
             lo: range.lo,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// Budget and shape of a search.
 #[derive(Clone, Debug)]
-pub struct SearchOptions {
+pub(crate) struct SearchOptions {
     /// Wall-clock budget.
     pub time_limit: Duration,
     /// Largest number of nodes expanded over all workers.
@@ -44,7 +44,7 @@ pub struct SearchOptions {
 /// The values a goal (atoms over `2^depth`, times input pixels in `lo..=hi`) may reach:
 /// it and its negation (negated copies are made on the way) within `low..=high`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GoalRange {
+pub(crate) struct GoalRange {
     /// Common depth of the goals.
     pub depth: u32,
     /// Lowest input pixel.

@@ -5,7 +5,7 @@
 
 /// How a search spends its budget (see [`super::search`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tuning {
+pub(crate) struct Tuning {
     /// Under the error objective's strict half, values other than the outputs stay
     /// within this multiple of the register limit for any input. Default 1.5: values a
     /// little beyond the limit clip only on strong edges.

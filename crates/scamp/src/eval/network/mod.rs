@@ -360,7 +360,7 @@ pub fn load_path(path: Option<&Path>) -> Result<Network, NetworkError> {
 }
 
 /// Reads the network file `name` from `source`, with the specs and programs it names.
-pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
+pub(crate) fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
     let (file, text) = source.read(name)?;
     let yaml = |err: YamlError| NetworkError::Yaml {
         file: file.clone(),

@@ -410,7 +410,7 @@ pub fn table() -> &'static [Def] {
 }
 
 /// The entry the code generator knows as `id`.
-pub fn entry(id: Id) -> &'static Def {
+pub(crate) fn entry(id: Id) -> &'static Def {
     BY_ID[id as usize]
 }
 

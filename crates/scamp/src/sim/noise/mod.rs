@@ -10,14 +10,15 @@ pub(crate) mod layer;
 pub(crate) mod profile;
 pub(crate) mod saturation;
 mod term;
-pub mod uncertainty;
+pub(crate) mod uncertainty;
 
-pub use crate::sim::layer::BusKind;
+pub(crate) use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
 pub use profile::builtin_text;
 pub use profile::{Profile, ProfileCause, ProfileError, BUILTINS, DEFAULT_PROFILE};
+pub(crate) use saturation::KneeForm;
+pub use saturation::Saturation;
 pub use saturation::MAX_LEVEL;
-pub use saturation::{KneeForm, Saturation};
 // The uncertainty description is also its own namespace, `noise::uncertainty`.
 #[cfg(test)]
 pub(crate) use uncertainty::Parameter;

@@ -15,9 +15,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The built-in `ideal` profile: every error off, results exact.
-pub const IDEAL_YAML: &str = include_str!("ideal.yaml");
+pub(crate) const IDEAL_YAML: &str = include_str!("ideal.yaml");
 /// The built-in `scamp5` profile, calibrated to the hardware measurements described in docs/noise.md.
-pub const SCAMP5_YAML: &str = include_str!("scamp5.yaml");
+pub(crate) const SCAMP5_YAML: &str = include_str!("scamp5.yaml");
 /// Names of the built-in profiles.
 pub const BUILTINS: &[&str] = &["ideal", "scamp5"];
 /// The profile `run` and `check` use when none is named.

@@ -124,7 +124,7 @@ fn join_most(most: &[usize]) -> String {
 }
 
 /// The values of the 256x256 float32 or float64 `.npy` file at `path`, row after row.
-pub fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
+pub(crate) fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
     Ok(read_matrix(path, [N, N])?.iter().copied().collect())
 }
 

@@ -119,7 +119,7 @@ pub fn ensemble(p: &Profile) -> Result<Vec<Member>, UncertaintyError> {
 
 /// Whether `p` reproduces both device experiments within the calibration tolerance:
 /// `Ok(Err(why))` when it does not.
-pub fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyError> {
+pub(crate) fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyError> {
     let rows = identity::compare(p, &[0, 120], 32, Setup::default())?;
     if !identity::holds(&rows) {
         return Ok(Err(format!(
