@@ -3,7 +3,7 @@
 //! report (`scamp eval --html`), all made from the library's reports. Each page is one
 //! file with its styles, script and pictures inline, so it opens offline and can be
 //! mailed or pasted as it is. The plain-text reports are in
-//! [`scamp::bank::text`], beside the report types they print.
+//! [`scamp::bank_text`], beside the report types they print.
 
 pub mod check;
 pub mod check_page;
