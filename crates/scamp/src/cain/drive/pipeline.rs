@@ -7,7 +7,7 @@
 
 use crate::cain::assemble::{alloc, emit};
 use crate::cain::drive::choice;
-use crate::cain::drive::phase::{Phase, RangeRule, Searches};
+use crate::cain::drive::phase::{self, Phase, RangeRule, Searches};
 use crate::cain::drive::race::{run_search, Candidate, Judge};
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::Bag;
@@ -56,6 +56,9 @@ pub(crate) struct Pipeline<'a> {
     pub began: Duration,
     /// The group's clock budget.
     pub time: Duration,
+    /// The group's nominal clock: its share of the time limit, the same on every run
+    /// (what a calibrated phase's work is made from, see [`phase::calibrated_work`]).
+    pub nominal: Duration,
     /// The live counters.
     pub stats: &'a Stats,
 }
@@ -143,17 +146,24 @@ impl Pipeline<'_> {
         budget: Duration,
         seen: &objective::Shortest,
     ) -> Outcome<Candidate> {
+        let given = &self.setup.search;
+        let work = match (phase.calibrated, given.work) {
+            (true, None) => Some(self.calibrated_work()),
+            (_, w) => w,
+        };
         let opts = match phase.objective {
             Objective::Length => SearchOptions {
                 time_limit: budget,
+                work,
                 slack: 0.0,
                 clip: None,
-                ..self.setup.search.clone()
+                ..given.clone()
             },
             Objective::Error => SearchOptions {
                 time_limit: budget,
+                work,
                 clip: Some(self.clip.clone()),
-                ..self.setup.search.clone()
+                ..given.clone()
             },
         };
         let finish = |steps: &[step::Step]| self.offered(steps, phase.objective, seen);
@@ -172,6 +182,13 @@ impl Pipeline<'_> {
             ..b
         });
         o
+    }
+
+    /// The work (nodes per worker) of a calibrated phase (see
+    /// [`phase::calibrated_work`]).
+    fn calibrated_work(&self) -> u64 {
+        let s = &self.setup.search;
+        phase::calibrated_work(self.nominal, self.root.atoms(), s.node_limit, s.workers)
     }
 
     /// Re-routes the shortest plan `s` within `budget`, under `phase`'s range rule.
