@@ -225,13 +225,21 @@ pub(crate) mod tests {
             let bound = (m as f64 * 1.25).floor() as usize;
             assert!(c.instructions <= bound, "{} beyond {bound}", c.instructions);
             if c.instructions > m {
-                assert!(rmse(&c) <= m_rmse, "{} predicted {}", c.instructions, rmse(&c));
+                assert!(
+                    rmse(&c) <= m_rmse,
+                    "{} predicted {}",
+                    c.instructions,
+                    rmse(&c)
+                );
                 longer += 1;
             }
             shorter_kept += usize::from(c.instructions < m);
         }
         // Both sides of the rule were exercised.
-        assert!(longer > 100 && shorter_kept > 100, "{longer} {shorter_kept}");
+        assert!(
+            longer > 100 && shorter_kept > 100,
+            "{longer} {shorter_kept}"
+        );
     }
 
     #[test]

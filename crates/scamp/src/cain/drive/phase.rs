@@ -141,7 +141,10 @@ mod tests {
         // The length phase is the same under both objectives: the whole clock as a
         // cap, its work calibrated to a clock budget and the given work otherwise.
         for work in [false, true] {
-            assert_eq!(plan(Objective::Length, work)[0], plan(Objective::Error, work)[0]);
+            assert_eq!(
+                plan(Objective::Length, work)[0],
+                plan(Objective::Error, work)[0]
+            );
             assert_eq!(plan(Objective::Error, work)[0].share, 1.0);
             assert_eq!(plan(Objective::Error, work)[0].calibrated, !work);
         }
