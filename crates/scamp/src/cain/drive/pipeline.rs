@@ -93,11 +93,21 @@ impl Pipeline<'_> {
         for &phase in phases {
             let budget = self.left().mul_f64(phase.share);
             let seen = objective::Shortest::default();
-            let outcome = match (phase.searches, &shortest) {
+            let before = self.stats.nodes.load(Ordering::Relaxed);
+            let mut outcome = match (phase.searches, &shortest) {
                 (Searches::Plans, _) => self.plans(phase, budget, &seen),
                 (Searches::Reroute, Some(s)) => self.reroute(phase, budget, &seen, s),
                 (Searches::Reroute, None) => continue,
             };
+            // A search racing the clock reports the compile's live counter, which also
+            // holds the earlier phases' (and groups') nodes: the phase's own are what
+            // the counter gained while it ran.
+            let gained = self
+                .stats
+                .nodes
+                .load(Ordering::Relaxed)
+                .saturating_sub(before);
+            outcome.nodes = outcome.nodes.min(gained);
             if phase.objective == Objective::Length {
                 shortest = Some(self.shortest(&outcome, constructive.take())?);
             }
