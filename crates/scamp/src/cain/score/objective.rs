@@ -1,10 +1,10 @@
 //! The error objective over one group: the shortest program first, then the programs
 //! within the length slack of it that are predicted more accurate.
 //!
-//! The length search runs first, exactly as under `--objective length` (the same work:
-//! the given one, or under a clock the work calibrated to it, see
-//! `crate::cain::drive::phase`), and its program (or the constructive one, where that
-//! is shorter) is scored afterwards. The error search then
+//! The length search runs first (under a work budget exactly as under `--objective
+//! length`; under a clock the work calibrated to it, see `crate::cain::drive::phase`),
+//! and its program (or the constructive one, where that is shorter) is scored
+//! afterwards. The error search then
 //! looks among plans up to the slack longer. The shortest program stays a candidate of
 //! the final choice, so the result is never the constructive program where the length
 //! search found something shorter, never longer than the slack allows, and never
@@ -72,7 +72,8 @@ pub(crate) fn rescore(
 /// beats it (see [`beats`]), so each replacement is predicted no worse than the one it
 /// replaces: the result is never more than the slack longer than the shortest program,
 /// and where any candidate allows it, never predicted worse than either of them (the
-/// length search's program is what `--objective length` prints).
+/// length search's program is what `--objective length` prints under the same work
+/// budget).
 pub(crate) fn prefer(
     shortest: (Found<Candidate>, Source),
     shorter: Option<(Found<Candidate>, Source)>,
