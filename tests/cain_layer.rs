@@ -252,7 +252,8 @@ fn a_spec_reads_weights_from_npy_files_beside_it() {
     let text = spec_text("sobel.npy", "blur.npy");
     let e = scamp::cain::parse_spec(&text).unwrap_err();
     assert_eq!((e.pos.line, e.pos.col), (5, 14));
-    assert!(e.msg.contains("need the spec's folder"), "{}", e.msg);
+    let msg = e.cause.to_string();
+    assert!(msg.contains("need the spec's folder"), "{msg}");
 }
 
 #[test]

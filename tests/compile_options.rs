@@ -33,10 +33,10 @@ fn search_keys() -> BTreeSet<String> {
     let err =
         scamp::cain::parse_spec("kernels:\n  - out: A\n    weights: [[1]]\nsearch: { nokey: 1 }\n")
             .expect_err("an unknown key is refused");
-    let (_, expected) = err
-        .msg
+    let msg = err.cause.to_string();
+    let (_, expected) = msg
         .split_once("expected one of ")
-        .unwrap_or_else(|| panic!("serde names the keys: {}", err.msg));
+        .unwrap_or_else(|| panic!("serde names the keys: {msg}"));
     expected
         .split(", ")
         .map(|k| format!("search.{}", k.trim_matches('`')))

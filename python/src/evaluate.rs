@@ -70,7 +70,7 @@ pub fn to_dict<'py, T: Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound
 fn spec_of(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<(Spec, String)> {
     let (text, file, dir) = spec_text(spec)?;
     let parsed = cain::parse_spec_in(&text, Some(&dir))
-        .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.msg))?;
+        .map_err(|e| errors::spec_error(py, &At::pos(&file, e.pos), &e.cause.to_string()))?;
     Ok((parsed, file))
 }
 

@@ -23,7 +23,7 @@ pub fn to_py_err(py: Python<'_>, e: &ProfileError) -> PyErr {
             line: e.line as u64,
             column: e.col as u64,
         },
-        &e.msg,
+        &e.cause.to_string(),
     )
 }
 

@@ -15,7 +15,6 @@
 use rayon::prelude::*;
 use scamp::isa::{parse_program, BusOp, Device, Program, Reg};
 use scamp::sim::noise::{NoiseModel, Profile};
-use scamp::sim::rng;
 use scamp::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ, PES};
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -284,11 +283,21 @@ pub fn bench_array(profile: &str) -> Array {
     for g in 0..6u8 {
         let plane = array.plane_mut(Reg::Gen(g)).expect("general register");
         for (i, v) in plane.iter_mut().enumerate() {
-            let h = rng::mix64(i as u64 ^ (u64::from(g) << 32));
+            let h = mix64(i as u64 ^ (u64::from(g) << 32));
             *v = (h % 121) as f32 - 60.0;
         }
     }
     array
+}
+
+/// The splitmix64 finaliser (a bijective 64-bit mixer): spreads the bench planes'
+/// values, the same as the simulator's generator mixes its keys with.
+fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Times `program` under every profile of [`PROFILES`] (each on an array of its own,

@@ -19,6 +19,8 @@
 //! | a command's report | [`Proof`], [`Checked`] and its [`CheckReport`], [`CompileReport`], [`RunSummary`]: each serialises to exactly the JSON the `scamp` command prints |
 //! | a network to evaluate on a dataset | [`Network`] (or an [`EvalError`]) |
 //! | why a run or a comparison stopped | [`RunError`], [`CompareError`] |
+//! | why a spec or a network file was refused | [`isa::YamlError`]: a position and a [`isa::YamlCause`], serde_yaml's own error or a check's cause with its values ([`cain::SpecProblem`], [`eval::NetworkProblem`]) |
+//! | why a profile was refused | [`ProfileError`]: a position and a [`sim::noise::ProfileCause`] |
 //!
 //! # Namespaces
 //!
@@ -28,8 +30,7 @@
 //! - [`isa`]: the instruction set as data, program text, the macro table and the
 //!   file-size limits;
 //! - [`sim`]: the machine (register planes, bus instructions, capture, readout), with
-//!   [`sim::noise`] (the error model), [`sim::images`] (the bundled images) and
-//!   [`sim::rng`] (the counter-based generator the noise draws from);
+//!   [`sim::noise`] (the error model) and [`sim::images`] (the bundled images);
 //! - [`cain`]: the code generator, its options, reports and spec format;
 //! - [`verify`]: proofs, error figures, predictions and static ranges;
 //! - [`bank`]: banks and their reports, with [`bank::text`] (the reports as the

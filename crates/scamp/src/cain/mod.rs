@@ -30,9 +30,13 @@ pub(crate) mod score;
 pub(crate) mod search;
 pub(crate) mod spec;
 
+#[cfg(test)]
+mod tests;
+
 // The generator's surface: compile, its options, reports and errors, the spec format.
+pub(crate) use assemble::report::saturation_limit;
 pub use assemble::report::{
-    header, predict_outputs, predict_outputs_planes, program_text, saturation_limit, InputPlanes,
+    header, predict_outputs, predict_outputs_planes, program_text, InputPlanes,
 };
 pub use error::{ApproxFailure, CompileError, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
@@ -46,19 +50,22 @@ pub use spec::{
     check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
     MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
 };
-pub use spec::{parse_spec, parse_spec_in, Ops, Spec};
+pub use spec::{parse_spec, parse_spec_in, Ops, Spec, SpecProblem};
 
-// Internals the integration tests pin (tests/cain.rs, tests/check_channels.rs): the
-// search's goals and moves, the objective's input statistics. The moves' kinds and one
-// emitted instruction are tested inside (isa/tests/isa_table.rs).
-pub use moves::goal::{Bag, Goal};
-pub use moves::reverse::{expand, Ctx};
+// The search's goals and moves: internals its own tests (cain/tests/) drive. The rules'
+// names are the keys of a compile report's `search.rules`.
+#[cfg(test)]
+pub(crate) use moves::goal::{Bag, Goal};
+#[cfg(test)]
+pub(crate) use moves::reverse::{expand, Ctx};
 pub use moves::rule::Rule;
 pub use options::{
     parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB,
 };
 pub use score::objective::input_stats;
-pub use spec::approx::{goal_of, DEEPEST};
+#[cfg(test)]
+pub(crate) use spec::approx::goal_of;
+pub use spec::approx::DEEPEST;
 pub use spec::layer::{layer_spec, read_bias, read_weights, spec_yaml, LayerError, LayerTarget};
 
 use crate::isa::{Program, Reg};
@@ -266,7 +273,7 @@ impl KernelReport {
 impl KernelReport {
     /// What a program must compute for this kernel on every input plane, as a proof
     /// target of [`crate::verify::planes::prove_planes`].
-    pub fn planes_target(&self) -> crate::verify::planes::PlanesTarget {
+    pub(crate) fn planes_target(&self) -> crate::verify::planes::PlanesTarget {
         let plane = |weights: &Vec<Vec<i64>>| Target {
             out: self.out,
             depth: self.approx.depth,
@@ -333,7 +340,7 @@ pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> 
 }
 
 /// Per kernel, the largest magnitude its exact output reaches for inputs in `range`.
-pub fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64> {
+pub(crate) fn output_magnitudes(kernels: &[KernelReport], range: InputRange) -> Vec<f64> {
     kernels
         .iter()
         .map(|k| {

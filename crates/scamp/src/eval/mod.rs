@@ -46,7 +46,8 @@ pub use frames::{run_frame, FrameNoise};
 pub use head::Head;
 pub use idx::{parse as parse_idx, read as read_idx, Idx, IdxError};
 pub use network::{
-    load as load_network, load_path, HeadDef, Network, Source, StageDef, MAX_NETWORK_BYTES,
+    load as load_network, load_path, HeadDef, Network, NetworkProblem, Source, StageDef,
+    MAX_NETWORK_BYTES,
 };
 pub use shard::{merge as merge_shards, merge_files, MergeError, ReadFault, Shard, ShardFault};
 pub use stage::{build as build_stage, BuildOptions, Chip, StageError};

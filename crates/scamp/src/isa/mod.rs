@@ -24,6 +24,7 @@ pub use table::{entry, table};
 pub use table::{Codegen, Def, Family, Id, Operand, Slot};
 pub use text::quote;
 pub use unwritten::{unwritten_reads, AnyReg, UnwrittenRead};
+pub use yaml::{YamlCause, YamlError};
 
 /// The constants the DAC loads (`in(a, v)`, `load_in(a, v)`): a decision's threshold
 /// `t` is loaded as `-t`, so thresholds lie in `-DAC.end()..=-DAC.start()`.

@@ -47,14 +47,14 @@ pub struct Array {
 /// boundaries: the last transfers of a statement may still be pending when the next
 /// statement starts, and run when they can no longer be fused or the batch ends. The
 /// batch borrows the array, so nothing can look at it while transfers are pending.
-pub struct Batch<'a> {
+pub(crate) struct Batch<'a> {
     array: &'a mut Array,
 }
 
 impl Batch<'_> {
     /// Runs one statement's bus instructions (see [`Array::execute`]); its last
     /// transfers may stay pending until the next statement or the end of the batch.
-    pub fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
+    pub(crate) fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
         self.array.execute_pending(ops)
     }
 

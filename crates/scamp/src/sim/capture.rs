@@ -21,12 +21,23 @@ pub struct GreyImage {
 
 /// Why a picture could not be loaded.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: cannot load image: {why}")]
+#[error("{path}: cannot load image: {cause}")]
 pub struct CaptureError {
     /// The file.
     pub path: String,
     /// What went wrong.
-    pub why: String,
+    pub cause: CaptureCause,
+}
+
+/// What went wrong loading a picture.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureCause {
+    /// The file could not be opened or read.
+    #[error(transparent)]
+    Read(#[from] std::io::Error),
+    /// The file is not a picture the decoder reads.
+    #[error(transparent)]
+    Decode(#[from] image::ImageError),
 }
 
 fn from_dynamic(img: image::DynamicImage) -> GreyImage {
@@ -52,17 +63,15 @@ fn from_dynamic(img: image::DynamicImage) -> GreyImage {
 
 /// Loads PNG, JPEG or PGM/PPM, converts to grey and resizes to 256x256.
 pub fn load(path: &Path) -> Result<GreyImage, CaptureError> {
-    let err = |why: String| CaptureError {
+    let err = |cause: CaptureCause| CaptureError {
         path: path.display().to_string(),
-        why,
+        cause,
     };
     let reader = image::ImageReader::open(path)
-        .map_err(|e| err(e.to_string()))?
+        .map_err(|e| err(e.into()))?
         .with_guessed_format()
-        .map_err(|e| err(e.to_string()))?;
-    Ok(from_dynamic(
-        reader.decode().map_err(|e| err(e.to_string()))?,
-    ))
+        .map_err(|e| err(e.into()))?;
+    Ok(from_dynamic(reader.decode().map_err(|e| err(e.into()))?))
 }
 
 /// The built-in default image.
@@ -84,9 +93,17 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_files_are_errors() {
+    fn unreadable_files_are_errors_by_kind() {
         let e = load(Path::new("Cargo.toml")).unwrap_err();
-        assert!(e.to_string().starts_with("Cargo.toml: cannot load image"));
-        assert!(load(Path::new("no/such/file.png")).is_err());
+        assert!(e.to_string().starts_with("Cargo.toml: cannot load image: "));
+        assert!(matches!(e.cause, CaptureCause::Decode(_)), "{e:?}");
+        let e = load(Path::new("no/such/file.png")).unwrap_err();
+        assert!(matches!(e.cause, CaptureCause::Read(_)), "{e:?}");
+        // The cause's own text follows, as the operating system says it.
+        let os = std::fs::File::open("no/such/file.png").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("no/such/file.png: cannot load image: {os}")
+        );
     }
 }

@@ -9,7 +9,8 @@
 pub(crate) mod bf16;
 pub(crate) mod bus_kind;
 pub(crate) mod fused;
-pub mod rng;
+pub(crate) mod knee;
+pub(crate) mod rng;
 pub(crate) mod saturate;
 
 pub use bus_kind::BusKind;

@@ -6,7 +6,7 @@
 use crate::isa::{BusOp, DigitalOp, Reg};
 
 /// A value a bus transfer can carry: summed, negated and split among receivers.
-pub trait Linear: Clone {
+pub(crate) trait Linear: Clone {
     /// The additive identity.
     fn zero() -> Self;
     /// `self += other`.

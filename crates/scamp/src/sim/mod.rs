@@ -27,13 +27,16 @@ pub use run::{RunError, RunFault};
 // Plumbing the command line, the Python bindings and the calibration share: batches of
 // frames, images in and planes out.
 pub use batch::frames;
-pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DEFAULT_IMAGE_NAME};
-// The counter-based generator the noise draws from (the calibration's throughput
-// experiment hashes with it).
-pub use layer::rng;
+pub use capture::{
+    default_image, load as load_image, CaptureCause, CaptureError, GreyImage, DEFAULT_IMAGE_NAME,
+};
+// The counter-based generator the noise draws from: its bits are pinned by the unit
+// tests in sim/tests/golden_bits.rs.
+#[cfg(test)]
+pub(crate) use layer::rng;
 pub use machine::MachineError;
 pub use preload::Preload;
-pub use readout::npy::{read_matrix, read_plane, NpyError, MAX_NPY_HEADER};
+pub use readout::npy::{read_matrix, NpyError, MAX_NPY_HEADER};
 pub use readout::{load_npy, save_bits_npy, save_bits_png, save_npy, save_png, PlaneFileError};
 
 #[cfg(test)]

@@ -358,7 +358,7 @@ pub fn load_images(dir: &Path) -> Result<Vec<(String, GreyImage)>, ImagesError> 
 }
 
 /// The image as the input register holds it: full-range values `p - 128`.
-pub fn input_values(img: &GreyImage) -> Array2<f64> {
+pub(crate) fn input_values(img: &GreyImage) -> Array2<f64> {
     Array2::from_shape_fn((N, N), |(r, c)| f64::from(img.pixels[r * N + c]) - 128.0)
 }
 
@@ -523,7 +523,7 @@ pub(crate) struct FigureSpreadAccumulator {
 
 impl FigureSpreadAccumulator {
     /// Adds one run's figures.
-    pub fn add(&mut self, f: &ErrorFigures) {
+    pub(crate) fn add(&mut self, f: &ErrorFigures) {
         self.rmse.add(f.rmse);
         self.max.add(f.max);
         self.bias.add(f.bias);
@@ -833,14 +833,18 @@ mod tests {
     /// at +-100), then `A = C / 2`.
     fn doubled_identity() -> (Program, Target) {
         let p = parse_program("mov(B, A); add(C, A, B); div(A, D, C)", Device::default()).unwrap();
-        let t = Target {
-            out: Reg::A,
-            exact: array![[1.0]],
-            approx: array![[1.0]],
+        (p, one_tap(Reg::A, 1.0))
+    }
+
+    /// A target of one tap: `out = w` times the input at the same PE.
+    fn one_tap(out: Reg, w: f64) -> Target {
+        Target {
+            out,
+            exact: array![[w]],
+            approx: array![[w]],
             centre: (0, 0),
             others: Vec::new(),
-        };
-        (p, t)
+        }
     }
 
     /// Exact arithmetic, a hard register clip at +-100 and an exact readout of codes
@@ -916,13 +920,7 @@ mod tests {
         };
         // The doubled input itself, which the 8-bit readout clamps where |2x| > 127.
         let p = parse_program("mov(B, A); add(C, A, B)", Device::default()).unwrap();
-        let t = Target {
-            out: Reg::C,
-            exact: array![[2.0]],
-            approx: array![[2.0]],
-            centre: (0, 0),
-            others: Vec::new(),
-        };
+        let t = one_tap(Reg::C, 2.0);
         let img = sim::capture::default_image();
         let m = measure(&p, Wiring::new(Reg::A, 6), &[t], &[img], &testbed, 1).unwrap();
         let k = &m.kernels[0];

@@ -21,7 +21,7 @@ pub type Groups = Vec<(Program, Vec<usize>)>;
 
 /// The lines of the `scamp5_kernel_end` delimiters in program text (outside `//`
 /// comments), which end the groups of a bank.
-pub fn kernel_block_ends(text: &str) -> Vec<usize> {
+pub(crate) fn kernel_block_ends(text: &str) -> Vec<usize> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| {
@@ -34,7 +34,7 @@ pub fn kernel_block_ends(text: &str) -> Vec<usize> {
 
 /// Splits `program` into the blocks that end at the lines `ends` (statements after the
 /// last end form one more block, if any).
-pub fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
+pub(crate) fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
     let mut blocks: Vec<Program> = vec![Program { stmts: Vec::new() }; ends.len() + 1];
     for s in &program.stmts {
         let b = ends
@@ -54,7 +54,11 @@ pub fn split_blocks(program: &Program, ends: &[usize]) -> Vec<Program> {
 /// Assigns each target of `targets` to the first of `blocks` that proves it (run from
 /// the inputs, its output register holds the kernel on every input plane); a target no
 /// block proves goes to the last block, whose proof then reports the mismatch.
-pub fn assign_blocks(blocks: Vec<Program>, wiring: Wiring, targets: &[PlanesTarget]) -> Groups {
+pub(crate) fn assign_blocks(
+    blocks: Vec<Program>,
+    wiring: Wiring,
+    targets: &[PlanesTarget],
+) -> Groups {
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
     for (i, t) in targets.iter().enumerate() {
         let at = blocks
@@ -70,7 +74,7 @@ pub fn assign_blocks(blocks: Vec<Program>, wiring: Wiring, targets: &[PlanesTarg
 
 /// [`check::measure`] for a bank run group by group: each group's kernels are measured on its
 /// own program; the figures come back in target order, the border is the widest.
-pub fn measure_groups(
+pub(crate) fn measure_groups(
     groups: &Groups,
     wiring: Wiring,
     targets: &[Target],

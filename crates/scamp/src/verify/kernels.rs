@@ -23,6 +23,7 @@ pub enum KernelsProofError {
 
 impl PlanesTarget {
     /// The target of a kernel of one input.
+    #[cfg(test)]
     pub fn single(t: Target) -> PlanesTarget {
         PlanesTarget {
             out: t.out,
@@ -84,7 +85,11 @@ pub(crate) fn prove_kernels(
 /// Where `program` departs from `kernels`, one line each (empty when it computes
 /// them): on one input, offset by offset ([`super::report::explain_mismatch`]); over
 /// several, the first plane that differs.
-pub fn mismatch_lines(program: &Program, wiring: Wiring, kernels: &[PlanesTarget]) -> Vec<String> {
+pub(crate) fn mismatch_lines(
+    program: &Program,
+    wiring: Wiring,
+    kernels: &[PlanesTarget],
+) -> Vec<String> {
     match prove_kernels(program, wiring, kernels, None) {
         Ok(()) => Vec::new(),
         Err(KernelsProofError::Input(_)) => match single_targets(kernels) {

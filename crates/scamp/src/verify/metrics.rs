@@ -38,7 +38,7 @@ pub(crate) struct ErrorAccumulator {
 
 impl ErrorAccumulator {
     /// Adds the interior (excluding `border` pixels on every side) of `result - reference`.
-    pub fn add(&mut self, result: &Array2<f64>, reference: &Array2<f64>, border: usize) {
+    pub(crate) fn add(&mut self, result: &Array2<f64>, reference: &Array2<f64>, border: usize) {
         let (h, w) = result.dim();
         let b = border.min(h / 2).min(w / 2);
         let r = result.slice(s![b..h - b, b..w - b]);
@@ -99,7 +99,7 @@ pub(crate) struct SpreadAccumulator {
 
 impl SpreadAccumulator {
     /// Adds one value.
-    pub fn add(&mut self, v: f64) {
+    pub(crate) fn add(&mut self, v: f64) {
         self.n += 1;
         let d = v - self.mean;
         self.mean += d / self.n as f64;

@@ -1,13 +1,12 @@
 //! Proving what a program computes and measuring the error it picks up.
 //!
 //! Everything here is re-exported flat over private files. The checks' surface is
-//! [`ProfileTestbed`], [`Watched`], [`CompareOptions`] and their errors; the proofs
-//! ([`prove`], [`execute`], [`LinComb`]), predictions ([`analyse`], [`Predicted`]) and
-//! static ranges ([`peak`], [`InputRange`]) are also what the integration tests check
-//! generated programs with (tests/cain*.rs, tests/predict_images.rs, tests/range.rs);
-//! [`Target`] is a proof's target and [`CheckTarget`] a measurement's. The executors'
-//! own tests (symbolic execution on machine integers and rationals, several input
-//! planes) are unit tests in `verify/tests/`.
+//! [`ProfileTestbed`], [`Watched`], [`CompareOptions`] and their errors; the proof
+//! ([`prove`] of a program against its [`Target`]s), predictions ([`analyse`],
+//! [`Predicted`]) and static ranges ([`peak`], [`InputRange`]) are what a user checks
+//! a program with; [`CheckTarget`] is a measurement's target. The executors (symbolic
+//! execution on machine integers and rationals, several input planes), intervals and
+//! the compile-time input model are internals with unit tests in `verify/tests/`.
 
 pub(crate) mod check;
 pub(crate) mod compare;
@@ -29,31 +28,41 @@ pub(crate) mod report;
 pub(crate) mod saturation;
 pub(crate) mod symbolic;
 pub(crate) mod uncertainty;
+// Internals re-exported for the unit tests (verify/tests/, cain/tests/) only: the
+// executors, intervals, the blocks of a bank and the input model's values.
+#[cfg(test)]
+pub(crate) use check::input_values;
 pub use check::{
-    first_run, frame_indices, input_values, load_images, measure, named_frame, FirstRun,
-    ImagesError, KernelErrors, Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
+    first_run, frame_indices, load_images, measure, named_frame, FirstRun, ImagesError,
+    KernelErrors, Measurement, ProfileTestbed, Target as CheckTarget, Testbed,
 };
 pub use compare::{
     adc_step, load_input, CompareError, CompareOptions, Comparison, DiffMap, Watched,
 };
-pub use groups::{
-    assign_blocks, kernel_block_ends, measure_groups, per_target, split_blocks, EvaluateError,
-    Evaluation, Groups,
-};
+#[cfg(test)]
+pub(crate) use groups::{assign_blocks, kernel_block_ends, measure_groups, split_blocks};
+pub use groups::{per_target, EvaluateError, Evaluation, Groups};
 pub use heatmap::{colour as heat_colour, save as save_heatmap};
 pub(crate) use kernels::prove_kernels;
 pub use kernels::KernelsProofError;
 pub use metrics::ErrorFigures;
-pub use planes::{prove_planes, PlanesProofError, PlanesTarget};
-pub use precision::check_precision;
+pub use planes::PlanesProofError;
+#[cfg(test)]
+pub(crate) use planes::{prove_planes, PlanesTarget};
+#[cfg(test)]
+pub(crate) use precision::check_precision;
 pub use predict::{
     analyse, analyse_planes, InputStats, Predicted, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN,
     IMAGE_REACH,
 };
 pub use proof::{prove, ProofError, Target, UnwrittenDependency};
-pub use range::{coef_f64, interval, peak, peak_planes, InputRange, Peak};
+#[cfg(test)]
+pub(crate) use range::{coef_f64, interval, peak_planes};
+pub use range::{peak, InputRange, Peak};
 pub use report::explain_mismatch;
-pub use symbolic::{coef_int, execute, LinComb, SymbolicCause};
+pub use symbolic::SymbolicCause;
+#[cfg(test)]
+pub(crate) use symbolic::{coef_int, execute, LinComb};
 
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,7 @@ use crate::sim::machine::Linear;
 
 /// One exact linear combination per input plane (planes beyond the list are zero).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Planes(pub Vec<LinComb>);
+pub(crate) struct Planes(pub Vec<LinComb>);
 
 impl Planes {
     /// Input plane `z` at this PE with coefficient 1.
@@ -26,7 +26,7 @@ impl Planes {
     }
 
     /// Plane `z` (zero beyond the list).
-    pub fn plane(&self, z: usize) -> LinComb {
+    pub(crate) fn plane(&self, z: usize) -> LinComb {
         self.0.get(z).cloned().unwrap_or_default()
     }
 }
@@ -84,7 +84,7 @@ pub(crate) fn execute_planes(
 /// A multi-plane kernel a program must compute: one [`Target`] per input plane, all
 /// into the same register (each target's `out` is ignored but for messages).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanesTarget {
+pub(crate) struct PlanesTarget {
     /// Register that must hold the result at the end.
     pub out: Reg,
     /// Per input plane, its kernel.
@@ -126,7 +126,7 @@ pub enum PlanesProofError {
 /// register exactly the sum over planes of its kernels, with no constant, on a device of
 /// `general` general registers, and that no output depends on a register read before
 /// anything wrote it.
-pub fn prove_planes(
+pub(crate) fn prove_planes(
     program: &Program,
     inputs: &[Reg],
     general: usize,

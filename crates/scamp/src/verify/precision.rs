@@ -22,7 +22,7 @@ pub(crate) const ROUNDING_SHARE: f64 = 1.0 / 1024.0;
      intermediate values grow too large or too small for a float to keep the result \
      (e.g. multiplied far up and back down, or halved below 2^-149)"
 )]
-pub struct PrecisionLoss {
+pub(crate) struct PrecisionLoss {
     /// The output register.
     pub out: Reg,
     /// RMSE of the ideal simulation against the proven (approximated) kernel.
@@ -37,7 +37,7 @@ pub struct PrecisionLoss {
 /// `check::frame`) and compares each target's register with the exact result of its
 /// approximated kernel, away from the border the program's neighbour reads reach.
 /// `Ok(Err(..))` names the first output beyond rounding.
-pub fn check_precision(
+pub(crate) fn check_precision(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],

@@ -41,12 +41,12 @@ impl InputRange {
 }
 
 /// A coefficient as f64 (whatever exact type the symbolic executor uses).
-pub fn coef_f64(c: &Coef) -> f64 {
+pub(crate) fn coef_f64(c: &Coef) -> f64 {
     c.to_f64().unwrap_or(f64::NAN)
 }
 
 /// The interval `lin` spans when every pixel lies in `range`.
-pub fn interval(lin: &LinComb, range: InputRange) -> (f64, f64) {
+pub(crate) fn interval(lin: &LinComb, range: InputRange) -> (f64, f64) {
     let k = coef_f64(&lin.constant);
     let (mut lo, mut hi) = (k, k);
     for c in lin.terms.values() {
@@ -83,7 +83,7 @@ impl Peak {
 
 /// The extremes of every value `program` writes (and of the input itself), for inputs
 /// in `range` placed in `input` (and, for a wiring of several input planes, in each of
-/// their registers: [`peak_planes`]).
+/// their registers: `peak_planes`).
 ///
 /// Runs on machine integers (`Dyadic`) and, only if a value leaves them, again on
 /// exact rationals: both round each coefficient to f64 the same way, so the answer is
@@ -112,7 +112,7 @@ pub fn peak(program: &Program, wiring: Wiring, range: InputRange) -> Result<Peak
 
 /// [`peak`] of a program reading several input planes, plane z in `inputs[z]` (each
 /// with values in `range`): a value's interval is the sum of its planes'.
-pub fn peak_planes(
+pub(crate) fn peak_planes(
     program: &Program,
     inputs: &[Reg],
     general: usize,

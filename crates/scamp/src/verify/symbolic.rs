@@ -25,7 +25,7 @@ pub(crate) fn coef(n: i64, d: i64) -> Coef {
 }
 
 /// The integer `n` as a coefficient.
-pub fn coef_int(n: i64) -> Coef {
+pub(crate) fn coef_int(n: i64) -> Coef {
     Coef::from_integer(BigInt::from(n))
 }
 
@@ -95,7 +95,7 @@ impl LinComb {
 }
 
 /// An exact linear combination in some representation, as the symbolic PE holds it.
-pub trait Symbolic: Linear + fmt::Debug {
+pub(crate) trait Symbolic: Linear + fmt::Debug {
     /// `lin` in this representation (one that cannot hold it exactly says so in its
     /// own way: see `super::dyadic::Dyadic::is_exact`).
     fn of_lin(lin: &LinComb) -> Self;
@@ -108,7 +108,7 @@ pub trait Symbolic: Linear + fmt::Debug {
 
 /// How many rows and columns of offsets a value spans (0 x 0 for a constant).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     /// Rows from the northernmost to the southernmost offset.
     pub rows: u64,
     /// Columns from the westernmost to the easternmost offset.
@@ -117,7 +117,7 @@ pub struct Span {
 
 impl Span {
     /// The span of `offsets`.
-    pub fn of(offsets: impl Iterator<Item = Offset>) -> Span {
+    pub(crate) fn of(offsets: impl Iterator<Item = Offset>) -> Span {
         let mut b: Option<(i32, i32, i32, i32)> = None;
         for (r, c) in offsets {
             b = Some(match b {
@@ -200,7 +200,7 @@ impl fmt::Display for LinComb {
 
 /// One symbolic PE (standing for every PE far from the array edge).
 #[derive(Clone, Debug)]
-pub struct SymbolicPe<V = LinComb> {
+pub(crate) struct SymbolicPe<V = LinComb> {
     general: Vec<V>,
     news: V,
     pix_reset: Option<f32>,
@@ -210,7 +210,7 @@ pub struct SymbolicPe<V = LinComb> {
 
 impl<V: Symbolic> SymbolicPe<V> {
     /// A PE with `general` registers, all zero, FLAG set everywhere.
-    pub fn new(general: usize) -> Self {
+    pub(crate) fn new(general: usize) -> Self {
         SymbolicPe {
             general: vec![V::zero(); general],
             news: V::zero(),
@@ -221,7 +221,7 @@ impl<V: Symbolic> SymbolicPe<V> {
     }
 
     /// What `reg` holds (neighbour views are seen from this PE).
-    pub fn value(&self, reg: Reg) -> V {
+    pub(crate) fn value(&self, reg: Reg) -> V {
         match reg {
             Reg::Gen(i) => self.general[usize::from(i)].clone(),
             Reg::News => self.news.clone(),
@@ -355,7 +355,7 @@ pub enum SymbolicCause {
 
 /// Runs `program` symbolically with the input image in `input` and every other register
 /// zero. Returns the final state of the PE.
-pub fn execute(program: &Program, wiring: Wiring) -> Result<SymbolicPe, SymbolicError> {
+pub(crate) fn execute(program: &Program, wiring: Wiring) -> Result<SymbolicPe, SymbolicError> {
     execute_as(program, wiring, |_, _, _| ())
 }
 

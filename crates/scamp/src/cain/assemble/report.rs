@@ -110,7 +110,7 @@ pub(crate) fn predicted_score(
 
 /// The saturation limit of `profile` as one magnitude: the nearer of its two knees,
 /// up to which values are stored unchanged (the limits themselves under a hard clip).
-pub fn saturation_limit(profile: &Profile) -> Option<f64> {
+pub(crate) fn saturation_limit(profile: &Profile) -> Option<f64> {
     profile.saturation.as_ref().map(|s| s.knee())
 }
 
@@ -131,7 +131,7 @@ pub(crate) fn weights_text(plane: &[Vec<i64>]) -> String {
 
 /// Every plane of an approximated kernel's integer weights: `[1 2 1; 2 4 2]` for one
 /// input, `([...] + [...] + [...])` for several (one array per input, summed).
-pub fn planes_text(approx: &crate::cain::Approx) -> String {
+pub(crate) fn planes_text(approx: &crate::cain::Approx) -> String {
     let planes: Vec<String> = approx
         .planes()
         .into_iter()

@@ -43,7 +43,7 @@ pub(crate) struct Setup<'a> {
 
 impl<'a> Setup<'a> {
     /// Resolves `opts` over `spec`, refusing inconsistent settings.
-    pub fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
+    pub(crate) fn new(spec: &'a Spec, opts: &CompileOptions) -> Result<Setup<'a>, CompileError> {
         let registers = opts
             .registers
             .clone()

@@ -53,7 +53,7 @@ pub struct Goal(pub Vec<Term>);
 /// A translation that one neighbour instruction applies: `movx` moves one step,
 /// `mov2x` two (straight or diagonal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Shift {
+pub(crate) struct Shift {
     /// Row translation of the atoms (+ south).
     pub dr: i8,
     /// Column translation of the atoms (+ east).
@@ -434,33 +434,28 @@ impl fmt::Display for Goal {
 
 /// A goal bag: the sorted set of goals live at one point of the program.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Bag(pub Vec<Goal>);
+pub(crate) struct Bag(pub Vec<Goal>);
 
 impl Bag {
     /// A bag from goals in any order (duplicates merged: one register suffices).
-    pub fn new(mut goals: Vec<Goal>) -> Bag {
+    pub(crate) fn new(mut goals: Vec<Goal>) -> Bag {
         goals.sort_unstable();
         goals.dedup();
         Bag(goals)
     }
 
     /// Whether `g` is in the bag.
-    pub fn contains(&self, g: &Goal) -> bool {
+    pub(crate) fn contains(&self, g: &Goal) -> bool {
         self.0.binary_search(g).is_ok()
     }
 
     /// Number of goals.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 
-    /// Whether the bag holds no goal.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// `(self - outs) + ins`.
-    pub fn replace(&self, outs: &[Goal], ins: &[Goal]) -> Bag {
+    pub(crate) fn replace(&self, outs: &[Goal], ins: &[Goal]) -> Bag {
         let mut v: Vec<Goal> = self
             .0
             .iter()

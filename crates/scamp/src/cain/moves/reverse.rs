@@ -44,7 +44,7 @@ type FpSet = HashSet<u64, BuildHasherDefault<PassThrough>>;
 
 /// What the generator needs to know about the problem.
 #[derive(Clone, Debug)]
-pub struct Ctx {
+pub(crate) struct Ctx {
     /// The initial goal: 2^depth atoms at the centre (of channel 0, the first input).
     pub init: Goal,
     /// The further inputs' goals, one per channel 1.. (empty for a single input): each
@@ -65,7 +65,7 @@ pub struct Ctx {
 
 /// A child of a bag: the instruction (read forwards) and the bag live before it.
 #[derive(Clone, Debug)]
-pub struct Cand {
+pub(crate) struct Cand {
     /// The instruction.
     pub step: Step,
     /// The bag before the instruction.
@@ -876,7 +876,7 @@ pub(crate) fn centre_fold(g: &Goal, dr: i8, dc: i8) -> (Goal, Goal) {
 }
 
 /// Every child of `bag` the generator considers, in generation order (not yet ranked).
-pub fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
+pub(crate) fn expand(bag: &Bag, ctx: &Ctx, out: &mut Vec<Cand>) {
     let mut gen = Gen {
         bag,
         ctx,

@@ -2,14 +2,14 @@
 //! an instruction (how it is written, its cycles, whether `ops: basic` has it, which
 //! sources its result may overwrite) is read from its entry in the instruction table.
 
-use crate::cain::moves::goal::{Goal, Shift, SHIFTS};
+use crate::cain::moves::goal::{Goal, Shift};
 use crate::cain::spec::Ops;
 use crate::isa::table::{self, Def, Id};
 
 /// An instruction with its operands left abstract (registers come later). Each kind is
 /// one table entry ([`Kind::id`]); the shift picks the one- or two-step form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `res(y)`: y := 0.
     Res,
     /// `mov(y, x)`: y := x (only for register fix-ups).
@@ -35,11 +35,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, the moving ones with each shift of `SHIFTS`.
+    /// Every kind, the moving ones with each shift of `SHIFTS` (the instruction table's
+    /// tests go through them all).
+    #[cfg(test)]
     pub fn all() -> Vec<Kind> {
         let mut v = vec![Kind::Res, Kind::Mov, Kind::Add2, Kind::Add3, Kind::Sub];
         v.extend([Kind::Neg, Kind::Divq, Kind::Div]);
-        for s in SHIFTS {
+        for s in crate::cain::moves::goal::SHIFTS {
             v.extend([Kind::Shift(s), Kind::AddShift(s), Kind::SubShift(s)]);
         }
         v
@@ -56,7 +58,7 @@ impl Kind {
     }
 
     /// The table entry the instruction is written as.
-    pub fn id(self) -> Id {
+    pub(crate) fn id(self) -> Id {
         let by_steps = |s: Shift, one: Id, two: Id| if s.is_single() { one } else { two };
         match self {
             Kind::Res => Id::Res,
@@ -74,7 +76,7 @@ impl Kind {
     }
 
     /// The table entry itself.
-    pub fn def(self) -> &'static Def {
+    pub(crate) fn def(self) -> &'static Def {
         table::entry(self.id())
     }
 
@@ -87,13 +89,13 @@ impl Kind {
     }
 
     /// Cycles of the entry's expansion.
-    pub fn cycles(self) -> u64 {
+    pub(crate) fn cycles(self) -> u64 {
         self.def().cycles()
     }
 
     /// Whether the instruction set `ops` contains this instruction (the entry says
     /// whether it is basic).
-    pub fn allowed(self, ops: Ops) -> bool {
+    pub(crate) fn allowed(self, ops: Ops) -> bool {
         let codegen = self.def().codegen;
         match ops {
             Ops::All => codegen.is_some(),
@@ -104,20 +106,20 @@ impl Kind {
     /// Whether result `k` may be written into the register of source `i`: the entry's
     /// expansion never names the two in one bus instruction (the hardware forbids a
     /// register twice in one, which rules out `divq(C, C)`, `neg(B, B)`, `sub(B, A, B)`).
-    pub fn may_overwrite(self, k: usize, i: usize) -> bool {
+    pub(crate) fn may_overwrite(self, k: usize, i: usize) -> bool {
         self.def().may_overwrite(k, i)
     }
 
     /// Whether sources `i` and `j` may be one register (`sub(y, A, A)` may, as its
     /// sources are read by different bus instructions; `add(y, A, A)` may not).
-    pub fn may_repeat(self, i: usize, j: usize) -> bool {
+    pub(crate) fn may_repeat(self, i: usize, j: usize) -> bool {
         self.def().may_repeat(i, j)
     }
 }
 
 /// One instruction on goals: `outs` computed from `ins` (in operand order).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Step {
+pub(crate) struct Step {
     /// Which instruction.
     pub kind: Kind,
     /// Results: one goal, or two for `div` (x/2 then -x/2).
@@ -128,7 +130,7 @@ pub struct Step {
 
 impl Step {
     /// What the instruction computes from `ins`; `None` if the operands do not fit it.
-    pub fn eval(kind: Kind, ins: &[Goal]) -> Option<Vec<Goal>> {
+    pub(crate) fn eval(kind: Kind, ins: &[Goal]) -> Option<Vec<Goal>> {
         let one = |g: Option<Goal>| g.map(|g| vec![g]);
         match (kind, ins) {
             (Kind::Res, []) => Some(vec![Goal::empty()]),
@@ -155,6 +157,7 @@ impl Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cain::moves::goal::SHIFTS;
 
     #[test]
     fn eval_matches_macro_meaning() {

@@ -202,7 +202,7 @@ pub(crate) const MAX_COUNT: i64 = 1 << 24;
 
 /// The goal of an approximated kernel in units of 1/2^`depth` (depth >= its own);
 /// `None` if a count would exceed `MAX_COUNT`.
-pub fn goal_of(a: &Approx, depth: u32) -> Option<Goal> {
+pub(crate) fn goal_of(a: &Approx, depth: u32) -> Option<Goal> {
     let h = a.weights.len();
     let w = a.weights.first().map_or(0, Vec::len);
     let (ci, cj) = centre_of(h, w);

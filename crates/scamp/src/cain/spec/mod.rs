@@ -7,14 +7,17 @@
 pub(crate) mod approx;
 pub(crate) mod fit;
 pub(crate) mod layer;
+pub(crate) mod problem;
 pub(crate) mod yaml;
 
 use crate::isa::source::{strip_bom, MAX_SPEC_BYTES};
 use crate::isa::yaml::{locate, Misplaced, Step, YamlError};
 use crate::isa::{Reg, Wiring};
 use crate::verify::range::InputRange;
+pub use problem::SpecProblem;
 use serde::Deserialize;
 use std::path::Path;
+use std::sync::Arc;
 use yaml::{RawKernel, RawLayer, RawSpec, RawWeights, Weight};
 use Step::{Index, Key};
 
@@ -333,7 +336,7 @@ pub(crate) const DEVICE_GENERAL: usize = 6;
 /// Largest register file a spec may declare (`A..Z`).
 pub(crate) const MAX_GENERAL: usize = 26;
 
-type R<T> = Result<T, Misplaced>;
+type R<T> = Result<T, Misplaced<SpecProblem>>;
 
 /// Parses `p/q`, `-p/q` or a plain decimal.
 pub(crate) fn parse_fraction(s: &str) -> Option<f64> {
@@ -355,18 +358,24 @@ fn register(s: &str, path: &[Step], general: usize) -> R<Reg> {
         Some(r @ Reg::Gen(i)) if usize::from(i) < general => Ok(r),
         Some(Reg::Gen(_)) if general == DEVICE_GENERAL => Err(Misplaced::at(
             path,
-            format!(
-                "`{s}` is not a register of SCAMP-5 (A..{last}); a spec for a larger register \
-                 file declares it with `general_registers: N`"
-            ),
+            SpecProblem::NotOnDevice {
+                name: s.to_string(),
+                last,
+            },
         )),
         Some(Reg::Gen(_)) => Err(Misplaced::at(
             path,
-            format!("`{s}` is beyond the declared register file (A..{last})"),
+            SpecProblem::BeyondRegisterFile {
+                name: s.to_string(),
+                last,
+            },
         )),
         _ => Err(Misplaced::at(
             path,
-            format!("`{s}` is not a general register (A..{last})"),
+            SpecProblem::NotGeneral {
+                name: s.to_string(),
+                last,
+            },
         )),
     }
 }
@@ -377,17 +386,14 @@ fn register_list(names: Option<&[String]>, general: usize) -> R<Vec<Reg>> {
         return Ok((0..DEVICE_GENERAL as u8).map(Reg::Gen).collect());
     };
     if names.is_empty() {
-        return Err(Misplaced::at(
-            &[Key("registers")],
-            "the register list is empty",
-        ));
+        return Err(Misplaced::at(&[Key("registers")], SpecProblem::NoRegisters));
     }
     let mut regs = Vec::with_capacity(names.len());
     for (i, s) in names.iter().enumerate() {
         let path = [Key("registers"), Index(i)];
         let r = register(s, &path, general)?;
         if regs.contains(&r) {
-            return Err(Misplaced::at(&path, format!("register {r} listed twice")));
+            return Err(Misplaced::at(&path, SpecProblem::RegisterTwice(r)));
         }
         regs.push(r);
     }
@@ -402,10 +408,7 @@ fn input_register(name: Option<&str>, registers: &[Reg], general: usize) -> R<Re
     let path = [Key("input")];
     let r = register(s, &path, general)?;
     if !registers.contains(&r) {
-        return Err(Misplaced::at(
-            &path,
-            format!("input register {r} is not in `registers`"),
-        ));
+        return Err(Misplaced::at(&path, SpecProblem::InputNotListed(r)));
     }
     Ok(r)
 }
@@ -421,25 +424,18 @@ fn input_registers(raw: &RawSpec, registers: &[Reg], general: usize) -> R<Vec<Re
         )?]);
     };
     if raw.input.is_some() {
-        return Err(Misplaced::at(
-            &[Key("inputs")],
-            "a spec gives `input` or `inputs`, not both",
-        ));
+        return Err(Misplaced::at(&[Key("inputs")], SpecProblem::InputAndInputs));
     }
     if names.is_empty() {
-        return Err(Misplaced::at(&[Key("inputs")], "the input list is empty"));
+        return Err(Misplaced::at(&[Key("inputs")], SpecProblem::NoInputs));
     }
     if names.len() >= registers.len() {
         return Err(Misplaced::at(
             &[Key("inputs")],
-            format!(
-                "{} inputs for the {} registers in `registers`: each input holds its own \
-                 register from the first instruction, leaving none to compute in (no split, \
-                 by kernel or by channel, frees one before it): at most {} inputs",
-                names.len(),
-                registers.len(),
-                registers.len() - 1
-            ),
+            SpecProblem::TooManyInputs {
+                inputs: names.len(),
+                registers: registers.len(),
+            },
         ));
     }
     let mut regs = Vec::with_capacity(names.len());
@@ -447,16 +443,10 @@ fn input_registers(raw: &RawSpec, registers: &[Reg], general: usize) -> R<Vec<Re
         let path = [Key("inputs"), Index(i)];
         let r = register(s, &path, general)?;
         if !registers.contains(&r) {
-            return Err(Misplaced::at(
-                &path,
-                format!("input register {r} is not in `registers`"),
-            ));
+            return Err(Misplaced::at(&path, SpecProblem::InputNotListed(r)));
         }
         if regs.contains(&r) {
-            return Err(Misplaced::at(
-                &path,
-                format!("input register {r} listed twice"),
-            ));
+            return Err(Misplaced::at(&path, SpecProblem::InputTwice(r)));
         }
         regs.push(r);
     }
@@ -477,37 +467,27 @@ fn weight_rows(k: usize, rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
 fn rows_at(path: &[Step], rows: &[Vec<Weight>]) -> R<Vec<Vec<f64>>> {
     let path = path.to_vec();
     if rows.is_empty() {
-        return Err(Misplaced::at(&path, "weights are empty"));
+        return Err(Misplaced::at(&path, SpecProblem::NoWeights));
     }
     if rows.len() > MAX_SIDE {
-        return Err(Misplaced::at(
-            &path,
-            format!("at most {MAX_SIDE} rows of weights are supported"),
-        ));
+        return Err(Misplaced::at(&path, SpecProblem::TooManyRows));
     }
     for (i, cells) in rows.iter().enumerate() {
         let row = [&path[..], &[Index(i)]].concat();
         if cells.is_empty() {
-            return Err(Misplaced::at(
-                &row,
-                format!("row {} of weights is empty", i + 1),
-            ));
+            return Err(Misplaced::at(&row, SpecProblem::EmptyRow { row: i + 1 }));
         }
         if cells.len() > MAX_SIDE {
-            return Err(Misplaced::at(
-                &row,
-                format!("at most {MAX_SIDE} columns of weights are supported"),
-            ));
+            return Err(Misplaced::at(&row, SpecProblem::TooManyColumns));
         }
         if cells.len() != rows[0].len() {
             return Err(Misplaced::at(
                 &row,
-                format!(
-                    "ragged weights: row {} has {} entries, row 1 has {}",
-                    i + 1,
-                    cells.len(),
-                    rows[0].len()
-                ),
+                SpecProblem::Ragged {
+                    row: i + 1,
+                    entries: cells.len(),
+                    first: rows[0].len(),
+                },
             ));
         }
     }
@@ -531,13 +511,7 @@ fn weights_of(
     let planes = match raw {
         RawWeights::Rows(rows) if inputs == 1 => return Ok(vec![weight_rows(k, rows)?]),
         RawWeights::Rows(_) => {
-            return Err(Misplaced::at(
-                &path,
-                format!(
-                    "the spec has {inputs} inputs: weights are one array of rows per input \
-                     ([in][kh][kw]), got rows of numbers"
-                ),
-            ))
+            return Err(Misplaced::at(&path, SpecProblem::RowsForInputs { inputs }))
         }
         RawWeights::Planes(planes) => planes,
         RawWeights::File(name) => return weights_file(k, name, inputs, dir),
@@ -545,10 +519,10 @@ fn weights_of(
     if planes.len() != inputs {
         return Err(Misplaced::at(
             &path,
-            format!(
-                "{} arrays of weights for {inputs} inputs: give one per input",
-                planes.len()
-            ),
+            SpecProblem::ArraysForInputs {
+                arrays: planes.len(),
+                inputs,
+            },
         ));
     }
     let mut out: Vec<Vec<Vec<f64>>> = Vec::with_capacity(planes.len());
@@ -560,13 +534,13 @@ fn weights_of(
             if plane.len() != h || plane[0].len() != w {
                 return Err(Misplaced::at(
                     &at,
-                    format!(
-                        "input {} has weights of {}x{}, input 1 of {h}x{w}: every input's \
-                         are the same size",
-                        z + 1,
-                        plane.len(),
-                        plane[0].len()
-                    ),
+                    SpecProblem::InputSize {
+                        input: z + 1,
+                        rows: plane.len(),
+                        cols: plane[0].len(),
+                        first_rows: h,
+                        first_cols: w,
+                    },
                 ));
             }
         }
@@ -581,13 +555,12 @@ fn weights_file(k: usize, name: &str, inputs: usize, dir: Option<&Path>) -> R<Ve
     let Some(dir) = dir else {
         return Err(Misplaced::at(
             &path,
-            format!(
-                "weights from the file `{name}` need the spec's folder: read the spec from a \
-                 file, or give the weights as rows"
-            ),
+            SpecProblem::FileNeedsFolder {
+                file: name.to_string(),
+            },
         ));
     };
-    let at = |e: layer::LayerError| Misplaced::at(&path, e.to_string());
+    let at = |e: layer::LayerError| Misplaced::at(&path, SpecProblem::WeightsFile(Arc::new(e)));
     if inputs == 1 {
         let a = layer::read_kernel(&dir.join(name)).map_err(at)?;
         return Ok(vec![a.rows().into_iter().map(|r| r.to_vec()).collect()]);
@@ -596,10 +569,11 @@ fn weights_file(k: usize, name: &str, inputs: usize, dir: Option<&Path>) -> R<Ve
     if a.dim().0 != inputs {
         return Err(Misplaced::at(
             &path,
-            format!(
-                "{name}: {} planes of weights for {inputs} inputs: the array is [in, kh, kw]",
-                a.dim().0
-            ),
+            SpecProblem::FilePlanes {
+                file: name.to_string(),
+                planes: a.dim().0,
+                inputs,
+            },
         ));
     }
     Ok(a.outer_iter()
@@ -619,10 +593,7 @@ fn kernel(
     let path = kernel_path(k, "out");
     let out = register(&raw.out, &path, general)?;
     if !registers.contains(&out) {
-        return Err(Misplaced::at(
-            &path,
-            format!("output register {out} is not in `registers`"),
-        ));
+        return Err(Misplaced::at(&path, SpecProblem::OutputNotListed(out)));
     }
     let mut planes = weights_of(k, &raw.weights, inputs, dir)?.into_iter();
     Ok(KernelSpec {
@@ -643,16 +614,12 @@ fn kernel_list(
     dir: Option<&Path>,
 ) -> R<Vec<KernelSpec>> {
     if raw.is_empty() {
-        return Err(Misplaced::at(&[Key("kernels")], "the kernel list is empty"));
+        return Err(Misplaced::at(&[Key("kernels")], SpecProblem::NoKernels));
     }
     if raw.len() > MAX_KERNELS {
         return Err(Misplaced::at(
             &[Key("kernels"), Index(MAX_KERNELS)],
-            format!(
-                "{} kernels, more than the {MAX_KERNELS} a spec may list (each group of a \
-                 bank gets its share of the time limit)",
-                raw.len()
-            ),
+            SpecProblem::TooManyKernels { kernels: raw.len() },
         ));
     }
     let mut kernels: Vec<KernelSpec> = Vec::with_capacity(raw.len());
@@ -679,24 +646,20 @@ fn layer_kernels(
         let path = [Key("layer"), Key("outputs"), Index(i)];
         let r = register(name, &path, general)?;
         if !registers.contains(&r) {
-            return Err(Misplaced::at(
-                &path,
-                format!("output register {r} is not in `registers`"),
-            ));
+            return Err(Misplaced::at(&path, SpecProblem::OutputNotListed(r)));
         }
         outputs.push(r);
     }
     let Some(dir) = dir else {
         return Err(Misplaced::at(
             &at("weights"),
-            format!(
-                "weights from the file `{}` need the spec's folder: read the spec from a file",
-                raw.weights
-            ),
+            SpecProblem::LayerNeedsFolder {
+                file: raw.weights.clone(),
+            },
         ));
     };
     let weights = layer::read_weights(&dir.join(&raw.weights))
-        .map_err(|e| Misplaced::at(&at("weights"), e.to_string()))?;
+        .map_err(|e| Misplaced::at(&at("weights"), SpecProblem::WeightsFile(Arc::new(e))))?;
     let target = layer::LayerTarget {
         name: String::new(),
         inputs: inputs.to_vec(),
@@ -711,7 +674,13 @@ fn layer_kernels(
             layer::LayerError::Mismatch(ref m) if m.is_in_outputs() => "outputs",
             _ => "weights",
         };
-        Misplaced::at(&at(key), format!("{}: {e}", raw.weights))
+        Misplaced::at(
+            &at(key),
+            SpecProblem::Layer {
+                file: raw.weights.clone(),
+                error: Arc::new(e),
+            },
+        )
     })?;
     Ok(l.spec.kernels)
 }
@@ -727,14 +696,8 @@ fn kernels_of(
     match (&raw.kernels, &raw.layer) {
         (Some(k), None) => kernel_list(k, registers, general, inputs.len(), dir),
         (None, Some(l)) => layer_kernels(l, inputs, registers, general, raw.approximation, dir),
-        (Some(_), Some(_)) => Err(Misplaced::at(
-            &[Key("layer")],
-            "a spec gives `kernels` or a `layer`, not both",
-        )),
-        (None, None) => Err(Misplaced::at(
-            &[],
-            "missing field `kernels` (or a `layer` of weights from a .npy file)",
-        )),
+        (Some(_), Some(_)) => Err(Misplaced::at(&[Key("layer")], SpecProblem::KernelsAndLayer)),
+        (None, None) => Err(Misplaced::at(&[], SpecProblem::MissingKernels)),
     }
 }
 
@@ -764,16 +727,18 @@ fn check_approximation(i: usize, k: &KernelSpec, params: &ApproxParams) -> R<()>
                 path.extend([Index(r), Index(c)]);
                 return Err(Misplaced::at(
                     &path,
-                    format!(
-                        "weight {} too large: |weight x scale x 2^{}| must be at most 2^20",
-                        crate::isa::text::number(w),
-                        e.depth
-                    ),
+                    SpecProblem::WeightTooLarge {
+                        weight: w,
+                        depth: e.depth,
+                    },
                 ));
             }
         }
     }
-    Err(Misplaced::at(&kernel_path(i, "out"), e.to_string()))
+    Err(Misplaced::at(
+        &kernel_path(i, "out"),
+        SpecProblem::Approximation(e),
+    ))
 }
 
 /// `input_range: [lo, hi]` (each end already within -128..128), with `lo < hi`.
@@ -785,17 +750,14 @@ fn input_range(bounds: Option<&[yaml::Bound]>) -> R<InputRange> {
     let [lo, hi] = bounds else {
         return Err(Misplaced::at(
             &path,
-            format!(
-                "input_range must be [lo, hi], got {} value(s)",
-                bounds.len()
-            ),
+            SpecProblem::InputRangeLength(bounds.len()),
         ));
     };
     let (lo, hi) = (lo.0, hi.0);
     if lo >= hi {
         return Err(Misplaced::at(
             &path,
-            format!("input_range [{lo}, {hi}] is empty or reversed (lo must be below hi)"),
+            SpecProblem::InputRangeEmpty { lo, hi },
         ));
     }
     Ok(InputRange { lo, hi })
@@ -846,23 +808,17 @@ pub fn parse_spec(text: &str) -> Result<Spec, YamlError> {
 /// file's name.
 pub fn parse_spec_in(text: &str, dir: Option<&Path>) -> Result<Spec, YamlError> {
     if text.len() as u64 > MAX_SPEC_BYTES {
-        return Err(YamlError::at_start(format!(
-            "the spec is larger than {MAX_SPEC_BYTES} bytes, the most accepted"
-        )));
+        return Err(YamlError::at_start(SpecProblem::TooLarge));
     }
     let text = strip_bom(text);
     if text.trim().is_empty() {
-        return Err(YamlError::at_start("the document is empty"));
+        return Err(YamlError::at_start(SpecProblem::Empty));
     }
     let raw: RawSpec = serde_yaml::from_str(text).map_err(|e| {
         if !is_mapping(text) {
-            return YamlError::at_start(
-                "a filter spec is a YAML mapping (`kernels:` and the keys of \
-                 docs/spec-format.md), and this is not one: is it a program? `compile` takes \
-                 a spec; `scamp check PROGRAM --kernel SPEC` checks a program",
-            );
+            return YamlError::at_start(SpecProblem::NotAMapping);
         }
-        YamlError::from(&e).without_path()
+        YamlError::of_serde(e, false)
     })?;
     build(raw, dir).map_err(|e| locate(text, e))
 }
@@ -899,7 +855,7 @@ mod tests {
 
     fn err(text: &str) -> (Pos, String) {
         let e = parse_spec(text).unwrap_err();
-        (e.pos, e.msg)
+        (e.pos, e.cause.to_string())
     }
 
     #[test]

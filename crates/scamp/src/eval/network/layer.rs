@@ -3,6 +3,7 @@
 //! and `depth` or `approximation:`, turned into a kernel spec by
 //! [`crate::cain::spec::layer`], with registers chosen unless the stage names them.
 
+use super::problem::NetworkProblem;
 use super::{NetworkError, RawStage, Source};
 use crate::cain::spec::layer::{self, LayerError, LayerTarget};
 use crate::cain::spec::{ApproxParams, SearchParams};
@@ -33,7 +34,7 @@ pub(super) struct FromArrays {
     pub bias: Vec<f64>,
 }
 
-fn regs(names: &[String], path: &[Step]) -> Result<Vec<Reg>, Misplaced> {
+fn regs(names: &[String], path: &[Step]) -> Result<Vec<Reg>, Misplaced<NetworkProblem>> {
     names
         .iter()
         .enumerate()
@@ -41,7 +42,7 @@ fn regs(names: &[String], path: &[Step]) -> Result<Vec<Reg>, Misplaced> {
             Reg::parse(n).filter(|r| r.is_general()).ok_or_else(|| {
                 let mut p = path.to_vec();
                 p.push(Step::Index(i));
-                Misplaced::at(&p, format!("`{n}` is not a general register (A..F)"))
+                Misplaced::at(&p, NetworkProblem::NotGeneral { name: n.clone() })
             })
         })
         .collect()
@@ -55,12 +56,12 @@ fn input_registers(
     channels: usize,
     previous: &[Reg],
     here: &dyn Fn(&'static str) -> Vec<Step>,
-) -> Result<Vec<Reg>, Misplaced> {
+) -> Result<Vec<Reg>, Misplaced<NetworkProblem>> {
     let inputs = match (&s.input, &s.inputs) {
         (Some(_), Some(_)) => {
             return Err(Misplaced::at(
                 &here("inputs"),
-                "give `input` or `inputs`, not both",
+                NetworkProblem::InputAndInputs,
             ))
         }
         (Some(r), None) => regs(std::slice::from_ref(r), &here("input"))?,
@@ -70,20 +71,16 @@ fn input_registers(
         (None, None) if previous.is_empty() => {
             return Err(Misplaced::at(
                 &here("weights"),
-                format!(
-                    "the first stage reads the captured image (one channel); its weights read \
-                     {channels}"
-                ),
+                NetworkProblem::FirstStageChannels { channels },
             ))
         }
         (None, None) => {
             return Err(Misplaced::at(
                 &here("weights"),
-                format!(
-                    "the weights read {channels} input channels, the previous stage makes {}: \
-                     name them with `inputs: [...]`",
-                    previous.len()
-                ),
+                NetworkProblem::ChannelsUnnamed {
+                    channels,
+                    previous: previous.len(),
+                },
             ))
         }
     };
@@ -95,10 +92,10 @@ fn input_registers(
         };
         return Err(Misplaced::at(
             &here(key),
-            format!(
-                "the weights read {channels} input channel(s), {} input register(s) are given",
-                inputs.len()
-            ),
+            NetworkProblem::ChannelsRegisters {
+                channels,
+                inputs: inputs.len(),
+            },
         ));
     }
     Ok(inputs)
@@ -112,7 +109,7 @@ fn output_registers(
     inputs: &[Reg],
     registers: &[Reg],
     here: &dyn Fn(&'static str) -> Vec<Step>,
-) -> Result<Vec<Reg>, Misplaced> {
+) -> Result<Vec<Reg>, Misplaced<NetworkProblem>> {
     if let Some(r) = &s.outputs {
         return regs(r, &here("outputs"));
     }
@@ -124,13 +121,11 @@ fn output_registers(
     if free.len() < count {
         return Err(Misplaced::at(
             &here("weights"),
-            format!(
-                "the layer reads {} map(s) and makes {count}: the {} register(s) besides its \
-                 inputs cannot hold the outputs; name `outputs:` (an output may reuse an input \
-                 register) or give the layer fewer outputs",
-                inputs.len(),
-                free.len()
-            ),
+            NetworkProblem::NoRoomForOutputs {
+                maps: inputs.len(),
+                outputs: count,
+                free: free.len(),
+            },
         ));
     }
     Ok(free[..count].to_vec())
@@ -144,12 +139,12 @@ pub(super) fn from_arrays(
     previous: &[Reg],
     source: &Source,
     here: &dyn Fn(&'static str) -> Vec<Step>,
-    at: &dyn Fn(Misplaced) -> NetworkError,
+    at: &dyn Fn(Misplaced<NetworkProblem>) -> NetworkError,
 ) -> Result<FromArrays, NetworkError> {
     let Source::Dir(dir) = source else {
         return Err(at(Misplaced::at(
             &here("weights"),
-            "a bundled network cannot name weight files",
+            NetworkProblem::BundledWeightFiles,
         )));
     };
     let file = dir.join(weights);
@@ -180,7 +175,7 @@ pub(super) fn from_arrays(
         (Some(_), Some(_)) => {
             return Err(at(Misplaced::at(
                 &here("depth"),
-                "give `depth` or `approximation`, not both",
+                NetworkProblem::DepthAndApproximation,
             )))
         }
         (Some(a), None) => a,

@@ -5,6 +5,9 @@
 
 mod layer;
 mod parts;
+mod problem;
+
+pub use problem::NetworkProblem;
 
 pub(crate) use parts::{Activation, Bin, Binarise, Decision, Grouping, Readout};
 
@@ -302,7 +305,7 @@ impl Source<'_> {
 fn decision_of(
     s: &RawStage,
     here: &dyn Fn(&'static str) -> Vec<Step>,
-) -> Result<Decision, Misplaced> {
+) -> Result<Decision, Misplaced<NetworkProblem>> {
     let thresholds = s
         .threshold
         .as_ref()
@@ -314,15 +317,17 @@ fn decision_of(
         (Some("threshold") | None, Some(t)) => Ok(Decision::Threshold(t)),
         (Some("threshold"), None) => Err(Misplaced::at(
             &here("decision"),
-            "decision `threshold` needs `threshold: T` or one per map `threshold: [t1, t2, ...]`",
+            NetworkProblem::ThresholdMissing,
         )),
         (Some("sign" | "none"), Some(_)) => Err(Misplaced::at(
             &here("threshold"),
-            "`threshold:` goes with `decision: threshold`",
+            NetworkProblem::ThresholdWithoutDecision,
         )),
         (Some(other), _) => Err(Misplaced::at(
             &here("decision"),
-            format!("unknown decision `{other}` (expected sign, threshold or none)"),
+            NetworkProblem::UnknownDecision {
+                decision: other.to_string(),
+            },
         )),
     }
 }
@@ -361,8 +366,9 @@ pub fn load(source: &Source, name: &str) -> Result<Network, NetworkError> {
         file: file.clone(),
         err,
     };
-    let raw: RawNetwork = serde_yaml::from_str(&text).map_err(|e| yaml(YamlError::from(&e)))?;
-    let at = |m: Misplaced| yaml(locate(&text, m));
+    let raw: RawNetwork =
+        serde_yaml::from_str(&text).map_err(|e| yaml(YamlError::of_serde(e, true)))?;
+    let at = |m: Misplaced<NetworkProblem>| yaml(locate(&text, m));
     let readout = readout_of(&raw.readout).map_err(at)?;
     let binarise = raw
         .input
@@ -396,12 +402,12 @@ fn stages_of(
     raw: &[RawStage],
     source: &Source,
     sources: &mut String,
-    at: &dyn Fn(Misplaced) -> NetworkError,
+    at: &dyn Fn(Misplaced<NetworkProblem>) -> NetworkError,
 ) -> Result<Vec<StageDef>, NetworkError> {
     if raw.is_empty() {
         return Err(at(Misplaced::at(
             &[Step::Key("stages")],
-            "a network needs at least one stage",
+            NetworkProblem::NoStages,
         )));
     }
     let mut stages = Vec::new();
@@ -436,7 +442,7 @@ fn stages_of(
             _ => {
                 return Err(at(Misplaced::at(
                     &[Step::Key("stages"), Step::Index(i)],
-                    "a stage needs `spec: FILE.yaml` or `weights: FILE.npy` (one of them)",
+                    NetworkProblem::StageSource,
                 )))
             }
         };
@@ -444,12 +450,15 @@ fn stages_of(
             if t.len() > 1 && t.len() != spec.kernels.len() {
                 return Err(at(Misplaced::at(
                     &here("threshold"),
-                    format!(
-                        "{} thresholds for the {} maps of {}: give one per map, or one for all",
-                        t.len(),
-                        spec.kernels.len(),
-                        spec_file.file_name().unwrap_or_default().to_string_lossy()
-                    ),
+                    NetworkProblem::ThresholdCount {
+                        thresholds: t.len(),
+                        maps: spec.kernels.len(),
+                        spec: spec_file
+                            .file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned(),
+                    },
                 )));
             }
         }
@@ -477,32 +486,24 @@ fn stages_of(
                 Step::Index(raw.len() - 1),
                 Step::Key("decision"),
             ],
-            "the last stage needs a decision (sign or threshold): only binary maps leave the chip",
+            NetworkProblem::LastDecision,
         )));
     }
     Ok(stages)
 }
 
 /// The readout: `pool` (4 by default) or `bins`, and an optional `cap`.
-fn readout_of(r: &RawReadout) -> Result<Readout, Misplaced> {
+fn readout_of(r: &RawReadout) -> Result<Readout, Misplaced<NetworkProblem>> {
     let key = |k| [Step::Key("readout"), Step::Key(k)];
     let grouping = match (r.pool, &r.bins) {
-        (Some(_), Some(_)) => {
-            return Err(Misplaced::at(
-                &key("bins"),
-                "give `pool` or `bins`, not both",
-            ))
-        }
-        (Some(0), None) => return Err(Misplaced::at(&key("pool"), "pool must be at least 1")),
+        (Some(_), Some(_)) => return Err(Misplaced::at(&key("bins"), NetworkProblem::PoolAndBins)),
+        (Some(0), None) => return Err(Misplaced::at(&key("pool"), NetworkProblem::ZeroPool)),
         (Some(p), None) => Grouping::Pool(p),
         (None, Some(b)) => Grouping::Bins(parts::bins(b, &key("bins"))?),
         (None, None) => Grouping::Pool(4),
     };
     if r.cap == Some(0) {
-        return Err(Misplaced::at(
-            &key("cap"),
-            "cap must be at least 1 event per map",
-        ));
+        return Err(Misplaced::at(&key("cap"), NetworkProblem::ZeroCap));
     }
     Ok(Readout {
         grouping,
@@ -511,7 +512,7 @@ fn readout_of(r: &RawReadout) -> Result<Readout, Misplaced> {
 }
 
 /// The head: weight files, or training settings with optional hidden layers.
-fn head_of(h: &RawHead, source: &Source) -> Result<HeadDef, Misplaced> {
+fn head_of(h: &RawHead, source: &Source) -> Result<HeadDef, Misplaced<NetworkProblem>> {
     let key = |k| [Step::Key("head"), Step::Key(k)];
     let t = h.train;
     if t.epochs == 0
@@ -521,17 +522,11 @@ fn head_of(h: &RawHead, source: &Source) -> Result<HeadDef, Misplaced> {
         || !t.l2.is_finite()
         || t.l2 < 0.0
     {
-        return Err(Misplaced::at(
-            &key("train"),
-            "train needs epochs >= 1, batch >= 1, a finite learning_rate > 0 and a finite l2 >= 0",
-        ));
+        return Err(Misplaced::at(&key("train"), NetworkProblem::Train));
     }
     let hidden = h.hidden.clone().unwrap_or_default();
     if hidden.iter().any(|&n| n == 0 || n > MAX_UNITS) {
-        return Err(Misplaced::at(
-            &key("hidden"),
-            format!("a hidden layer has 1..{MAX_UNITS} units"),
-        ));
+        return Err(Misplaced::at(&key("hidden"), NetworkProblem::HiddenUnits));
     }
     let Some(w) = &h.weights else {
         return Ok(HeadDef::Train { params: t, hidden });
@@ -539,7 +534,7 @@ fn head_of(h: &RawHead, source: &Source) -> Result<HeadDef, Misplaced> {
     if h.hidden.is_some() {
         return Err(Misplaced::at(
             &key("hidden"),
-            "`hidden` is for a head scamp trains; loaded weights give their own layers",
+            NetworkProblem::HiddenWithWeights,
         ));
     }
     let files = parts::weight_files(w, &key("weights"))?;

@@ -2,6 +2,7 @@
 //! the readout, the input stage and the head's layers, each read from its YAML value
 //! with the path of the node at fault, so that every refusal names `NET.yaml:LINE:COL`.
 
+use super::problem::NetworkProblem;
 use crate::isa::yaml::{Misplaced, Step};
 use serde_yaml::Value;
 
@@ -88,9 +89,9 @@ pub struct Binarise {
     pub value: i64,
 }
 
-type Found<T> = Result<T, Misplaced>;
+type Found<T> = Result<T, Misplaced<NetworkProblem>>;
 
-fn int_of(v: &Value, path: &[Step], what: &str) -> Found<i64> {
+fn int_of(v: &Value, path: &[Step], what: &'static str) -> Found<i64> {
     match v {
         Value::Number(n) if n.as_i64().is_some() => Ok(n.as_i64().unwrap_or_default()),
         Value::Number(n)
@@ -99,31 +100,27 @@ fn int_of(v: &Value, path: &[Step], what: &str) -> Found<i64> {
         {
             Ok(n.as_f64().unwrap_or_default() as i64)
         }
-        _ => Err(Misplaced::at(path, format!("{what} must be an integer"))),
+        _ => Err(Misplaced::at(path, NetworkProblem::NotInteger { what })),
     }
 }
 
 /// `activation: relu` or `activation: {leaky_relu: 1/4}` (also `0.25`).
 pub(super) fn activation(v: &Value, path: &[Step]) -> Found<Activation> {
-    let expected = "expected `relu` or `{leaky_relu: 1/2^k}`";
     match v {
         Value::String(s) if s == "relu" => Ok(Activation::Relu),
         Value::String(s) => Err(Misplaced::at(
             path,
-            format!("unknown activation `{s}` ({expected})"),
+            NetworkProblem::UnknownActivation { name: s.clone() },
         )),
         Value::Mapping(m) if m.len() == 1 => {
             let Some(slope) = m.get("leaky_relu") else {
-                return Err(Misplaced::at(
-                    path,
-                    format!("unknown activation ({expected})"),
-                ));
+                return Err(Misplaced::at(path, NetworkProblem::UnknownActivationForm));
             };
             let mut here = path.to_vec();
             here.push(Step::Key("leaky_relu"));
             leak_shift(slope, &here).map(|shift| Activation::LeakyRelu { shift })
         }
-        _ => Err(Misplaced::at(path, expected)),
+        _ => Err(Misplaced::at(path, NetworkProblem::NotAnActivation)),
     }
 }
 
@@ -147,15 +144,7 @@ fn leak_shift(v: &Value, path: &[Step]) -> Found<u32> {
     };
     (1..=MAX_LEAK_SHIFT)
         .find(|&k| slope == Some(0.5f64.powi(k as i32)))
-        .ok_or_else(|| {
-            Misplaced::at(
-                path,
-                format!(
-                    "a leaky ReLU's slope must be 1/2^k for k = 1..{MAX_LEAK_SHIFT} \
-                     (halvings on the sensor), such as 1/4"
-                ),
-            )
-        })
+        .ok_or_else(|| Misplaced::at(path, NetworkProblem::LeakySlope))
 }
 
 /// The thresholds of `threshold: T` or `threshold: [t1, t2, ...]`: integers whose
@@ -165,12 +154,9 @@ pub(super) fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
         let refuse = |t: &dyn std::fmt::Display| {
             Misplaced::at(
                 path,
-                format!(
-                    "threshold {t} cannot be loaded: the DAC loads -t, so a threshold must be \
-                     an integer in {}..{}",
-                    -DAC.end(),
-                    -DAC.start()
-                ),
+                NetworkProblem::Threshold {
+                    threshold: t.to_string(),
+                },
             )
         };
         let shown =
@@ -182,10 +168,9 @@ pub(super) fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
         }
     };
     match v {
-        Value::Sequence(items) if items.is_empty() => Err(Misplaced::at(
-            path,
-            "threshold: a list needs one value per map",
-        )),
+        Value::Sequence(items) if items.is_empty() => {
+            Err(Misplaced::at(path, NetworkProblem::NoThresholds))
+        }
         Value::Sequence(items) => items
             .iter()
             .enumerate()
@@ -202,25 +187,24 @@ pub(super) fn thresholds(v: &Value, path: &[Step]) -> Found<Vec<i64>> {
 /// The rectangles of `bins: [[row, col, height, width], ...]`.
 pub(super) fn bins(v: &[Vec<Value>], path: &[Step]) -> Found<Vec<Bin>> {
     if v.is_empty() {
-        return Err(Misplaced::at(path, "bins: give at least one rectangle"));
+        return Err(Misplaced::at(path, NetworkProblem::NoBins));
     }
     v.iter()
         .enumerate()
         .map(|(i, b)| {
             let mut here = path.to_vec();
             here.push(Step::Index(i));
-            let bad = |msg: &str| Misplaced::at(&here, msg.to_string());
+            let bad = |problem: NetworkProblem| Misplaced::at(&here, problem);
             if b.len() != 4 {
-                return Err(bad("a bin is [row, col, height, width]"));
+                return Err(bad(NetworkProblem::BinShape));
             }
             let mut n = [0usize; 4];
             for (k, x) in b.iter().enumerate() {
                 let x = int_of(x, &here, "a bin's row, col, height and width")?;
-                n[k] = usize::try_from(x)
-                    .map_err(|_| bad("a bin's row, col, height and width are not negative"))?;
+                n[k] = usize::try_from(x).map_err(|_| bad(NetworkProblem::BinNegative))?;
             }
             if n[2] == 0 || n[3] == 0 {
-                return Err(bad("a bin's height and width are at least 1"));
+                return Err(bad(NetworkProblem::BinEmpty));
             }
             Ok(Bin {
                 row: n[0],
@@ -244,14 +228,14 @@ pub(super) fn binarise(level: &Value, value: &Value, path: &[Step]) -> Found<Bin
     if !(1..=255).contains(&l) {
         return Err(Misplaced::at(
             &at("level"),
-            format!("level {l}: a pixel value in 1..255 (the DAC loads 128 - level)"),
+            NetworkProblem::Level { level: l },
         ));
     }
     let v = int_of(value, &at("value"), "value")?;
     if !DAC.contains(&v) {
         return Err(Misplaced::at(
             &at("value"),
-            format!("value {v}: the DAC loads -128..127"),
+            NetworkProblem::Value { value: v },
         ));
     }
     Ok(Binarise { level: l, value: v })
@@ -259,12 +243,7 @@ pub(super) fn binarise(level: &Value, value: &Value, path: &[Step]) -> Found<Bin
 
 /// The head's weight files: one name or a list of names.
 pub(super) fn weight_files(v: &Value, path: &[Step]) -> Found<Vec<String>> {
-    let bad = || {
-        Misplaced::at(
-            path,
-            "weights: a .npy file name, or a list of them (one per layer)",
-        )
-    };
+    let bad = || Misplaced::at(path, NetworkProblem::WeightFiles);
     match v {
         Value::String(s) => Ok(vec![s.clone()]),
         Value::Sequence(items) if !items.is_empty() => items
@@ -305,7 +284,7 @@ mod tests {
         assert_eq!(thresholds(&yaml("128"), &[]), Ok(vec![128]));
         let e = thresholds(&yaml("[15, 129]"), &[]).unwrap_err();
         assert_eq!(e.path, vec![Step::Index(1)]);
-        assert!(e.msg.contains("-127..128"), "{}", e.msg);
+        assert!(e.problem.to_string().contains("-127..128"), "{}", e.problem);
         assert!(thresholds(&yaml("2.5"), &[]).is_err());
         assert!(thresholds(&yaml("[]"), &[]).is_err());
     }

@@ -7,7 +7,7 @@
 //! [`FusedWrite`] inline, row by row; the noise model builds its rows of the same
 //! formula (`RowTerm`), so the two give the same values bit for bit.
 
-use super::saturate::{Form, Saturate};
+use super::saturate::{Saturate, LANES};
 use super::{bf16, rng};
 use crate::sim::dims::N;
 use crate::sim::machine::bus_value;
@@ -154,7 +154,7 @@ impl RowTerm<'_> {
     #[inline(always)]
     // Indices into fixed-size rows: the loops compile without bounds checks.
     #[allow(clippy::needless_range_loop)]
-    pub fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
+    pub(crate) fn apply(&self, src: &[f32; N], out: &mut [f32; N]) {
         let (p, f) = (self.pattern, self.factors);
         let Some((z, sign)) = self.noise else {
             for c in 0..N {
@@ -241,7 +241,18 @@ impl RowTerm<'_> {
         let (p, f) = (self.pattern, self.factors);
         let (z, sign) = self.noise.unwrap_or((&ZEROS, 0.0));
         let sd = self.sd * sign;
-        rng::each_deviate(z, |c, z| out[c] = perturbed(src[c], f, p[c], sd, z));
+        let mut largest = 0u32;
+        rng::each_deviate(z, |c, z| {
+            let y = perturbed(src[c], f, p[c], sd, z);
+            out[c] = y;
+            largest = largest.max(y.to_bits() & MAGNITUDE);
+        });
+        // As in `clipped_by`: a row inside both knees (masked entries or not) is its
+        // own clip.
+        let inside = sat.inside();
+        if inside >= 0.0 && largest <= inside.to_bits() {
+            return 0;
+        }
         clip_row(out, Some(m), clipped, sat)
     }
 }
@@ -268,10 +279,10 @@ pub(crate) fn clip_row(
 }
 
 /// [`clip_row`] for a soft knee. A first loop, free of branches and calls, marks the
-/// entries past a knee and counts those the mask stores; only the marked entries are
-/// then compressed: between the knees the compression is the identity, so leaving the
-/// others as they are changes no bit (and most rows that reach a knee have few entries
-/// past it).
+/// entries past a knee and counts those the mask stores; then each vector of [`LANES`]
+/// entries holding a marked one is compressed (between the knees the compression is
+/// the identity, so a vector without a marked entry is left as it is, and the entries
+/// of a compressed vector that are not marked come out unchanged).
 #[inline(always)]
 // Indices into fixed-size rows: the loops compile without bounds checks.
 #[allow(clippy::needless_range_loop)]
@@ -282,41 +293,33 @@ fn soften_row(
     sat: Saturate,
 ) -> u64 {
     let (klo, khi) = (sat.knee_lo, sat.knee_hi);
-    let mut past = [false; N];
+    let mut past = [0u8; N];
     for c in 0..N {
         let x = out[c];
-        past[c] = !(klo <= x && x <= khi);
+        past[c] = u8::from(!(klo <= x && x <= khi));
     }
     let mut n = 0u32;
     // One loop per kind of mask, so that a full row loads none.
     match mask {
         None => {
             for c in 0..N {
-                clipped[c] = past[c];
+                clipped[c] = past[c] != 0;
                 n += u32::from(past[c]);
             }
         }
         Some(m) => {
             for c in 0..N {
-                let hit = m[c] & past[c];
+                let hit = m[c] & (past[c] != 0);
                 clipped[c] = hit;
                 n += u32::from(hit);
             }
         }
     }
-    if sat.form != Form::Count {
-        // Sixty-four entries at a time, as the bits of a word: only the entries past a
-        // knee are visited, lowest bit first.
-        for (word, marks) in past.chunks_exact(64).enumerate() {
-            let mut bits = marks
-                .iter()
-                .enumerate()
-                .fold(0u64, |m, (i, &b)| m | (u64::from(b) << i));
-            while bits != 0 {
-                let c = word * 64 + bits.trailing_zeros() as usize;
-                out[c] = sat.soft(out[c]);
-                bits &= bits - 1;
-            }
+    for (vals, marks) in out.chunks_exact_mut(LANES).zip(past.chunks_exact(LANES)) {
+        // The vector's sixteen marks as one integer: one load and one test.
+        let marks: [u8; LANES] = marks.try_into().expect("whole vectors");
+        if u128::from_ne_bytes(marks) != 0 {
+            sat.soften(vals.try_into().expect("whole vectors"));
         }
     }
     u64::from(n)

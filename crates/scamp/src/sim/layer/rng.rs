@@ -28,7 +28,7 @@
 use super::bf16;
 
 /// Stream tags: independent random streams derived from the same seed.
-pub mod stream {
+pub(crate) mod stream {
     /// Temporal noise of a transfer.
     pub(crate) const TEMPORAL: u64 = 1;
     /// Readout noise.
@@ -66,7 +66,7 @@ pub mod stream {
 
 /// The splitmix64 finaliser: a bijective 64-bit mixer.
 #[inline(always)]
-pub fn mix64(mut x: u64) -> u64 {
+pub(crate) fn mix64(mut x: u64) -> u64 {
     x ^= x >> 30;
     x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x ^= x >> 27;
@@ -77,7 +77,7 @@ pub fn mix64(mut x: u64) -> u64 {
 /// The key of one row of one random stream: mixes every coordinate in turn, so keys of
 /// different (seed, stream, a, b, row) are unrelated.
 #[inline]
-pub fn row_key(seed: u64, stream: u64, a: u64, b: u64, row: usize) -> u64 {
+pub(crate) fn row_key(seed: u64, stream: u64, a: u64, b: u64, row: usize) -> u64 {
     let mut k = mix64(seed ^ 0x5ca3_9e37_79b9_7f4a);
     k = mix64(k ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     k = mix64(k ^ a);
@@ -87,7 +87,7 @@ pub fn row_key(seed: u64, stream: u64, a: u64, b: u64, row: usize) -> u64 {
 
 /// The key of random stream `stream` of `seed`, which [`temporal_key`] completes for
 /// one row.
-pub fn stream_key(seed: u64, stream: u64) -> u64 {
+pub(crate) fn stream_key(seed: u64, stream: u64) -> u64 {
     mix64(mix64(seed ^ 0x5ca3_9e37_79b9_7f4a) ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
@@ -96,25 +96,25 @@ pub fn stream_key(seed: u64, stream: u64) -> u64 {
 /// 8..20, row below), so distinct rows, planes and instructions get distinct keys. One
 /// mix rather than [`row_key`]'s five: this runs for every row of every noisy write.
 #[inline(always)]
-pub fn temporal_key(stream_key: u64, seq: u64, plane: usize, row: usize) -> u64 {
+pub(crate) fn temporal_key(stream_key: u64, seq: u64, plane: usize, row: usize) -> u64 {
     row_of_write(write_key(stream_key, seq, plane), row)
 }
 
 /// The part of [`temporal_key`] one write fixes (its rows differ in the low 8 bits).
 #[inline(always)]
-pub fn write_key(stream_key: u64, seq: u64, plane: usize) -> u64 {
+pub(crate) fn write_key(stream_key: u64, seq: u64, plane: usize) -> u64 {
     stream_key ^ (seq << 20 | (plane as u64 & 0xfff) << 8)
 }
 
 /// [`temporal_key`] of row `row` of the write whose [`write_key`] is `write`.
 #[inline(always)]
-pub fn row_of_write(write: u64, row: usize) -> u64 {
+pub(crate) fn row_of_write(write: u64, row: usize) -> u64 {
     mix64(write ^ (row as u64 & 0xff))
 }
 
 /// `col * 0x9e3779b9` for the 256 columns of a row, so that row loops load the column
 /// term instead of multiplying for it.
-pub static COLUMN_MIX: [u32; 256] = {
+pub(crate) static COLUMN_MIX: [u32; 256] = {
     let mut t = [0u32; 256];
     let mut c = 0;
     while c < 256 {
@@ -127,13 +127,13 @@ pub static COLUMN_MIX: [u32; 256] = {
 /// A 32-bit hash of (row key, column) ("lowbias32" by C. Wellons): two multiplies, so it
 /// vectorises with 32-bit lanes.
 #[inline(always)]
-pub fn lane_hash(key: u64, col: u32) -> u32 {
+pub(crate) fn lane_hash(key: u64, col: u32) -> u32 {
     premixed_hash(key, col.wrapping_mul(0x9e37_79b9))
 }
 
 /// [`lane_hash`] with the column term `col * 0x9e3779b9` given (see [`COLUMN_MIX`]).
 #[inline(always)]
-pub fn premixed_hash(key: u64, column_mix: u32) -> u32 {
+pub(crate) fn premixed_hash(key: u64, column_mix: u32) -> u32 {
     let mut x = column_mix ^ (key as u32);
     x = x.wrapping_add((key >> 32) as u32);
     x ^= x >> 16;
@@ -159,7 +159,7 @@ const P5: f32 = 0.001_949_272;
 /// makes it normal to within the granularity. Branch- and table-free, so a row of them
 /// compiles to a few SIMD instructions per 8 or 16 PEs.
 #[inline(always)]
-pub fn normal(h: u32) -> f32 {
+pub(crate) fn normal(h: u32) -> f32 {
     let pairs = (h & 0x00ff_00ff) + ((h >> 8) & 0x00ff_00ff);
     let s = (pairs & 0xffff) + (pairs >> 16);
     let x = (s as f32 - 510.0) * (1.0 / BYTE_SUM_SD);
@@ -169,7 +169,7 @@ pub fn normal(h: u32) -> f32 {
 
 /// Fills `out` with the standard normal deviates of row key `key`, column by column.
 #[inline(always)]
-pub fn fill_normals(key: u64, out: &mut [f32]) {
+pub(crate) fn fill_normals(key: u64, out: &mut [f32]) {
     if out.len() <= COLUMN_MIX.len() {
         for (o, &m) in out.iter_mut().zip(&COLUMN_MIX) {
             *o = normal(premixed_hash(key, m));
@@ -195,7 +195,7 @@ const ROW: usize = 256;
 const HALF: usize = ROW / 2;
 
 /// The words one row of temporal noise reads: 256 deviates, two to a word.
-pub type Window = [u32; HALF];
+pub(crate) type Window = [u32; HALF];
 
 /// The table of temporal noise: `TABLE_WORDS` words followed by a copy of its first
 /// window (so that every window is contiguous).
@@ -257,7 +257,7 @@ fn settle_square(q: &mut [f32], target: f64) {
 /// The temporal noise of row key `key`: a window of table words and a sign, the
 /// deviates of a row being `sign` times those [`each_deviate`] serves (unit variance).
 #[inline]
-pub fn temporal_row(key: u64) -> (&'static Window, f32) {
+pub(crate) fn temporal_row(key: u64) -> (&'static Window, f32) {
     // Bits of a well-mixed key: 15 for the offset, one for the sign.
     let at = key as usize & (TABLE_WORDS - 1);
     let window = temporal_table()[at..at + HALF]
@@ -271,7 +271,7 @@ pub fn temporal_row(key: u64) -> (&'static Window, f32) {
 /// (without the row's sign): the loop the row kernels run, which vectorises as one
 /// load and two unpackings per two vectors of columns (`c` and `c + 128` together).
 #[inline(always)]
-pub fn each_deviate(window: &Window, mut f: impl FnMut(usize, f32)) {
+pub(crate) fn each_deviate(window: &Window, mut f: impl FnMut(usize, f32)) {
     for (c, &w) in window.iter().enumerate() {
         f(c, bf16::hi(w));
         f(c + HALF, bf16::lo(w));
@@ -280,7 +280,7 @@ pub fn each_deviate(window: &Window, mut f: impl FnMut(usize, f32)) {
 
 /// A whole plane of standard normal deviates for stream `stream`, index `a` of `seed`
 /// (used for the fixed pattern, drawn once per chip).
-pub fn normal_plane(seed: u64, stream: u64, a: u64, rows: usize, cols: usize) -> Vec<f32> {
+pub(crate) fn normal_plane(seed: u64, stream: u64, a: u64, rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0f32; rows * cols];
     for (r, row) in out.chunks_mut(cols).enumerate() {
         fill_normals(row_key(seed, stream, a, 0, r), row);

@@ -2,15 +2,17 @@
 //! between the knees stay as they are, values beyond a knee are compressed towards that
 //! side's limit (a hard clip when the knees are the limits). The hot loops only check a
 //! row's largest magnitude against the nearer knee ([`Saturate::inside`]); a row that
-//! reaches past it comes here.
+//! reaches past it comes here, and its values past a knee go through the compression a
+//! vector at a time ([`Saturate::soften`]), with the simulator's own `tanh`
+//! ([`super::knee`]).
 //!
 //! Just past a knee the compression changes nothing: `knee + room tanh(excess / room)`
 //! rounds back to the value itself while the part the compression takes off stays
 //! under half a unit in the last place. [`Saturate::resolve_plain`] finds that window
-//! by computing the compression of every value from the knee outwards (so it holds
-//! for the platform's own `tanh`, whatever its rounding), and [`Saturate::soft`]
-//! returns the values inside it untouched, without calling `tanh`.
+//! by computing the compression of every value from the knee outwards, and
+//! [`Saturate::soft`] returns the values inside it as they are.
 
+use super::knee;
 use std::sync::Mutex;
 
 /// The shape of the compression beyond a knee (see the profile's `KneeForm`).
@@ -151,43 +153,93 @@ impl Saturate {
 
     /// `x` beyond a knee, compressed (`x` itself between the knees, NaN as NaN); the
     /// values of the window `plain_lo..=plain_hi` are returned as they are, which is
-    /// what their compression gives.
-    #[inline]
+    /// what their compression gives ([`Saturate::soften`] of one value).
+    #[cfg(test)]
     pub(crate) fn soft(&self, x: f32) -> f32 {
-        if self.plain_lo <= x && x <= self.plain_hi {
+        match self.form {
+            Form::Tanh => self.soft_by(x, knee::tanh),
+            Form::Rational => self.soft_by(x, rational),
+            Form::Count => x,
+        }
+    }
+
+    /// [`Saturate::soft`] of every value of `xs` (a vector of values): the same
+    /// operations on every value, selected rather than branched, so each value comes
+    /// out as [`Saturate::soft`] gives it.
+    #[inline(always)]
+    pub(crate) fn soften(&self, xs: &mut [f32; LANES]) {
+        // Plain loops: an iterator adaptor the compiler declines to inline would be
+        // compiled outside the caller's vector unit.
+        match self.form {
+            Form::Tanh => {
+                for x in xs {
+                    *x = self.soft_by(*x, knee::tanh);
+                }
+            }
+            Form::Rational => {
+                for x in xs {
+                    *x = self.soft_by(*x, rational);
+                }
+            }
+            Form::Count => {}
+        }
+    }
+
+    /// [`Saturate::soft`] with the shape `f` (`tanh` or the rational form), free of
+    /// branches: the window's values and the values between the knees are selected
+    /// as they are.
+    #[inline(always)]
+    fn soft_by(&self, x: f32, f: impl Fn(f32) -> f32) -> f32 {
+        let plain = self.plain_lo <= x && x <= self.plain_hi;
+        let y = self.compress_by(x, f);
+        if plain {
             x
         } else {
-            self.compress(x)
+            y
         }
     }
 
     /// [`Saturate::soft`] computed (no window).
     #[inline]
     fn compress(&self, x: f32) -> f32 {
-        if self.form == Form::Count {
-            x
-        } else if x > self.knee_hi {
-            self.knee_hi + self.room(x - self.knee_hi, self.hi - self.knee_hi)
-        } else if x < self.knee_lo {
-            self.knee_lo - self.room(self.knee_lo - x, self.knee_lo - self.lo)
+        match self.form {
+            Form::Tanh => self.compress_by(x, knee::tanh),
+            Form::Rational => self.compress_by(x, rational),
+            Form::Count => x,
+        }
+    }
+
+    /// `x` through the compression of shape `f`, free of branches: beyond the upper
+    /// knee `knee + room f(excess / room)`, beyond the lower one its mirror, `x` itself
+    /// otherwise (NaN included); no room past a knee leaves the knee.
+    #[inline(always)]
+    fn compress_by(&self, x: f32, f: impl Fn(f32) -> f32) -> f32 {
+        let above = x > self.knee_hi;
+        let below = x < self.knee_lo;
+        let (knee, room) = if above {
+            (self.knee_hi, self.hi - self.knee_hi)
+        } else {
+            (self.knee_lo, self.knee_lo - self.lo)
+        };
+        let excess = if above { x - knee } else { knee - x };
+        let part = room * f(excess / room);
+        let part = if room <= 0.0 { 0.0 } else { part };
+        let y = if above { knee + part } else { knee - part };
+        if above || below {
+            y
         } else {
             x
         }
     }
+}
 
-    /// How far past a knee `excess` lands, out of `room` to the limit.
-    #[inline]
-    fn room(&self, excess: f32, room: f32) -> f32 {
-        if room <= 0.0 {
-            return 0.0;
-        }
-        let t = excess / room;
-        room * match self.form {
-            Form::Tanh => t.tanh(),
-            Form::Rational => 1.0 - 1.0 / (1.0 + t),
-            Form::Count => t,
-        }
-    }
+/// Values [`Saturate::soften`] takes at a time: sixteen f32, one AVX-512 register.
+pub(crate) const LANES: usize = 16;
+
+/// The rational shape: `1 - 1 / (1 + t)`.
+#[inline(always)]
+fn rational(t: f32) -> f32 {
+    1.0 - 1.0 / (1.0 + t)
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ impl Chip {
     }
 
     /// Gain and offset deviations of the DAC load, packed.
-    pub fn load(&self) -> &[u32] {
+    pub(crate) fn load(&self) -> &[u32] {
         self.load.get_or_init(|| {
             let g = self.plane(stream::LOAD_GAIN, 0);
             pack_planes(&g, &self.plane(stream::LOAD_OFFSET, 0))

@@ -15,7 +15,7 @@ pub mod uncertainty;
 pub use crate::sim::layer::BusKind;
 pub use layer::NoiseModel;
 pub use profile::{builtin_text, IDEAL_YAML, SCAMP5_YAML};
-pub use profile::{Profile, ProfileError, BUILTINS, DEFAULT_PROFILE};
+pub use profile::{Profile, ProfileCause, ProfileError, BUILTINS, DEFAULT_PROFILE};
 pub use saturation::MAX_LEVEL;
 pub use saturation::{KneeForm, Saturation};
 // The uncertainty description is also its own namespace, `noise::uncertainty`.

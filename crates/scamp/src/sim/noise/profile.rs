@@ -7,11 +7,12 @@
 
 pub(crate) use super::saturation::Saturation;
 use crate::isa::source::{self, SourceError};
-use crate::isa::yaml::YamlError;
+use crate::isa::yaml;
 use crate::isa::Pos;
 use crate::sim::layer::BusKind;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The built-in `ideal` profile: every error off, results exact.
 pub const IDEAL_YAML: &str = include_str!("ideal.yaml");
@@ -145,7 +146,7 @@ pub struct FixedPattern {
 /// empty `low..high` range (serde reports the end of the section, which can be the
 /// next key of the file).
 fn range_key_pos(text: &str, msg: &str) -> Option<Pos> {
-    use crate::isa::yaml::{locate, Misplaced, Step};
+    use crate::isa::yaml::Step;
     let (section, key) = ["saturation", "readout"].into_iter().find_map(|s| {
         let key = SECTION_KEYS
             .iter()
@@ -153,7 +154,7 @@ fn range_key_pos(text: &str, msg: &str) -> Option<Pos> {
         Some((s, *key))
     })?;
     let path = [Step::Key(section), Step::Key(key)];
-    Some(locate(text, Misplaced::at(&path, msg)).pos)
+    Some(yaml::node_position(text, &path))
 }
 
 /// The keys a range error of a section can name (see [`range_key_pos`]).
@@ -417,7 +418,7 @@ fn level<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 
 /// A profile that could not be read, with the position of the problem.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{col}: {msg}")]
+#[error("{file}:{line}:{col}: {cause}")]
 pub struct ProfileError {
     /// The file (or built-in name).
     pub file: String,
@@ -426,8 +427,41 @@ pub struct ProfileError {
     /// 1-based column (1 when unknown).
     pub col: usize,
     /// What is wrong.
-    pub msg: String,
+    pub cause: ProfileCause,
 }
+
+/// What is wrong with a profile.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ProfileCause {
+    /// The text is not a profile: serde_yaml's error (not YAML, an unknown key, a value
+    /// outside its range: the profile's own checks run inside deserialisation), shown
+    /// without the position serde_yaml appends (the error's position goes in front).
+    #[error("{}", crate::isa::yaml::serde_message(.0))]
+    Yaml(Arc<serde_yaml::Error>),
+    /// Neither a built-in profile nor an existing file.
+    #[error("no such profile: not a built-in ({}) and no such file", BUILTINS.join(", "))]
+    NoSuchProfile,
+    /// The file's text is not UTF-8.
+    #[error("the {what} is not UTF-8 text")]
+    NotUtf8 {
+        /// What the file was read as (`profile`).
+        what: &'static str,
+    },
+    /// The file could not be read, or is larger than a profile may be.
+    #[error(transparent)]
+    Read(Arc<SourceError>),
+}
+
+/// Two causes are equal when they are of one kind and say the same (serde_yaml's and
+/// the operating system's errors have no equality of their own).
+impl PartialEq for ProfileCause {
+    fn eq(&self, other: &ProfileCause) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+            && self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for ProfileCause {}
 
 impl Profile {
     /// Parses a profile from YAML text; `file` names it in errors.
@@ -440,13 +474,14 @@ impl Profile {
     pub fn from_yaml(text: &str, file: &str) -> Result<Profile, ProfileError> {
         let text = source::strip_bom(text);
         serde_yaml::from_str::<Profile>(text).map_err(|e| {
-            let YamlError { pos, msg } = YamlError::from(&e);
-            let pos = range_key_pos(text, &msg).unwrap_or(pos);
+            let pos = yaml::position(&e);
+            let cause = ProfileCause::Yaml(Arc::new(e));
+            let pos = range_key_pos(text, &cause.to_string()).unwrap_or(pos);
             ProfileError {
                 file: file.to_string(),
                 line: pos.line as usize,
                 col: pos.col as usize,
-                msg,
+                cause,
             }
         })
     }
@@ -477,13 +512,10 @@ impl Profile {
                 file: name_or_path.to_string(),
                 line: pos.line as usize,
                 col: pos.col as usize,
-                msg: match e {
-                    SourceError::Io { .. } if !path.exists() => format!(
-                        "no such profile: not a built-in ({}) and no such file",
-                        BUILTINS.join(", ")
-                    ),
-                    SourceError::NotUtf8 { what, .. } => format!("the {what} is not UTF-8 text"),
-                    other => other.to_string(),
+                cause: match e {
+                    SourceError::Io { .. } if !path.exists() => ProfileCause::NoSuchProfile,
+                    SourceError::NotUtf8 { what, .. } => ProfileCause::NotUtf8 { what },
+                    other => ProfileCause::Read(Arc::new(other)),
                 },
             }
         })?;
@@ -551,17 +583,20 @@ mod tests {
     fn errors_carry_positions() {
         let e = Profile::from_yaml("transfer:\n  bus_1:\n    gian: 0.1\n", "p.yaml").unwrap_err();
         assert_eq!((e.line, e.col), (3, 5), "{e}");
-        assert!(e.msg.contains("unknown field `gian`"), "{e}");
+        assert!(e.cause.to_string().contains("unknown field `gian`"), "{e}");
         let e = Profile::from_yaml("transfer:\n  bus2: {gain: 0.9}\n", "p.yaml").unwrap_err();
         assert_eq!(e.line, 2, "{e}");
         assert!(
-            e.msg.contains("gain error must be a number in -0.5..0.5"),
+            e.cause
+                .to_string()
+                .contains("gain error must be a number in -0.5..0.5"),
             "{e}"
         );
         let e = Profile::from_yaml("fixed_pattern:\n  offset: -1\n", "p.yaml").unwrap_err();
         assert_eq!((e.line, e.col), (2, 11), "{e}");
         assert!(
-            e.msg
+            e.cause
+                .to_string()
                 .contains("standard deviation must be a number in 0..64, got -1"),
             "{e}"
         );
@@ -572,9 +607,14 @@ mod tests {
         assert_eq!((e.line, e.col), (2, 8), "{e}");
         let e = Profile::from_yaml("readout:\n  low: 5\n  high: 1\n", "p.yaml").unwrap_err();
         assert_eq!((e.line, e.col), (2, 8), "{e}");
-        assert!(e.msg.contains("low (5) must be below high (1)"), "{e}");
+        assert!(
+            e.cause
+                .to_string()
+                .contains("low (5) must be below high (1)"),
+            "{e}"
+        );
         let e = Profile::from_yaml("readout: {noise: .nan}\n", "p.yaml").unwrap_err();
-        assert!(e.msg.contains("standard deviation"), "{e}");
+        assert!(e.cause.to_string().contains("standard deviation"), "{e}");
         let e = Profile::from_yaml("decay: {per_us: x}\n", "p.yaml").unwrap_err();
         assert!(e.to_string().starts_with("p.yaml:1:"), "{e}");
     }

@@ -229,22 +229,33 @@ mod tests {
         let e = parse("saturation: {low: -10, high: 10, knee_high: 20}\n").unwrap_err();
         assert_eq!(e.line, 1);
         assert!(
-            e.msg.contains("knee_high (20) must not be above high (10)"),
+            e.cause
+                .to_string()
+                .contains("knee_high (20) must not be above high (10)"),
             "{e}"
         );
         let text = "saturation:\n  low: -10\n  high: 10\n  knee_low: 5\n  knee_high: 2\n";
         let e = parse(text).unwrap_err();
         assert_eq!((e.line, e.col), (4, 13), "{e}");
-        assert!(e.msg.contains("knee_low (5) must lie in low..high"), "{e}");
+        assert!(
+            e.cause
+                .to_string()
+                .contains("knee_low (5) must lie in low..high"),
+            "{e}"
+        );
         let e = parse("saturation: {low: -10, high: 10, knee_low: -11}\n").unwrap_err();
-        assert!(e.msg.contains("knee_low (-11)"), "{e}");
+        assert!(e.cause.to_string().contains("knee_low (-11)"), "{e}");
         let e = parse("saturation: {low: -10, high: 10, form: cubic}\n").unwrap_err();
         assert_eq!((e.line, e.col), (1, 40), "{e}");
-        assert!(e.msg.contains("unknown variant `cubic`"), "{e}");
+        assert!(
+            e.cause.to_string().contains("unknown variant `cubic`"),
+            "{e}"
+        );
         let e = parse("saturation: {low: -9000, high: 10}\n").unwrap_err();
         assert_eq!((e.line, e.col), (1, 19), "{e}");
         assert!(
-            e.msg
+            e.cause
+                .to_string()
                 .contains("saturation level must be a number in -8192..8192"),
             "{e}"
         );

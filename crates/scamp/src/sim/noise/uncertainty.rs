@@ -168,7 +168,7 @@ impl Parameter {
 
     /// Whether the parameter describes the register range (reports show the spread
     /// these alone give apart from the rest).
-    pub fn is_saturation(self) -> bool {
+    pub(crate) fn is_saturation(self) -> bool {
         matches!(self, Parameter::SaturationKnee | Parameter::SaturationLimit)
     }
 

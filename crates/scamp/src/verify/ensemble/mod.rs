@@ -35,7 +35,7 @@ impl Member {
     /// Whether the member moves only the register range (the nominal profile, which
     /// moves nothing, included): the members that give the saturation share of a
     /// spread.
-    pub fn moves_only_saturation(&self) -> bool {
+    pub(crate) fn moves_only_saturation(&self) -> bool {
         self.values.keys().all(|k| {
             Parameter::ALL
                 .iter()

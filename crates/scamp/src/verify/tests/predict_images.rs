@@ -2,14 +2,14 @@
 //! `verify::predict` are those of `images/`, and with them the predicted analogue error
 //! of every bundled spec's program is within 25 % of what `check` measures.
 
-use scamp::verify::{
+use super::repo;
+use crate::verify::{
     input_values, load_images, InputStats, IMAGE_BORDER, IMAGE_LAGS, IMAGE_MEAN, IMAGE_REACH,
 };
-use std::path::Path;
 
 #[test]
 fn bundled_image_moments_are_the_images() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("images");
+    let dir = repo().join("images");
     let images = load_images(&dir).expect("images");
     let xs: Vec<_> = images.iter().map(|(_, g)| input_values(g)).collect();
     let s = InputStats::of_images(&xs, IMAGE_BORDER, IMAGE_REACH);
@@ -40,12 +40,12 @@ fn bundled_image_moments_are_the_images() {
 /// compile-time prediction of each kernel's analogue RMSE (the default input model)
 /// and what `check` measures under `scamp5` on the bundled images.
 fn predicted_and_measured() -> Vec<(String, f64, f64)> {
-    use scamp::bank::Bank;
-    use scamp::isa::{parse_program, Device};
-    use scamp::sim::noise::Profile;
-    use scamp::verify::ProfileTestbed;
-    use scamp::CheckOptions;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    use crate::bank::Bank;
+    use crate::isa::{parse_program, Device};
+    use crate::sim::noise::Profile;
+    use crate::verify::ProfileTestbed;
+    use crate::CheckOptions;
+    let root = repo();
     let images: Vec<_> = load_images(&root.join("images"))
         .expect("images")
         .into_iter()
@@ -73,15 +73,15 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
             .and_then(|s| s.to_str())
             .unwrap_or("")
             .to_string();
-        let spec = scamp::cain::parse_spec(&std::fs::read_to_string(&path).expect("spec"))
+        let spec = crate::cain::parse_spec(&std::fs::read_to_string(&path).expect("spec"))
             .expect("a spec");
         let text = std::fs::read_to_string(path.with_extension("scamp")).expect("program");
         let program = parse_program(&text, Device::default()).expect("parses");
-        let stats = scamp::cain::input_stats(spec.input_range);
+        let stats = crate::cain::input_stats(spec.input_range);
         let outs: Vec<_> = spec.kernels.iter().map(|k| k.out).collect();
-        let predicted = scamp::cain::predict_outputs(
+        let predicted = crate::cain::predict_outputs(
             &program,
-            scamp::isa::Wiring::new(spec.input, spec.general_count()),
+            crate::isa::Wiring::new(spec.input, spec.general_count()),
             &outs,
             &profile,
             &stats,

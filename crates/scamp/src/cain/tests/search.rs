@@ -1,9 +1,10 @@
 //! The search's objective and budget handling on whole specs: the error objective's
 //! deterministic mode, outputs that cannot fit, and random kernel sets of the benchmark.
 
-use scamp::cain::{self, CompileOptions, Objective, Source, Stats};
-use scamp::isa::Wiring;
-use scamp::verify::execute;
+use super::repo;
+use crate::cain::{self, CompileOptions, Objective, Source, Stats};
+use crate::isa::Wiring;
+use crate::verify::execute;
 
 fn spec(text: &str) -> cain::Spec {
     cain::parse_spec(text).expect("valid spec")
@@ -24,6 +25,7 @@ kernels:
     scale: 1/4
     weights: [[-1, 2, 0], [-1, 1, -3], [0, -3, 0]]
 approximation: { max_depth: 2, max_error: 0.0 }
+
 ";
 
 fn opts(work: u64, objective: Objective) -> CompileOptions {
@@ -50,12 +52,12 @@ fn error_objective_is_deterministic_and_keeps_outputs_from_being_reread() {
     let finals = execute(&a.program, Wiring::new(s.input, 6)).expect("runs");
     let outs: Vec<_> = s.kernels.iter().map(|k| finals.value(k.out)).collect();
     let flat =
-        |v: &scamp::verify::LinComb| -> f64 { v.terms.values().map(scamp::verify::coef_f64).sum() };
+        |v: &crate::verify::LinComb| -> f64 { v.terms.values().map(crate::verify::coef_f64).sum() };
     let reach = outs.iter().map(|v| flat(v).abs()).fold(1.0, f64::max);
     assert_eq!(reach, 1.25);
-    let regs: Vec<scamp::isa::Reg> = (0..6u8).map(scamp::isa::Reg::Gen).collect();
+    let regs: Vec<crate::isa::Reg> = (0..6u8).map(crate::isa::Reg::Gen).collect();
     let mut before =
-        execute(&scamp::isa::Program::default(), Wiring::new(s.input, 6)).expect("runs");
+        execute(&crate::isa::Program::default(), Wiring::new(s.input, 6)).expect("runs");
     for cut in 1..=a.program.stmts.len() {
         let mut p = a.program.clone();
         p.stmts.truncate(cut);
@@ -80,7 +82,7 @@ fn error_objective_is_deterministic_and_keeps_outputs_from_being_reread() {
 
 #[test]
 fn random_sets_beat_the_constructive_program() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/specs");
+    let dir = repo().join("benches/specs");
     for name in ["r2b", "heldout_r2"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.yaml"))).expect("spec");
         let c = cain::compile(
@@ -103,7 +105,7 @@ fn random_sets_beat_the_constructive_program() {
 fn polished_three_kernel_sets_are_reproducible_and_proven() {
     // The window re-search runs on several finalists in parallel threads after the
     // workers: the merged result must still depend on the work alone.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/specs");
+    let dir = repo().join("benches/specs");
     for name in ["r3b", "heldout_r4"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.yaml"))).expect("spec");
         let s = spec(&text);
@@ -113,7 +115,7 @@ fn polished_three_kernel_sets_are_reproducible_and_proven() {
         assert_eq!(a.search.source, Source::Search, "{name}");
         let kernels = cain::approximate_spec(&s).expect("approximates");
         let targets: Vec<_> = kernels.iter().map(cain::KernelReport::target).collect();
-        scamp::verify::prove(
+        crate::verify::prove(
             &a.program,
             Wiring::new(s.input, 6),
             &targets,
@@ -128,10 +130,7 @@ fn a_work_budget_gives_the_same_program_under_load() {
     // The tutorial's running example: its finalists are polished on two threads, which
     // once shared the shortest length as they went, so that under load (CI ran the
     // docs' tests side by side) one compile in forty gave another program.
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/tutorial/examples/blur_h.yaml"
-    );
+    let path = repo().join("docs/tutorial/examples/blur_h.yaml");
     let s = spec(&std::fs::read_to_string(path).expect("blur_h spec"));
     let alone = cain::compile(&s, &CompileOptions::default(), &Stats::default())
         .expect("a program")
