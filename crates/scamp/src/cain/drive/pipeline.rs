@@ -157,14 +157,12 @@ impl Pipeline<'_> {
         seen: &objective::Shortest,
     ) -> Outcome<Candidate> {
         let given = &self.setup.search;
-        let work = match (phase.calibrated, given.work) {
-            (true, None) => Some(self.calibrated_work()),
-            (_, w) => w,
-        };
+        let (work, shared) = phase::work_budget(&phase, given.work, || self.calibrated_work());
         let opts = match phase.objective {
             Objective::Length => SearchOptions {
                 time_limit: budget,
                 work,
+                shared,
                 slack: 0.0,
                 clip: None,
                 ..given.clone()
@@ -172,6 +170,7 @@ impl Pipeline<'_> {
             Objective::Error => SearchOptions {
                 time_limit: budget,
                 work,
+                shared,
                 clip: Some(self.clip.clone()),
                 ..given.clone()
             },

@@ -29,6 +29,13 @@ pub struct SearchOptions {
     /// the load. The time limit stays as a safety cap (if it strikes, the result may
     /// vary; the stop reason says `time`).
     pub work: Option<u64>,
+    /// With [`work`](Self::work): the workers search together instead, as under a
+    /// clock budget (one seen table and best length, racing), and stop when their
+    /// combined nodes reach `work` times the workers (the node limit, the clock and the
+    /// memory cap stop them too). Not reproducible: which worker finds what depends on
+    /// the load. A calibrated length phase of a clock budget searches so; a given work
+    /// budget (`--work N`) never does.
+    pub shared: bool,
     /// Length slack of the error objective: plans up to `(1 + slack)` times the
     /// shortest found are kept, and the one with the lowest score wins (0: shortest).
     pub slack: f64,
@@ -107,6 +114,7 @@ impl Default for SearchOptions {
             seed: 0,
             memory_limit: 2 << 30,
             work: None,
+            shared: false,
             slack: 0.0,
             range: None,
             clip: None,
