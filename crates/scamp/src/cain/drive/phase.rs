@@ -41,9 +41,10 @@ pub(crate) struct Phase {
     /// each phase the whole work; the clock then only caps it).
     pub share: f64,
     /// Whether, under a clock budget, it searches a work budget calibrated to the
-    /// group's nominal clock ([`calibrated_work`]) with its share of the clock as a cap
-    /// only: then its result does not depend on the machine's load, and is the same
-    /// under every objective that runs it.
+    /// group's nominal clock ([`calibrated_work`]), its workers together
+    /// ([`work_budget`]), with its share of the clock as a cap only: then it stops at
+    /// a work, not at the clock (with one worker, where the work is done first, its
+    /// result does not depend on the machine's load).
     pub calibrated: bool,
     /// The range its values are held to.
     pub range: RangeRule,
@@ -58,8 +59,8 @@ pub(crate) struct Phase {
 /// program `--objective length` prints (see
 /// [`crate::cain::drive::choice::final_choice`]). Under a clock budget the error
 /// objective's length phase searches the work calibrated to the clock, not the clock
-/// itself (its program then does not depend on the machine's load), with
-/// [`LENGTH_CAP`] of the clock as a cap, and the error phases get what it leaves;
+/// itself, its workers together as under the clock, with [`LENGTH_CAP`] of the clock
+/// as a cap, and the error phases get what it leaves;
 /// `--objective length` runs nothing after it, so it searches the whole clock.
 pub(crate) fn plan(objective: Objective, work: bool) -> Vec<Phase> {
     let length = Phase {
