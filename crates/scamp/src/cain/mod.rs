@@ -73,6 +73,7 @@ use crate::verify::check;
 use crate::verify::predict::Predicted;
 use crate::verify::proof::Target;
 use crate::verify::range::{InputRange, Peak};
+use drive::race::GroupClock;
 use drive::setup::Setup;
 use std::time::{Duration, Instant};
 
@@ -423,6 +424,9 @@ pub fn compile(
     // then frees what it holds): allow for that, and for more once a search here has
     // been seen to run later.
     let mut late = total.mul_f64(LATE_SHARE);
+    // The groups' nominal clock: the time limit, halved after a try at one program,
+    // shared equally (the work of calibrated phases is made from it).
+    let mut nominal = total;
     let left = |reserved: Duration, late: Duration| {
         total
             .saturating_sub(start.elapsed())
@@ -434,7 +438,11 @@ pub fn compile(
         let one = drive::race::prepare(&setup, &all, start)?;
         let before = start.elapsed();
         let time = (left(reserved + one.reserve, late) / 2).max(MIN_SEARCH);
-        match drive::race::search_group(one, time, start, stats) {
+        let clock = GroupClock {
+            time,
+            nominal: nominal / 2,
+        };
+        match drive::race::search_group(one, clock, start, stats) {
             Ok(r) => return Ok(assemble(&setup, vec![(all, r)], start, stats)),
             Err(
                 CompileError::NotFound { .. }
@@ -445,6 +453,7 @@ pub fn compile(
             Err(e) => return Err(e),
         }
         late = late.max(start.elapsed().saturating_sub(before + time));
+        nominal /= 2;
     }
     let mut parts = Vec::with_capacity(planned.len());
     let groups = prepared.len();
@@ -455,7 +464,11 @@ pub fn compile(
         let share = share.max(MIN_SEARCH);
         reserved = reserved.saturating_sub(p.reserve);
         let (before, own) = (start.elapsed(), p.reserve);
-        let r = drive::race::search_group(p, share, start, stats)?;
+        let clock = GroupClock {
+            time: share,
+            nominal: nominal / u32::try_from(groups).unwrap_or(u32::MAX),
+        };
+        let r = drive::race::search_group(p, clock, start, stats)?;
         late = late.max(start.elapsed().saturating_sub(before + share + own));
         parts.push((members, r));
     }

@@ -178,6 +178,71 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_error_objective_never_leaves_the_slack_of_the_length_phase() {
+        // The same-budget rule over many random finalists (xorshift, fixed seed): the
+        // chosen program is never more than the slack longer than the length phase's
+        // (so never both that and predicted worse than it), and where it is longer it
+        // is predicted no worse than it.
+        struct Rng(u64);
+        impl Rng {
+            fn below(&mut self, n: u64) -> u64 {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                self.0 % n
+            }
+            fn one(&mut self, n: usize) -> Found<Candidate> {
+                let score = self.below(100) as f64;
+                found(n, score, 1.0 + self.below(50) as f64 / 10.0)
+            }
+        }
+        let rmse = |f: &Found<Candidate>| f.value.predicted.as_ref().map_or(0.0, |p| p[0].rmse);
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut longer, mut shorter_kept) = (0, 0);
+        for _ in 0..4000 {
+            let m = 8 + rng.below(40) as usize;
+            let shortest = rng.one(m);
+            let shorter = match rng.below(3) {
+                0 => {
+                    let n = m - 1 - rng.below(3) as usize;
+                    Some(rng.one(n))
+                }
+                _ => None,
+            };
+            let searched: Vec<_> = (0..rng.below(6))
+                .map(|_| {
+                    let n = m - 3 + rng.below(20) as usize;
+                    rng.one(n)
+                })
+                .collect();
+            let m_rmse = rmse(&shortest);
+            let f = Finalists {
+                shortest: (shortest, Source::Search),
+                shorter,
+                searched,
+            };
+            let (c, _) = final_choice(Objective::Error, f, 0.25);
+            let bound = (m as f64 * 1.25).floor() as usize;
+            assert!(c.instructions <= bound, "{} beyond {bound}", c.instructions);
+            if c.instructions > m {
+                assert!(
+                    rmse(&c) <= m_rmse,
+                    "{} predicted {}",
+                    c.instructions,
+                    rmse(&c)
+                );
+                longer += 1;
+            }
+            shorter_kept += usize::from(c.instructions < m);
+        }
+        // Both sides of the rule were exercised.
+        assert!(
+            longer > 100 && shorter_kept > 100,
+            "{longer} {shorter_kept}"
+        );
+    }
+
+    #[test]
     fn kept_compares_the_programs_themselves() {
         let chosen = found(12, 1.0, 1.0);
         assert!(kept(&chosen, [&found(14, 1.0, 1.0), &found(12, 5.0, 2.0)]));

@@ -7,7 +7,7 @@
 
 use crate::cain::assemble::{alloc, emit};
 use crate::cain::drive::choice;
-use crate::cain::drive::phase::{Phase, RangeRule, Searches};
+use crate::cain::drive::phase::{self, Phase, RangeRule, Searches};
 use crate::cain::drive::race::{run_search, Candidate, Judge};
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::Bag;
@@ -56,6 +56,9 @@ pub(crate) struct Pipeline<'a> {
     pub began: Duration,
     /// The group's clock budget.
     pub time: Duration,
+    /// The group's nominal clock: its share of the time limit, the same on every run
+    /// (what a calibrated phase's work is made from, see [`phase::calibrated_work`]).
+    pub nominal: Duration,
     /// The live counters.
     pub stats: &'a Stats,
 }
@@ -90,11 +93,21 @@ impl Pipeline<'_> {
         for &phase in phases {
             let budget = self.left().mul_f64(phase.share);
             let seen = objective::Shortest::default();
-            let outcome = match (phase.searches, &shortest) {
+            let before = self.stats.nodes.load(Ordering::Relaxed);
+            let mut outcome = match (phase.searches, &shortest) {
                 (Searches::Plans, _) => self.plans(phase, budget, &seen),
                 (Searches::Reroute, Some(s)) => self.reroute(phase, budget, &seen, s),
                 (Searches::Reroute, None) => continue,
             };
+            // A search racing the clock reports the compile's live counter, which also
+            // holds the earlier phases' (and groups') nodes: the phase's own are what
+            // the counter gained while it ran.
+            let gained = self
+                .stats
+                .nodes
+                .load(Ordering::Relaxed)
+                .saturating_sub(before);
+            outcome.nodes = outcome.nodes.min(gained);
             if phase.objective == Objective::Length {
                 shortest = Some(self.shortest(&outcome, constructive.take())?);
             }
@@ -143,17 +156,23 @@ impl Pipeline<'_> {
         budget: Duration,
         seen: &objective::Shortest,
     ) -> Outcome<Candidate> {
+        let given = &self.setup.search;
+        let (work, shared) = phase::work_budget(&phase, given.work, || self.calibrated_work());
         let opts = match phase.objective {
             Objective::Length => SearchOptions {
                 time_limit: budget,
+                work,
+                shared,
                 slack: 0.0,
                 clip: None,
-                ..self.setup.search.clone()
+                ..given.clone()
             },
             Objective::Error => SearchOptions {
                 time_limit: budget,
+                work,
+                shared,
                 clip: Some(self.clip.clone()),
-                ..self.setup.search.clone()
+                ..given.clone()
             },
         };
         let finish = |steps: &[step::Step]| self.offered(steps, phase.objective, seen);
@@ -172,6 +191,13 @@ impl Pipeline<'_> {
             ..b
         });
         o
+    }
+
+    /// The work (nodes per worker) of a calibrated phase (see
+    /// [`phase::calibrated_work`]).
+    fn calibrated_work(&self) -> u64 {
+        let s = &self.setup.search;
+        phase::calibrated_work(self.nominal, self.root.atoms(), s.node_limit, s.workers)
     }
 
     /// Re-routes the shortest plan `s` within `budget`, under `phase`'s range rule.

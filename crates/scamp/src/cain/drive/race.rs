@@ -329,12 +329,22 @@ pub(crate) fn prepare<'a>(
     })
 }
 
-/// Searches for a program of a prepared group within `time` (and the work budget, if
-/// any) that beats its constructive program: runs the objective's phases
+/// A group's clock: what it may spend (`time`, from the clock left when it starts)
+/// and its nominal share of the time limit (`nominal`, the same on every run).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupClock {
+    /// The clock budget.
+    pub time: Duration,
+    /// The time limit's share for the group.
+    pub nominal: Duration,
+}
+
+/// Searches for a program of a prepared group within its clock (and the work budget,
+/// if any) that beats its constructive program: runs the objective's phases
 /// ([`phase::plan`]) and makes the final choice from their results ([`choice`]).
 pub(crate) fn search_group(
     prepared: Prepared<'_>,
-    time: Duration,
+    clock: GroupClock,
     start: Instant,
     stats: &Stats,
 ) -> Result<GroupResult, CompileError> {
@@ -377,7 +387,8 @@ pub(crate) fn search_group(
         clip,
         start,
         began: start.elapsed(),
-        time,
+        time: clock.time,
+        nominal: clock.nominal,
         stats,
     };
     let phases = phase::plan(setup.objective, setup.search.work.is_some());

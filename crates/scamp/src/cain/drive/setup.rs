@@ -97,6 +97,7 @@ impl<'a> Setup<'a> {
                 .unwrap_or(DEFAULT_MEMORY_LIMIT_MB)
                 .saturating_mul(1 << 20),
             work: opts.work.or(spec.search.work),
+            shared: false,
             slack: match objective {
                 Objective::Length => 0.0,
                 Objective::Error => opts.slack.unwrap_or(DEFAULT_SLACK).max(0.0),

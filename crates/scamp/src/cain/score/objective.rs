@@ -1,9 +1,10 @@
 //! The error objective over one group: the shortest program first, then the programs
 //! within the length slack of it that are predicted more accurate.
 //!
-//! The length search runs first, exactly as under `--objective length` (same budget in
-//! the deterministic mode, three quarters of the clock otherwise), and its program (or the
-//! constructive one, where that is shorter) is scored afterwards. The error search then
+//! The length search runs first (under a work budget exactly as under `--objective
+//! length`; under a clock the work calibrated to it, see `crate::cain::drive::phase`),
+//! and its program (or the constructive one, where that is shorter) is scored
+//! afterwards. The error search then
 //! looks among plans up to the slack longer. The shortest program stays a candidate of
 //! the final choice, so the result is never the constructive program where the length
 //! search found something shorter, never longer than the slack allows, and never
@@ -24,14 +25,6 @@ use crate::verify::predict::{InputStats, Predicted};
 pub(crate) fn input_stats(range: crate::verify::range::InputRange) -> InputStats {
     InputStats::of_bundled_images(range)
 }
-
-/// Share of a clock budget the error objective gives the length search (the error
-/// search gets what it leaves). In the deterministic mode both get the whole work.
-/// Three quarters: the default's program is held to the length search's, so a length
-/// search given less of the clock than `--objective length` has draws longer programs
-/// the default cannot make up for (with half, 2 of 120 random sets at 2 s broke the
-/// same-budget rule, `benches/same_budget.py`).
-pub(crate) const LENGTH_SHARE: f64 = 0.75;
 
 /// Share of what the length search leaves of a clock budget that re-routing the
 /// shortest plan gets (the error search gets the rest). In the deterministic mode the
@@ -79,7 +72,8 @@ pub(crate) fn rescore(
 /// beats it (see [`beats`]), so each replacement is predicted no worse than the one it
 /// replaces: the result is never more than the slack longer than the shortest program,
 /// and where any candidate allows it, never predicted worse than either of them (the
-/// length search's program is what `--objective length` prints).
+/// length search's program is what `--objective length` prints under the same work
+/// budget).
 pub(crate) fn prefer(
     shortest: (Found<Candidate>, Source),
     shorter: Option<(Found<Candidate>, Source)>,

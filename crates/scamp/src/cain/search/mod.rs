@@ -10,7 +10,8 @@
 //! cost plus the lower bound reaching the best length found (shared); bags that do not
 //! fit the registers or grow too many atoms (in the generator). Workers differ by a
 //! seeded perturbation of the ranking. The budget is wall-clock time, an optional node
-//! count and a memory cap; the best plan so far is returned when it runs out.
+//! count (or work, shared or per worker) and a memory cap; the best plan so far is
+//! returned when it runs out.
 
 pub(crate) mod heuristic;
 mod options;
@@ -35,7 +36,8 @@ use std::time::Instant;
 /// Every plan reaching the input is handed to `finish`; the best finished one is kept,
 /// then improved window by window (see [`crate::cain::search::window`]) in the last part of the
 /// budget. With [`SearchOptions::work`] the workers search apart and the result is
-/// reproducible; otherwise they share what they learn and race on the clock.
+/// reproducible, unless the work is [shared](SearchOptions::shared); otherwise they
+/// share what they learn and race on the clock (and on the shared work).
 pub(crate) fn search<T: Send>(
     root: &Bag,
     ctx: &Ctx,
@@ -113,7 +115,9 @@ mod tests {
     use crate::cain::moves::goal::fixtures::grid;
     use crate::cain::moves::goal::Goal;
     use crate::cain::moves::step::Kind;
+    use crate::cain::search::tuning::Tuning;
     use crate::cain::spec::Ops;
+    use std::sync::atomic::Ordering;
     use std::time::Duration;
 
     #[test]
@@ -145,6 +149,45 @@ mod tests {
         // Separately the pair takes 10 (5 each); sharing brings it to 9 here (8 with
         // two workers, see programs/sobel_xy.scamp).
         assert!(best.instructions <= 9, "{}", best.instructions);
+    }
+
+    #[test]
+    fn a_shared_work_stops_at_the_workers_combined_nodes() {
+        let ctx = Ctx {
+            init: Goal::single(0, 0, 1),
+            others: Vec::new(),
+            regs: 6,
+            ops: Ops::All,
+            depth: 0,
+            max_atoms: 1000,
+            structured: false,
+        };
+        let root = Bag::new(vec![grid(&[&[3, -5, 2], &[7, 1, -6], &[-2, 9, 4]])]);
+        let finish = |steps: &[Step]| Some((steps.len(), steps.len(), 0, 0.0));
+        let every = Tuning::default().check_every;
+        // The live counter holds earlier searches' nodes: they do not count.
+        let earlier = 1_000_000;
+        for workers in [1, 2, 3] {
+            let stats = Stats::default();
+            stats.nodes.store(earlier, Ordering::Relaxed);
+            let opts = SearchOptions {
+                time_limit: Duration::from_secs(600),
+                work: Some(2_000),
+                shared: true,
+                workers,
+                ..SearchOptions::default()
+            };
+            let out = search_once(&root, &ctx, &opts, &stats, &finish, false);
+            assert_eq!(out.stop, StopReason::Nodes, "{workers} workers");
+            assert!(out.best.is_some(), "{workers} workers");
+            // Stopped at the combined work, each worker within one check of it.
+            let own = stats.nodes.load(Ordering::Relaxed) - earlier;
+            let combined = 2_000 * workers as u64;
+            assert!(
+                own >= combined && own < combined + workers as u64 * every,
+                "{workers} workers: {own} nodes"
+            );
+        }
     }
 
     #[test]

@@ -23,12 +23,20 @@ pub(crate) struct SearchOptions {
     /// Memory cap in bytes (search nodes and the seen table, estimated).
     pub memory_limit: u64,
     /// Deterministic mode: nodes per worker. Each worker then searches on its own
-    /// (its own seen table and best length, nothing shared while it runs) until it has
-    /// expanded this many nodes, and the results are merged by (instructions, cycles,
-    /// worker number), so the same problem, seed and work give the same plan whatever
-    /// the load. The time limit stays as a safety cap (if it strikes, the result may
-    /// vary; the stop reason says `time`).
+    /// (its own seen table and best length, nothing shared while it runs; unless the
+    /// work is [`shared`](Self::shared)) until it has expanded this many nodes, and the
+    /// results are merged by (instructions, cycles, worker number), so the same
+    /// problem, seed and work give the same plan whatever the load. The time limit
+    /// stays as a safety cap (if it strikes, the result may vary; the stop reason says
+    /// `time`).
     pub work: Option<u64>,
+    /// With [`work`](Self::work): the workers search together instead, as under a
+    /// clock budget (one seen table and best length, racing), and stop when their
+    /// combined nodes reach `work` times the workers (the node limit, the clock and the
+    /// memory cap stop them too). With two or more workers not reproducible: which
+    /// worker finds what depends on the load. A calibrated length phase of a clock
+    /// budget searches so; a given work budget (`--work N`) never does.
+    pub shared: bool,
     /// Length slack of the error objective: plans up to `(1 + slack)` times the
     /// shortest found are kept, and the one with the lowest score wins (0: shortest).
     pub slack: f64,
@@ -107,6 +115,7 @@ impl Default for SearchOptions {
             seed: 0,
             memory_limit: 2 << 30,
             work: None,
+            shared: false,
             slack: 0.0,
             range: None,
             clip: None,

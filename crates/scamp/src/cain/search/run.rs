@@ -1,5 +1,6 @@
 //! Running the workers: the error objective's two halves, one search over the whole
-//! budget (shared or, with a work budget, apart), the thread pool and the outcome.
+//! budget (shared or, with a work budget not shared, apart), the thread pool and the
+//! outcome.
 
 use super::*;
 use crate::cain::moves::goal::Bag;
@@ -121,7 +122,8 @@ pub(super) struct Crew<'i> {
     pub(super) strict: bool,
 }
 
-/// One search over the whole budget (`strict`: see [`Shared::strict`]).
+/// One search over the whole budget (`strict`: see [`Shared::strict`]): the workers
+/// together, or with a work budget not [shared](SearchOptions::shared) each on its own.
 pub(super) fn search_once<T: Send>(
     root: &Bag,
     ctx: &Ctx,
@@ -131,7 +133,7 @@ pub(super) fn search_once<T: Send>(
     strict: bool,
 ) -> Outcome<T> {
     let workers = opts.workers.max(1);
-    let Some(work) = opts.work else {
+    let Some(work) = opts.work.filter(|_| !opts.shared) else {
         let ids: Vec<usize> = (0..workers).collect();
         return search_ids(
             root,
@@ -257,6 +259,7 @@ pub(super) fn search_ids<T: Send>(
         best: Mutex::new(None),
         pool: Mutex::new(std::collections::BTreeMap::new()),
         worker_memory: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        nodes: AtomicU64::new(0),
         finish,
         finals: &root.0,
         strict,

@@ -100,6 +100,9 @@ pub(super) struct Shared<'a, T> {
     /// Per instruction count, the finished plan with the lowest score (error objective).
     pub(super) pool: Mutex<std::collections::BTreeMap<usize, Found<T>>>,
     pub(super) worker_memory: Vec<AtomicU64>,
+    /// Nodes this search's workers expanded together (the live counter in `stats`
+    /// may hold other searches' too): what a shared work budget is counted on.
+    pub(super) nodes: AtomicU64,
     pub(super) finish: &'a Finisher<'a, T>,
     /// The final goals (the root bag), for the saturation risk.
     pub(super) finals: &'a [crate::cain::moves::goal::Goal],
@@ -122,6 +125,16 @@ impl<T> Shared<'_, T> {
     /// another instruction (it would pass on its clipped value).
     pub(super) fn flat_fits(&self, cand: &Cand) -> bool {
         flat_fits(self.opts, self.finals, self.strict, cand)
+    }
+
+    /// The combined nodes that stop a shared work budget (see
+    /// [`SearchOptions::shared`]): the work times the workers; `None` otherwise.
+    pub(super) fn combined_work(&self) -> Option<u64> {
+        let workers = self.worker_memory.len().max(1) as u64;
+        let opts = self.opts;
+        opts.work
+            .filter(|_| opts.shared)
+            .map(|w| w.saturating_mul(workers))
     }
 
     pub(super) fn best_len(&self) -> usize {
@@ -423,6 +436,7 @@ impl<T> Worker<'_, '_, T> {
     pub(super) fn check(&mut self, fresh: u64, bytes: u64) -> bool {
         let sh = self.sh;
         let nodes = sh.stats.nodes.fetch_add(fresh, Ordering::Relaxed);
+        let together = sh.nodes.fetch_add(fresh, Ordering::Relaxed) + fresh;
         sh.worker_memory[self.id].store(bytes, Ordering::Relaxed);
         let mem: u64 = sh
             .worker_memory
@@ -436,7 +450,9 @@ impl<T> Worker<'_, '_, T> {
         }
         if sh.start.elapsed() >= sh.opts.time_limit || crate::cancel::requested() {
             sh.halt(StopReason::Time);
-        } else if sh.opts.node_limit.is_some_and(|l| nodes >= l) {
+        } else if sh.opts.node_limit.is_some_and(|l| nodes >= l)
+            || sh.combined_work().is_some_and(|w| together >= w)
+        {
             sh.halt(StopReason::Nodes);
         } else if mem >= sh.opts.memory_limit {
             sh.halt(StopReason::Memory);
