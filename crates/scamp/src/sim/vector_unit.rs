@@ -56,18 +56,63 @@ pub(crate) trait Kernel {
     fn run(self) -> Self::Output;
 }
 
-/// Runs `kernel` compiled for the widest vector unit the processor has.
+/// Runs `kernel` compiled for the widest vector unit the processor has (in the unit
+/// tests, the one [`forced::set`] chose).
 #[inline]
 pub(crate) fn run_widest<K: Kernel>(kernel: K) -> K::Output {
+    #[cfg(test)]
+    let unit = forced::get().unwrap_or_else(widest);
+    #[cfg(not(test))]
+    let unit = widest();
     #[cfg(target_arch = "x86_64")]
-    match widest() {
-        // SAFETY: the processor supports the instruction set (detected at run time).
+    match unit {
+        // SAFETY: the processor supports the instruction set (detected at run time; the
+        // tests force only a unit `supported` lists).
         VectorUnit::Avx512 => return unsafe { x86::avx512(kernel) },
         // SAFETY: as above.
         VectorUnit::Avx2 => return unsafe { x86::avx2(kernel) },
         VectorUnit::Portable => {}
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = unit;
     kernel.run()
+}
+
+/// The units this processor can run, narrowest first.
+#[cfg(test)]
+pub(crate) fn supported() -> Vec<VectorUnit> {
+    let all = [VectorUnit::Portable, VectorUnit::Avx2, VectorUnit::Avx512];
+    let widest = all.iter().position(|&u| u == widest()).unwrap_or(0);
+    all[..=widest].to_vec()
+}
+
+/// The unit the unit tests make [`run_widest`] use, so that they can run the copies
+/// of the hot loops side by side on one processor. Every copy gives the same bits,
+/// so tests running meanwhile are not affected by the choice.
+#[cfg(test)]
+pub(crate) mod forced {
+    use super::VectorUnit;
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0: none; otherwise 1 + the unit's index in `UNITS`.
+    static FORCED: AtomicU8 = AtomicU8::new(0);
+    const UNITS: [VectorUnit; 3] = [VectorUnit::Portable, VectorUnit::Avx2, VectorUnit::Avx512];
+
+    /// Makes [`super::run_widest`] use `unit` (`None`: the widest again), which must be
+    /// one this processor supports.
+    pub(crate) fn set(unit: Option<VectorUnit>) {
+        assert!(unit.is_none_or(|u| super::supported().contains(&u)));
+        let code = unit.map_or(0, |u| 1 + UNITS.iter().position(|&x| x == u).unwrap_or(0));
+        FORCED.store(code as u8, Ordering::SeqCst);
+    }
+
+    /// The unit set, if any.
+    pub(crate) fn get() -> Option<VectorUnit> {
+        match FORCED.load(Ordering::SeqCst) {
+            0 => None,
+            code => UNITS.get(usize::from(code) - 1).copied(),
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

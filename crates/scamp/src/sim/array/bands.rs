@@ -10,6 +10,7 @@ use crate::sim::edge::EdgeMode;
 use crate::sim::layer::{FusedWrite, RowWrite, WriteLayer};
 use crate::sim::vector_unit::{run_widest, Kernel};
 use rayon::prelude::*;
+use std::cell::Cell;
 
 /// Rows per band: 32 rows of a plane are 32 KiB, so the handful of planes a segment
 /// touches stays in L2 while the band runs through the segment, and the 8 bands keep two
@@ -174,6 +175,14 @@ enum Way<'l> {
     Band,
 }
 
+thread_local! {
+    /// The row buffers of the last band this thread ran, kept for its next band: a
+    /// fresh set per band and segment was zeroed (7.7 KiB) a thousand times a frame.
+    /// Taken out while a band runs, so a band that starts on this thread meanwhile
+    /// makes its own.
+    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+}
+
 /// Row buffers of one band task, reused for every row.
 struct Scratch {
     /// The bus value at every PE of one row.
@@ -189,6 +198,22 @@ struct Scratch {
     /// Bus values and clip marks of a whole band (allocated when first needed).
     band_sums: Vec<f32>,
     band_hits: Vec<bool>,
+}
+
+impl Scratch {
+    /// A set of buffers, zeroed.
+    fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            sum: [0.0; N],
+            shifted: [[0.0; N]; 4],
+            vals: [0.0; N],
+            mask: [false; N],
+            noisy: [0.0; N],
+            hit: [false; N],
+            band_sums: Vec::new(),
+            band_hits: Vec::new(),
+        })
+    }
 }
 
 impl Band<'_> {
@@ -218,18 +243,24 @@ impl Band<'_> {
         })
     }
 
+    /// Runs `segment` on the band with this thread's row buffers (see [`SCRATCH`]).
     #[inline(always)]
     fn run(&mut self, shared: &Shared, segment: &[Transfer]) -> [u64; MAX_WRITTEN] {
-        let mut s = Scratch {
-            sum: [0.0; N],
-            shifted: [[0.0; N]; 4],
-            vals: [0.0; N],
-            mask: [false; N],
-            noisy: [0.0; N],
-            hit: [false; N],
-            band_sums: Vec::new(),
-            band_hits: Vec::new(),
-        };
+        let mut s = SCRATCH.take().unwrap_or_else(Scratch::new);
+        let clipped = self.run_with(shared, segment, &mut s);
+        SCRATCH.set(Some(s));
+        clipped
+    }
+
+    /// [`Band::run`] with the row buffers `s` (whatever they hold: every entry is
+    /// written before it is read).
+    #[inline(always)]
+    fn run_with(
+        &mut self,
+        shared: &Shared,
+        segment: &[Transfer],
+        s: &mut Scratch,
+    ) -> [u64; MAX_WRITTEN] {
         let mut clipped = [0; MAX_WRITTEN];
         let ways: Vec<Way> = segment.iter().map(|t| self.way(shared, t)).collect();
         let rows = self.first..self.first + BAND_ROWS;
@@ -241,10 +272,10 @@ impl Band<'_> {
             // meet).
             if ways.iter().any(|w| matches!(w, Way::FusedDirect(..))) {
                 const SPAN: usize = FUSED_GROUP_ROWS * N;
-                self.grouped::<SPAN>(shared, segment, &ways, &mut s, &mut clipped);
+                self.grouped::<SPAN>(shared, segment, &ways, s, &mut clipped);
             } else {
                 const SPAN: usize = GROUP_ROWS * N;
-                self.grouped::<SPAN>(shared, segment, &ways, &mut s, &mut clipped);
+                self.grouped::<SPAN>(shared, segment, &ways, s, &mut clipped);
             }
             return clipped;
         }
@@ -256,17 +287,17 @@ impl Band<'_> {
             // another transfer of the segment writes.
             for r in rows {
                 for (t, way) in segment.iter().zip(&ways) {
-                    self.run_row(shared, t, way, r, &mut s, &mut clipped);
+                    self.run_row(shared, t, way, r, s, &mut clipped);
                 }
             }
             return clipped;
         }
         for (t, way) in segment.iter().zip(&ways) {
             match (way, shared.layer) {
-                (Way::Band, Some(layer)) => self.write_band(shared, t, layer, &mut s, &mut clipped),
+                (Way::Band, Some(layer)) => self.write_band(shared, t, layer, s, &mut clipped),
                 _ => {
                     for r in rows.clone() {
-                        self.run_row(shared, t, way, r, &mut s, &mut clipped);
+                        self.run_row(shared, t, way, r, s, &mut clipped);
                     }
                 }
             }

@@ -257,6 +257,9 @@ impl RowTerm<'_> {
     }
 }
 
+// A column index of a row fits in a byte ([`compress_beyond`]).
+const _: () = assert!(N <= 256);
+
 /// A row of zero deviates (a term without temporal noise).
 static ZEROS: rng::Window = [0; N / 2];
 
@@ -279,10 +282,11 @@ pub(crate) fn clip_row(
 }
 
 /// [`clip_row`] for a soft knee. A first loop, free of branches and calls, marks the
-/// entries past a knee and counts those the mask stores; then each vector of [`LANES`]
-/// entries holding a marked one is compressed (between the knees the compression is
-/// the identity, so a vector without a marked entry is left as it is, and the entries
-/// of a compressed vector that are not marked come out unchanged).
+/// entries past a knee and counts those the mask stores, and marks the entries beyond
+/// the window the compression leaves unchanged ([`Saturate::plain_lo`] to
+/// [`Saturate::plain_hi`], which holds the knees); then the entries beyond the window
+/// are compressed ([`compress_beyond`]; inside the window the compression is the
+/// identity, so the other entries are left as they are).
 #[inline(always)]
 // Indices into fixed-size rows: the loops compile without bounds checks.
 #[allow(clippy::needless_range_loop)]
@@ -293,10 +297,13 @@ fn soften_row(
     sat: Saturate,
 ) -> u64 {
     let (klo, khi) = (sat.knee_lo, sat.knee_hi);
+    let (plo, phi) = (sat.plain_lo, sat.plain_hi);
     let mut past = [0u8; N];
+    let mut beyond = [0u8; N];
     for c in 0..N {
         let x = out[c];
         past[c] = u8::from(!(klo <= x && x <= khi));
+        beyond[c] = u8::from(!(plo <= x && x <= phi));
     }
     let mut n = 0u32;
     // One loop per kind of mask, so that a full row loads none.
@@ -315,14 +322,44 @@ fn soften_row(
             }
         }
     }
-    for (vals, marks) in out.chunks_exact_mut(LANES).zip(past.chunks_exact(LANES)) {
+    compress_beyond(out, &beyond, sat);
+    u64::from(n)
+}
+
+/// Compresses the entries of `out` marked in `beyond` (beyond the window the
+/// compression leaves unchanged), [`LANES`] at a time: their columns are gathered
+/// (only from the vectors of [`LANES`] columns holding a mark), compressed together and
+/// put back. The compression works on each value alone, so each comes out as the
+/// compression of its whole vector would give it, at the cost of the marked entries
+/// only (a row past a knee holds a few, in a minority of its vectors).
+#[inline(always)]
+fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
+    let mut cols = [0u8; N];
+    let mut k = 0;
+    for (v, marks) in beyond.chunks_exact(LANES).enumerate() {
         // The vector's sixteen marks as one integer: one load and one test.
         let marks: [u8; LANES] = marks.try_into().expect("whole vectors");
         if u128::from_ne_bytes(marks) != 0 {
-            sat.soften(vals.try_into().expect("whole vectors"));
+            // Every column is written where the next one goes, the count moving past
+            // the marked ones: no branch per entry. The count stays below N while a
+            // column is written, as it counts the marked columns before this one.
+            for (i, &mark) in marks.iter().enumerate() {
+                cols[k] = (v * LANES + i) as u8;
+                k += usize::from(mark);
+            }
         }
     }
-    u64::from(n)
+    for batch in cols[..k].chunks(LANES) {
+        // Lanes past the batch's end hold 0.0 and are not put back.
+        let mut vals = [0.0; LANES];
+        for (x, &c) in vals.iter_mut().zip(batch) {
+            *x = out[usize::from(c)];
+        }
+        sat.soften(&mut vals);
+        for (x, &c) in vals.iter().zip(batch) {
+            out[usize::from(c)] = *x;
+        }
+    }
 }
 
 /// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which

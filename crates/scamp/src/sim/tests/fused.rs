@@ -8,7 +8,8 @@
 
 use crate::isa::{self, parse_program, BusOp, DReg, Device, Program, Reg, Slot};
 use crate::sim::machine::{bus_value, step};
-use crate::sim::noise::{NoiseModel, Profile};
+use crate::sim::noise::{KneeForm, NoiseModel, Profile};
+use crate::sim::vector_unit::{forced, supported, VectorUnit};
 use crate::sim::{run, run_observed, Array, EdgeMode, DEFAULT_CLOCK_HZ, N, PES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -301,4 +302,49 @@ fn fused_noisy_runs_do_not_depend_on_the_thread_count() {
         })
         .collect();
     assert!(results[0] == results[1] && results[1] == results[2]);
+}
+
+/// The hot loops are compiled once per vector unit and the widest the processor has
+/// runs (`sim::vector_unit`): every copy this processor can run (the portable one, AVX2,
+/// AVX-512) gives the same bits on the same noisy rows, with values far past the soft
+/// knees (the compression's own `tanh`), every instruction of the table, hard and soft
+/// saturation.
+#[test]
+fn every_vector_unit_gives_the_same_bits() {
+    let units = supported();
+    assert_eq!(units[0], VectorUnit::Portable);
+    let mut rng = StdRng::seed_from_u64(10);
+    let p = random_program(&mut rng, 30);
+    let mut start = random_array(&mut rng, EdgeMode::Zero, false);
+    for r in (0..GENERAL as u8).map(Reg::Gen) {
+        for v in start.plane_mut(r).unwrap() {
+            *v *= 30.0;
+        }
+    }
+    let scamp5 = Profile::load("scamp5").unwrap();
+    let mut hard = scamp5.clone();
+    let mut rational = scamp5.clone();
+    if let (Some(h), Some(r)) = (&mut hard.saturation, &mut rational.saturation) {
+        (h.knee_low, h.knee_high) = (h.low, h.high);
+        r.form = KneeForm::Rational;
+    }
+    for profile in [scamp5, hard, rational] {
+        let runs: Vec<_> = units
+            .iter()
+            .map(|&unit| {
+                forced::set(Some(unit));
+                let mut a = Array::new(GENERAL, EdgeMode::Zero);
+                a.set_layer(Box::new(NoiseModel::new(&profile, 3, 4)));
+                copy_state(&start, &mut a);
+                let report = run(&mut a, &p, 2, DEFAULT_CLOCK_HZ);
+                forced::set(None);
+                (state(&a), report.unwrap())
+            })
+            .collect();
+        assert!(runs[0].0 .3 > 0, "the values reach past the knees");
+        for (unit, r) in units.iter().zip(&runs) {
+            assert!(r.0 == runs[0].0, "{unit:?} differs from the portable copy");
+            assert_eq!(r.1, runs[0].1);
+        }
+    }
 }
