@@ -3,7 +3,6 @@
 //! saturation, decay, readout and the relative cost of division.
 
 use approx::assert_abs_diff_eq;
-use scamp::{identity, identity::Setup};
 use scamp::{isa::parse_program, isa::Device, isa::Reg, isa::Wiring};
 use scamp::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ};
 use scamp::{NoiseModel, Profile};
@@ -155,40 +154,6 @@ fn batched_runs_are_bit_identical_whatever_the_thread_count() {
     assert!(spread > 0.0, "runs share their noise: {one}");
     let alone: serde_json::Value = serde_json::from_str(&figures(2, 1)).unwrap();
     assert_eq!(alone["kernels"][0]["analogue"], m["kernels"][0]["analogue"]);
-}
-
-/// The calibration holds: every measured point of docs/noise.md within the tolerance of
-/// `identity::tolerance` (bias 2 + 6 %, std 1.5 + 25 %), chip seed 1, run seeds 1, 2.
-#[test]
-fn scamp5_reproduces_the_identity_kernel_measurements() {
-    let setup = Setup {
-        chip_seed: 1,
-        run_seed: 1,
-        reps: 2,
-    };
-    let rows = identity::compare(&profile("scamp5"), &[0, 120], 32, setup).unwrap();
-    let mut checked = 0;
-    for r in &rows {
-        if let Some((mb, ms)) = r.measured {
-            let (tb, ts) = identity::tolerance(mb, ms);
-            assert!(
-                (r.bias - mb).abs() <= tb && (r.std - ms).abs() <= ts,
-                "input {} k {}: measured {mb}/{ms}, simulated {:.2}/{:.2}",
-                r.input,
-                r.k,
-                r.bias,
-                r.std
-            );
-            checked += 1;
-        }
-    }
-    assert_eq!(checked, identity::MEASURED.len());
-    // The drift heads for a fixed point below zero: an input there barely moves.
-    let fixed = identity::simulate(&profile("scamp5"), -70, 8, setup).unwrap();
-    assert!(fixed[8].bias.abs() < 4.0, "{:?}", fixed[8]);
-    // Under `ideal` the kernel is exactly the identity.
-    let ideal = identity::simulate(&profile("ideal"), 120, 4, setup).unwrap();
-    assert!(ideal.iter().all(|r| r.bias == 0.0 && r.std == 0.0));
 }
 
 /// Root mean square error of `reg` against `want`, one run.

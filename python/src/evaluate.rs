@@ -135,8 +135,9 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     };
     let mut opts = CompileOptions::default()
         .with_objective(objective)
-        .with_slack(a.slack.unwrap_or(scamp::DEFAULT_SLACK))
         .with_profile(profile);
+    // Unset, the library applies the declared default.
+    opts.slack = a.slack;
     opts.time_limit = a.time_limit;
     opts.workers = a.workers;
     opts.seed = crate::args::optional_seed("seed", a.seed.as_ref())?;

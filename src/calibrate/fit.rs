@@ -1,9 +1,7 @@
 //! The fit of a profile's free parameters to the identity-kernel measurements
-//! ([`MEASURED`]) by Nelder-Mead: how the `scamp5` profile's numbers were obtained
+//! (docs/noise.md) by Nelder-Mead: how the `scamp5` profile's numbers were obtained
 //! (`scamp noise calibrate --fit`).
 
-#[cfg(doc)]
-use scamp::identity::MEASURED;
 use scamp::Profile;
 use scamp::{identity::compare, identity::misfit, identity::CalibrationError, identity::Setup};
 
@@ -59,7 +57,7 @@ pub fn with_parameters(base: &Profile, x: &[f64]) -> Profile {
     p
 }
 
-/// Fits the free parameters of `start` to [`MEASURED`] (Nelder-Mead on [`misfit`], the
+/// Fits the free parameters of `start` to the measured series (docs/noise.md; Nelder-Mead on [`misfit`], the
 /// seeds fixed so that the objective is deterministic). Returns the fitted profile and
 /// its misfit.
 pub fn fit(

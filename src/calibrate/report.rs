@@ -63,8 +63,7 @@ pub struct Background {
 pub fn calibrate(req: &Request) -> Result<Calibration, CalibrationError> {
     let rows = identity::compare(req.profile, req.inputs, req.k_max, req.setup)?;
     let s = req.setup;
-    let frames = background::frames(req.profile, 0, s.chip_seed, s.run_seed, req.frames as usize)?;
-    let figures = background::compare(&background::statistics(&frames));
+    let figures = background::figures(req.profile, s.chip_seed, s.run_seed, req.frames as usize)?;
     Ok(Calibration {
         profile: if req.profile.name.is_empty() {
             req.given.to_string()

@@ -7,7 +7,6 @@ use scamp::{EdgeMode, N};
 use scamp::isa::quote;
 use scamp::Objective;
 use scamp::Ops;
-pub use scamp::{MAX_TIME_LIMIT, MAX_WORKERS};
 
 /// Fastest array clock accepted, in MHz (the device runs at 10).
 pub const MAX_CLOCK_MHZ: f64 = 1000.0;
@@ -61,7 +60,7 @@ impl AcceptArg {
     }
 }
 
-/// `--time-limit`: a finite number of seconds in (0, [`MAX_TIME_LIMIT`]].
+/// `--time-limit`: a finite number of seconds in (0, the declared `max`].
 pub fn time_limit(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
@@ -70,24 +69,43 @@ pub fn time_limit(s: &str) -> Result<f64, String> {
     scamp::check_time_limit(v).map_err(|e| e.to_string())
 }
 
+/// The declaration of the compile option `name` (one of [`scamp::COMPILE_OPTIONS`]).
+pub fn declared(name: &str) -> Option<&'static scamp::OptionDecl> {
+    scamp::COMPILE_OPTIONS.iter().find(|d| d.name == name)
+}
+
+/// The declared default of the compile option `name`, as `--help` shows it.
+pub fn declared_default(name: &str) -> &'static str {
+    declared(name).map_or("", |d| d.default)
+}
+
+/// `s` as a whole number within the declared range of the compile option `name`
+/// (the spec key's rule, so both refuse the same values with the same message).
+fn declared_whole(name: &str, s: &str) -> Result<u64, String> {
+    declared(name)
+        .and_then(|d| d.whole)
+        .ok_or_else(|| format!("`{name}` declares no whole-number range"))?
+        .parse(s)
+}
+
 /// `--node-limit`: the spec's `search.node_limit` range.
 pub fn node_limit(s: &str) -> Result<u64, String> {
-    scamp::NODE_LIMIT.parse(s)
+    declared_whole("node_limit", s)
 }
 
 /// `--memory-limit` in MiB: the spec's `search.memory_limit` range.
 pub fn memory_limit(s: &str) -> Result<u64, String> {
-    scamp::MEMORY_LIMIT_MB.parse(s)
+    declared_whole("memory_limit", s)
 }
 
 /// `--work`: the spec's `search.work` range.
 pub fn work(s: &str) -> Result<u64, String> {
-    scamp::WORK.parse(s)
+    declared_whole("work", s)
 }
 
 /// `--seed`, `--chip-seed`: any whole number from 0.
 pub fn seed(s: &str) -> Result<u64, String> {
-    scamp::SEED.parse(s)
+    declared_whole("seed", s)
 }
 
 /// A whole number in `lo..=hi` for the flag `what`.
@@ -167,9 +185,9 @@ pub fn slack(s: &str) -> Result<f64, String> {
     scamp::check_slack(v).map_err(|e| e.to_string())
 }
 
-/// `--workers`: 1..=[`MAX_WORKERS`], the spec's `search.workers` range.
+/// `--workers`: the spec's `search.workers` range (1..=1024).
 pub fn workers(s: &str) -> Result<usize, String> {
-    scamp::WORKERS.parse(s).map(|n| n as usize)
+    declared_whole("workers", s).map(|n| n as usize)
 }
 
 /// `--clock`: MHz in (0, [`MAX_CLOCK_MHZ`]].
@@ -303,8 +321,12 @@ mod tests {
         assert!(line("kernel").contains(&format!("{side}x{side}")));
         let m = super::super::files::MAX_SET_VALUE;
         assert!(line("--set").contains(&format!("-{m}..{m}")));
-        assert!(line("--workers").contains(&format!("1..={MAX_WORKERS}")));
-        assert!(line("--workers").contains(&format!("at most {MAX_TIME_LIMIT} s")));
+        let workers = declared("workers").and_then(|d| d.whole).map(|w| w.hi);
+        assert!(line("--workers").contains(&format!("1..={}", workers.unwrap_or_default())));
+        let time = declared("time_limit")
+            .and_then(|d| d.max)
+            .unwrap_or_default();
+        assert!(line("--workers").contains(&format!("at most {time} s")));
     }
 
     #[test]

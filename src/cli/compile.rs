@@ -56,7 +56,7 @@ pub struct CompileArgs {
     pub objective: args::ObjectiveArg,
     /// Length slack of `--objective error`: programs up to this fraction longer than the
     /// shortest found compete on predicted error.
-    #[arg(long, value_name = "FRACTION", default_value_t = scamp::DEFAULT_SLACK, value_parser = args::slack)]
+    #[arg(long, value_name = "FRACTION", default_value = args::declared_default("slack"), value_parser = args::slack)]
     pub slack: f64,
     /// Noise profile for the register range (its saturation) and the error prediction:
     /// `ideal`, `scamp5` or a profile YAML file.
@@ -185,7 +185,7 @@ fn warn(a: &CompileArgs, spec: &Spec, opts: &CompileOptions, compiled: &Compiled
             "note: the search stopped at its memory cap ({} MiB); the best program found so far is printed (raise it with --memory-limit)",
             opts.memory_limit_mb
                 .or(spec.search.memory_limit_mb)
-                .unwrap_or(scamp::DEFAULT_MEMORY_LIMIT_MB)
+                .map_or_else(|| args::declared_default("memory_limit").to_string(), |m| m.to_string())
         );
     }
     if compiled.search.work.is_none() {

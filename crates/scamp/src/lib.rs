@@ -31,7 +31,8 @@
 //!   shards;
 //! - [`images`]: the bundled images;
 //! - [`identity`] and [`background`]: the two device experiments the `scamp5` profile
-//!   was calibrated against;
+//!   was calibrated against (the library's, since every member of the uncertainty
+//!   ensemble is held to them; only their comparisons and tolerances are public);
 //! - [`cancel`]: stopping a long call from another thread.
 //!
 //! The HTML pages and the calibration fits are applications above the library: they
@@ -184,8 +185,7 @@ pub use cain::{
     predict_outputs, program_text, read_bias, read_weights, spec_yaml, ApproxParams, ChooseError,
     ChooseOptions, CompileError, CompileOptions, Compiled, LayerError, LayerTarget, Objective, Ops,
     OptionDecl, Rule, ShownWeights, Source, Spec, Stats, StopReason, Whole, COMPILE_OPTIONS,
-    DEEPEST, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SLACK, MAX_SIDE, MAX_TIME_LIMIT, MAX_WORKERS,
-    MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
+    DEEPEST, MAX_SIDE,
 };
 
 // Evaluate a network: the `eval` module, with its front door here.

@@ -38,7 +38,7 @@ pub(crate) use assemble::report::saturation_limit;
 pub use assemble::report::{header, predict_outputs, program_text};
 pub use error::CompileError;
 pub(crate) use error::{ApproxFailure, GeneratorBug};
-pub use options::{CompileOptions, OptionError, OptionProblem, DEFAULT_SLACK};
+pub use options::{CompileOptions, OptionError, OptionProblem};
 pub use search::{Stats, StopReason};
 pub(crate) use spec::approx::Approx;
 pub use spec::approx::{approximate, ShownWeights};
@@ -46,10 +46,7 @@ pub use spec::approx::{approximate, ShownWeights};
 // declared range (their flags and keywords are checked against it), a layer's files and
 // the choice of depth per kernel of a layer.
 pub use choose::{choose_layer, ChooseError, ChooseOptions};
-pub use spec::{
-    check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE, MAX_TIME_LIMIT,
-    MAX_WORKERS, MEMORY_LIMIT_MB, NODE_LIMIT, SEED, WORK, WORKERS,
-};
+pub use spec::{check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec, SpecProblem};
 
 // The search's goals and moves: internals its own tests (cain/tests/) drive. The rules'
@@ -59,9 +56,7 @@ pub(crate) use moves::goal::{Bag, Goal};
 #[cfg(test)]
 pub(crate) use moves::reverse::{expand, Ctx};
 pub use moves::rule::Rule;
-pub use options::{
-    parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS, DEFAULT_MEMORY_LIMIT_MB,
-};
+pub use options::{parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS};
 #[cfg(test)]
 pub(crate) use spec::approx::goal_of;
 pub use spec::approx::DEEPEST;

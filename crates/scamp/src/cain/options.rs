@@ -34,13 +34,13 @@ pub struct CompileOptions {
     pub seed: Option<u64>,
     /// Node limit over all workers.
     pub node_limit: Option<u64>,
-    /// Memory cap in MiB (default [`DEFAULT_MEMORY_LIMIT_MB`]).
+    /// Memory cap in MiB (default `DEFAULT_MEMORY_LIMIT_MB`).
     pub memory_limit_mb: Option<u64>,
     /// Deterministic work budget: nodes per worker (see `super::SearchOptions::work`).
     pub work: Option<u64>,
     /// What to minimise (default [`Objective::Error`]).
     pub objective: Option<Objective>,
-    /// Length slack of the error objective (default [`DEFAULT_SLACK`]).
+    /// Length slack of the error objective (default `DEFAULT_SLACK`).
     pub slack: Option<f64>,
     /// Noise profile for the range limit and the error prediction (default `scamp5`).
     pub profile: Option<Profile>,
@@ -51,13 +51,13 @@ pub struct CompileOptions {
 
 /// Default length slack of the error objective: programs up to 25 % longer than the
 /// shortest found compete on predicted error.
-pub const DEFAULT_SLACK: f64 = 0.25;
+pub(crate) const DEFAULT_SLACK: f64 = 0.25;
 
 /// Default wall-clock budget of a compile, in seconds.
 pub(crate) const DEFAULT_TIME_LIMIT: f64 = 10.0;
 
 /// Default memory cap of the search, in MiB.
-pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 2048;
+pub(crate) const DEFAULT_MEMORY_LIMIT_MB: u64 = 2048;
 
 /// Default ordering seed of the search.
 pub(crate) const DEFAULT_SEED: u64 = 0;
@@ -238,7 +238,7 @@ pub fn parse_registers<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<V
 }
 
 /// One compile option as every front end shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct OptionDecl {
     /// The Python keyword and `OptionError::key`; the command-line flag is
@@ -250,6 +250,10 @@ pub struct OptionDecl {
     pub default: &'static str,
     /// What it does, in one line.
     pub doc: &'static str,
+    /// The whole numbers it accepts (the spec key's rule too), if it is one.
+    pub whole: Option<spec::Whole>,
+    /// The largest value accepted, if it is a bounded real number.
+    pub max: Option<f64>,
 }
 
 impl OptionDecl {
@@ -271,6 +275,26 @@ const fn decl(
         spec_key,
         default,
         doc,
+        whole: None,
+        max: None,
+    }
+}
+
+impl OptionDecl {
+    /// The declaration with the whole-number rule `w`.
+    const fn whole(self, w: spec::Whole) -> OptionDecl {
+        OptionDecl {
+            whole: Some(w),
+            ..self
+        }
+    }
+
+    /// The declaration with the largest value `max`.
+    const fn max(self, max: f64) -> OptionDecl {
+        OptionDecl {
+            max: Some(max),
+            ..self
+        }
     }
 }
 
@@ -283,13 +307,15 @@ pub const COMPILE_OPTIONS: [OptionDecl; 13] = [
         Some("search.time_limit"),
         "the spec's, else 10",
         "search budget in seconds, at most 86400",
-    ),
+    )
+    .max(spec::MAX_TIME_LIMIT),
     decl(
         "workers",
         Some("search.workers"),
         "the spec's, else the number of cores",
         "search workers, 1..=1024",
-    ),
+    )
+    .whole(spec::WORKERS),
     decl(
         "ops",
         Some("search.ops"),
@@ -307,32 +333,36 @@ pub const COMPILE_OPTIONS: [OptionDecl; 13] = [
         Some("search.seed"),
         "0",
         "seed for search-order ties",
-    ),
+    )
+    .whole(spec::SEED),
     decl(
         "work",
         Some("search.work"),
         "the spec's, else none (race the clock)",
         "deterministic search of this many nodes per worker",
-    ),
+    )
+    .whole(spec::WORK),
     decl(
         "node_limit",
         Some("search.node_limit"),
         "none",
         "stop after this many search nodes",
-    ),
+    )
+    .whole(spec::NODE_LIMIT),
     decl(
         "memory_limit",
         Some("search.memory_limit"),
         "2048",
         "memory cap of the search in MiB",
-    ),
+    )
+    .whole(spec::MEMORY_LIMIT_MB),
     decl(
         "objective",
         None,
         "error",
         "what to minimise: error or length",
     ),
-    decl("slack", None, "0.25", "length slack of the error objective"),
+    decl("slack", None, "0.25", "length slack of the error objective").max(spec::MAX_SLACK),
     decl(
         "noise",
         None,

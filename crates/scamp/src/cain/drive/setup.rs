@@ -3,12 +3,14 @@
 //! workers and budget).
 
 use crate::cain::moves::goal::Goal;
-use crate::cain::options::{DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT};
+use crate::cain::options::{
+    DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_SLACK, DEFAULT_TIME_LIMIT,
+};
 use crate::cain::search::SearchOptions;
 use crate::cain::spec::{self, Ops, Spec};
 use crate::cain::{
     approximate_each, assemble::report, CompileError, CompileOptions, KernelReport, Objective,
-    OptionError, OptionProblem, DEFAULT_SLACK,
+    OptionError, OptionProblem,
 };
 use crate::isa::{Device, Reg, Wiring};
 use crate::sim::noise::Profile;

@@ -176,10 +176,10 @@ pub const MAX_SIDE: usize = crate::verify::symbolic::MAX_KERNEL_SIDE;
 
 /// Largest search budget accepted, in seconds (one day). The budget is a timer the search
 /// polls; a longer one is almost certainly a typo, and infinity would never stop.
-pub const MAX_TIME_LIMIT: f64 = 86_400.0;
+pub(crate) const MAX_TIME_LIMIT: f64 = 86_400.0;
 
 /// `search.time_limit`, `--time-limit` and Python's `time_limit=`: seconds, more than 0
-/// and at most [`MAX_TIME_LIMIT`] (NaN and infinity refused).
+/// and at most `MAX_TIME_LIMIT` (NaN and infinity refused).
 ///
 /// ```
 /// use scamp::{RangeError, check_time_limit};
@@ -211,7 +211,7 @@ pub fn check_slack(v: f64) -> Result<f64, RangeError> {
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RangeError {
-    /// A time limit (seconds) outside (0, [`MAX_TIME_LIMIT`]].
+    /// A time limit (seconds) outside (0, `MAX_TIME_LIMIT`].
     #[error("must be more than 0 and at most {MAX_TIME_LIMIT} seconds (one day), got {0}")]
     TimeLimit(f64),
     /// A slack outside [0, `MAX_SLACK`].
@@ -228,7 +228,7 @@ pub enum RangeError {
 }
 
 /// Largest number of search workers (workers beyond the cores take turns on them).
-pub const MAX_WORKERS: usize = 1024;
+pub(crate) const MAX_WORKERS: usize = 1024;
 
 /// The whole numbers a key accepts, shared by the spec and the command line: both refuse
 /// the same values with the same message.
@@ -254,9 +254,9 @@ impl Whole {
     /// `v` if in range.
     ///
     /// ```
-    /// use scamp::WORKERS;
-    /// assert_eq!(WORKERS.check(8), Ok(8));
-    /// let e = WORKERS.check(2000).unwrap_err();
+    /// let workers = scamp::COMPILE_OPTIONS.iter().find_map(|d| d.whole.filter(|w| w.what == "workers")).unwrap();
+    /// assert_eq!(workers.check(8), Ok(8));
+    /// let e = workers.check(2000).unwrap_err();
     /// assert_eq!(e.to_string(), "workers must be between 1 and 1024, got 2000");
     /// ```
     pub fn check(&self, v: i128) -> Result<u64, RangeError> {
@@ -295,35 +295,35 @@ impl Whole {
 }
 
 /// `search.node_limit` / `--node-limit`.
-pub const NODE_LIMIT: Whole = Whole {
+pub(crate) const NODE_LIMIT: Whole = Whole {
     what: "node_limit",
     lo: 1,
     hi: u64::MAX,
 };
 
 /// `search.memory_limit` / `--memory-limit`, in MiB.
-pub const MEMORY_LIMIT_MB: Whole = Whole {
+pub(crate) const MEMORY_LIMIT_MB: Whole = Whole {
     what: "memory_limit (MiB)",
     lo: 1,
     hi: 1 << 40,
 };
 
 /// `search.work` / `--work`.
-pub const WORK: Whole = Whole {
+pub(crate) const WORK: Whole = Whole {
     what: "work",
     lo: 1,
     hi: u64::MAX,
 };
 
 /// `search.seed` / `--seed`.
-pub const SEED: Whole = Whole {
+pub(crate) const SEED: Whole = Whole {
     what: "seed",
     lo: 0,
     hi: u64::MAX,
 };
 
 /// `search.workers` / `--workers`.
-pub const WORKERS: Whole = Whole {
+pub(crate) const WORKERS: Whole = Whole {
     what: "workers",
     lo: 1,
     hi: MAX_WORKERS as u64,

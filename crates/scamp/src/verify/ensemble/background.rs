@@ -18,36 +18,36 @@ pub(crate) const PROFILE_COLUMNS: [usize; 8] = [0, 32, 64, 96, 128, 160, 192, 22
 
 /// The statistics of a background, in 8-bit levels.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct BackgroundStats {
+pub(crate) struct BackgroundStats {
     /// Frames summarised.
-    pub frames: usize,
+    pub(crate) frames: usize,
     /// Mean over every PE of every frame.
-    pub grand_mean: f64,
+    pub(crate) grand_mean: f64,
     /// Standard deviation of the frame means.
-    pub frame_mean_std: f64,
+    pub(crate) frame_mean_std: f64,
     /// Spatial standard deviation of one frame, mean over frames.
-    pub spatial_std: f64,
+    pub(crate) spatial_std: f64,
     /// Spatial standard deviation of the time-averaged frame (the fixed pattern).
-    pub fixed_pattern: f64,
+    pub(crate) fixed_pattern: f64,
     /// Standard deviation of the column means of the time-averaged frame.
-    pub column_std: f64,
+    pub(crate) column_std: f64,
     /// Standard deviation of its row means.
-    pub row_std: f64,
+    pub(crate) row_std: f64,
     /// Mean of row 0 (the top edge).
-    pub row0_mean: f64,
+    pub(crate) row0_mean: f64,
     /// The fixed pattern after removing a quadratic surface (least squares in row and
     /// column).
-    pub detrended: f64,
+    pub(crate) detrended: f64,
     /// Column mean minus grand mean at `PROFILE_COLUMNS`.
-    pub column_profile: [f64; 8],
+    pub(crate) column_profile: [f64; 8],
     /// Per PE, the standard deviation over frames after removing each frame's mean:
     /// median, 5 % and 95 % over PEs.
-    pub temporal: [f64; 3],
+    pub(crate) temporal: [f64; 3],
 }
 
 /// The device's figures (810 frames, October 2023; 1 % / 99 % points and the fit of
 /// the column profile are described in docs/noise.md).
-pub const DEVICE: BackgroundStats = BackgroundStats {
+pub(crate) const DEVICE: BackgroundStats = BackgroundStats {
     frames: 810,
     grand_mean: 129.81,
     frame_mean_std: 0.39,
@@ -75,7 +75,7 @@ pub enum BackgroundError {
 
 /// Frames of `load_in(A, value)` read out under `profile` on chip `chip_seed`, run seeds
 /// `seed..seed + frames`, in 8-bit levels.
-pub fn frames(
+pub(crate) fn frames(
     profile: &Profile,
     value: i32,
     chip_seed: u64,
@@ -95,7 +95,7 @@ pub fn frames(
 }
 
 /// The device's statistics of `frames` (each `N * N` levels, row-major; at least two).
-pub fn statistics(frames: &[Vec<f64>]) -> BackgroundStats {
+pub(crate) fn statistics(frames: &[Vec<f64>]) -> BackgroundStats {
     let nf = frames.len().max(1) as f64;
     let means: Vec<f64> = frames.iter().map(|f| mean(f)).collect();
     let avg: Vec<f64> = (0..N * N)
@@ -214,13 +214,26 @@ impl Figure {
     }
 }
 
+/// The background experiment under `profile`: `load_in(A, 0)` on chip `chip_seed`, run
+/// seeds `seed..seed + frames`, its statistics side by side with the device's (each
+/// held to its tolerance, see [`Figure::holds`]).
+pub fn figures(
+    profile: &Profile,
+    chip_seed: u64,
+    seed: u64,
+    frames: usize,
+) -> Result<Vec<Figure>, BackgroundError> {
+    let frames = self::frames(profile, 0, chip_seed, seed, frames)?;
+    Ok(compare(&statistics(&frames)))
+}
+
 /// Relative tolerance of the spreads: a different chip and 16 frames instead of 810,
 /// against a structure that must be reproduced, not every digit of it.
 pub const RELATIVE_TOLERANCE: f64 = 0.3;
 
 /// The statistics side by side, with the tolerance each is held to: 30 % for spreads
 /// and for the offsets from analogue 0 of the grand mean and of row 0.
-pub fn compare(sim: &BackgroundStats) -> Vec<Figure> {
+pub(crate) fn compare(sim: &BackgroundStats) -> Vec<Figure> {
     // A spread is held relative to itself, a level relative to its offset from 0.
     let held_from = |zero: f64| {
         move |name: &str, device: f64, simulated: f64| Figure {

@@ -18,7 +18,7 @@ pub const KERNEL: &str = "diva(A, E, F); mov(F, A); add(A, A, F);";
 
 /// One measured point: (input, k, bias, std), from docs/noise.md (Guillard, Imperial College,
 /// SCAMP-5 device; 100 repetitions, 256x256 array).
-pub const MEASURED: &[(i32, u32, f64, f64)] = &[
+pub(crate) const MEASURED: &[(i32, u32, f64, f64)] = &[
     (0, 0, 0.0, 1.6),
     (0, 1, 4.5, 3.4),
     (0, 2, 6.2, 2.2),
@@ -135,7 +135,7 @@ pub enum DataProblem {
 
 /// Runs the identity-kernel experiment for one input under `profile`, reporting every
 /// k in `0..=k_max`.
-pub fn simulate(
+pub(crate) fn simulate(
     profile: &Profile,
     input: i32,
     k_max: u32,
@@ -204,11 +204,12 @@ pub fn compare(
 /// How far a simulated point may be from the measured one for the fit to count as
 /// holding: the data's own scatter (std at k = 1 and 2 for input 0 differ by 1.2 with
 /// nothing changed in between) sets the scale.
-pub fn tolerance(measured_bias: f64, measured_std: f64) -> (f64, f64) {
+pub(crate) fn tolerance(measured_bias: f64, measured_std: f64) -> (f64, f64) {
     (2.0 + 0.06 * measured_bias.abs(), 1.5 + 0.25 * measured_std)
 }
 
-/// Whether every measured point of `rows` is within [`tolerance`].
+/// Whether every measured point of `rows` is within its tolerance (bias 2 + 6 %, std
+/// 1.5 + 25 % of the measured value: the data's own scatter).
 pub fn holds(rows: &[Row]) -> bool {
     rows.iter().all(|r| {
         r.measured.is_none_or(|(mb, ms)| {
@@ -219,7 +220,7 @@ pub fn holds(rows: &[Row]) -> bool {
 }
 
 /// The weighted squared misfit of the measured points (each term is the error in units
-/// of [`tolerance`]).
+/// of the tolerance [`holds`] applies).
 pub fn misfit(rows: &[Row]) -> f64 {
     rows.iter()
         .filter_map(|r| {

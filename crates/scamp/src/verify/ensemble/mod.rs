@@ -127,8 +127,7 @@ pub(crate) fn consistent(p: &Profile) -> Result<Result<(), String>, UncertaintyE
             identity::misfit(&rows)
         )));
     }
-    let frames = background::frames(p, 0, Setup::default().chip_seed, 1, 16)?;
-    let figures = background::compare(&background::statistics(&frames));
+    let figures = background::figures(p, Setup::default().chip_seed, 1, 16)?;
     if let Some(f) = figures.iter().find(|f| !f.holds()) {
         return Ok(Err(format!(
             "load_in background: {} {:.2} (device {:.2})",

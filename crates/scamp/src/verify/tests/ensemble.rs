@@ -54,3 +54,38 @@ fn parameters_move_the_profile_as_documented() {
         }
     }
 }
+
+/// The calibration holds: every measured point of docs/noise.md within the tolerance of
+/// `identity::tolerance` (bias 2 + 6 %, std 1.5 + 25 %), chip seed 1, run seeds 1, 2.
+#[test]
+fn scamp5_reproduces_the_identity_kernel_measurements() {
+    let setup = Setup {
+        chip_seed: 1,
+        run_seed: 1,
+        reps: 2,
+    };
+    let rows =
+        identity::compare(&Profile::builtin("scamp5").unwrap(), &[0, 120], 32, setup).unwrap();
+    let mut checked = 0;
+    for r in &rows {
+        if let Some((mb, ms)) = r.measured {
+            let (tb, ts) = identity::tolerance(mb, ms);
+            assert!(
+                (r.bias - mb).abs() <= tb && (r.std - ms).abs() <= ts,
+                "input {} k {}: measured {mb}/{ms}, simulated {:.2}/{:.2}",
+                r.input,
+                r.k,
+                r.bias,
+                r.std
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, identity::MEASURED.len());
+    // The drift heads for a fixed point below zero: an input there barely moves.
+    let fixed = identity::simulate(&Profile::builtin("scamp5").unwrap(), -70, 8, setup).unwrap();
+    assert!(fixed[8].bias.abs() < 4.0, "{:?}", fixed[8]);
+    // Under `ideal` the kernel is exactly the identity.
+    let ideal = identity::simulate(&Profile::builtin("ideal").unwrap(), 120, 4, setup).unwrap();
+    assert!(ideal.iter().all(|r| r.bias == 0.0 && r.std == 0.0));
+}

@@ -2,6 +2,7 @@
 //! surface (symbolic execution, the multi-plane proof, intervals and peaks), the gaps a
 //! proof must not pass, and the compile-time input model against the bundled images.
 
+mod background;
 mod check_channels;
 mod ensemble;
 mod predict_images;

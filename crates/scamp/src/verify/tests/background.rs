@@ -3,8 +3,8 @@
 //! spatial, column and row figures) within 30 %, on several chips, while the corrected
 //! load shows none of the structure.
 
-use scamp::Profile;
-use scamp::{background, background::BackgroundStats, background::DEVICE};
+use crate::sim::noise::Profile;
+use crate::verify::ensemble::background::{self, BackgroundStats, DEVICE};
 
 fn stats(profile: &Profile, value: i32, chip: u64) -> BackgroundStats {
     let frames = background::frames(profile, value, chip, 100, 16).unwrap();
@@ -90,9 +90,9 @@ fn the_fixed_pattern_is_the_chips_and_the_temporal_part_the_runs() {
 
 /// Frames of the corrected load `in(A, 0)` on chip 4, run seeds 1..=16, in levels.
 fn corrected_frames(p: &Profile) -> Vec<Vec<f64>> {
-    use scamp::NoiseModel;
-    use scamp::{isa::parse_program, isa::Device, isa::Reg};
-    use scamp::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
+    use crate::isa::{parse_program, Device, Reg};
+    use crate::sim::noise::NoiseModel;
+    use crate::sim::{run, Array, EdgeMode, DEFAULT_CLOCK_HZ};
     let program = parse_program("in(A, 0);", Device::default()).unwrap();
     (1..=16)
         .map(|seed| {
