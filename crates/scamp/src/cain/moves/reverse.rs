@@ -63,6 +63,23 @@ pub(crate) struct Ctx {
     pub structured: bool,
 }
 
+#[cfg(test)]
+impl Ctx {
+    /// The unit tests' problem: one input at depth 0, six registers, every instruction,
+    /// bags of up to 1,000 atoms.
+    pub(crate) fn for_tests(structured: bool) -> Self {
+        Ctx {
+            init: Goal::single(0, 0, 1),
+            others: Vec::new(),
+            regs: 6,
+            ops: Ops::All,
+            depth: 0,
+            max_atoms: 1000,
+            structured,
+        }
+    }
+}
+
 /// A child of a bag: the instruction (read forwards) and the bag live before it.
 #[derive(Clone, Debug)]
 pub(crate) struct Cand {
@@ -1008,15 +1025,7 @@ mod tests {
         let gy = grid(&[&[-1, -2, -1], &[0, 0, 0], &[1, 2, 1]]);
         let d = grid(&[&[-1, -1, 0], &[-1, 0, 1], &[0, 1, 1]]);
         let e = grid(&[&[0, 1, 1], &[-1, 0, 1], &[-1, -1, 0]]);
-        let mut ctx = Ctx {
-            init: Goal::single(0, 0, 1),
-            others: Vec::new(),
-            regs: 6,
-            ops: Ops::All,
-            depth: 0,
-            max_atoms: 1000,
-            structured: false,
-        };
+        let mut ctx = Ctx::for_tests(false);
         let bag = Bag::new(vec![gx.clone(), gy.clone()]);
         let butterfly = |out: &[Cand]| {
             out.iter()

@@ -122,15 +122,7 @@ mod tests {
 
     #[test]
     fn structured_search_shares_work_between_the_sobel_pair() {
-        let ctx = Ctx {
-            init: Goal::single(0, 0, 1),
-            others: Vec::new(),
-            regs: 6,
-            ops: Ops::All,
-            depth: 0,
-            max_atoms: 1000,
-            structured: true,
-        };
+        let ctx = Ctx::for_tests(true);
         let root = Bag::new(vec![
             grid(&[&[-1, 0, 1], &[-2, 0, 2], &[-1, 0, 1]]),
             grid(&[&[-1, -2, -1], &[0, 0, 0], &[1, 2, 1]]),
@@ -153,15 +145,7 @@ mod tests {
 
     #[test]
     fn a_shared_work_stops_at_the_workers_combined_nodes() {
-        let ctx = Ctx {
-            init: Goal::single(0, 0, 1),
-            others: Vec::new(),
-            regs: 6,
-            ops: Ops::All,
-            depth: 0,
-            max_atoms: 1000,
-            structured: false,
-        };
+        let ctx = Ctx::for_tests(false);
         let root = Bag::new(vec![grid(&[&[3, -5, 2], &[7, 1, -6], &[-2, 9, 4]])]);
         let finish = |steps: &[Step]| Some((steps.len(), steps.len(), 0, 0.0));
         let every = Tuning::default().check_every;
@@ -213,13 +197,8 @@ mod tests {
     #[test]
     fn polishing_a_plan_returns_only_improvements() {
         let ctx = Ctx {
-            init: Goal::single(0, 0, 1),
-            others: Vec::new(),
-            regs: 6,
-            ops: Ops::All,
-            depth: 0,
             max_atoms: 100,
-            structured: false,
+            ..Ctx::for_tests(false)
         };
         let x = ctx.init.clone();
         let east = |g: &Goal, s: usize| Step {

@@ -375,19 +375,6 @@ mod tests {
     use crate::cain::moves::goal::SHIFTS;
     use crate::cain::moves::reverse::is_initial;
     use crate::cain::moves::step::Kind;
-    use crate::cain::spec::Ops;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            init: Goal::single(0, 0, 1),
-            others: Vec::new(),
-            regs: 6,
-            ops: Ops::All,
-            depth: 0,
-            max_atoms: 1000,
-            structured: false,
-        }
-    }
 
     /// Runs `plan` forwards from the input: every step reads only live goals, and the
     /// finals are all live at the end.
@@ -409,7 +396,7 @@ mod tests {
 
     #[test]
     fn bags_run_back_to_the_input_and_dead_steps_go() {
-        let c = ctx();
+        let c = Ctx::for_tests(false);
         let x = c.init.clone();
         let east = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
         let e = east.outs[0].clone();
@@ -429,7 +416,7 @@ mod tests {
     #[test]
     fn a_roundabout_plan_is_shortened_and_stays_valid() {
         // Two kernels sharing a 1 2 1 row, built the long way: each from scratch.
-        let c = ctx();
+        let c = Ctx::for_tests(false);
         let x = c.init.clone();
         let a = grid(&[&[1, 2, 1], &[0, 0, 0], &[0, 0, 0]]);
         let b = grid(&[&[1, 2, 1], &[0, 0, 1], &[0, 0, 0]]);
@@ -484,7 +471,7 @@ mod tests {
     fn rerouting_offers_other_routes_of_no_more_instructions() {
         // x moved two east by two single moves: `mov2x` does it in one, and a route
         // through the other order of operands is as long.
-        let c = ctx();
+        let c = Ctx::for_tests(false);
         let x = c.init.clone();
         let e1 = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
         let e = e1.outs[0].clone();
@@ -535,7 +522,7 @@ mod tests {
 
     #[test]
     fn rejected_plans_are_not_kept() {
-        let c = ctx();
+        let c = Ctx::for_tests(false);
         let x = c.init.clone();
         let e1 = step(Kind::Shift(SHIFTS[1]), vec![x.clone()]);
         let e = e1.outs[0].clone();
@@ -575,7 +562,7 @@ mod tests {
     #[test]
     fn searched_plans_of_random_pairs_stay_valid_and_never_grow() {
         use crate::cain::search::{search, SearchOptions, Stats};
-        let c = ctx();
+        let c = Ctx::for_tests(false);
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             state ^= state << 13;
