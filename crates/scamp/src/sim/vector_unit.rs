@@ -78,12 +78,15 @@ pub(crate) fn run_widest<K: Kernel>(kernel: K) -> K::Output {
     kernel.run()
 }
 
+/// Every unit, narrowest first (the tests' list: [`supported`], [`forced`]).
+#[cfg(test)]
+const UNITS: [VectorUnit; 3] = [VectorUnit::Portable, VectorUnit::Avx2, VectorUnit::Avx512];
+
 /// The units this processor can run, narrowest first.
 #[cfg(test)]
 pub(crate) fn supported() -> Vec<VectorUnit> {
-    let all = [VectorUnit::Portable, VectorUnit::Avx2, VectorUnit::Avx512];
-    let widest = all.iter().position(|&u| u == widest()).unwrap_or(0);
-    all[..=widest].to_vec()
+    let widest = UNITS.iter().position(|&u| u == widest()).unwrap_or(0);
+    UNITS[..=widest].to_vec()
 }
 
 /// The unit the unit tests make [`run_widest`] use, so that they can run the copies
@@ -91,12 +94,11 @@ pub(crate) fn supported() -> Vec<VectorUnit> {
 /// so tests running meanwhile are not affected by the choice.
 #[cfg(test)]
 pub(crate) mod forced {
-    use super::VectorUnit;
+    use super::{VectorUnit, UNITS};
     use std::sync::atomic::{AtomicU8, Ordering};
 
-    /// 0: none; otherwise 1 + the unit's index in `UNITS`.
+    /// 0: none; otherwise 1 + the unit's index in [`UNITS`].
     static FORCED: AtomicU8 = AtomicU8::new(0);
-    const UNITS: [VectorUnit; 3] = [VectorUnit::Portable, VectorUnit::Avx2, VectorUnit::Avx512];
 
     /// Makes [`super::run_widest`] use `unit` (`None`: the widest again), which must be
     /// one this processor supports.
