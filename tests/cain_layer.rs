@@ -142,49 +142,6 @@ fn bad_files_get_one_line_errors_naming_the_file() {
 }
 
 #[test]
-fn a_layer_becomes_kernels_approximated_as_typed_weights() {
-    let w = Array4::from_shape_vec((2, 1, 3, 3), TWO.to_vec()).expect("shape");
-    let bias = Array1::from(vec![0.5, -1.0]);
-    let mut t = target(&[Reg::B, Reg::C]);
-    t.scale = 2.0;
-    let l = scamp::layer_spec(w.view(), Some(bias.view()), 1, &t).expect("a spec");
-    assert_eq!(l.bias, vec![1.0, -2.0]);
-    assert_eq!(l.spec.input, Reg::A);
-    assert_eq!(l.spec.kernels.len(), 2);
-    assert_eq!(l.spec.kernels[1].out, Reg::C);
-    assert_eq!(l.spec.kernels[0].weights[1], vec![-0.5, 0.0, 0.5]);
-    // 2 * [1 2 1; 2 4 2; 1 2 1] / 16 is exact at depth 3.
-    let k = &l.spec.kernels[1];
-    let a = scamp::approximate(&k.weights, k.scale, 8, 0.0).expect("fits");
-    assert_eq!((a.depth, a.error), (3, 0.0));
-    assert_eq!(a.weights, vec![vec![1, 2, 1], vec![2, 4, 2], vec![1, 2, 1]]);
-}
-
-#[test]
-fn inexact_weights_need_an_error_bound_or_an_accept() {
-    let w = Array4::from_shape_vec((1, 1, 1, 3), vec![0.3, 0.1, -0.2]).expect("shape");
-    let mut t = target(&[Reg::B]);
-    t.approximation.max_depth = 3;
-    let e = msg(scamp::layer_spec(w.view(), None, 1, &t).unwrap_err());
-    assert!(
-        e.starts_with("kernel 0 (output B): the approximation at max_depth 3"),
-        "{e}"
-    );
-    // At depth 3: 2/8, 1/8, -2/8, error 0.05 + 0.025 + 0.05.
-    t.approximation.max_error = 0.13;
-    let l = scamp::layer_spec(w.view(), None, 1, &t).expect("within the bound");
-    let a = scamp::approximate(&l.spec.kernels[0].weights, 1.0, 3, 0.13).expect("fits");
-    assert_eq!(a.weights, vec![vec![2, 1, -2]]);
-    ::approx::assert_abs_diff_eq!(a.error, 0.125, epsilon = 1e-9);
-    t.approximation = ApproxParams {
-        max_depth: 3,
-        max_error: 0.0,
-        accept: true,
-    };
-    assert!(scamp::layer_spec(w.view(), None, 1, &t).is_ok());
-}
-
-#[test]
 fn layers_that_do_not_fit_their_registers_are_refused() {
     let w = Array4::from_shape_vec((2, 1, 3, 3), TWO.to_vec()).expect("shape");
     let t = target(&[Reg::B, Reg::C]);

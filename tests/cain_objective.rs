@@ -280,28 +280,6 @@ fn fit_rescales_unfitting_outputs_by_powers_of_two() {
     }
 }
 
-#[test]
-fn the_spec_key_fits_for_check_too() {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/analognet2.yaml"),
-    )
-    .expect("spec");
-    let s = scamp::parse_spec(&format!("{text}fit: true\n")).expect("valid spec");
-    assert!(s.fit);
-    let kernels = scamp::approximate_spec(&s).expect("approximates");
-    assert!(kernels
-        .iter()
-        .all(|k| k.approx.depth == 4 && k.fitted.is_some()));
-    // The check targets' exact weights follow the rescale: B's -4/4 becomes -4/16.
-    let targets = scamp::check_targets(&s, &kernels);
-    assert_eq!(targets[1].exact[[0, 0]], -0.25);
-    assert_eq!(targets[1].approx[[0, 0]], -0.25);
-    let err = scamp::parse_spec(&format!("{text}fit: maybe\n")).expect_err("refused");
-    // Positioned at the value (line 28 of the spec with the key appended).
-    let msg = err.to_string();
-    assert!(msg.starts_with("28:6:") && msg.contains("boolean"), "{msg}");
-}
-
 /// Total RMSE of Cain's AnalogNet2 program (21 macros, found by Cain 3.1 in 60 s on two
 /// workers) per kernel A, B, C, as `scamp check --kernel programs/analognet2.yaml`
 /// measures it under `scamp5` on the bundled images (chip and run seed 1). The bundled

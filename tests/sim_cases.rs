@@ -4,6 +4,7 @@
 
 use scamp::{isa::parse_program, isa::DReg, isa::Device, isa::Program, isa::Reg};
 use scamp::{run, Array, EdgeMode, RunReport, DEFAULT_CLOCK_HZ, N, PES};
+use scamp::{GreyImage, PlaneValues, Preload, Setup, Watched};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------
@@ -741,11 +742,10 @@ fn run_case(path: &Path) -> Vec<String> {
         Ok(i) => i,
         Err(e) => return vec![format!("image: {e}")],
     };
-    let mut array = Array::new(case.general, case.edge);
-    array.expose(&image);
-    if let Err(e) = preload(&mut array, &case, &image) {
-        return vec![e];
-    }
+    let mut array = match prepared(&case, &image) {
+        Ok(a) => a,
+        Err(e) => return vec![e],
+    };
     let report = match run(&mut array, &program, 1, DEFAULT_CLOCK_HZ) {
         Ok(r) => r,
         Err(e) => return vec![format!("run failed: {}: {}", e.pos, e.cause)],
@@ -809,11 +809,23 @@ fn load_program(case: &Case) -> Result<Option<Program>, Vec<String>> {
     }
 }
 
-/// Applies the case's `set` lines in order.
-fn preload(array: &mut Array, case: &Case, image: &[u8]) -> Result<(), String> {
+/// The case's array: the image exposed, then the `set` lines applied in order, each
+/// computed on the array the lines before it left. Each line becomes a whole-plane
+/// preload of a `Setup`, the way the command and Python preload a run.
+fn prepared(case: &Case, image: &[u8]) -> Result<Array, String> {
+    let mut setup = Setup::new(GreyImage {
+        pixels: image.to_vec(),
+        resized_from: None,
+    });
+    setup.general = case.general;
+    setup.edge = case.edge;
+    let mut array = setup.array();
     for (ln, t, e) in &case.sets {
         let mut vals = Vec::new();
-        let env = Env { array, image };
+        let env = Env {
+            array: &array,
+            image,
+        };
         for r in t.rows.0..=t.rows.1 {
             for c in t.cols.0..=t.cols.1 {
                 let v = eval(e, &env, r, c)
@@ -821,28 +833,38 @@ fn preload(array: &mut Array, case: &Case, image: &[u8]) -> Result<(), String> {
                 vals.push((r * N + c, v));
             }
         }
-        match t.loc {
+        let preload = match t.loc {
             Loc::Analog(reg) => {
-                let plane = array
-                    .plane_mut(reg)
-                    .ok_or_else(|| format!("line {ln}: cannot preload {reg}"))?;
+                let mut plane = match (reg, array.plane(reg)) {
+                    (Reg::Gen(_) | Reg::News, Some(p)) => p.to_vec(),
+                    _ => return Err(format!("line {ln}: cannot preload {reg}")),
+                };
                 for (i, v) in vals {
                     plane[i] = v as f32;
+                }
+                Preload {
+                    register: Watched::Analogue(reg),
+                    values: PlaneValues::Analogue(plane),
                 }
             }
             Loc::Digital(d) => {
                 if let Some((_, v)) = vals.iter().find(|(_, v)| *v != 0.0 && *v != 1.0) {
                     return Err(format!("line {ln}: {d} takes 0 or 1, got {v}"));
                 }
-                let plane = array.bits_mut(d);
+                let mut plane = array.bits(d).to_vec();
                 for (i, v) in vals {
                     plane[i] = v as u8;
                 }
-                array.refresh_flag();
+                Preload {
+                    register: Watched::Digital(d),
+                    values: PlaneValues::Bits(plane),
+                }
             }
-        }
+        };
+        setup.preloads.push(preload);
+        array = setup.array();
     }
-    Ok(())
+    Ok(array)
 }
 
 /// Checks one expectation (from line `ln`) against the run.

@@ -10,7 +10,7 @@ use ndarray::Array2;
 use scamp::Spec;
 use scamp::{
     first_run, heat_colour, named_frame, per_target, CheckTarget as Target, ErrorFigures, Groups,
-    KernelErrors, Testbed,
+    KernelErrors, ProfileTestbed,
 };
 use scamp::{GreyImage, RunError, N};
 
@@ -93,7 +93,7 @@ pub fn image_panels(
     spec: &Spec,
     targets: &[Target],
     images: &[(String, GreyImage)],
-    testbed: &dyn Testbed,
+    testbed: &ProfileTestbed,
 ) -> Result<Vec<ImagePanels>, RunError> {
     let wiring = spec.wiring();
     images

@@ -145,12 +145,14 @@ mod export;
 pub mod isa;
 mod options;
 mod sim;
+#[cfg(test)]
+mod tests;
 mod verify;
 
 // Write and run a program.
 pub use bank::{
-    batch_bytes, check_tolerance, run_batch, run_on, run_one, run_plan, Frame, InputError,
-    PlaneValues, Preload, RunOptions, RunPlan, RunSummary, Setup, MAX_SET_VALUE, RUNS,
+    batch_bytes, check_tolerance, run_batch, run_one, run_plan, Frame, InputError, PlaneValues,
+    Preload, RunOptions, RunPlan, RunSummary, Setup, MAX_SET_VALUE, RUNS,
 };
 pub use isa::{parse_program, Device, IsaError, Pos, Program, Reg};
 pub use sim::images;
@@ -160,10 +162,9 @@ pub use sim::noise::{
 };
 pub use sim::run::run;
 pub use sim::{
-    default_image, frames, load_image, load_npy, read_matrix, run_observed, save_bits_npy,
-    save_bits_png, save_npy, save_png, Array, CaptureError, EdgeMode, GreyImage, PlaneFileError,
-    Preload as RegisterFill, RunError, RunReport, DEFAULT_CLOCK_HZ, DEFAULT_IMAGE_NAME,
-    MAX_NPY_HEADER, N, PES,
+    default_image, frames, load_image, load_npy, run_observed, save_bits_npy, save_bits_png,
+    save_npy, save_png, Array, CaptureError, EdgeMode, GreyImage, PlaneFileError,
+    Preload as RegisterFill, RunError, RunReport, DEFAULT_CLOCK_HZ, DEFAULT_IMAGE_NAME, N, PES,
 };
 
 // Prove a program and check it on images.
@@ -171,21 +172,20 @@ pub use bank::{Bank, BankError, CheckOptions, CheckReport, Checked, Pictures, Pr
 pub use options::{FrontOption, InPython, CHECK_OPTIONS, EVAL_OPTIONS};
 pub use verify::ensemble::{background, described, ensemble, identity};
 pub use verify::{
-    adc_step, explain_mismatch, first_run, heat_colour, load_images, load_input, measure,
-    named_frame, per_target, prove, save_heatmap, CheckTarget, CompareError, CompareOptions,
-    DiffMap, ErrorFigures, EvaluateError, Evaluation, Groups, ImagesError, InputStats,
-    KernelErrors, Measurement, Predicted, ProfileTestbed, Target, Testbed, Watched,
+    adc_step, explain_mismatch, first_run, heat_colour, load_images, load_input, named_frame,
+    per_target, prove, save_heatmap, CheckTarget, CompareError, CompareOptions, DiffMap,
+    ErrorFigures, EvaluateError, Evaluation, Groups, ImagesError, InputStats, KernelErrors,
+    Measurement, Predicted, ProfileTestbed, Target, Watched,
 };
 
 // Compile kernels.
 pub use bank::{CompileReport, SplitJson};
 pub use cain::{
-    approximate, approximate_spec, check_slack, check_targets, check_time_limit, choose_layer,
-    compile, header, layer_spec, parse_ops, parse_registers, parse_spec, parse_spec_in,
-    predict_outputs, program_text, read_bias, read_weights, spec_yaml, ApproxParams, ChooseError,
-    ChooseOptions, CompileError, CompileOptions, Compiled, LayerError, LayerTarget, Objective, Ops,
-    OptionDecl, Rule, ShownWeights, Source, Spec, Stats, StopReason, Whole, COMPILE_OPTIONS,
-    DEEPEST, MAX_SIDE,
+    check_slack, check_targets, check_time_limit, choose_layer, compile, header, layer_spec,
+    parse_ops, parse_registers, parse_spec, parse_spec_in, predict_outputs, program_text,
+    read_bias, read_weights, spec_yaml, ApproxParams, ChooseError, ChooseOptions, CompileError,
+    CompileOptions, Compiled, LayerError, LayerTarget, Objective, Ops, OptionDecl, Rule,
+    ShownWeights, Source, Spec, Stats, StopReason, Whole, COMPILE_OPTIONS, DEEPEST, MAX_SIDE,
 };
 
 // Evaluate a network: the `eval` module, with its front door here.

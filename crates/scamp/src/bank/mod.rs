@@ -23,7 +23,7 @@ pub use compile_report::{CompileReport, SplitJson};
 pub use outputs::Pictures;
 pub use setup::{InputError, PlaneValues, Preload, Setup, MAX_SET_VALUE};
 pub use simulate::{
-    batch_bytes, check_tolerance, run_batch, run_on, run_one, Frame, RunOptions, RunSummary, RUNS,
+    batch_bytes, check_tolerance, run_batch, run_one, Frame, RunOptions, RunSummary, RUNS,
 };
 pub use summary::{run_plan, RunPlan};
 

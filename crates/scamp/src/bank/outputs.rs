@@ -3,7 +3,7 @@
 
 use super::Bank;
 use crate::sim::capture::GreyImage;
-use crate::verify::check::{self, OutputError, Testbed};
+use crate::verify::check::{self, OutputError, ProfileTestbed};
 use crate::verify::groups;
 use std::path::Path;
 
@@ -12,7 +12,7 @@ pub struct Pictures<'a> {
     /// Named test images.
     pub images: &'a [(String, GreyImage)],
     /// Run 0 of this test bed makes the pictures.
-    pub testbed: &'a dyn Testbed,
+    pub testbed: &'a ProfileTestbed,
 }
 
 impl Bank {

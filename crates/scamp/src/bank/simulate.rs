@@ -101,7 +101,7 @@ pub fn run_one(
 
 /// Runs `program` as run `run` on a prepared `array` and reads `watched`; a watched
 /// register the array does not have is an error.
-pub fn run_on(
+pub(crate) fn run_on(
     array: &mut Array,
     program: &Program,
     opts: &RunOptions,
@@ -299,5 +299,47 @@ impl RunSummary {
             runs: many.then(|| runs.stats.finish()),
             compare,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_on, run_one, RunOptions};
+    use crate::bank::setup::Setup;
+    use crate::isa::{parse_program, Device, Program};
+    use crate::sim::noise::Profile;
+    use crate::verify::compare::Watched;
+
+    fn program(path: &str) -> Program {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        parse_program(&text, Device::default()).unwrap()
+    }
+
+    #[test]
+    fn a_register_the_array_does_not_have_is_an_error_not_zeros() {
+        let p = program("programs/gauss3x3_hand.scamp");
+        let setup = Setup::new(crate::sim::default_image());
+        let opts = RunOptions::new(Profile::builtin("ideal").unwrap());
+        // H exists on an 8-register device, not on SCAMP-5's six.
+        let h = Watched::parse("H", 8).unwrap();
+        let a = Watched::parse("A", 6).unwrap();
+        let e = run_one(&p, &setup, &opts, &[a, h], 0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "1:1: register H was asked for, but this array has only A..F (and NEWS, PIX, the \
+             digital registers)"
+        );
+        let mut array = setup.array();
+        assert!(run_on(&mut array, &p, &opts, &[h], 0).is_err());
+        // On a device that has it, H is read (gauss3x3_hand leaves it 0: it never writes H).
+        let wide = Setup {
+            general: 8,
+            ..setup
+        };
+        let f = run_one(&p, &wide, &opts, &[a, h], 0).expect("H exists");
+        assert_eq!(f.planes[1].0, h);
+        assert!(f.planes[1].1.iter().all(|&v| v == 0.0));
+        assert!(f.planes[0].1.iter().any(|&v| v != 0.0));
     }
 }

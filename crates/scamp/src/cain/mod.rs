@@ -1,6 +1,6 @@
 //! The embedded Cain code generator: filter specs in, shortest SCAMP-5 programs out.
 //!
-//! The pipeline: [`spec::parse_spec`] reads a filter spec; [`spec::approx::approximate`]
+//! The pipeline: [`spec::parse_spec`] reads a filter spec; [`spec::approx::approximate_planes`]
 //! turns each kernel into integer weights over 2^d; the kernels become goals (atoms per
 //! offset, all at the largest depth D) and `search::search` looks backwards from the
 //! bag of final goals to the input goal (2^D atoms at the centre), trying
@@ -40,8 +40,10 @@ pub use error::CompileError;
 pub(crate) use error::{ApproxFailure, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem};
 pub use search::{Stats, StopReason};
+#[cfg(test)]
+pub(crate) use spec::approx::approximate;
 pub(crate) use spec::approx::Approx;
-pub use spec::approx::{approximate, ShownWeights};
+pub use spec::approx::ShownWeights;
 // Plumbing the command line and the Python bindings share: each search parameter's
 // declared range (their flags and keywords are checked against it), a layer's files and
 // the choice of depth per kernel of a layer.
@@ -319,7 +321,7 @@ pub fn check_targets(spec: &Spec, kernels: &[KernelReport]) -> Vec<check::Target
 /// `max_depth` is refused unless the spec accepts it (`approximation.accept`); with the
 /// spec's `fit: true`, kernels whose outputs cannot fit the default profile's saturation
 /// limit are rescaled (see `spec::fit`).
-pub fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
+pub(crate) fn approximate_spec(spec: &Spec) -> Result<Vec<KernelReport>, CompileError> {
     let mut kernels = approximate_each(spec)?;
     if spec.fit {
         let limit = Profile::builtin(crate::sim::noise::DEFAULT_PROFILE)

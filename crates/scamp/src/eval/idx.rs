@@ -20,11 +20,11 @@ const FIRST_RESERVE: u64 = 1 << 20;
 
 /// An IDX array of unsigned bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Idx {
+pub(crate) struct Idx {
     /// The dimensions, outermost first (images: count, rows, columns; labels: count).
-    pub dims: Vec<usize>,
+    pub(crate) dims: Vec<usize>,
     /// The elements, row-major.
-    pub data: Vec<u8>,
+    pub(crate) data: Vec<u8>,
 }
 
 /// Why an IDX file could not be read (the caller names the file).
@@ -124,7 +124,10 @@ const N: usize = crate::sim::dims::N;
 
 /// Reads an IDX file of unsigned bytes, gzip'd or not, after `accept` has passed its
 /// dimensions.
-pub fn read(path: &Path, accept: &dyn Fn(&[usize]) -> Result<(), Unfit>) -> Result<Idx, IdxError> {
+pub(crate) fn read(
+    path: &Path,
+    accept: &dyn Fn(&[usize]) -> Result<(), Unfit>,
+) -> Result<Idx, IdxError> {
     let io = |e: std::io::Error| io_error(e.into());
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
@@ -165,15 +168,8 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 }
 
 /// Parses the bytes of an (inflated) IDX file of unsigned bytes.
-///
-/// ```
-/// use scamp::{eval::IdxError, eval::parse_idx};
-/// // Magic 00 00 08, one dimension of 2, then the 2 elements.
-/// let idx = parse_idx(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
-/// assert_eq!((idx.dims, idx.data), (vec![2], vec![5, 6]));
-/// assert_eq!(parse_idx(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
-/// ```
-pub fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
+#[cfg(test)]
+fn parse(bytes: &[u8]) -> Result<Idx, IdxError> {
     read_from(&mut &bytes[..], &|_| Ok(()))
 }
 
@@ -243,6 +239,14 @@ mod tests {
     use super::*;
     use flate2::{write::GzEncoder, Compression};
     use std::io::Write;
+
+    #[test]
+    fn a_file_of_two_bytes_and_a_bad_magic() {
+        // Magic 00 00 08, one dimension of 2, then the 2 elements.
+        let idx = parse(&[0, 0, 8, 1, 0, 0, 0, 2, 5, 6]).unwrap();
+        assert_eq!((idx.dims, idx.data), (vec![2], vec![5, 6]));
+        assert_eq!(parse(&[0, 0, 9, 1]), Err(IdxError::Magic([0, 0, 9, 1])));
+    }
 
     #[test]
     fn round_trip_and_errors() {

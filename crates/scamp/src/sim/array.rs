@@ -236,7 +236,8 @@ impl Array {
     }
 
     /// Bus instructions executed so far (the sequence number of the next one).
-    pub fn seq(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn seq(&self) -> u64 {
         self.seq
     }
 
@@ -298,7 +299,7 @@ impl Array {
     }
 
     /// Mutable digital register plane (for preloading).
-    pub fn bits_mut(&mut self, reg: DReg) -> &mut [u8] {
+    pub(crate) fn bits_mut(&mut self, reg: DReg) -> &mut [u8] {
         if reg == DReg::Flag {
             self.flag_full = false;
         }
@@ -306,7 +307,7 @@ impl Array {
     }
 
     /// Recomputes the cached "FLAG is all ones" after outside changes to FLAG.
-    pub fn refresh_flag(&mut self) {
+    pub(crate) fn refresh_flag(&mut self) {
         self.flag_full = self.bits[DReg::Flag.index()].iter().all(|&b| b == 1);
     }
 

@@ -34,7 +34,6 @@ pub use capture::{default_image, load as load_image, CaptureError, GreyImage, DE
 #[cfg(test)]
 pub(crate) use layer::rng;
 pub use preload::Preload;
-pub use readout::npy::{read_matrix, MAX_NPY_HEADER};
 pub use readout::{load_npy, save_bits_npy, save_bits_png, save_npy, save_png, PlaneFileError};
 
 #[cfg(test)]

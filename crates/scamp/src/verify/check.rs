@@ -37,7 +37,7 @@ pub struct PlaneKernel {
 }
 
 /// How the array is prepared and read for one run.
-pub trait Testbed: Sync {
+pub(crate) trait Testbed: Sync {
     /// A fresh array for run `run` (noise layer installed, seeds set).
     fn array(&self, general: usize, run: u32) -> Array;
     /// The result of `reg` as read off the array (readout error applied, if any).
@@ -542,7 +542,7 @@ impl FigureSpreadAccumulator {
 /// Runs `program` on every image for `runs` run seeds and measures each target's error.
 /// Runs are taken a few at a time (every image per chunk), so memory does not grow
 /// with the number of runs.
-pub fn measure(
+pub(crate) fn measure(
     program: &Program,
     wiring: Wiring,
     targets: &[Target],
@@ -725,7 +725,7 @@ pub fn first_run(
     wiring: Wiring,
     targets: &[Target],
     frame: &[&GreyImage],
-    testbed: &dyn Testbed,
+    testbed: &ProfileTestbed,
 ) -> Result<FirstRun, sim::run::RunError> {
     let (outs, _) = simulate(program, wiring, targets, frame, testbed, 0)?;
     let xs = frame_values(frame);
@@ -749,7 +749,7 @@ pub(crate) fn write_outputs(
     wiring: Wiring,
     targets: &[Target],
     images: &[(String, GreyImage)],
-    testbed: &dyn Testbed,
+    testbed: &ProfileTestbed,
     border: usize,
 ) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Folder {

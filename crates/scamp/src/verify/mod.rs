@@ -33,8 +33,8 @@ pub(crate) mod uncertainty;
 #[cfg(test)]
 pub(crate) use check::input_values;
 pub use check::{
-    first_run, load_images, measure, named_frame, ImagesError, KernelErrors, Measurement,
-    ProfileTestbed, Target as CheckTarget, Testbed,
+    first_run, load_images, named_frame, ImagesError, KernelErrors, Measurement, ProfileTestbed,
+    Target as CheckTarget,
 };
 pub use compare::{adc_step, load_input, CompareError, CompareOptions, DiffMap, Watched};
 #[cfg(test)]

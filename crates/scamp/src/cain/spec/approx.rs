@@ -114,8 +114,10 @@ fn at_depth(planes: &[&[Vec<f64>]], scale: f64, d: u32) -> Result<Approx, Approx
 }
 
 /// Multiplies each weight (with the scale) by 2^d and rounds; returns the smallest
-/// `d <= max_depth` whose summed absolute error is at most `max_error`, else `max_depth`.
-pub fn approximate(
+/// `d <= max_depth` whose summed absolute error is at most `max_error`, else `max_depth`
+/// (one plane: the tests' shorthand for [`approximate_planes`]).
+#[cfg(test)]
+pub(crate) fn approximate(
     weights: &[Vec<f64>],
     scale: f64,
     max_depth: u32,
@@ -124,8 +126,10 @@ pub fn approximate(
     approximate_planes(&[weights], scale, max_depth, max_error)
 }
 
-/// [`approximate`] for a kernel on several inputs (`planes[z]` the weights on input
-/// `z`): one depth for all planes, the error summed over every weight.
+/// Multiplies each weight (with the scale) by 2^d and rounds; returns the smallest
+/// `d <= max_depth` whose summed absolute error is at most `max_error`, else `max_depth`,
+/// for a kernel on several inputs (`planes[z]` the weights on input `z`): one depth for
+/// all planes, the error summed over every weight.
 pub(crate) fn approximate_planes(
     weights: &[&[Vec<f64>]],
     scale: f64,

@@ -5,6 +5,8 @@
 mod banks;
 mod channels;
 mod compile;
+mod fit;
+mod layer;
 mod search;
 
 /// Proves a compiled program again, independently of the compiler's own check.

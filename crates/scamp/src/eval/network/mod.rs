@@ -19,7 +19,7 @@ use serde_yaml::Value;
 use std::path::{Path, PathBuf};
 
 /// Largest network file accepted.
-pub const MAX_NETWORK_BYTES: usize = 1 << 20;
+pub(crate) const MAX_NETWORK_BYTES: usize = 1 << 20;
 
 /// The bundled default network and the files it names (found without any file
 /// system, so that `scamp eval` works from any folder).

@@ -107,7 +107,8 @@ impl Saturation {
     }
 
     /// Whether values are clipped at the limits rather than compressed.
-    pub fn is_hard(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_hard(&self) -> bool {
         self.form != KneeForm::None && self.knee_low == self.low && self.knee_high == self.high
     }
 

@@ -14,7 +14,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// Largest `.npy` header accepted, in bytes (a real one is under 200).
-pub const MAX_NPY_HEADER: usize = 1 << 16;
+pub(crate) const MAX_NPY_HEADER: usize = 1 << 16;
 
 /// Why a `.npy` file does not hold a 256x256 plane of float32 or float64.
 #[derive(Debug, thiserror::Error)]
@@ -130,7 +130,7 @@ pub(crate) fn read_plane(path: &Path) -> Result<Vec<f32>, NpyError> {
 
 /// The float32 or float64 `.npy` file at `path` holding a matrix of shape `want`,
 /// read within a memory bound set by `want`, whatever the file's size or header.
-pub fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyError> {
+pub(crate) fn read_matrix(path: &Path, want: [usize; 2]) -> Result<Array2<f32>, NpyError> {
     let data_max = want[0].saturating_mul(want[1]).saturating_mul(8);
     let limit = (12 + MAX_NPY_HEADER).saturating_add(data_max);
     let a = read_floats(path, limit, |sizes| {

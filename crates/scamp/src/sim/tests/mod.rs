@@ -4,3 +4,4 @@
 
 mod fused;
 mod golden_bits;
+mod saturation;

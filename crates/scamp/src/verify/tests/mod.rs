@@ -3,6 +3,7 @@
 //! proof must not pass, and the compile-time input model against the bundled images.
 
 mod background;
+mod batched_runs;
 mod check_channels;
 mod ensemble;
 mod predict_images;

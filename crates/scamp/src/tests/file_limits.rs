@@ -2,14 +2,14 @@
 //! refused or read within a memory bound proportional to what it really holds (never
 //! to what a header claims, nor past the reader's limit), measured by an allocator that
 //! counts the peak of live bytes during the read. Also `/dev/zero`, which never ends.
+//! (Moved from the command's `tests/`: the limits and the IDX and `.npy` readers are
+//! not the library's surface. The counting allocator is this test binary's.)
 
-mod common;
-
-use common::dataset::idx_bytes;
-use common::npy::npy_bytes;
+use crate::eval::idx::read as read_idx;
+use crate::eval::network::{Source, MAX_NETWORK_BYTES};
+use crate::isa::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
+use crate::sim::readout::npy::{read_matrix, MAX_NPY_HEADER};
 use proptest::prelude::*;
-use scamp::eval;
-use scamp::{isa, isa::MAX_PROFILE_BYTES, isa::MAX_PROGRAM_BYTES, isa::MAX_SPEC_BYTES};
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -117,8 +117,8 @@ proptest! {
     fn network_files_are_refused_or_read_within_their_limit(bytes in contents(3 << 20)) {
         let f = file_with("net.yaml", &bytes);
         let dir = f.parent().unwrap();
-        let (r, peak) = peak_of(|| eval::Source::Dir(dir).read("net.yaml"));
-        let limit = eval::MAX_NETWORK_BYTES as u64;
+        let (r, peak) = peak_of(|| Source::Dir(dir).read("net.yaml"));
+        let limit = MAX_NETWORK_BYTES as u64;
         prop_assert!(peak <= bound(bytes.len(), limit), "{peak} bytes for a {}-byte file", bytes.len());
         if bytes.len() as u64 > limit {
             prop_assert!(r.is_err());
@@ -132,7 +132,7 @@ proptest! {
     ) {
         let bytes = idx_bytes(&dims, &tail);
         let f = file_with("idx", &bytes);
-        let (r, peak) = peak_of(|| eval::read_idx(&f, &|_| Ok(())));
+        let (r, peak) = peak_of(|| read_idx(&f, &|_| Ok(())));
         prop_assert!(peak <= bound(bytes.len(), u64::MAX / 4), "{peak} bytes for a {}-byte file claiming {dims:?}", bytes.len());
         if let Ok(x) = r {
             prop_assert_eq!(x.data.len() as u64, dims.iter().map(|&d| u64::from(d)).product::<u64>());
@@ -147,8 +147,8 @@ proptest! {
     ) {
         let bytes = npy_bytes("<f4", &format!("({rows}, {cols})"), &tail);
         let f = file_with("w.npy", &bytes);
-        let (r, peak) = peak_of(|| scamp::read_matrix(&f, [10, 148]));
-        let limit = (12 + scamp::MAX_NPY_HEADER + 10 * 148 * 8) as u64;
+        let (r, peak) = peak_of(|| read_matrix(&f, [10, 148]));
+        let limit = (12 + MAX_NPY_HEADER + 10 * 148 * 8) as u64;
         prop_assert!(peak <= bound(bytes.len(), limit), "{peak} bytes for a {}-byte file", bytes.len());
         prop_assert_eq!(r.is_ok(), (rows, cols) == (10, 148) && tail.len() >= 10 * 148 * 4);
     }
@@ -165,12 +165,39 @@ fn an_endless_file_is_read_to_the_limit_only() {
         );
         assert!(peak <= 3 * limit as usize + (2 << 20), "{what}: {peak}");
     }
-    let (r, peak) = peak_of(|| eval::Source::Dir(Path::new("/dev")).read("zero"));
+    let (r, peak) = peak_of(|| Source::Dir(Path::new("/dev")).read("zero"));
     assert!(r.is_err());
-    assert!(peak <= 3 * eval::MAX_NETWORK_BYTES + (2 << 20), "{peak}");
-    let (r, _) = peak_of(|| eval::read_idx(zero, &|_| Ok(())));
+    assert!(peak <= 3 * MAX_NETWORK_BYTES + (2 << 20), "{peak}");
+    let (r, _) = peak_of(|| read_idx(zero, &|_| Ok(())));
     assert_eq!(
         r.unwrap_err().to_string(),
         "cannot read: not a regular file (a device)"
     );
+}
+
+/// An IDX file of unsigned bytes with dimensions `dims`, then `data`.
+fn idx_bytes(dims: &[u32], data: &[u8]) -> Vec<u8> {
+    let mut b = vec![0, 0, 8, dims.len() as u8];
+    for d in dims {
+        b.extend_from_slice(&d.to_be_bytes());
+    }
+    b.extend_from_slice(data);
+    b
+}
+
+/// A `.npy` file (format 1.0) of `descr` and `shape` (a Python tuple, as `(2, 3)`), with
+/// `data` as its bytes after the header: any header, whatever the data holds.
+fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // The magic (6 bytes), the version (2), the length (2) and the dict with its
+    // newline fill a multiple of 64 bytes.
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.bytes());
+    b.extend_from_slice(data);
+    b
 }

@@ -1,0 +1,4 @@
+//! Tests across the library's modules: every file reader's size limit, measured with a
+//! counting allocator (this test binary's global allocator).
+
+mod file_limits;
