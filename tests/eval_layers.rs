@@ -268,9 +268,7 @@ fn a_layer_too_large_for_the_registers_is_refused_in_one_line() {
 }
 
 #[test]
-fn export_predicts_a_multi_input_stage_from_every_map() {
-    use scamp::isa::Wiring;
-    use scamp::InputStats;
+fn export_notes_a_prediction_per_stage() {
     let (text, layers) = two_layers(3, 2);
     let net = folder("evallayers-export", &text, &layers);
     let data = dataset("evallayers-export-data", 10);
@@ -295,27 +293,7 @@ fn export_predicts_a_multi_input_stage_from_every_map() {
                 .map(|(_, r)| r)
         })
         .collect();
+    // One note per stage; what they say (stage 2's over all three of its maps) is
+    // pinned by the library's export/network.rs tests.
     assert_eq!(notes.len(), 2, "{cpp}");
-    // Stage 2 reads maps B, C and D: its prediction takes noise and signal from all
-    // three, not from B alone.
-    let loaded = scamp::eval::load_path(Some(&net)).expect("loads");
-    let built = Built::new(&loaded, ROWS, COLS, &BuildOptions::default()).expect("builds");
-    let stage = &built.chip.stages[1];
-    let spec = &loaded.stages[1].spec;
-    let outs = [Reg::A, Reg::E];
-    let scamp5 = Profile::builtin("scamp5").expect("built in");
-    let stats = InputStats::of_bundled_images(spec.input_range);
-    let predict = |w: Wiring| {
-        let p =
-            scamp::predict_outputs(&stage.program, w, &outs, &scamp5, &stats).expect("predicts");
-        let each: Vec<String> = outs
-            .iter()
-            .zip(&p)
-            .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
-            .collect();
-        each.join(", ")
-    };
-    let every = predict(Wiring::planes(&spec.inputs(), built.chip.general).expect("wiring"));
-    assert_eq!(notes[1], every);
-    assert_ne!(notes[1], predict(Wiring::new(Reg::B, built.chip.general)));
 }

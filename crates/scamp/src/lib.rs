@@ -174,18 +174,18 @@ pub use verify::ensemble::{background, described, ensemble, identity};
 pub use verify::{
     adc_step, explain_mismatch, first_run, heat_colour, load_images, load_input, named_frame,
     per_target, prove, save_heatmap, CheckTarget, CompareError, CompareOptions, DiffMap,
-    ErrorFigures, EvaluateError, Evaluation, Groups, ImagesError, InputStats, KernelErrors,
-    Measurement, Predicted, ProfileTestbed, Target, Watched,
+    ErrorFigures, EvaluateError, Evaluation, Groups, ImagesError, KernelErrors, Measurement,
+    Predicted, ProfileTestbed, Target, Watched,
 };
 
 // Compile kernels.
 pub use bank::{CompileReport, SplitJson};
 pub use cain::{
     check_slack, check_targets, check_time_limit, choose_layer, compile, header, layer_spec,
-    parse_ops, parse_registers, parse_spec, parse_spec_in, predict_outputs, program_text,
-    read_bias, read_weights, spec_yaml, ApproxParams, ChooseError, ChooseOptions, CompileError,
-    CompileOptions, Compiled, LayerError, LayerTarget, Objective, Ops, OptionDecl, Rule,
-    ShownWeights, Source, Spec, Stats, StopReason, Whole, COMPILE_OPTIONS, DEEPEST, MAX_SIDE,
+    parse_ops, parse_registers, parse_spec, parse_spec_in, program_text, read_bias, read_weights,
+    spec_yaml, ApproxParams, ChooseError, ChooseOptions, CompileError, CompileOptions, Compiled,
+    LayerError, LayerTarget, Objective, Ops, OptionDecl, ShownWeights, Source, Spec, Stats,
+    StopReason, Whole, COMPILE_OPTIONS, DEEPEST, MAX_SIDE,
 };
 
 // Evaluate a network: the `eval` module, with its front door here.

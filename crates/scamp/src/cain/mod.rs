@@ -34,8 +34,9 @@ pub(crate) mod spec;
 mod tests;
 
 // The generator's surface: compile, its options, reports and errors, the spec format.
+pub(crate) use assemble::report::predict_outputs;
 pub(crate) use assemble::report::saturation_limit;
-pub use assemble::report::{header, predict_outputs, program_text};
+pub use assemble::report::{header, program_text};
 pub use error::CompileError;
 pub(crate) use error::{ApproxFailure, GeneratorBug};
 pub use options::{CompileOptions, OptionError, OptionProblem};
@@ -51,13 +52,11 @@ pub use choose::{choose_layer, ChooseError, ChooseOptions};
 pub use spec::{check_slack, check_time_limit, ApproxParams, RangeError, Whole, MAX_SIDE};
 pub use spec::{parse_spec, parse_spec_in, Ops, Spec, SpecProblem};
 
-// The search's goals and moves: internals its own tests (cain/tests/) drive. The rules'
-// names are the keys of a compile report's `search.rules`.
+// The search's goals and moves: internals its own tests (cain/tests/) drive.
 #[cfg(test)]
 pub(crate) use moves::goal::{Bag, Goal};
 #[cfg(test)]
 pub(crate) use moves::reverse::{expand, Ctx};
-pub use moves::rule::Rule;
 pub use options::{parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS};
 #[cfg(test)]
 pub(crate) use spec::approx::goal_of;
@@ -287,7 +286,8 @@ impl KernelReport {
 
 impl Compiled {
     /// The kernels as proof targets.
-    pub fn targets(&self) -> Vec<Target> {
+    #[cfg(test)]
+    pub(crate) fn targets(&self) -> Vec<Target> {
         self.kernels.iter().map(KernelReport::target).collect()
     }
 }

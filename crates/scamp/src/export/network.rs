@@ -279,3 +279,80 @@ pub fn of_network(
         plan,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::stage_blocks;
+    use crate::eval::stage::{self, BuildOptions};
+    use crate::isa::{Reg, Wiring};
+    use crate::sim::noise::Profile;
+    use crate::verify::predict::InputStats;
+    use ndarray::{Array1, Array4};
+
+    /// Weights `[out, in, 3, 3]` in multiples of 1/4 (exact at depth 2), from `seed`.
+    fn weights(out: usize, inputs: usize, seed: usize) -> Array4<f64> {
+        Array4::from_shape_fn((out, inputs, 3, 3), |(o, z, r, c)| {
+            ((o * 31 + z * 17 + r * 7 + c * 3 + seed * 11) % 9) as f64 / 4.0 - 1.0
+        })
+    }
+
+    /// A network of two layers, 1 -> 3 -> 2 maps (the second reading all three), its
+    /// arrays beside it: what tests/eval_layers.rs exports through the command.
+    fn two_layers() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("scamp-export-multi-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let net = "name: multi\nstages:\n  \
+            - {weights: w1.npy, bias: b1.npy, depth: 2, activation: relu, decision: none}\n  \
+            - {weights: w2.npy, bias: b2.npy, depth: 2, activation: relu}\nreadout: {pool: 4}\n";
+        let b1: Vec<f64> = (0..3).map(|o| [-20.0, 35.0, 5.0][o % 3]).collect();
+        let b2: Vec<f64> = (0..2).map(|o| [-60.0, 90.0, 0.0][o % 3]).collect();
+        for (i, (w, b)) in [(weights(3, 1, 1), b1), (weights(2, 3, 2), b2)]
+            .iter()
+            .enumerate()
+        {
+            ndarray_npy::write_npy(dir.join(format!("w{}.npy", i + 1)), w).expect("written");
+            let b = Array1::from(b.clone());
+            ndarray_npy::write_npy(dir.join(format!("b{}.npy", i + 1)), &b).expect("written");
+        }
+        let p = dir.join("net.yaml");
+        std::fs::write(&p, net).expect("written");
+        p
+    }
+
+    /// Moved from tests/eval_layers.rs (which checks that `scamp export` writes one such
+    /// note per stage): stage 2 reads maps B, C and D, and its prediction takes noise and
+    /// signal from all three, not from B alone.
+    #[test]
+    fn export_predicts_a_multi_input_stage_from_every_map() {
+        let loaded = crate::eval::load_path(Some(&two_layers())).expect("loads");
+        let chip = stage::build(&loaded, &BuildOptions::default()).expect("builds");
+        let scamp5 = Profile::builtin("scamp5").expect("built in");
+        let blocks = stage_blocks(&loaded, &chip, ("scamp5", &scamp5)).expect("blocks");
+        let notes: Vec<&str> = blocks
+            .iter()
+            .flat_map(|b| &b.notes)
+            .filter_map(|l| {
+                l.split_once("predicted error under scamp5: ")
+                    .map(|(_, r)| r)
+            })
+            .collect();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        let stage = &chip.stages[1];
+        let spec = &loaded.stages[1].spec;
+        let outs = [Reg::A, Reg::E];
+        let stats = InputStats::of_bundled_images(spec.input_range);
+        let predict = |w: Wiring| {
+            let p = crate::cain::predict_outputs(&stage.program, w, &outs, &scamp5, &stats)
+                .expect("predicts");
+            let each: Vec<String> = outs
+                .iter()
+                .zip(&p)
+                .map(|(r, p)| format!("{r} RMSE {:.2} bias {:+.2}", p.rmse, p.bias))
+                .collect();
+            each.join(", ")
+        };
+        let every = predict(Wiring::planes(&spec.inputs(), chip.general).expect("wiring"));
+        assert_eq!(notes[1], every);
+        assert_ne!(notes[1], predict(Wiring::new(Reg::B, chip.general)));
+    }
+}

@@ -48,7 +48,9 @@ pub use metrics::ErrorFigures;
 pub(crate) use planes::{prove_planes, PlanesTarget};
 #[cfg(test)]
 pub(crate) use precision::check_precision;
-pub use predict::{InputStats, Predicted};
+#[cfg(test)]
+pub(crate) use predict::InputStats;
+pub use predict::Predicted;
 pub use proof::{prove, ProofError, Target};
 #[cfg(test)]
 pub(crate) use range::{coef_f64, interval, peak_planes};

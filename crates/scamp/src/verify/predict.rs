@@ -43,7 +43,7 @@ pub(crate) type Terms = [(Tap, f64)];
 
 /// `constant + sum coef * x_z(p + offset)`, in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Affine {
+pub(crate) struct Affine {
     /// Coefficients by tap (plane and pixel offset), sorted, each tap once (a tap
     /// whose terms cancelled keeps its 0). A sorted list rather than a map: programs of
     /// thousands of instructions add values of hundreds of terms at every step, and a
@@ -112,7 +112,7 @@ impl Affine {
     }
 
     /// The sum of the coefficients.
-    pub fn sum(&self) -> f64 {
+    pub(crate) fn sum(&self) -> f64 {
         self.terms.iter().map(|&(_, c)| c).sum()
     }
 
@@ -289,7 +289,7 @@ pub(crate) const IMAGE_LAGS: &[(i32, i32, f64)] = &[
 
 /// First and second moments of the input pixels `x` (full-range values).
 #[derive(Clone, Debug, PartialEq)]
-pub struct InputStats {
+pub(crate) struct InputStats {
     /// `E[x]`.
     pub mean: f64,
     /// `E[x^2]`.
@@ -310,7 +310,7 @@ impl InputStats {
     /// a locally constant input, it gives edges and texture their weight, which is what
     /// zero-sum kernels (Sobel, Laplacian) respond to; lags beyond `IMAGE_REACH` take
     /// the farthest measured correlation.
-    pub fn of_bundled_images(range: InputRange) -> InputStats {
+    pub(crate) fn of_bundled_images(range: InputRange) -> InputStats {
         let b = (range.hi - range.lo) / 255.0;
         let a = range.lo + 128.0 * b;
         let mean = a + b * IMAGE_MEAN;
@@ -387,7 +387,7 @@ impl InputStats {
     }
 
     /// `E[a(x)]`.
-    pub fn expect(&self, a: &Affine) -> f64 {
+    pub(crate) fn expect(&self, a: &Affine) -> f64 {
         a.constant + self.mean * a.sum()
     }
 

@@ -25,7 +25,7 @@ fn one_line(text: &str) -> String {
 
 /// Per register of `outs`, the predicted error of `program` under `profile`, noise
 /// and signal propagating from every input plane of `wiring`.
-pub fn predict_outputs(
+pub(crate) fn predict_outputs(
     program: &Program,
     wiring: Wiring,
     outs: &[Reg],

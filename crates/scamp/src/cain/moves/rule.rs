@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One rule of the generator (instructions read backwards).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// `G` is a live goal moved (`mov*`).
     Move,
     /// `G = moved H - H` for a live `H` (one `subx` reading it twice).
@@ -70,7 +70,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in declaration order.
-    pub const ALL: [Rule; 29] = [
+    pub(crate) const ALL: [Rule; 29] = [
         Rule::Move,
         Rule::MovedDifference,
         Rule::Negate,
@@ -103,7 +103,7 @@ impl Rule {
     ];
 
     /// Snake-case name for reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Rule::Move => "move",
             Rule::MovedDifference => "moved_difference",
@@ -144,11 +144,11 @@ impl Rule {
 
 /// How many children of each rule a search took, counted live by its workers.
 #[derive(Debug, Default)]
-pub struct RuleCounts([AtomicU64; Rule::ALL.len()]);
+pub(crate) struct RuleCounts([AtomicU64; Rule::ALL.len()]);
 
 impl RuleCounts {
     /// Counts one child of `rule` taken.
-    pub fn add(&self, rule: Rule) {
+    pub(crate) fn add(&self, rule: Rule) {
         self.0[rule.index()].fetch_add(1, Ordering::Relaxed);
     }
 

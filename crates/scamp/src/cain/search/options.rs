@@ -161,7 +161,7 @@ pub struct Stats {
     /// Estimated bytes in use.
     pub memory: AtomicU64,
     /// Children taken, by the rule that made them.
-    pub rules: RuleCounts,
+    pub(crate) rules: RuleCounts,
 }
 
 impl Default for Stats {

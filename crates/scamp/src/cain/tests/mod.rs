@@ -7,6 +7,7 @@ mod channels;
 mod compile;
 mod fit;
 mod layer;
+mod rules;
 mod search;
 
 /// Proves a compiled program again, independently of the compiler's own check.

@@ -159,3 +159,35 @@ fn the_error_objective_scores_every_plane() {
     // The first input alone predicts another error: the other planes count.
     assert_ne!(every, first);
 }
+
+/// Three inputs into D: a centre tap on A and on B, and `third` on C (moved with the
+/// test below from tests/check_channels.rs, which exports and checks the same spec).
+fn third_heavy(third: &str) -> String {
+    format!(
+        "name: third\ninputs: [A, B, C]\nregisters: [A, B, C, D, E, F]\nkernels:\n  - out: D\n    \
+         scale: 1/16\n    weights:\n      - [[0, 0, 0], [0, 1, 0], [0, 0, 0]]\n      - [[0, 0, 0], \
+         [0, 1, 0], [0, 0, 0]]\n      - {third}\nsearch: {{ work: 1000, workers: 1 }}\n"
+    )
+}
+
+/// Under `ideal` the prediction over every plane is exact, whatever plane carries the
+/// weight: the program `scamp compile --noise scamp5` makes of the spec (its text read
+/// back) is predicted with no error at all.
+#[test]
+fn under_ideal_the_prediction_over_every_plane_has_no_error() {
+    for third in [
+        "[[1, 2, 1], [2, 4, 2], [1, 2, 1]]",
+        "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]",
+    ] {
+        let s = crate::cain::parse_spec(&third_heavy(third)).expect("valid spec");
+        let opts =
+            CompileOptions::default().with_profile(Profile::builtin("scamp5").expect("built in"));
+        let bank = Bank::compile(s.clone(), &opts, &Stats::default()).expect("compiles");
+        let parsed = parse_program(bank.text(), Device::default()).expect("parses");
+        let stats = InputStats::of_bundled_images(s.input_range);
+        let ideal = Profile::builtin("ideal").expect("built in");
+        let p = crate::cain::predict_outputs(&parsed, s.wiring(), &[Reg::D], &ideal, &stats)
+            .expect("predicts");
+        assert_eq!((p[0].rmse, p[0].bias), (0.0, 0.0));
+    }
+}
