@@ -1,7 +1,8 @@
 //! The compile options are declared once (`scamp::COMPILE_OPTIONS`):
 //! every front end is held to that list here, so an option added to one and not
 //! declared (or declared and missing from one) fails a test. The Python keywords and
-//! the stub are held to it by python/tests/test_options.py and stubtest.
+//! the stub are held to it by python/tests/test_errors_and_options.py and stubtest; the
+//! docs' table and lists of the options are held to it here too.
 
 use clap::CommandFactory;
 use scamp::{OptionDecl, COMPILE_OPTIONS};
@@ -102,4 +103,41 @@ fn the_python_docs_list_every_option_as_declared() {
         docs.contains(&want),
         "docs/python.md must hold the compile options table as declared:\n{want}"
     );
+}
+
+/// docs/spec-format.md has a row for every declared spec key, and every `search` flag
+/// in its list of the flags that override the `search` section.
+#[test]
+fn the_spec_format_has_every_declared_key_and_search_flag() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = std::fs::read_to_string(root.join("docs/spec-format.md")).expect("spec-format.md");
+    for d in &COMPILE_OPTIONS {
+        let Some(key) = d.spec_key else { continue };
+        assert!(docs.contains(&format!("| `{key}` |")), "no row for `{key}`");
+        if key.starts_with("search.") {
+            assert!(
+                docs.contains(&format!("`{}`", d.flag())),
+                "{} not listed",
+                d.flag()
+            );
+        }
+    }
+}
+
+/// The README's row of `scamp compile` names every compile flag.
+#[test]
+fn the_readme_names_every_compile_flag() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| `scamp compile SPEC.yaml` |"))
+        .expect("the README's compile row");
+    for d in &COMPILE_OPTIONS {
+        let flag = d.flag();
+        assert!(
+            row.contains(&format!("`{flag}`")) || row.contains(&format!("`{flag} ")),
+            "{flag} not in the README's compile row"
+        );
+    }
 }
