@@ -25,10 +25,7 @@ fn target() -> LayerTarget {
 }
 
 fn options(profile: &str) -> ChooseOptions {
-    ChooseOptions {
-        profile: Profile::builtin(profile).expect("a built-in profile"),
-        ..ChooseOptions::default()
-    }
+    ChooseOptions::default().with_profile(Profile::builtin(profile).expect("a built-in profile"))
 }
 
 #[test]
@@ -37,10 +34,7 @@ fn without_noise_the_scale_fills_the_range_and_the_depth_is_exact() {
     // Exact arithmetic that saturates at +-128.
     let flat = Profile::from_yaml("name: flat\nsaturation: {low: -128, high: 128}\n", "flat")
         .expect("a profile");
-    let opts = ChooseOptions {
-        profile: flat,
-        ..ChooseOptions::default()
-    };
+    let opts = ChooseOptions::default().with_profile(flat);
     let c = choose_layer(w.view(), None, 1, &target(), &opts).expect("chosen");
     // Sobel's sum of |w| is 2: 128 / (128 * 2) = 1/2.
     assert_eq!((c.scale, c.exponent), (0.5, -1));

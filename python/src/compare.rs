@@ -49,12 +49,10 @@ pub fn compare<'py>(
     };
     let seed = crate::args::seed("seed", &options.seed)?;
     let chip_seed = crate::args::seed("chip_seed", &options.chip_seed)?;
-    let opts = RunOptions {
-        seed,
-        chip_seed,
-        raw: !options.readout,
-        ..RunOptions::new(profile)
-    };
+    let opts = RunOptions::new(profile)
+        .with_seed(seed)
+        .with_chip_seed(chip_seed)
+        .with_raw(!options.readout);
     // As `run --border`: the border leaves an interior to compare.
     let most = scamp::N / 2 - 1;
     if options.border > most {

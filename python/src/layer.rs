@@ -93,11 +93,9 @@ pub fn choose_layer<'py>(
         scale: 1.0,
         approximation: ApproxParams::default(),
     };
-    let opts = ChooseOptions {
-        max_depth: options.max_depth,
-        profile: profile_of(py, &options.noise)?,
-        ..ChooseOptions::default()
-    };
+    let opts = ChooseOptions::default()
+        .with_max_depth(options.max_depth)
+        .with_profile(profile_of(py, &options.noise)?);
     if options.max_depth > scamp::DEEPEST {
         return Err(value_error(format!(
             "max_depth must be at most {}, got {}",

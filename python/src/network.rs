@@ -59,13 +59,12 @@ fn named_profile(py: Python<'_>, noise: &Bound<'_, PyAny>) -> PyResult<(String, 
 }
 
 fn build_options(depth: Option<u32>, work: Option<u64>) -> BuildOptions {
-    BuildOptions {
-        depth,
-        compile: match work {
+    BuildOptions::default()
+        .with_depth(depth)
+        .with_compile(match work {
             Some(w) => CompileOptions::default().with_work(w),
             None => CompileOptions::default(),
-        },
-    }
+        })
 }
 
 /// The uint8 images argument of `features`: (H, W) or (N, H, W).
@@ -229,19 +228,17 @@ impl PyNetwork {
         let report =
             crate::interrupt::interruptible_with_progress(py, progress.as_ref(), |record| {
                 let hook = |_: &str, done: u64, total: u64| record(done, total);
-                let opts = ev::Options {
-                    noise,
-                    chip_seeds,
-                    train_noise,
-                    train_images,
-                    test_images,
-                    shard,
-                    depths,
-                    compile: build_options(None, work).compile,
-                    examples: 0,
-                    progress: Some(&hook),
-                    count_saturation: true,
-                };
+                let opts = ev::Options::default()
+                    .with_noise(noise)
+                    .with_chip_seeds(chip_seeds)
+                    .with_train_noise(train_noise)
+                    .with_train_images(train_images)
+                    .with_test_images(test_images)
+                    .with_shard(shard)
+                    .with_depths(depths)
+                    .with_compile(build_options(None, work).compile)
+                    .with_progress(Some(&hook))
+                    .with_count_saturation(true);
                 let e = ev::evaluate(&self.net, data.clone(), &opts)?;
                 let mut report = ev::report(&e.merge);
                 if uncertainty {

@@ -217,12 +217,10 @@ pub fn run<'py>(
     let device = Device::default();
     let program = program_of(py, program)?;
     let program = program.get();
-    let opts = RunOptions {
-        seed: crate::args::seed("seed", &options.seed)?,
-        chip_seed: crate::args::seed("chip_seed", &options.chip_seed)?,
-        raw: !options.readout,
-        ..RunOptions::new(profile_of(py, &options.noise)?)
-    };
+    let opts = RunOptions::new(profile_of(py, &options.noise)?)
+        .with_seed(crate::args::seed("seed", &options.seed)?)
+        .with_chip_seed(crate::args::seed("chip_seed", &options.chip_seed)?)
+        .with_raw(!options.readout);
     let edge = edge_of(&options.edge)?;
     let watched = watched_of(options.registers, &program.program, device)?;
     memory::check_batch(inputs, watched.len(), device.general)?;

@@ -152,14 +152,11 @@ impl NoiseArgs {
     /// The library's run options: this profile and seeds, one repetition at
     /// `clock_hz`, read through the readout path unless `raw`.
     pub fn options(&self, clock_hz: f64, raw: bool) -> Result<RunOptions, CliError> {
-        Ok(RunOptions {
-            profile: self.profile()?,
-            seed: self.seed,
-            chip_seed: self.chip_seed,
-            repeat: 1,
-            clock_hz,
-            raw,
-        })
+        Ok(RunOptions::new(self.profile()?)
+            .with_seed(self.seed)
+            .with_chip_seed(self.chip_seed)
+            .with_clock_hz(clock_hz)
+            .with_raw(raw))
     }
 
     /// Installs the profile's layer on `array` (run seed `--seed`, default clock).

@@ -111,23 +111,19 @@ pub fn run(a: &EvalArgs) -> Outcome {
                 }
             }
         };
-        let opts = eval::Options {
-            noise: eval::named_profile(&a.noise)?,
-            chip_seeds: a.chip_seeds,
-            train_noise: a
-                .train_noise
-                .as_deref()
-                .map(eval::named_profile)
-                .transpose()?,
-            train_images: a.train_images.map(|n| n as usize),
-            test_images: a.test_images.map(|n| n as usize),
-            shard: a.shard,
-            depths: a.depths.clone(),
-            compile: work_options(a.work),
-            examples: if a.html.is_some() { 12 } else { 0 },
-            progress: Some(&progress),
-            count_saturation: true,
-        };
+        let train_noise = a.train_noise.as_deref();
+        let opts = eval::Options::default()
+            .with_noise(eval::named_profile(&a.noise)?)
+            .with_chip_seeds(a.chip_seeds)
+            .with_train_noise(train_noise.map(eval::named_profile).transpose()?)
+            .with_train_images(a.train_images.map(|n| n as usize))
+            .with_test_images(a.test_images.map(|n| n as usize))
+            .with_shard(a.shard)
+            .with_depths(a.depths.clone())
+            .with_compile(work_options(a.work))
+            .with_examples(if a.html.is_some() { 12 } else { 0 })
+            .with_progress(Some(&progress))
+            .with_count_saturation(true);
         if a.uncertainty {
             scamp::described(&opts.noise.1).map_err(CliError::msg)?;
         }

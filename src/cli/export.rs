@@ -164,10 +164,9 @@ fn network_parts(
 ) -> Result<(Plan, Option<NetworkHost>, Vec<GoldenSample>), CliError> {
     let net = eval::load_path(Some(&a.target)).map_err(CliError::msg)?;
     let data = eval::read_dataset(&a.dataset).map_err(CliError::msg)?;
-    let opts = scamp::HeadOptions {
-        train_images: a.train_images.map(|n| n as usize),
-        compile: work_options(a.work),
-    };
+    let opts = scamp::HeadOptions::default()
+        .with_train_images(a.train_images.map(|n| n as usize))
+        .with_compile(work_options(a.work));
     let e = scamp::of_network(&net, &data, profile, &opts).map_err(export_error)?;
     let samples = network_samples(&e.host, &data.test, a.samples as usize);
     Ok((e.plan, Some(e.host), samples))

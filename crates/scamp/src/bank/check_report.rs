@@ -13,6 +13,7 @@ use serde::Serialize;
 
 /// Everything `check --json` reports.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct CheckReport {
     /// Whether every kernel is proven exactly.
     pub verified: bool,
@@ -119,6 +120,7 @@ pub struct TotalFigures {
 
 /// How many ensemble members were drawn and which failed the measurements.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct UncertaintyReport {
     /// Members drawn.
     pub members: usize,

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 /// Everything `compile --json` reports about a compiled spec.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct CompileReport {
     /// Bus instructions of the whole program.
     pub cycles: u64,
@@ -117,6 +118,7 @@ pub struct PredictedJson {
 
 /// One group of a compiled bank.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct GroupReport {
     /// Its bus instructions.
     pub cycles: u64,

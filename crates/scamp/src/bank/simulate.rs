@@ -32,6 +32,7 @@ pub fn check_tolerance(v: f64) -> Result<f64, String> {
 
 /// How a program runs: the error model, its seeds, repetitions, clock and readout.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RunOptions {
     /// The noise profile (`ideal` switches the layer off).
     pub profile: Profile,
@@ -47,6 +48,13 @@ pub struct RunOptions {
     pub raw: bool,
 }
 
+impl Default for RunOptions {
+    /// [`RunOptions::new`] under the default profile (`scamp5`).
+    fn default() -> RunOptions {
+        RunOptions::new(Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default())
+    }
+}
+
 impl RunOptions {
     /// Options under `profile` with seeds 0, one repetition, the default clock and the
     /// profile's readout.
@@ -59,6 +67,41 @@ impl RunOptions {
             clock_hz: sim::DEFAULT_CLOCK_HZ,
             raw: false,
         }
+    }
+
+    /// Sets [`RunOptions::seed`].
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> RunOptions {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets [`RunOptions::chip_seed`].
+    #[must_use]
+    pub fn with_chip_seed(mut self, chip_seed: u64) -> RunOptions {
+        self.chip_seed = chip_seed;
+        self
+    }
+
+    /// Sets [`RunOptions::repeat`].
+    #[must_use]
+    pub fn with_repeat(mut self, repeat: u32) -> RunOptions {
+        self.repeat = repeat;
+        self
+    }
+
+    /// Sets [`RunOptions::clock_hz`].
+    #[must_use]
+    pub fn with_clock_hz(mut self, clock_hz: f64) -> RunOptions {
+        self.clock_hz = clock_hz;
+        self
+    }
+
+    /// Sets [`RunOptions::raw`].
+    #[must_use]
+    pub fn with_raw(mut self, raw: bool) -> RunOptions {
+        self.raw = raw;
+        self
     }
 
     /// The noise layer of run `run` (run seed `seed + run`).
@@ -171,6 +214,7 @@ pub struct NoiseInfo {
 
 /// What `scamp run --json` prints.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct RunSummary {
     /// Macros executed (all repetitions).
     pub instructions: u64,

@@ -48,6 +48,7 @@ pub enum ChooseError {
 
 /// What the chooser may use.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ChooseOptions {
     /// Deepest approximation tried (at most [`approx::DEEPEST`]).
     pub max_depth: u32,
@@ -64,6 +65,29 @@ impl Default for ChooseOptions {
             profile: Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default(),
             input_range: InputRange::default(),
         }
+    }
+}
+
+impl ChooseOptions {
+    /// Sets [`ChooseOptions::max_depth`].
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: u32) -> ChooseOptions {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`ChooseOptions::profile`].
+    #[must_use]
+    pub fn with_profile(mut self, profile: Profile) -> ChooseOptions {
+        self.profile = profile;
+        self
+    }
+
+    /// Sets [`ChooseOptions::input_range`].
+    #[must_use]
+    pub fn with_input_range(mut self, input_range: InputRange) -> ChooseOptions {
+        self.input_range = input_range;
+        self
     }
 }
 

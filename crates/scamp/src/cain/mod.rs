@@ -109,6 +109,7 @@ impl std::str::FromStr for Objective {
 
 /// The register range a program was held to.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RangeReport {
     /// The saturation limit (smallest magnitude of the profile's limits).
     pub limit: f64,
@@ -132,6 +133,7 @@ impl RangeReport {
 
 /// One kernel's approximation, as reported.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct KernelReport {
     /// Output register.
     pub out: Reg,
@@ -144,6 +146,7 @@ pub struct KernelReport {
 
 /// Figures of the search that produced a program.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SearchReport {
     /// Nodes expanded.
     pub nodes: u64,
@@ -173,6 +176,7 @@ pub struct SearchReport {
 
 /// What one phase of a group's search found.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PhaseReport {
     /// The group (1-based, in [`Compiled::groups`] order).
     pub group: usize,

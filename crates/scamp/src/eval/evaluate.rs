@@ -19,13 +19,22 @@ use crate::sim::batch;
 use crate::sim::noise::Profile;
 use std::time::Instant;
 
+/// Chips the noisy runs are repeated on unless told (`eval --chip-seeds`).
+pub(crate) const DEFAULT_CHIP_SEEDS: u32 = 3;
+
 /// Chip seeds of noise-aware training start here (away from the test chips 1..).
 pub(crate) const TRAIN_CHIP_BASE: u64 = 1001;
 
 /// Called as frames finish: (what, done, total).
 pub(crate) type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
 
-/// What to evaluate and how.
+/// What to evaluate and how: [`Options::default`] and the `with_` methods.
+///
+/// ```
+/// let opts = scamp::eval::Options::default().with_chip_seeds(2).with_test_images(Some(100));
+/// assert_eq!((opts.noise.0.as_str(), opts.chip_seeds), ("scamp5", 2));
+/// ```
+#[non_exhaustive]
 pub struct Options<'a> {
     /// The noise profile of the noisy runs, with the name to report.
     pub noise: (String, Profile),
@@ -51,6 +60,109 @@ pub struct Options<'a> {
     /// Count the PE-writes past the knee and the limit per stage and register at the
     /// network's own depth (`super::saturation`; two more runs of each test frame).
     pub count_saturation: bool,
+}
+
+impl Default for Options<'_> {
+    /// The default profile (`scamp5`) on chips 1..=3, the head trained under `ideal` on
+    /// every training image, every test image, all depths from 0, the default search,
+    /// no examples, no progress and no saturation counts.
+    fn default() -> Self {
+        Options {
+            noise: (
+                crate::sim::noise::DEFAULT_PROFILE.to_string(),
+                Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default(),
+            ),
+            chip_seeds: DEFAULT_CHIP_SEEDS,
+            train_noise: None,
+            train_images: None,
+            test_images: None,
+            shard: None,
+            depths: None,
+            compile: CompileOptions::default(),
+            examples: 0,
+            progress: None,
+            count_saturation: false,
+        }
+    }
+}
+
+impl<'a> Options<'a> {
+    /// Sets [`Options::noise`].
+    #[must_use]
+    pub fn with_noise(mut self, noise: (String, Profile)) -> Self {
+        self.noise = noise;
+        self
+    }
+
+    /// Sets [`Options::chip_seeds`].
+    #[must_use]
+    pub fn with_chip_seeds(mut self, chip_seeds: u32) -> Self {
+        self.chip_seeds = chip_seeds;
+        self
+    }
+
+    /// Sets [`Options::train_noise`].
+    #[must_use]
+    pub fn with_train_noise(mut self, train_noise: Option<(String, Profile)>) -> Self {
+        self.train_noise = train_noise;
+        self
+    }
+
+    /// Sets [`Options::train_images`].
+    #[must_use]
+    pub fn with_train_images(mut self, train_images: Option<usize>) -> Self {
+        self.train_images = train_images;
+        self
+    }
+
+    /// Sets [`Options::test_images`].
+    #[must_use]
+    pub fn with_test_images(mut self, test_images: Option<usize>) -> Self {
+        self.test_images = test_images;
+        self
+    }
+
+    /// Sets [`Options::shard`].
+    #[must_use]
+    pub fn with_shard(mut self, shard: Option<Shard>) -> Self {
+        self.shard = shard;
+        self
+    }
+
+    /// Sets [`Options::depths`].
+    #[must_use]
+    pub fn with_depths(mut self, depths: Option<Vec<u32>>) -> Self {
+        self.depths = depths;
+        self
+    }
+
+    /// Sets [`Options::compile`].
+    #[must_use]
+    pub fn with_compile(mut self, compile: CompileOptions) -> Self {
+        self.compile = compile;
+        self
+    }
+
+    /// Sets [`Options::examples`].
+    #[must_use]
+    pub fn with_examples(mut self, examples: usize) -> Self {
+        self.examples = examples;
+        self
+    }
+
+    /// Sets [`Options::progress`].
+    #[must_use]
+    pub fn with_progress(mut self, progress: Option<Progress<'a>>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Sets [`Options::count_saturation`].
+    #[must_use]
+    pub fn with_count_saturation(mut self, count_saturation: bool) -> Self {
+        self.count_saturation = count_saturation;
+        self
+    }
 }
 
 /// An image whose class the noise changed on some chip, with its binary maps ideal

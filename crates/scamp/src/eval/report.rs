@@ -118,6 +118,7 @@ impl DepthRow {
 
 /// The report `scamp eval --json` prints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Report {
     /// Network name.
     pub network: String,

@@ -200,12 +200,29 @@ pub enum StructureProblem {
 
 /// Options for building the chip part.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct BuildOptions {
     /// Approximation depth to compile the specs at (capped per spec at its own
     /// `max_depth`); `None` for each spec's own settings.
     pub depth: Option<u32>,
     /// Search options of the generator (work budget, workers, time limit).
     pub compile: CompileOptions,
+}
+
+impl BuildOptions {
+    /// Sets [`BuildOptions::depth`].
+    #[must_use]
+    pub fn with_depth(mut self, depth: Option<u32>) -> BuildOptions {
+        self.depth = depth;
+        self
+    }
+
+    /// Sets [`BuildOptions::compile`].
+    #[must_use]
+    pub fn with_compile(mut self, compile: CompileOptions) -> BuildOptions {
+        self.compile = compile;
+        self
+    }
 }
 
 /// The program of one stage at the requested depth.

@@ -186,6 +186,7 @@ pub enum Internal {
 
 /// What `scamp export --json` prints.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct ExportReport {
     /// The spec, program or network name.
     pub name: String,

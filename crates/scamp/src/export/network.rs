@@ -30,11 +30,28 @@ pub struct NetworkExport {
 
 /// How the head is trained when the network trains it.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct HeadOptions {
     /// Use only the first N training images (as `eval --train-images`).
     pub train_images: Option<usize>,
     /// Search options of the stages the generator compiles.
     pub compile: CompileOptions,
+}
+
+impl HeadOptions {
+    /// Sets [`HeadOptions::train_images`].
+    #[must_use]
+    pub fn with_train_images(mut self, train_images: Option<usize>) -> HeadOptions {
+        self.train_images = train_images;
+        self
+    }
+
+    /// Sets [`HeadOptions::compile`].
+    #[must_use]
+    pub fn with_compile(mut self, compile: CompileOptions) -> HeadOptions {
+        self.compile = compile;
+        self
+    }
 }
 
 /// Where each stage's statements start in the chip's frame program: stage programs are

@@ -44,6 +44,7 @@ pub enum WarningKind {
 
 /// Figures of one or more runs of a program.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RunReport {
     /// Macro instructions executed.
     pub instructions: u64,
