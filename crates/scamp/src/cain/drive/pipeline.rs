@@ -3,7 +3,8 @@
 //!
 //! Between phases the pipeline keeps the shortest program so far (the length phase's,
 //! or the constructive one where that is no longer): under the error objective the
-//! later phases search within the slack of it, and the re-route phase starts from it.
+//! later phases search within the slack of it, and the final polish starts from it
+//! (under the length objective a shorter program it makes takes its place).
 
 use crate::cain::assemble::{alloc, emit};
 use crate::cain::drive::choice;
@@ -32,6 +33,10 @@ pub(crate) struct PhaseResult {
     /// The shortest program it finished under the error objective (then fewest cycles,
     /// lowest score), whatever the slack kept.
     pub shortest: Option<Found<Candidate>>,
+    /// Its program as the final choice sees it: the length phase's scored under the
+    /// error objective (`None` where the constructive one was shorter), otherwise its
+    /// search's best.
+    pub program: Option<Found<Candidate>>,
 }
 
 /// A group's search, ready to run its phases.
@@ -68,8 +73,8 @@ pub(crate) struct Pipeline<'a> {
 pub(crate) struct Ran {
     /// Per phase, in order.
     pub phases: Vec<PhaseResult>,
-    /// The shortest program after the length phase (`None` if no phase searched
-    /// for length).
+    /// The shortest program after the length phases (the length phase's, or the
+    /// constructive one, or the length objective's polish of them).
     pub shortest: (Found<Candidate>, Source),
 }
 
@@ -91,13 +96,13 @@ impl Pipeline<'_> {
         let mut shortest: Option<(Found<Candidate>, Source)> = None;
         let mut results = Vec::with_capacity(phases.len());
         for &phase in phases {
-            let budget = self.left().mul_f64(phase.share);
+            let budget = phase::clock_budget(&phase, self.left(), self.time);
             let seen = objective::Shortest::default();
             let before = self.stats.nodes.load(Ordering::Relaxed);
             let mut outcome = match (phase.searches, &shortest) {
                 (Searches::Plans, _) => self.plans(phase, budget, &seen),
-                (Searches::Reroute, Some(s)) => self.reroute(phase, budget, &seen, s),
-                (Searches::Reroute, None) => continue,
+                (Searches::Polish, Some(s)) => self.polish(phase, budget, &seen, s),
+                (Searches::Polish, None) => continue,
             };
             // A search racing the clock reports the compile's live counter, which also
             // holds the earlier phases' (and groups') nodes: the phase's own are what
@@ -108,13 +113,27 @@ impl Pipeline<'_> {
                 .load(Ordering::Relaxed)
                 .saturating_sub(before);
             outcome.nodes = outcome.nodes.min(gained);
-            if phase.objective == Objective::Length {
-                shortest = Some(self.shortest(&outcome, constructive.take())?);
-            }
+            let program = match (phase.objective, phase.searches) {
+                (Objective::Length, Searches::Plans) => {
+                    let s = self.shortest(&outcome, constructive.take())?;
+                    let own = (s.1 == Source::Search).then(|| s.0.clone());
+                    shortest = Some(s);
+                    own
+                }
+                (Objective::Length, Searches::Polish) => {
+                    // The polish returns only a shorter program (then fewer cycles).
+                    if let Some(b) = &outcome.best {
+                        shortest = Some((b.clone(), Source::Search));
+                    }
+                    outcome.best.clone()
+                }
+                (Objective::Error, _) => outcome.best.clone(),
+            };
             results.push(PhaseResult {
                 phase,
                 outcome,
                 shortest: seen.take(),
+                program,
             });
         }
         let shortest = match (shortest, constructive) {
@@ -200,8 +219,10 @@ impl Pipeline<'_> {
         phase::calibrated_work(self.nominal, self.root.atoms(), s.node_limit, s.workers)
     }
 
-    /// Re-routes the shortest plan `s` within `budget`, under `phase`'s range rule.
-    fn reroute(
+    /// Polishes the shortest plan `s` within `budget` under `phase`'s objective and
+    /// range rule: shorter under the length objective; under the error objective
+    /// shorter, then re-routed for a lower score within the slack.
+    fn polish(
         &self,
         phase: Phase,
         budget: Duration,
@@ -217,9 +238,10 @@ impl Pipeline<'_> {
             }
             _ => range.clone(),
         };
+        // The length objective's slack is 0: its polish only shortens.
         let opts = SearchOptions {
             time_limit: budget.max(Duration::from_millis(1)),
-            clip: Some(self.clip.clone()),
+            clip: (phase.objective == Objective::Error).then(|| self.clip.clone()),
             range: Some(range),
             ..self.setup.search.clone()
         };

@@ -460,12 +460,7 @@ fn reports(
         constructive.is_some_and(|c| choice::kept(chosen, [c])),
     );
     let phases = ran.phases.iter().map(|r| {
-        // The length phase's program as the choice saw it (scored under the error
-        // objective).
-        let own = match r.phase.objective {
-            Objective::Length => Some(&ran.shortest.0).filter(|_| ran.shortest.1 == Source::Search),
-            Objective::Error => r.outcome.best.as_ref(),
-        };
+        let own = r.program.as_ref();
         let kept = choice::kept(chosen, own.into_iter().chain(&r.shortest));
         report(r.phase.name, r.outcome.nodes, r.outcome.seconds, own, kept)
     });

@@ -1,15 +1,18 @@
 //! The error objective over one group: the shortest program first, then the programs
 //! within the length slack of it that are predicted more accurate.
 //!
-//! The length search runs first (under a work budget exactly as under `--objective
-//! length`; under a clock the work calibrated to it, see `crate::cain::drive::phase`),
-//! and its program (or the constructive one, where that is shorter) is scored
-//! afterwards. The error search then
-//! looks among plans up to the slack longer. The shortest program stays a candidate of
-//! the final choice, so the result is never the constructive program where the length
-//! search found something shorter, never longer than the slack allows, and never
-//! predicted worse than the shortest program (see `prefer` for a shorter one found
-//! after the length search).
+//! The length search runs first, as the same phase `--objective length` runs (see
+//! `crate::cain::drive::phase`): under a work budget exactly that search; under a clock
+//! the same clock (all of it but the final polish's share), seed and workers, its
+//! workers racing together on one table of bags seen and one best length, with one
+//! early stop of its own, at a work calibrated to the clock (their combined nodes),
+//! after which the error phases get what it leaves. Its program (or the constructive
+//! one, where that is shorter) is scored afterwards. The error search then looks among
+//! plans up to the slack longer, and the last share of the clock re-routes the
+//! shortest. The shortest program stays a candidate of the final choice, so the result
+//! is never the constructive program where the length search found something shorter,
+//! never longer than the slack allows, and never predicted worse than the shortest
+//! program (see `prefer` for a shorter one found after the length search).
 
 use crate::cain::drive::race::{Candidate, Judge};
 use crate::cain::moves::goal::Goal;
@@ -26,9 +29,10 @@ pub(crate) fn input_stats(range: crate::verify::range::InputRange) -> InputStats
     InputStats::of_bundled_images(range)
 }
 
-/// Share of what the length search leaves of a clock budget that re-routing the
-/// shortest plan gets (the error search gets the rest). In the deterministic mode the
-/// re-routing gets the whole work, as every polish does.
+/// Share of what the length search leaves of a clock budget, beyond the final
+/// polish's own share (`crate::cain::drive::phase::FINAL_POLISH_SHARE`), that
+/// re-routing the shortest plan gets on top of it (the error search gets the rest). In
+/// the deterministic mode the re-routing gets the whole work, as every polish does.
 pub(crate) const REROUTE_SHARE: f64 = 0.3;
 
 /// The summed predicted mean squared error of a candidate's outputs (infinite when it

@@ -359,13 +359,18 @@ impl<T> Worker<'_, '_, T> {
                 return false;
             }
             // The structured phase has its share of the budget; then the worker starts
-            // again from the root with the plain generator and estimate.
+            // again from the root with the plain generator and estimate. A shared work
+            // (a calibrated length phase) ends it at the earlier of its share of the
+            // work and of the clock: never later than the clock race ends it.
+            let of_work = |w: u64| iter as f64 >= tuning.structured_share * w as f64;
+            let of_clock = || {
+                sh.start.elapsed().as_secs_f64()
+                    >= tuning.structured_share * sh.opts.time_limit.as_secs_f64()
+            };
             let phase_over = match sh.opts.work {
-                Some(w) => iter as f64 >= tuning.structured_share * w as f64,
-                None => {
-                    sh.start.elapsed().as_secs_f64()
-                        >= tuning.structured_share * sh.opts.time_limit.as_secs_f64()
-                }
+                Some(w) if sh.opts.shared => of_work(w) || of_clock(),
+                Some(w) => of_work(w),
+                None => of_clock(),
             };
             if self.ctx.structured && iter.is_multiple_of(tuning.check_every) && phase_over {
                 self.ctx.structured = false;

@@ -3,4 +3,5 @@
 //! prints is pinned by the tests beside the command.
 
 mod merge_props;
+mod stage_compile;
 mod tiling;
