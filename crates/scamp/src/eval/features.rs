@@ -37,7 +37,7 @@ impl Built {
         opts: &BuildOptions,
     ) -> Result<Built, EvalError> {
         let chip = stage::build(net, opts)?;
-        let tiling = Tiling::new(rows, cols, chip.reach).ok_or(NoTiling {
+        let tiling = Tiling::with_margin(rows, cols, chip.reach, chip.margin).ok_or(NoTiling {
             rows,
             cols,
             gap: chip.reach,

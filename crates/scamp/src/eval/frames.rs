@@ -7,7 +7,7 @@ use super::tiling::Tiling;
 use crate::sim::noise::{NoiseModel, Profile};
 use crate::sim::run::RunError;
 use crate::sim::{self, Array, EdgeMode};
-use std::cell::Cell;
+use std::cell::RefCell;
 
 /// The noise one frame runs under.
 #[derive(Clone, Copy, Debug)]
@@ -52,17 +52,24 @@ pub(crate) fn run_frame(
     })
 }
 
+/// A worker's array and frame picture, kept between frames.
+struct Spare {
+    array: Array,
+    frame: Vec<u8>,
+}
+
 thread_local! {
-    /// The array this worker thread ran its last frame on, kept for its next frame: a
-    /// fresh array per frame cost a quarter of `scamp eval`'s time in the kernel
-    /// zeroing new pages. Taken out while a frame runs, so a frame that starts on this
-    /// thread meanwhile (a worker steals work while it waits) makes its own.
-    static SPARE: Cell<Option<Array>> = const { Cell::new(None) };
+    /// The arrays (with their frame pictures) this worker thread ran frames on, kept
+    /// for its next frames: a fresh array per frame cost a quarter of `scamp eval`'s
+    /// time in the kernel zeroing new pages. A frame takes one out while it runs; a
+    /// frame that starts on this thread meanwhile (a worker steals work while it
+    /// waits) takes another, so after the first frames no frame allocates one.
+    static SPARE: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Runs `body` on the array of frame `frame` of `split` before the chip part runs:
 /// every register 0, the frame's images exposed, the noise layer installed. The
-/// array is this thread's spare one, reset, when it has one.
+/// array is one of this thread's spare ones, reset, when it has one.
 pub(crate) fn with_frame_array<T>(
     chip: &Chip,
     tiling: &Tiling,
@@ -71,19 +78,24 @@ pub(crate) fn with_frame_array<T>(
     noise: FrameNoise,
     body: impl FnOnce(&mut Array) -> T,
 ) -> T {
-    let mut array = match SPARE.take() {
-        Some(mut a) => {
-            a.reset(chip.general, EdgeMode::Zero);
-            a
+    let spare = SPARE.with_borrow_mut(Vec::pop);
+    let mut spare = match spare {
+        Some(mut s) => {
+            s.array.reset(chip.general, EdgeMode::Zero);
+            s
         }
-        None => Array::new(chip.general, EdgeMode::Zero),
+        None => Spare {
+            array: Array::new(chip.general, EdgeMode::Zero),
+            frame: Vec::new(),
+        },
     };
-    array.expose(&tiling.compose(split, frame * tiling.per_frame()));
+    tiling.compose_into(split, frame * tiling.per_frame(), &mut spare.frame);
+    spare.array.expose(&spare.frame);
     if !noise.profile.is_exact() {
         let model = NoiseModel::new(noise.profile, noise.chip_seed, noise.run_seed);
-        array.set_layer(Box::new(model));
+        spare.array.set_layer(Box::new(model));
     }
-    let out = body(&mut array);
-    SPARE.set(Some(array));
+    let out = body(&mut spare.array);
+    SPARE.with_borrow_mut(|kept| kept.push(spare));
     out
 }

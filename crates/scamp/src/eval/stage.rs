@@ -48,8 +48,12 @@ pub struct Chip {
     pub stages: Vec<ChipStage>,
     /// The binary maps, in stage and kernel order.
     pub maps: Vec<MapInfo>,
-    /// The summed reach of the stages: the gap tiles need.
+    /// How far (in PE steps) the binary maps read, along the paths of stages stacked
+    /// on one another: the gap tiles need.
     pub reach: usize,
+    /// How far from the array's edge the tiles must stay: the farthest PE a value on
+    /// the maps' paths passes through (a value moved past the edge is lost).
+    pub margin: usize,
     /// General registers of the array.
     pub general: usize,
     /// The first line of each stage's statements in the frame program (the capture
@@ -486,9 +490,12 @@ pub fn build(net: &Network, opts: &BuildOptions) -> Result<Chip, StageError> {
     }
     let program = parse_program(&text, Device { general })
         .map_err(|e| structure(&first.spec_file, StructureProblem::FrameProgram(e)))?;
+    let bits: Vec<DReg> = maps.iter().map(|m| m.bit).collect();
+    let (reach, margin) = super::reach::maps_reach(&program, general, &bits);
     Ok(Chip {
+        reach,
+        margin,
         program,
-        reach: stages.iter().map(|s| s.reach).sum(),
         stages,
         maps,
         general,

@@ -3,11 +3,12 @@
 //!
 //! A value at one PE can depend on PEs up to `reach` steps away (the neighbour steps a
 //! value travels through the stages' programs, [`crate::isa::Program::edge_reach`],
-//! summed over stacked stages). Tiles are therefore kept `reach` PEs apart and `reach`
-//! PEs away from the array edge, filled with the background pixel 0 (black, the
-//! background of MNIST-style images): every PE of a tile then computes exactly what it
-//! would compute for that image alone on a black frame, whatever its neighbours hold,
-//! and the array edge (which reads 0, not the background's -128) is never seen.
+//! summed along the paths of stacked stages). Tiles are therefore kept `reach` PEs
+//! apart, filled with the background pixel 0 (black, the background of MNIST-style
+//! images), and far enough from the array edge that no value on their paths passes it
+//! (the margin: a value moved out of the array and back is lost, and the edge reads 0,
+//! not the background's -128): every PE of a tile then computes exactly what it would
+//! compute for that image alone on a black frame, whatever its neighbours hold.
 
 use super::dataset::Split;
 use crate::sim::N;
@@ -22,8 +23,10 @@ pub struct Tiling {
     pub rows: usize,
     /// Image width.
     pub cols: usize,
-    /// Empty PEs between tiles and at the array border.
+    /// Empty PEs between tiles.
     pub gap: usize,
+    /// Empty PEs between the array border and the outer tiles (at least `gap`).
+    pub margin: usize,
     /// Tiles down the frame.
     pub down: usize,
     /// Tiles across the frame.
@@ -43,15 +46,25 @@ pub struct NoTiling {
 }
 
 impl Tiling {
-    /// The densest tiling of `rows` x `cols` images whose tiles stay `reach` apart;
-    /// `None` when not even one image fits.
+    /// The densest tiling of `rows` x `cols` images whose tiles stay `reach` apart and
+    /// away from the array border; `None` when not even one image fits.
     pub fn new(rows: usize, cols: usize, reach: usize) -> Option<Tiling> {
-        let fit = |size: usize| (N.saturating_sub(reach)) / (size + reach);
+        Tiling::with_margin(rows, cols, reach, reach)
+    }
+
+    /// The densest tiling of `rows` x `cols` images whose tiles stay `gap` apart and
+    /// `margin` (or `gap`, when more) away from the array border; `None` when not even
+    /// one image fits.
+    pub fn with_margin(rows: usize, cols: usize, gap: usize, margin: usize) -> Option<Tiling> {
+        let margin = margin.max(gap);
+        // n tiles take n (size + gap) - gap PEs between the two margins.
+        let fit = |size: usize| (N + gap).saturating_sub(2 * margin) / (size + gap);
         let (down, across) = (fit(rows), fit(cols));
         (down > 0 && across > 0).then_some(Tiling {
             rows,
             cols,
-            gap: reach,
+            gap,
+            margin,
             down,
             across,
         })
@@ -71,15 +84,24 @@ impl Tiling {
     pub(crate) fn origin(&self, slot: usize) -> (usize, usize) {
         let (i, j) = (slot / self.across, slot % self.across);
         (
-            self.gap + i * (self.rows + self.gap),
-            self.gap + j * (self.cols + self.gap),
+            self.margin + i * (self.rows + self.gap),
+            self.margin + j * (self.cols + self.gap),
         )
     }
 
     /// The 256x256 frame holding images `first..first + per_frame` of `split` (slots
     /// past the end of the split stay background).
+    #[cfg(test)]
     pub(crate) fn compose(&self, split: &Split, first: usize) -> Vec<u8> {
-        let mut frame = vec![BACKGROUND; N * N];
+        let mut frame = Vec::new();
+        self.compose_into(split, first, &mut frame);
+        frame
+    }
+
+    /// [`Tiling::compose`] into `frame` (its allocation reused from frame to frame).
+    pub(crate) fn compose_into(&self, split: &Split, first: usize, frame: &mut Vec<u8>) {
+        frame.clear();
+        frame.resize(N * N, BACKGROUND);
         for slot in 0..self.per_frame() {
             let img = split.image(first + slot);
             if img.is_empty() {
@@ -91,7 +113,6 @@ impl Tiling {
                 frame[at..at + self.cols].copy_from_slice(row);
             }
         }
-        frame
     }
 
     /// The tile `slot` of a full-array plane, row-major.
@@ -125,6 +146,11 @@ mod tests {
         assert!(r + 28 + 2 <= N);
         assert_eq!(Tiling::new(28, 28, 4).unwrap().per_frame(), 49);
         assert!(Tiling::new(300, 28, 0).is_none());
+        // Three apart and five from the border: eight across (8 x 28 + 7 x 3 = 245).
+        let t = Tiling::with_margin(28, 28, 3, 5).unwrap();
+        assert_eq!((t.per_frame(), t.origin(9)), (64, (5 + 31, 5 + 31)));
+        assert_eq!(Tiling::with_margin(28, 28, 3, 6).unwrap().per_frame(), 49);
+        assert_eq!(Tiling::with_margin(28, 28, 3, 1).unwrap().origin(0), (3, 3));
         let split = Split {
             rows: 2,
             cols: 3,

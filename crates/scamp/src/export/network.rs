@@ -251,16 +251,16 @@ pub fn of_network(
     let chip = stage::build(net, &build)?;
     check_device(&chip.program, &net.name)?;
     let (rows, cols) = (data.test.rows, data.test.cols);
-    let tiling = Tiling::new(rows, cols, chip.reach).ok_or(NoTiling {
+    let tiling = Tiling::with_margin(rows, cols, chip.reach, chip.margin).ok_or(NoTiling {
         rows,
         cols,
         gap: chip.reach,
     })?;
     let layout = Layout::new(rows, cols, chip.maps.len(), &net.readout)?;
     let head = head(net, data, &chip, &tiling, &layout, opts)?;
-    // Row and column 0 are kept out of the window: the vendor's event buffer marks its
-    // unused entries (0, 0).
-    let gap = tiling.gap.max(1);
+    // The window keeps the tiles' margin from the edge; row and column 0 are kept out
+    // of it: the vendor's event buffer marks its unused entries (0, 0).
+    let gap = tiling.margin.max(1);
     if gap + rows.max(cols) > crate::sim::N {
         return Err(ExportError::Window { rows, cols });
     }

@@ -328,10 +328,11 @@ fn soften_row(
 
 /// Compresses the entries of `out` marked in `beyond` (beyond the window the
 /// compression leaves unchanged), [`LANES`] at a time: their columns are gathered
-/// (only from the vectors of [`LANES`] columns holding a mark), compressed together and
-/// put back. The compression works on each value alone, so each comes out as the
-/// compression of its whole vector would give it, at the cost of the marked entries
-/// only (a row past a knee holds a few, in a minority of its vectors).
+/// (only from the vectors of [`LANES`] columns holding a mark, one mark at a time),
+/// compressed together and put back. The compression works on each value alone, so
+/// each comes out as the compression of its whole vector would give it, at the cost of
+/// the marked entries only (a row past a knee holds a few, in a minority of its
+/// vectors).
 #[inline(always)]
 fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
     let mut cols = [0u8; N];
@@ -340,12 +341,13 @@ fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
         // The vector's sixteen marks as one integer: one load and one test.
         let marks: [u8; LANES] = marks.try_into().expect("whole vectors");
         if u128::from_ne_bytes(marks) != 0 {
-            // Every column is written where the next one goes, the count moving past
-            // the marked ones: no branch per entry. The count stays below N while a
-            // column is written, as it counts the marked columns before this one.
-            for (i, &mark) in marks.iter().enumerate() {
-                cols[k] = (v * LANES + i) as u8;
-                k += usize::from(mark);
+            // The marked columns, lowest first, one set bit each: the count stays
+            // below N, as it counts the marked columns before this one.
+            let mut bits = mark_bits(marks);
+            while bits != 0 {
+                cols[k] = (v * LANES + bits.trailing_zeros() as usize) as u8;
+                k += 1;
+                bits &= bits - 1;
             }
         }
     }
@@ -360,6 +362,19 @@ fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
             out[usize::from(c)] = *x;
         }
     }
+}
+
+/// Sixteen marks (bytes 0 or 1) as the bits of an integer, bit `i` for mark `i`:
+/// eight at a time, by one multiplication that adds each mark's byte, shifted, into
+/// the top byte (the bytes hold at most 1, so no sum carries).
+#[inline(always)]
+fn mark_bits(marks: [u8; LANES]) -> u32 {
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let half = |i: usize| {
+        let eight: [u8; 8] = marks[i..i + 8].try_into().expect("eight marks");
+        (u64::from_le_bytes(eight).wrapping_mul(GATHER) >> 56) as u32
+    };
+    half(0) | (half(8) << 8)
 }
 
 /// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which
@@ -418,5 +433,18 @@ fn clip(x: f32, lo: f32, hi: f32) -> f32 {
         lo
     } else {
         below_hi
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mark_bits_packs_each_mark_into_its_bit() {
+        for pattern in [0u32, 1, 0x8000, 0xffff, 0x1234, 0xa5c3, 0x0180] {
+            let marks: [u8; LANES] = std::array::from_fn(|i| ((pattern >> i) & 1) as u8);
+            assert_eq!(mark_bits(marks), pattern);
+        }
     }
 }
