@@ -125,6 +125,26 @@ fn ideal_noise_loses_nothing_and_a_loud_profile_loses_clearly_more() {
     assert!(f(&loud, &["flipped"]) > 2.0 * f(&scamp5, &["flipped"]));
 }
 
+#[test]
+fn the_seed_draws_other_temporal_noise_on_the_same_chips() {
+    if !fashion("the eval tests") {
+        return;
+    }
+    let loud = temp_dir("eval-seed").join("loud.yaml");
+    std::fs::write(&loud, LOUD).unwrap();
+    let loud = ["--noise", loud.to_str().unwrap()];
+    let unseeded = json(&eval(&loud));
+    let zero = json(&eval(&[&loud[..], &["--seed", "0"]].concat()));
+    let seven = json(&eval(&[&loud[..], &["--seed", "7"]].concat()));
+    // Seed 0 is the draw without the flag; another seed keeps the ideal run and the
+    // chips and draws other temporal noise.
+    assert_eq!(figures(unseeded.clone()), figures(zero));
+    assert_eq!((&unseeded["seed"], &seven["seed"]), (&0.into(), &7.into()));
+    assert_eq!(seven["confusion_ideal"], unseeded["confusion_ideal"]);
+    assert_eq!(seven["chip_seeds"], unseeded["chip_seeds"]);
+    assert_ne!(seven["confusion"], unseeded["confusion"]);
+}
+
 /// A profile much noisier than scamp5: temporal noise 3 per transfer, fixed-pattern
 /// offsets of 2.
 const LOUD: &str = r"name: loud

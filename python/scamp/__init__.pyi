@@ -233,6 +233,7 @@ class Network:
         *,
         noise: Any = ...,
         chip_seeds: int = ...,
+        seed: int = ...,
         train_noise: Any = ...,
         train_images: Optional[int] = ...,
         test_images: Optional[int] = ...,

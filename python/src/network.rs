@@ -164,7 +164,7 @@ impl PyNetwork {
 
     /// The evaluation `scamp eval --json` prints, as a dict; `progress(done, total)` is
     /// called with the frames of each phase as they finish (at a bounded rate).
-    #[pyo3(signature = (dataset = None, noise = None, chip_seeds = 3, train_noise = None, train_images = None, test_images = None, depths = None, work = None, shard = None, uncertainty = false, progress = None))]
+    #[pyo3(signature = (dataset = None, noise = None, chip_seeds = 3, seed = 0, train_noise = None, train_images = None, test_images = None, depths = None, work = None, shard = None, uncertainty = false, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn evaluate<'py>(
         &self,
@@ -172,6 +172,7 @@ impl PyNetwork {
         dataset: Option<PathBuf>,
         noise: Option<Bound<'py, PyAny>>,
         chip_seeds: u32,
+        seed: u64,
         train_noise: Option<Bound<'py, PyAny>>,
         train_images: Option<usize>,
         test_images: Option<usize>,
@@ -231,6 +232,7 @@ impl PyNetwork {
                 let opts = ev::Options::default()
                     .with_noise(noise)
                     .with_chip_seeds(chip_seeds)
+                    .with_seed(seed)
                     .with_train_noise(train_noise)
                     .with_train_images(train_images)
                     .with_test_images(test_images)

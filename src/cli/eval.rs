@@ -27,6 +27,10 @@ pub struct EvalArgs {
     /// Chips (fixed-pattern seeds 1..=N) the noisy runs are repeated on.
     #[arg(long = "chip-seeds", default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     chip_seeds: u32,
+    /// Temporal-noise seed of the noisy runs: another seed draws other temporal noise
+    /// on the same chips.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    seed: u64,
     /// Train the head on features under this profile (noise-aware training, over N
     /// training chips) instead of `ideal`.
     #[arg(long = "train-noise", value_name = "PROFILE")]
@@ -115,6 +119,7 @@ pub fn run(a: &EvalArgs) -> Outcome {
         let opts = eval::Options::default()
             .with_noise(eval::named_profile(&a.noise)?)
             .with_chip_seeds(a.chip_seeds)
+            .with_seed(a.seed)
             .with_train_noise(train_noise.map(eval::named_profile).transpose()?)
             .with_train_images(a.train_images.map(|n| n as usize))
             .with_test_images(a.test_images.map(|n| n as usize))

@@ -194,7 +194,7 @@ pub const CHECK_OPTIONS: [FrontOption; 14] = [
 
 /// Every option of `scamp eval` (besides the network and `--json`), in the order of
 /// its `--help`.
-pub const EVAL_OPTIONS: [FrontOption; 12] = [
+pub const EVAL_OPTIONS: [FrontOption; 13] = [
     opt(
         "dataset",
         "folder",
@@ -217,6 +217,14 @@ pub const EVAL_OPTIONS: [FrontOption; 12] = [
         (Some("3"), "3"),
         "1..=1000",
         "chips (fixed-pattern seeds 1..=N) the noisy runs are repeated on",
+        Keyword,
+    ),
+    opt(
+        "seed",
+        "int",
+        (Some("0"), "0"),
+        "",
+        "temporal-noise seed of the noisy runs (another seed, another draw on the same chips)",
         Keyword,
     ),
     opt(

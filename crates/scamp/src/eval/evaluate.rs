@@ -40,6 +40,9 @@ pub struct Options<'a> {
     pub noise: (String, Profile),
     /// Chip seeds 1..=N.
     pub chip_seeds: u32,
+    /// Temporal-noise seed of every noisy frame: 0 is `scamp eval`'s draw; another
+    /// seed draws other temporal noise on the same chips.
+    pub seed: u64,
     /// Train the head on features under this profile (over `chip_seeds` training chips)
     /// instead of `ideal`.
     pub train_noise: Option<(String, Profile)>,
@@ -73,6 +76,7 @@ impl Default for Options<'_> {
                 Profile::builtin(crate::sim::noise::DEFAULT_PROFILE).unwrap_or_default(),
             ),
             chip_seeds: DEFAULT_CHIP_SEEDS,
+            seed: 0,
             train_noise: None,
             train_images: None,
             test_images: None,
@@ -98,6 +102,13 @@ impl<'a> Options<'a> {
     #[must_use]
     pub fn with_chip_seeds(mut self, chip_seeds: u32) -> Self {
         self.chip_seeds = chip_seeds;
+        self
+    }
+
+    /// Sets [`Options::seed`].
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
         self
     }
 
@@ -240,7 +251,7 @@ fn features(
     pooling: &Layout,
     split: &Split,
     profile: &Profile,
-    seeds: u32,
+    (seeds, seed): (u32, u64),
     progress: Option<Progress>,
 ) -> Result<Vec<f32>, EvalError> {
     let frames = tiling.frames(split.len());
@@ -254,7 +265,7 @@ fn features(
             let noise = FrameNoise {
                 profile,
                 chip_seed,
-                run_seed: run_seed(chip_seed, f),
+                run_seed: run_seed(chip_seed, f, seed),
             };
             run_frame(chip, tiling, split, f, noise)
         })?;
@@ -343,7 +354,7 @@ impl Depth<'_> {
                     pooling,
                     &self.data.train,
                     profile,
-                    self.opts.chip_seeds,
+                    (self.opts.chip_seeds, self.opts.seed),
                     self.opts.progress,
                 )?;
                 let head = Head::train(
@@ -412,7 +423,7 @@ impl Depth<'_> {
                 let noise = FrameNoise {
                     profile: &self.opts.noise.1,
                     chip_seed,
-                    run_seed: run_seed(chip_seed, f),
+                    run_seed: run_seed(chip_seed, f, self.opts.seed),
                 };
                 run_frame(&chip, &tiling, test, f, noise)
             })?;
@@ -446,7 +457,7 @@ impl Depth<'_> {
         }
         let saturation = if count_saturation {
             let on = (&tiling, test);
-            super::saturation::count(&chip, on, &frame_list, &self.opts.noise.1)?
+            super::saturation::count(&chip, on, &frame_list, (&self.opts.noise.1, self.opts.seed))?
         } else {
             Vec::new()
         };
@@ -568,6 +579,7 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         noise: opts.noise.0.clone(),
         train_noise,
         chip_seeds: seeds,
+        seed: opts.seed,
         train_images: data.train.len() as u64,
         test_images: data.test.len() as u64,
         stages: net.stages.len(),

@@ -66,7 +66,7 @@ pub struct Sample<'a> {
 impl Sample<'_> {
     /// The temporal seed of frame `frame`.
     pub(crate) fn run_seed(&self, frame: usize) -> u64 {
-        run_seed(self.chip_seed, frame) ^ self.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        run_seed(self.chip_seed, frame, self.seed)
     }
 }
 

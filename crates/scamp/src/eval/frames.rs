@@ -20,11 +20,12 @@ pub(crate) struct FrameNoise<'a> {
     pub run_seed: u64,
 }
 
-/// The temporal seed of frame `frame` on chip `chip_seed`: distinct for every frame
-/// and chip, and fixed by the frame's index in its split (so a shard runs each frame
-/// exactly as the whole run does).
-pub(crate) fn run_seed(chip_seed: u64, frame: usize) -> u64 {
-    (chip_seed << 32) ^ frame as u64
+/// The temporal seed of frame `frame` on chip `chip_seed` under the evaluation's
+/// `seed`: distinct for every frame and chip, and fixed by the frame's index in its
+/// split (so a shard runs each frame exactly as the whole run does); seed 0 leaves it
+/// `(chip_seed << 32) ^ frame`.
+pub(crate) fn run_seed(chip_seed: u64, frame: usize, seed: u64) -> u64 {
+    (chip_seed << 32) ^ frame as u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The binary maps of every image of frame `frame` of `split` (images `frame *

@@ -58,6 +58,9 @@ pub struct Meta {
     pub train_noise: String,
     /// Chip (fixed-pattern) seeds of the noisy runs.
     pub chip_seeds: Vec<u64>,
+    /// Temporal-noise seed of the noisy runs (absent from older shards: 0).
+    #[serde(default)]
+    pub seed: u64,
     /// Training images used.
     pub train_images: u64,
     /// Test images of the whole run (all shards).
@@ -130,6 +133,9 @@ pub struct Report {
     pub train_noise: String,
     /// Chip seeds.
     pub chip_seeds: Vec<u64>,
+    /// Temporal-noise seed of the noisy runs.
+    #[serde(default)]
+    pub seed: u64,
     /// Test images counted.
     pub images: u64,
     /// On-sensor stages.
@@ -227,6 +233,7 @@ pub fn report(m: &Mergeable) -> Report {
         noise: m.meta.noise.clone(),
         train_noise: m.meta.train_noise.clone(),
         chip_seeds: m.meta.chip_seeds.clone(),
+        seed: m.meta.seed,
         images: c.images,
         stages: m.meta.stages,
         maps: m.meta.maps,

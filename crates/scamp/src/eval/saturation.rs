@@ -102,12 +102,12 @@ fn past_knee(
     stages: &[Program],
     (tiling, split): (&Tiling, &Split),
     frame: usize,
-    profile: &Profile,
+    (profile, seed): (&Profile, u64),
 ) -> Result<Vec<(usize, String, u64)>, RunError> {
     let noise = FrameNoise {
         profile,
         chip_seed: COUNTED_CHIP,
-        run_seed: run_seed(COUNTED_CHIP, frame),
+        run_seed: run_seed(COUNTED_CHIP, frame, seed),
     };
     with_frame_array(chip, tiling, split, frame, noise, |array| {
         let mut out = Vec::new();
@@ -145,7 +145,7 @@ pub(crate) fn count(
     chip: &Chip,
     (tiling, split): (&Tiling, &Split),
     frames: &[usize],
-    profile: &Profile,
+    (profile, seed): (&Profile, u64),
 ) -> Result<Vec<StageCount>, EvalError> {
     let stages = chip.stage_programs();
     let limits = counting_limits(profile);
@@ -175,9 +175,9 @@ pub(crate) fn count(
         super::check_cancel()?;
         let done = batch::frames(chunk.len(), |i| {
             let on = (tiling, split);
-            let knee = past_knee(chip, &stages, on, chunk[i], profile)?;
+            let knee = past_knee(chip, &stages, on, chunk[i], (profile, seed))?;
             let limit = match &limits {
-                Some(l) => past_knee(chip, &stages, on, chunk[i], l)?,
+                Some(l) => past_knee(chip, &stages, on, chunk[i], (l, seed))?,
                 None => Vec::new(),
             };
             Ok::<_, RunError>((knee, limit))

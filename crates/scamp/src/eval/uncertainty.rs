@@ -42,6 +42,7 @@ pub fn ranges(
         let member = Options {
             noise: (opts.noise.0.clone(), m.profile.clone()),
             chip_seeds: opts.chip_seeds,
+            seed: opts.seed,
             train_noise: opts.train_noise.clone(),
             train_images: opts.train_images,
             test_images: opts.test_images,

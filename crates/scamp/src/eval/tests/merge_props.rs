@@ -36,6 +36,7 @@ fn meta(test_images: u64) -> Meta {
         noise: "scamp5".into(),
         train_noise: "ideal".into(),
         chip_seeds: (1..=SEEDS as u64).collect(),
+        seed: 0,
         train_images: 10,
         test_images,
         stages: 1,
