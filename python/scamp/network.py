@@ -158,6 +158,7 @@ class Network:
         *,
         noise: Any = "scamp5",
         chip_seeds: int = 3,
+        seed: int = 0,
         train_noise: Any = None,
         train_images: Optional[int] = None,
         test_images: Optional[int] = None,
@@ -173,12 +174,14 @@ class Network:
         the frames done of each phase (the training features, then the test frames, for
         each depth: ``done`` starts again at each phase), at most five times a second
         and once at the end; an exception it raises stops the evaluation and is
-        raised. ``uncertainty`` adds the accuracy's range over the profile's uncertainty
+        raised. ``seed`` is the temporal-noise seed of the noisy runs (``scamp eval
+        --seed``). ``uncertainty`` adds the accuracy's range over the profile's uncertainty
         ensemble (``uncertainty`` in the dict), as ``scamp eval --uncertainty``."""
         return self._native.evaluate(
             None if dataset is None else os.fspath(dataset),
             noise,
             chip_seeds,
+            seed,
             train_noise,
             train_images,
             test_images,

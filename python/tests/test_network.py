@@ -154,6 +154,11 @@ def test_evaluate_equals_the_cli_for_a_network_from_arrays(tmp_path, cli):
     want = cli.json("eval", net.path, "--dataset", data, "--chip-seeds", "2", "--train-noise", "scamp5")
     assert timeless(got) == timeless(want)
     assert got["features"] == 6 and got["stages"] == 1
+    # Another temporal-noise seed: the same figures from both, on the same chips.
+    got5 = net.evaluate(data, noise="scamp5", chip_seeds=2, seed=5, train_noise="scamp5")
+    want5 = cli.json("eval", net.path, "--dataset", data, "--chip-seeds", "2", "--seed", "5", "--train-noise", "scamp5")
+    assert timeless(got5) == timeless(want5)
+    assert (got5["seed"], got5["chip_seeds"], got["seed"]) == (5, [1, 2], 0)
     # The noisy features of test frame 0 on chip 1 are those eval counted: the same
     # call twice gives the same array, and another chip another one.
     a = net.features(x, chip_seed=1)

@@ -8,7 +8,7 @@
 use crate::eval::idx::read as read_idx;
 use crate::eval::network::{Source, MAX_NETWORK_BYTES};
 use crate::isa::{self, MAX_PROFILE_BYTES, MAX_PROGRAM_BYTES, MAX_SPEC_BYTES};
-use crate::sim::readout::npy::{read_matrix, MAX_NPY_HEADER};
+use crate::sim::readout::npy::{npy_bytes, read_matrix, MAX_NPY_HEADER};
 use proptest::prelude::*;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -185,19 +185,3 @@ fn idx_bytes(dims: &[u32], data: &[u8]) -> Vec<u8> {
     b
 }
 
-/// A `.npy` file (format 1.0) of `descr` and `shape` (a Python tuple, as `(2, 3)`), with
-/// `data` as its bytes after the header: any header, whatever the data holds.
-fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    // The magic (6 bytes), the version (2), the length (2) and the dict with its
-    // newline fill a multiple of 64 bytes.
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.bytes());
-    b.extend_from_slice(data);
-    b
-}

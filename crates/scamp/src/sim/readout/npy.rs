@@ -259,23 +259,31 @@ fn check_header(header: &[u8]) -> Result<Option<(usize, Vec<u64>)>, NpyError> {
     Ok(Some((item, sizes)))
 }
 
+/// A `.npy` file (format 1.0) of `descr` and `shape` (a Python tuple, as `(2, 3)`), with
+/// `data` as its bytes after the header: any header, whatever the data holds.
+#[cfg(test)]
+pub(crate) fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // The magic (6 bytes), the version (2), the length (2) and the dict with its
+    // newline fill a multiple of 64 bytes.
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.bytes());
+    b.extend_from_slice(data);
+    b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::dims::PES;
 
     fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
-        let mut dict =
-            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        while !(10 + dict.len() + 1).is_multiple_of(64) {
-            dict.push(' ');
-        }
-        dict.push('\n');
-        let mut b = b"\x93NUMPY\x01\x00".to_vec();
-        b.extend((dict.len() as u16).to_le_bytes());
-        b.extend(dict.bytes());
-        b.extend(vec![0u8; data]);
-        b
+        npy_bytes(descr, shape, &vec![0u8; data])
     }
 
     fn read(bytes: &[u8]) -> Result<Vec<f32>, String> {
