@@ -184,4 +184,3 @@ fn idx_bytes(dims: &[u32], data: &[u8]) -> Vec<u8> {
     b.extend_from_slice(data);
     b
 }
-
