@@ -300,3 +300,40 @@ pub const EVAL_OPTIONS: [FrontOption; 13] = [
         Keyword,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The library's own defaults (`eval::Options::default`) are the declared ones.
+    #[test]
+    fn eval_options_default_to_the_declared_values() {
+        let declared = |name: &str| {
+            EVAL_OPTIONS
+                .iter()
+                .find(|o| o.name == name)
+                .map(|o| (o.cli_default, o.py_default))
+        };
+        let d = crate::eval::Options::default();
+        let chips = d.chip_seeds.to_string();
+        assert_eq!(
+            declared("chip_seeds"),
+            Some((Some(chips.as_str()), chips.as_str()))
+        );
+        let seed = d.seed.to_string();
+        assert_eq!(declared("seed"), Some((Some(seed.as_str()), seed.as_str())));
+        assert_eq!(
+            declared("noise").and_then(|(cli, _)| cli),
+            Some(d.noise.0.as_str())
+        );
+        assert_eq!(
+            (
+                d.train_noise.is_none(),
+                d.train_images,
+                d.test_images,
+                d.depths
+            ),
+            (true, None, None, None)
+        );
+    }
+}
