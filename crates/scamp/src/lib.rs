@@ -136,6 +136,8 @@
 //! assert_eq!(frames[7].planes[0].1[0], ((224.0f32 - 128.0) / 2.0).round());
 //! ```
 
+#[macro_use]
+mod builder;
 mod bank;
 mod cain;
 pub mod cancel;

@@ -69,47 +69,20 @@ impl RunOptions {
         }
     }
 
-    /// Sets [`RunOptions::seed`].
-    #[must_use]
-    pub fn with_seed(mut self, seed: u64) -> RunOptions {
-        self.seed = seed;
-        self
-    }
-
-    /// Sets [`RunOptions::chip_seed`].
-    #[must_use]
-    pub fn with_chip_seed(mut self, chip_seed: u64) -> RunOptions {
-        self.chip_seed = chip_seed;
-        self
-    }
-
-    /// Sets [`RunOptions::repeat`].
-    #[must_use]
-    pub fn with_repeat(mut self, repeat: u32) -> RunOptions {
-        self.repeat = repeat;
-        self
-    }
-
-    /// Sets [`RunOptions::clock_hz`].
-    #[must_use]
-    pub fn with_clock_hz(mut self, clock_hz: f64) -> RunOptions {
-        self.clock_hz = clock_hz;
-        self
-    }
-
-    /// Sets [`RunOptions::raw`].
-    #[must_use]
-    pub fn with_raw(mut self, raw: bool) -> RunOptions {
-        self.raw = raw;
-        self
-    }
-
     /// The noise layer of run `run` (run seed `seed + run`).
     pub fn model(&self, run: u64) -> NoiseModel {
         NoiseModel::new(&self.profile, self.chip_seed, self.seed.wrapping_add(run))
             .with_clock(self.clock_hz)
     }
 }
+
+with_methods!(RunOptions {
+    with_seed => seed: u64,
+    with_chip_seed => chip_seed: u64,
+    with_repeat => repeat: u32,
+    with_clock_hz => clock_hz: f64,
+    with_raw => raw: bool,
+});
 
 /// One run's result: the watched registers' planes and the run's report.
 #[derive(Clone, Debug)]

@@ -68,28 +68,11 @@ impl Default for ChooseOptions {
     }
 }
 
-impl ChooseOptions {
-    /// Sets [`ChooseOptions::max_depth`].
-    #[must_use]
-    pub fn with_max_depth(mut self, max_depth: u32) -> ChooseOptions {
-        self.max_depth = max_depth;
-        self
-    }
-
-    /// Sets [`ChooseOptions::profile`].
-    #[must_use]
-    pub fn with_profile(mut self, profile: Profile) -> ChooseOptions {
-        self.profile = profile;
-        self
-    }
-
-    /// Sets [`ChooseOptions::input_range`].
-    #[must_use]
-    pub fn with_input_range(mut self, input_range: InputRange) -> ChooseOptions {
-        self.input_range = input_range;
-        self
-    }
-}
+with_methods!(ChooseOptions {
+    with_max_depth => max_depth: u32,
+    with_profile => profile: Profile,
+    with_input_range => input_range: InputRange,
+});
 
 /// One depth's predicted error.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -169,48 +169,20 @@ impl CompileOptions {
     }
 }
 
-/// A builder method per field: `with_NAME(value)` sets it.
-macro_rules! builders {
-    ($($(#[$doc:meta])* $method:ident => $field:ident: $ty:ty),* $(,)?) => {
-        impl CompileOptions {
-            $(
-                $(#[$doc])*
-                #[must_use]
-                pub fn $method(mut self, value: $ty) -> CompileOptions {
-                    self.$field = Some(value);
-                    self
-                }
-            )*
-        }
-    };
-}
-
-builders! {
-    /// Sets [`CompileOptions::time_limit`].
-    with_time_limit => time_limit: f64,
-    /// Sets [`CompileOptions::workers`].
-    with_workers => workers: usize,
-    /// Sets [`CompileOptions::ops`].
-    with_ops => ops: Ops,
-    /// Sets [`CompileOptions::registers`].
-    with_registers => registers: Vec<Reg>,
-    /// Sets [`CompileOptions::seed`].
-    with_seed => seed: u64,
-    /// Sets [`CompileOptions::node_limit`].
-    with_node_limit => node_limit: u64,
-    /// Sets [`CompileOptions::memory_limit_mb`].
-    with_memory_limit_mb => memory_limit_mb: u64,
-    /// Sets [`CompileOptions::work`].
-    with_work => work: u64,
-    /// Sets [`CompileOptions::objective`].
-    with_objective => objective: Objective,
-    /// Sets [`CompileOptions::slack`].
-    with_slack => slack: f64,
-    /// Sets [`CompileOptions::profile`].
-    with_profile => profile: Profile,
-    /// Sets [`CompileOptions::fit`].
-    with_fit => fit: bool,
-}
+with_methods!(CompileOptions {
+    with_time_limit => time_limit as Some: f64,
+    with_workers => workers as Some: usize,
+    with_ops => ops as Some: Ops,
+    with_registers => registers as Some: Vec<Reg>,
+    with_seed => seed as Some: u64,
+    with_node_limit => node_limit as Some: u64,
+    with_memory_limit_mb => memory_limit_mb as Some: u64,
+    with_work => work as Some: u64,
+    with_objective => objective as Some: Objective,
+    with_slack => slack as Some: f64,
+    with_profile => profile as Some: Profile,
+    with_fit => fit as Some: bool,
+});
 
 /// The instruction set named `s`: `all` or `basic`.
 pub fn parse_ops(s: &str) -> Result<Ops, String> {

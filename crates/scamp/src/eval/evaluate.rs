@@ -90,91 +90,20 @@ impl Default for Options<'_> {
     }
 }
 
-impl<'a> Options<'a> {
-    /// Sets [`Options::noise`].
-    #[must_use]
-    pub fn with_noise(mut self, noise: (String, Profile)) -> Self {
-        self.noise = noise;
-        self
-    }
-
-    /// Sets [`Options::chip_seeds`].
-    #[must_use]
-    pub fn with_chip_seeds(mut self, chip_seeds: u32) -> Self {
-        self.chip_seeds = chip_seeds;
-        self
-    }
-
-    /// Sets [`Options::seed`].
-    #[must_use]
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
-    /// Sets [`Options::train_noise`].
-    #[must_use]
-    pub fn with_train_noise(mut self, train_noise: Option<(String, Profile)>) -> Self {
-        self.train_noise = train_noise;
-        self
-    }
-
-    /// Sets [`Options::train_images`].
-    #[must_use]
-    pub fn with_train_images(mut self, train_images: Option<usize>) -> Self {
-        self.train_images = train_images;
-        self
-    }
-
-    /// Sets [`Options::test_images`].
-    #[must_use]
-    pub fn with_test_images(mut self, test_images: Option<usize>) -> Self {
-        self.test_images = test_images;
-        self
-    }
-
-    /// Sets [`Options::shard`].
-    #[must_use]
-    pub fn with_shard(mut self, shard: Option<Shard>) -> Self {
-        self.shard = shard;
-        self
-    }
-
-    /// Sets [`Options::depths`].
-    #[must_use]
-    pub fn with_depths(mut self, depths: Option<Vec<u32>>) -> Self {
-        self.depths = depths;
-        self
-    }
-
-    /// Sets [`Options::compile`].
-    #[must_use]
-    pub fn with_compile(mut self, compile: CompileOptions) -> Self {
-        self.compile = compile;
-        self
-    }
-
-    /// Sets [`Options::examples`].
-    #[must_use]
-    pub fn with_examples(mut self, examples: usize) -> Self {
-        self.examples = examples;
-        self
-    }
-
-    /// Sets [`Options::progress`].
-    #[must_use]
-    pub fn with_progress(mut self, progress: Option<Progress<'a>>) -> Self {
-        self.progress = progress;
-        self
-    }
-
-    /// Sets [`Options::count_saturation`].
-    #[must_use]
-    pub fn with_count_saturation(mut self, count_saturation: bool) -> Self {
-        self.count_saturation = count_saturation;
-        self
-    }
-}
+with_methods!(Options<'a> {
+    with_noise => noise: (String, Profile),
+    with_chip_seeds => chip_seeds: u32,
+    with_seed => seed: u64,
+    with_train_noise => train_noise: Option<(String, Profile)>,
+    with_train_images => train_images: Option<usize>,
+    with_test_images => test_images: Option<usize>,
+    with_shard => shard: Option<Shard>,
+    with_depths => depths: Option<Vec<u32>>,
+    with_compile => compile: CompileOptions,
+    with_examples => examples: usize,
+    with_progress => progress: Option<Progress<'a>>,
+    with_count_saturation => count_saturation: bool,
+});
 
 /// An image whose class the noise changed on some chip, with its binary maps ideal
 /// and on every chip.

@@ -213,21 +213,10 @@ pub struct BuildOptions {
     pub compile: CompileOptions,
 }
 
-impl BuildOptions {
-    /// Sets [`BuildOptions::depth`].
-    #[must_use]
-    pub fn with_depth(mut self, depth: Option<u32>) -> BuildOptions {
-        self.depth = depth;
-        self
-    }
-
-    /// Sets [`BuildOptions::compile`].
-    #[must_use]
-    pub fn with_compile(mut self, compile: CompileOptions) -> BuildOptions {
-        self.compile = compile;
-        self
-    }
-}
+with_methods!(BuildOptions {
+    with_depth => depth: Option<u32>,
+    with_compile => compile: CompileOptions,
+});
 
 /// Compiles a stage's `spec` with `opts`: where there is a work budget (the options'
 /// or the spec's), on that work alone, so that the same `eval` gives the same programs

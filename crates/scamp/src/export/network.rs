@@ -38,21 +38,10 @@ pub struct HeadOptions {
     pub compile: CompileOptions,
 }
 
-impl HeadOptions {
-    /// Sets [`HeadOptions::train_images`].
-    #[must_use]
-    pub fn with_train_images(mut self, train_images: Option<usize>) -> HeadOptions {
-        self.train_images = train_images;
-        self
-    }
-
-    /// Sets [`HeadOptions::compile`].
-    #[must_use]
-    pub fn with_compile(mut self, compile: CompileOptions) -> HeadOptions {
-        self.compile = compile;
-        self
-    }
-}
+with_methods!(HeadOptions {
+    with_train_images => train_images: Option<usize>,
+    with_compile => compile: CompileOptions,
+});
 
 /// Where each stage's statements start in the chip's frame program: stage programs are
 /// laid out in order, with the capture before the first and decisions after each.
