@@ -591,7 +591,11 @@ impl CaseParser {
     /// One `key: value` line of the header.
     fn key(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
-            "edge" => self.case.edge = value.parse()?,
+            "edge" => {
+                self.case.edge = value
+                    .parse()
+                    .map_err(|e: scamp::ValueError| e.to_string())?
+            }
             "registers" => {
                 self.case.general = value
                     .parse()

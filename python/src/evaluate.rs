@@ -146,7 +146,8 @@ fn compile_options(py: Python<'_>, a: &CompileArgs<'_>) -> PyResult<CompileOptio
     opts.memory_limit_mb = a.memory_limit;
     opts.fit = a.fit;
     if let Some(ops) = &a.ops {
-        let ops = scamp::parse_ops(ops)
+        let ops = ops
+            .parse::<scamp::Ops>()
             .map_err(|e| errors::option_error(py, "ops", format!("ops: {e}")))?;
         opts.ops = Some(ops);
     }

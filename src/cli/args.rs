@@ -86,6 +86,7 @@ fn declared_whole(name: &str, s: &str) -> Result<u64, String> {
         .and_then(|d| d.whole)
         .ok_or_else(|| format!("`{name}` declares no whole-number range"))?
         .parse(s)
+        .map_err(|e| e.to_string())
 }
 
 /// `--node-limit`: the spec's `search.node_limit` range.
@@ -110,7 +111,9 @@ pub fn seed(s: &str) -> Result<u64, String> {
 
 /// A whole number in `lo..=hi` for the flag `what`.
 pub fn whole(s: &str, what: &'static str, lo: u64, hi: u64) -> Result<u64, String> {
-    scamp::Whole { what, lo, hi }.parse(s)
+    scamp::Whole { what, lo, hi }
+        .parse(s)
+        .map_err(|e| e.to_string())
 }
 
 /// Most timed samples of `bench` per figure (each sample runs every figure once; a
@@ -207,7 +210,7 @@ pub fn clock(s: &str) -> Result<f64, String> {
 /// `--tolerance`: a finite number >= 0.
 pub fn tolerance(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    scamp::check_tolerance(v)
+    scamp::check_tolerance(v).map_err(|e| e.to_string())
 }
 
 /// `--runs`: 1..=[`MAX_RUNS`].
@@ -218,6 +221,7 @@ pub fn runs(s: &str) -> Result<u32, String> {
     }
     .parse(s)
     .map(|n| n as u32)
+    .map_err(|e| e.to_string())
 }
 
 /// `--pe ROW,COL` with both in `0..N`.
@@ -238,7 +242,9 @@ pub struct RegisterList(pub Vec<Reg>);
 
 /// `--registers A,B,...`.
 pub fn registers(s: &str) -> Result<RegisterList, String> {
-    scamp::parse_registers(s.split(',')).map(RegisterList)
+    scamp::parse_registers(s.split(','))
+        .map(RegisterList)
+        .map_err(|e| e.to_string())
 }
 
 /// `--edge`: what neighbour views see beyond the border of the array.

@@ -17,7 +17,7 @@
 //! | compile kernels | [`parse_spec`] gives a [`Spec`], compiled by [`Bank::compile`] (or [`compile`]) with [`CompileOptions`] (an [`Objective`]) and [`Stats`] into a [`CompileReport`] |
 //! | evaluate a network | [`eval`]: a [`Network`], [`eval::Options`], [`eval::evaluate`] and its [`eval::Report`] |
 //! | export a bank or a network | [`of_bank`], [`of_network`], [`cpp_source`] ([`ExportReport`]) |
-//! | know why something was refused | [`IsaError`], [`SpecProblem`] and [`YamlError`] ([`YamlCause`]), [`CompileError`], [`ProfileError`] ([`ProfileCause`]), [`BankError`], [`RunError`], [`CompareError`], [`ProofError`], [`EvalError`] ([`eval::NetworkProblem`]), [`ExportError`] |
+//! | know why something was refused | [`IsaError`], [`SpecProblem`] and [`YamlError`] ([`YamlCause`]), [`CompileError`], [`ProfileError`] ([`ProfileCause`]), [`BankError`], [`RunError`], [`CompareError`], [`ProofError`], [`EvalError`] ([`eval::NetworkProblem`]), [`ExportError`], [`ValueError`] (a flag's or keyword's text) |
 //!
 //! Each report serialises to exactly the JSON the `scamp` command prints.
 //!
@@ -149,6 +149,7 @@ mod options;
 mod sim;
 #[cfg(test)]
 mod tests;
+mod value;
 mod verify;
 
 // Write and run a program.
@@ -184,10 +185,10 @@ pub use verify::{
 pub use bank::{CompileReport, SplitJson};
 pub use cain::{
     check_slack, check_targets, check_time_limit, choose_layer, compile, header, layer_spec,
-    parse_ops, parse_registers, parse_spec, parse_spec_in, program_text, read_bias, read_weights,
-    spec_yaml, ApproxParams, ChooseError, ChooseOptions, CompileError, CompileOptions, Compiled,
-    LayerError, LayerTarget, Objective, Ops, OptionDecl, ShownWeights, Source, Spec, Stats,
-    StopReason, Whole, COMPILE_OPTIONS, DEEPEST, MAX_SIDE,
+    parse_registers, parse_spec, parse_spec_in, program_text, read_bias, read_weights, spec_yaml,
+    ApproxParams, ChooseError, ChooseOptions, CompileError, CompileOptions, Compiled, LayerError,
+    LayerTarget, Objective, Ops, OptionDecl, ShownWeights, Source, Spec, Stats, StopReason, Whole,
+    COMPILE_OPTIONS, DEEPEST, MAX_SIDE,
 };
 
 // Evaluate a network: the `eval` module, with its front door here.
@@ -203,6 +204,7 @@ pub use export::{
 pub use cain::SpecProblem;
 pub use cain::{OptionError, OptionProblem, RangeError};
 pub use isa::{SourceError, YamlCause, YamlError};
+pub use value::ValueError;
 pub use verify::ProofError;
 
 // The reports as the command line prints them.

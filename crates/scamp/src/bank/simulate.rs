@@ -22,11 +22,11 @@ pub const RUNS: crate::cain::spec::Whole = crate::cain::spec::Whole {
 
 /// `--tolerance` and Python's `tolerance=`: how far a noisy value may be from the
 /// ideal one, a finite number >= 0.
-pub fn check_tolerance(v: f64) -> Result<f64, String> {
+pub fn check_tolerance(v: f64) -> Result<f64, crate::ValueError> {
     if v.is_finite() && v >= 0.0 {
         Ok(v)
     } else {
-        Err(format!("{v} is not a finite number >= 0"))
+        Err(crate::ValueError::NotNonNegative { value: v })
     }
 }
 

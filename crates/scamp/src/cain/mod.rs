@@ -57,7 +57,7 @@ pub use spec::{parse_spec, parse_spec_in, Ops, Spec, SpecProblem};
 pub(crate) use moves::goal::{Bag, Goal};
 #[cfg(test)]
 pub(crate) use moves::reverse::{expand, Ctx};
-pub use options::{parse_ops, parse_registers, OptionDecl, COMPILE_OPTIONS};
+pub use options::{parse_registers, OptionDecl, COMPILE_OPTIONS};
 #[cfg(test)]
 pub(crate) use spec::approx::goal_of;
 pub use spec::approx::DEEPEST;
@@ -95,14 +95,18 @@ impl Objective {
 }
 
 impl std::str::FromStr for Objective {
-    type Err = String;
+    type Err = crate::ValueError;
 
     /// Reads `Objective::name` back: `length` or `error`.
-    fn from_str(s: &str) -> Result<Objective, String> {
+    fn from_str(s: &str) -> Result<Objective, crate::ValueError> {
         match s {
             "length" => Ok(Objective::Length),
             "error" => Ok(Objective::Error),
-            _ => Err(format!("unknown objective {s:?} (length or error)")),
+            _ => Err(crate::ValueError::Unknown {
+                what: "objective",
+                given: s.to_string(),
+                expected: "length or error",
+            }),
         }
     }
 }

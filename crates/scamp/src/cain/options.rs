@@ -184,27 +184,21 @@ with_methods!(CompileOptions {
     with_fit => fit as Some: bool,
 });
 
-/// The instruction set named `s`: `all` or `basic`.
-pub fn parse_ops(s: &str) -> Result<Ops, String> {
-    match s {
-        "all" => Ok(Ops::All),
-        "basic" => Ok(Ops::Basic),
-        _ => Err(format!("unknown instruction set {s:?} (all or basic)")),
-    }
-}
-
 /// The general registers `names` (`--registers A,B,C`): none twice, at least one.
-pub fn parse_registers<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Vec<Reg>, String> {
+pub fn parse_registers<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<Reg>, crate::ValueError> {
     let mut out = Vec::new();
     for part in names.into_iter().map(str::trim).filter(|p| !p.is_empty()) {
+        let name = part.to_string();
         match Reg::parse(part) {
             Some(r @ Reg::Gen(_)) if !out.contains(&r) => out.push(r),
-            Some(Reg::Gen(_)) => return Err(format!("{part} listed twice")),
-            _ => return Err(format!("`{part}` is not a general register (A, B, ...)")),
+            Some(Reg::Gen(_)) => return Err(crate::ValueError::RegisterTwice { name }),
+            _ => return Err(crate::ValueError::NotGeneral { name }),
         }
     }
     if out.is_empty() {
-        return Err("no register given".into());
+        return Err(crate::ValueError::NoRegister);
     }
     Ok(out)
 }

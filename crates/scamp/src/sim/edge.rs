@@ -41,15 +41,15 @@ impl EdgeMode {
 }
 
 impl FromStr for EdgeMode {
-    type Err = String;
+    type Err = crate::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "zero" => Ok(EdgeMode::Zero),
             "replicate" => Ok(EdgeMode::Replicate),
             "wrap" => Ok(EdgeMode::Wrap),
-            _ => Err(format!(
-                "unknown edge mode `{s}` (expected zero, replicate or wrap)"
-            )),
+            _ => Err(crate::ValueError::UnknownEdgeMode {
+                given: s.to_string(),
+            }),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{Array, N, PES};
 use crate::isa::{DReg, Reg};
+use crate::ValueError;
 
 /// Largest magnitude a preloaded value may have: the level range of a noise profile.
 pub const MAX_VALUE: f32 = 1024.0;
@@ -38,20 +39,17 @@ pub enum Fill {
 
 impl Fill {
     /// Parses `col`, `row` or a number within ±[`MAX_VALUE`].
-    pub fn parse(value: &str) -> Result<Fill, String> {
+    pub fn parse(value: &str) -> Result<Fill, ValueError> {
         match value.trim() {
             "col" => return Ok(Fill::Ramp(Ramp::Col)),
             "row" => return Ok(Fill::Ramp(Ramp::Row)),
             _ => {}
         }
-        let v: f32 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{value}` is not a number, `col` or `row`"))?;
+        let v: f32 = value.trim().parse().map_err(|_| ValueError::NotFill {
+            given: value.to_string(),
+        })?;
         if !(v.is_finite() && v.abs() <= MAX_VALUE) {
-            return Err(format!(
-                "{v} is outside the register range -{MAX_VALUE}..{MAX_VALUE}"
-            ));
+            return Err(ValueError::OutsideRegister { value: v });
         }
         Ok(Fill::Const(v))
     }
@@ -76,22 +74,20 @@ pub enum Preload {
 
 impl Preload {
     /// Parses `name` and `value` for a device with `general` general registers.
-    pub fn parse(name: &str, value: &str, general: usize) -> Result<Preload, String> {
+    pub fn parse(name: &str, value: &str, general: usize) -> Result<Preload, ValueError> {
         let name = name.trim();
         if let Some(d) = DReg::parse(name) {
             return match value.trim() {
                 "0" => Ok(Preload::Digital(d, 0)),
                 "1" => Ok(Preload::Digital(d, 1)),
-                _ => Err("a digital register takes 0 or 1".into()),
+                _ => Err(ValueError::NotBit),
             };
         }
         let reg = Reg::parse(name)
             .filter(|r| matches!(r, Reg::Gen(i) if usize::from(*i) < general) || *r == Reg::News)
-            .ok_or_else(|| {
-                format!(
-                    "unknown register `{name}` (expected A..{}, NEWS, R0..R12 or FLAG)",
-                    Reg::general_name(general.max(1) - 1)
-                )
+            .ok_or_else(|| ValueError::UnknownRegister {
+                name: name.to_string(),
+                last: Reg::general_name(general.max(1) - 1),
             })?;
         Ok(Preload::Analogue(reg, Fill::parse(value)?))
     }
@@ -136,7 +132,10 @@ mod tests {
             Ok(Preload::Digital(DReg::R(5), 1))
         );
         assert!(Preload::parse("R5", "col", 6).is_err());
-        assert!(Preload::parse("G", "1", 6).unwrap_err().contains("A..F"));
+        assert!(Preload::parse("G", "1", 6)
+            .unwrap_err()
+            .to_string()
+            .contains("A..F"));
         let mut a = Array::new(6, crate::sim::EdgeMode::Zero);
         Preload::parse("B", "row", 6).unwrap().apply(&mut a);
         assert_eq!(a.read(Reg::B, 17, 3), 17.0);

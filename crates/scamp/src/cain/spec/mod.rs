@@ -33,14 +33,18 @@ pub enum Ops {
 }
 
 impl std::str::FromStr for Ops {
-    type Err = String;
+    type Err = crate::ValueError;
 
     /// `all` or `basic`, as specs and the command line spell them.
-    fn from_str(s: &str) -> Result<Ops, String> {
+    fn from_str(s: &str) -> Result<Ops, crate::ValueError> {
         match s {
             "all" => Ok(Ops::All),
             "basic" => Ok(Ops::Basic),
-            _ => Err(format!("unknown instruction set {s:?} (all or basic)")),
+            _ => Err(crate::ValueError::Unknown {
+                what: "instruction set",
+                given: s.to_string(),
+                expected: "all or basic",
+            }),
         }
     }
 }
@@ -271,25 +275,25 @@ impl Whole {
 
     /// Parses a command-line value: a whole number in range (a negative number or one
     /// too large for any range gets the range in its message).
-    pub fn parse(&self, s: &str) -> Result<u64, String> {
+    pub fn parse(&self, s: &str) -> Result<u64, crate::ValueError> {
         let t = s.trim();
         match t.parse::<i128>() {
-            Ok(v) => self.check(v).map_err(|e| e.to_string()),
+            Ok(v) => Ok(self.check(v)?),
             Err(_)
                 if !t.is_empty()
                     && t.trim_start_matches(['-', '+'])
                         .bytes()
                         .all(|b| b.is_ascii_digit()) =>
             {
-                Err(self.out_of_range(crate::isa::text::quote(t)))
+                Err(crate::ValueError::TooLarge {
+                    rule: *self,
+                    given: t.to_string(),
+                })
             }
-            Err(_) => Err(format!(
-                "`{}` is not a whole number ({} takes {}..={})",
-                crate::isa::text::quote(t),
-                self.what,
-                self.lo,
-                self.hi
-            )),
+            Err(_) => Err(crate::ValueError::NotWhole {
+                rule: *self,
+                given: t.to_string(),
+            }),
         }
     }
 }
