@@ -200,7 +200,7 @@ proptest! {
             Ok(p) => {
                 // An accepted profile runs and reads out without a panic.
                 let mut array = Array::new(6, EdgeMode::Zero);
-                array.set_layer(Box::new(NoiseModel::new(&p, 1, 1).with_clock(DEFAULT_CLOCK_HZ)));
+                array.set_layer(NoiseModel::new(&p, 1, 1).with_clock(DEFAULT_CLOCK_HZ));
                 let prog = parse_program("get_image(A, B); divq(C, A); add(D, C, A)", Device::default())
                     .expect("valid");
                 scamp::run(&mut array, &prog, 1, DEFAULT_CLOCK_HZ).expect("runs");

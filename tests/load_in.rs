@@ -65,7 +65,7 @@ fn ideal_result_is_the_value_where_flag_is_set() {
 /// Mean of register A after `text` under `profile` (readout included).
 fn mean_after(text: &str, profile: &Profile, chip: u64, seed: u64) -> (f64, Vec<f32>) {
     let mut a = Array::new(6, EdgeMode::Zero);
-    a.set_layer(Box::new(NoiseModel::new(profile, chip, seed)));
+    a.set_layer(NoiseModel::new(profile, chip, seed));
     run(&mut a, &program(text), 1, DEFAULT_CLOCK_HZ).unwrap();
     a.settle();
     let out = a.read_out(Reg::Gen(0)).unwrap();

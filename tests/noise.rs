@@ -24,7 +24,7 @@ fn array(profile: Option<&Profile>, chip: u64, seed: u64) -> Array {
         .collect();
     a.expose(&scene);
     if let Some(p) = profile {
-        a.set_layer(Box::new(NoiseModel::new(p, chip, seed)));
+        a.set_layer(NoiseModel::new(p, chip, seed));
     }
     a
 }

@@ -44,7 +44,7 @@ fn page_for(source: &str, noise: &str, pe: (usize, usize)) -> (String, Array) {
     };
     let mut noisy = fresh();
     let profile = Profile::builtin(noise).unwrap();
-    noisy.set_layer(Box::new(NoiseModel::new(&profile, 1, 1)));
+    noisy.set_layer(NoiseModel::new(&profile, 1, 1));
     let html = trace_page(TraceInput {
         title: "t.scamp",
         source,

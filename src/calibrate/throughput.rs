@@ -278,7 +278,7 @@ pub fn bench_array(profile: &str) -> Array {
         let p = Profile::load(profile).expect("built-in profile");
         let model = NoiseModel::new(&p, 1, 1);
         model.prepare(6);
-        array.set_layer(Box::new(model));
+        array.set_layer(model);
     }
     for g in 0..6u8 {
         let plane = array.plane_mut(Reg::Gen(g)).expect("general register");

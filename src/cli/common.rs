@@ -164,7 +164,7 @@ impl NoiseArgs {
     /// readout path (ADC, readout noise) when it has one.
     pub fn install(&self, array: &mut Array) -> Result<(), CliError> {
         let opts = self.options(scamp::DEFAULT_CLOCK_HZ, false)?;
-        array.set_layer(Box::new(opts.model(0)));
+        array.set_layer(opts.model(0));
         Ok(())
     }
 

@@ -124,7 +124,7 @@ pub(crate) fn run_on(
     watched: &[Watched],
     run: u32,
 ) -> Result<Frame, RunError> {
-    array.set_layer(Box::new(opts.model(u64::from(run))));
+    array.set_layer(opts.model(u64::from(run)));
     let report = sim::run(array, program, opts.repeat, opts.clock_hz)?;
     let planes = watched
         .iter()

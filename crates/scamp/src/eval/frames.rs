@@ -94,7 +94,7 @@ pub(crate) fn with_frame_array<T>(
     spare.array.expose(&spare.frame);
     if !noise.profile.is_exact() {
         let model = NoiseModel::new(noise.profile, noise.chip_seed, noise.run_seed);
-        spare.array.set_layer(Box::new(model));
+        spare.array.set_layer(model);
     }
     let out = body(&mut spare.array);
     SPARE.with_borrow_mut(|kept| kept.push(spare));

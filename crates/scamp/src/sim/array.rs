@@ -8,6 +8,7 @@ mod rows;
 use super::edge::EdgeMode;
 use super::layer::{Exact, ReadCtx, WriteCtx, WriteLayer};
 use super::machine::{step, Machine, MachineError};
+use super::noise::NoiseModel;
 use crate::isa::{BusOp, DReg, DigitalOp, Dir, Reg};
 use plan::{Dst, Src, Transfer, MAX_WRITTEN};
 use rayon::prelude::*;
@@ -127,8 +128,10 @@ impl Array {
         self.decays = false;
     }
 
-    /// Replaces the write layer (e.g. with a noise model).
-    pub fn set_layer(&mut self, layer: Box<dyn WriteLayer>) {
+    /// Runs every later instruction under the noise model `model` (an array starts
+    /// exact).
+    pub fn set_layer(&mut self, model: NoiseModel) {
+        let layer: Box<dyn WriteLayer> = Box::new(model);
         self.settle();
         self.decays = layer.decay(1).is_some();
         self.settled.fill(self.seq);
@@ -204,7 +207,6 @@ impl Array {
         if self.layer.has_readout() {
             let ctx = ReadCtx {
                 seq: self.seq,
-                reg,
                 plane,
             };
             let layer = &*self.layer;

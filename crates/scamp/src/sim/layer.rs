@@ -20,7 +20,7 @@ use crate::isa::Reg;
 
 /// What is being written, for a layer that needs to know.
 #[derive(Clone, Copy, Debug)]
-pub struct WriteCtx {
+pub(crate) struct WriteCtx {
     /// Sequence number of the bus instruction since the array was created (a stream id
     /// for temporal noise that does not depend on thread scheduling).
     pub seq: u64,
@@ -50,7 +50,7 @@ impl WriteCtx {
 /// Consecutive rows of values on their way into a register (see
 /// [`WriteLayer::perturb`]): `src.len() / N` rows from `row` on, every slice holding
 /// that many rows of `N` entries.
-pub struct RowWrite<'a> {
+pub(crate) struct RowWrite<'a> {
     /// The first array row written.
     pub row: usize,
     /// The exact values, row after row.
@@ -65,17 +65,15 @@ pub struct RowWrite<'a> {
 
 /// What is being read out.
 #[derive(Clone, Copy, Debug)]
-pub struct ReadCtx {
+pub(crate) struct ReadCtx {
     /// Bus instructions executed before the readout (the readout's time stamp).
     pub seq: u64,
-    /// The register read.
-    pub reg: Reg,
-    /// Its plane index.
+    /// The plane index of the register read.
     pub plane: usize,
 }
 
 /// Modifies values on their way into a register, between writes, and on readout.
-pub trait WriteLayer: Send + Sync {
+pub(crate) trait WriteLayer: Send + Sync {
     /// Writes to `w.out` the rows of values `w.src` about to be written from row `w.row`
     /// on, perturbed (only entries whose `w.mask` is set will be stored). Returns how
     /// many stored entries were clipped; when there were any, `w.clipped` tells which,

@@ -89,7 +89,7 @@ impl Testbed for ProfileTestbed {
             self.seed.wrapping_add(u64::from(run)),
         )
         .with_clock(sim::DEFAULT_CLOCK_HZ);
-        a.set_layer(Box::new(model));
+        a.set_layer(model);
         a
     }
 

@@ -520,7 +520,7 @@ pub(crate) fn compare(
             opts.seed.wrapping_add(u64::from(run)),
         )
         .with_clock(opts.clock_hz);
-        array.set_layer(Box::new(model));
+        array.set_layer(model);
         let report = sim::run(&mut array, program, opts.repeat, opts.clock_hz)?;
         Ok::<_, CompareError>((array, report))
     };

@@ -15,7 +15,7 @@ use crate::sim::machine::bus_value;
 /// One write through a layer resolved once (see [`super::WriteLayer::fused`]), so that
 /// the bus pass can apply it row by row inside its own loop, while the row of bus values
 /// is still in the core's first-level cache, rather than through a call per band.
-pub struct FusedWrite<'a> {
+pub(crate) struct FusedWrite<'a> {
     /// The gain deviates and the receiver's offset deviates, packed (a plane, row after
     /// row).
     pub pattern: &'a [u32],
@@ -123,7 +123,7 @@ pub(crate) struct RowTerm<'a> {
 
 /// The scalar factors of a term: `1 + g`, `pg`, `o` and `po`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Factors {
+pub(crate) struct Factors {
     /// `1 + g`: one plus the gain error.
     pub gain1: f32,
     /// `pg`: the spread of the per-PE gain deviates.

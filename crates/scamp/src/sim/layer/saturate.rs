@@ -17,7 +17,7 @@ use std::sync::Mutex;
 
 /// The shape of the compression beyond a knee (see the profile's `KneeForm`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Form {
+pub(crate) enum Form {
     /// `knee + room tanh(excess / room)`.
     Tanh,
     /// `knee + room (1 - 1 / (1 + excess / room))`.
@@ -29,7 +29,7 @@ pub enum Form {
 
 /// Knees and limits of a write (`lo <= knee_lo < knee_hi <= hi`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Saturate {
+pub(crate) struct Saturate {
     /// Lowest value a register holds.
     pub lo: f32,
     /// Highest value a register holds.
@@ -63,7 +63,8 @@ static PLAIN: Mutex<Vec<(PlainKey, (f32, f32))>> = Mutex::new(Vec::new());
 
 impl Saturate {
     /// A hard clip to `lo..=hi`.
-    pub fn hard(lo: f32, hi: f32) -> Saturate {
+    #[cfg(test)]
+    pub(crate) fn hard(lo: f32, hi: f32) -> Saturate {
         Saturate {
             lo,
             hi,
@@ -77,7 +78,7 @@ impl Saturate {
 
     /// Knees `knee_lo..knee_hi` and limits `lo..hi` with the compression `form`, its
     /// window of unchanged values not yet resolved (see [`Saturate::resolve_plain`]).
-    pub fn knees(lo: f32, hi: f32, knee_lo: f32, knee_hi: f32, form: Form) -> Saturate {
+    pub(crate) fn knees(lo: f32, hi: f32, knee_lo: f32, knee_hi: f32, form: Form) -> Saturate {
         Saturate {
             lo,
             hi,

@@ -260,7 +260,7 @@ fn fused_runs_draw_the_same_noise_as_unfused_ones() {
             .into_iter()
             .map(|fuse| {
                 let mut a = Array::new(GENERAL, edge);
-                a.set_layer(Box::new(NoiseModel::new(&profile, 3, 4)));
+                a.set_layer(NoiseModel::new(&profile, 3, 4));
                 copy_state(&start, &mut a);
                 let image: Vec<u8> = (0..PES).map(|i| (i * 13 % 253) as u8).collect();
                 a.expose(&image);
@@ -295,7 +295,7 @@ fn fused_noisy_runs_do_not_depend_on_the_thread_count() {
             pool.install(|| {
                 let mut rng = StdRng::seed_from_u64(9);
                 let mut a = random_array(&mut rng, EdgeMode::Zero, false);
-                a.set_layer(Box::new(NoiseModel::new(&profile, 5, 6)));
+                a.set_layer(NoiseModel::new(&profile, 5, 6));
                 run(&mut a, &p, 3, DEFAULT_CLOCK_HZ).unwrap();
                 state(&a)
             })
@@ -334,7 +334,7 @@ fn every_vector_unit_gives_the_same_bits() {
             .map(|&unit| {
                 forced::set(Some(unit));
                 let mut a = Array::new(GENERAL, EdgeMode::Zero);
-                a.set_layer(Box::new(NoiseModel::new(&profile, 3, 4)));
+                a.set_layer(NoiseModel::new(&profile, 3, 4));
                 copy_state(&start, &mut a);
                 let report = run(&mut a, &p, 2, DEFAULT_CLOCK_HZ);
                 forced::set(None);

@@ -54,7 +54,7 @@ fn a_noisy_run_is_pinned() {
     let program = parse_program(text, Device::default()).expect("the program parses");
     let profile = Profile::load("scamp5").expect("the built-in profile loads");
     let mut array = Array::new(6, EdgeMode::Zero);
-    array.set_layer(Box::new(NoiseModel::new(&profile, 3, 4)));
+    array.set_layer(NoiseModel::new(&profile, 3, 4));
     run(&mut array, &program, 1, DEFAULT_CLOCK_HZ).expect("the program runs");
     let pes = [0, 1, N + 7, 128 * N + 128, N * N - 1];
     let pinned: Vec<(Reg, Vec<u32>)> = [Reg::Gen(0), Reg::Gen(2), Reg::Gen(4), Reg::Gen(5)]

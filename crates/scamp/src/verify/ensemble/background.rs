@@ -86,7 +86,7 @@ pub(crate) fn frames(
     crate::sim::batch::frames(frames, |f| {
         let mut array = Array::new(Device::default().general, EdgeMode::Zero);
         let model = NoiseModel::new(profile, chip_seed, seed.wrapping_add(f as u64));
-        array.set_layer(Box::new(model));
+        array.set_layer(model);
         run(&mut array, &program, 1, DEFAULT_CLOCK_HZ)?;
         array.settle();
         let out = array.read_out(Reg::Gen(0)).unwrap_or_default();

@@ -156,7 +156,7 @@ pub(crate) fn simulate(
             setup.chip_seed,
             setup.run_seed.wrapping_add(u64::from(r)),
         );
-        array.set_layer(Box::new(model));
+        array.set_layer(model);
         let fail = CalibrationError::Run;
         run(&mut array, &load, 1, DEFAULT_CLOCK_HZ).map_err(fail)?;
         for k in 0..k_len {

@@ -97,7 +97,7 @@ fn corrected_frames(p: &Profile) -> Vec<Vec<f64>> {
     (1..=16)
         .map(|seed| {
             let mut a = Array::new(6, EdgeMode::Zero);
-            a.set_layer(Box::new(NoiseModel::new(p, 4, seed)));
+            a.set_layer(NoiseModel::new(p, 4, seed));
             run(&mut a, &program, 1, DEFAULT_CLOCK_HZ).unwrap();
             a.settle();
             let out = a.read_out(Reg::Gen(0)).unwrap();
