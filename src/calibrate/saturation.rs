@@ -128,11 +128,7 @@ pub fn simulate(
         let (v, k) = points[i];
         let program: Program = parse_program(&device_program(v, k), device)?;
         let mut array = Array::new(device.general, EdgeMode::Zero);
-        array.set_layer(NoiseModel::new(
-            profile,
-            setup.chip_seed,
-            setup.run_seed,
-        ));
+        array.set_layer(NoiseModel::new(profile, setup.chip_seed, setup.run_seed));
         run(&mut array, &program, 1, DEFAULT_CLOCK_HZ)?;
         array.settle();
         let out = array.read_out(Reg::Gen(0)).unwrap_or_default();

@@ -535,7 +535,7 @@ fn cells(s: &str) -> Vec<String> {
 }
 
 /// Reads the explanation of a failed proof (the lines of
-/// [`scamp::explain_mismatch`]) back into grids; lines that belong to no
+/// a failed proof's `mismatch`) back into grids; lines that belong to no
 /// register (a symbolic execution that stopped) are returned apart.
 pub fn proof_grids(lines: &[String]) -> (Vec<ProofGrid>, Vec<String>) {
     let mut grids: Vec<ProofGrid> = Vec::new();
@@ -640,20 +640,19 @@ fn mismatch_html(lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scamp::{isa::Reg, isa::Wiring};
 
     #[test]
     fn a_failed_proof_reads_back_into_grids_with_the_differing_cells() {
-        use scamp::Target as ProofTarget;
-        use scamp::{isa::parse_program, isa::Device};
+        use scamp::{isa::parse_program, isa::Device, Bank};
         // Computes in(r, c-1) where the kernel wants (in(r, c+1) + in(r, c)) / 2.
         let p = parse_program("movx(B, A, west)", Device::default()).unwrap();
-        let t = ProofTarget {
-            out: Reg::B,
-            depth: 1,
-            weights: vec![vec![0, 1, 1]],
-        };
-        let lines = scamp::explain_mismatch(&p, Wiring::new(Reg::A, 6), &[t]);
+        let spec = scamp::parse_spec(
+            "name: t\ninput: A\nregisters: [A, B]\nkernels:\n  - out: B\n    scale: 1/2\n    weights: [[0, 1, 1]]\n",
+        )
+        .unwrap();
+        let proof = Bank::with_kernels(p, "", spec).unwrap().prove().unwrap();
+        assert!(!proof.verified);
+        let lines = proof.mismatch;
         let (grids, other) = proof_grids(&lines);
         assert!(other.is_empty(), "{other:?}");
         assert_eq!(grids.len(), 1);

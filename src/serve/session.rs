@@ -290,9 +290,7 @@ pub fn run(req: &RunRequest) -> Result<RunReply, Refusal> {
     };
     let mut ideal = prepared(&s);
     let mut noisy = prepared(&s);
-    noisy.set_layer(
-        NoiseModel::new(&s.profile, 1, 1).with_clock(scamp::DEFAULT_CLOCK_HZ),
-    );
+    noisy.set_layer(NoiseModel::new(&s.profile, 1, 1).with_clock(scamp::DEFAULT_CLOCK_HZ));
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for array in [&mut ideal, &mut noisy] {

@@ -175,10 +175,10 @@ pub use bank::{Bank, BankError, CheckOptions, CheckReport, Checked, Pictures, Pr
 pub use options::{FrontOption, InPython, CHECK_OPTIONS, EVAL_OPTIONS};
 pub use verify::ensemble::{background, described, ensemble, identity};
 pub use verify::{
-    adc_step, explain_mismatch, first_run, heat_colour, load_images, load_input, named_frame,
-    per_target, prove, save_heatmap, CheckTarget, CompareError, CompareOptions, DiffMap,
-    ErrorFigures, EvaluateError, Evaluation, Groups, ImagesError, KernelErrors, Measurement,
-    Predicted, ProfileTestbed, Target, Watched,
+    adc_step, first_run, heat_colour, load_images, load_input, named_frame, per_target, prove,
+    save_heatmap, CheckTarget, CompareError, CompareOptions, DiffMap, ErrorFigures, EvaluateError,
+    Evaluation, Groups, ImagesError, KernelErrors, Measurement, Predicted, ProfileTestbed, Target,
+    Watched,
 };
 
 // Compile kernels.

@@ -32,7 +32,7 @@ pub struct CheckReport {
     /// Pixels excluded on every side of the images.
     pub border: usize,
     /// Number of test images.
-    pub images: usize,
+    pub(crate) images: usize,
     /// Number of run seeds.
     pub runs: u32,
     /// Figures per kernel (empty when the proof failed).
@@ -40,29 +40,29 @@ pub struct CheckReport {
     /// A bank of several groups (none for one program): per group, in the order they
     /// run, each from every input, the kernels it computes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<CheckGroup>,
+    pub(crate) groups: Vec<CheckGroup>,
     /// Where the program departs from the kernels.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mismatch: Vec<String>,
     /// The depths a `--max-total-rmse` search compiled and measured.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub budget: Vec<BudgetRow>,
+    pub(crate) budget: Vec<BudgetRow>,
     /// With a total-RMSE budget: whether the reported program meets it (when no depth
     /// does, the closest program is reported and the check fails).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub budget_met: Option<bool>,
+    pub(crate) budget_met: Option<bool>,
     /// The uncertainty ensemble, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uncertainty: Option<UncertaintyReport>,
+    pub(crate) uncertainty: Option<UncertaintyReport>,
     /// PE-register pairs past the saturation knee (clipped, under a hard clip) while the
     /// program ran (first run, all images, every
     /// group of a bank).
     pub saturated: u64,
     /// `saturated` per PE-register pair the groups write, per image: a fraction.
-    pub saturated_share: f64,
+    pub(crate) saturated_share: f64,
     /// Per stage (group) and register, the share of PE-writes past the profile's knee
     /// and, with saturation lifted, past its limit (first run, every image).
-    pub saturation_by_register: Vec<crate::verify::saturation::RegisterSaturation>,
+    pub(crate) saturation_by_register: Vec<crate::verify::saturation::RegisterSaturation>,
     /// The program text that was proven and measured.
     pub program: String,
 }
@@ -71,74 +71,74 @@ pub struct CheckReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelCheck {
     /// Output register.
-    pub out: String,
+    pub(crate) out: String,
     /// Approximation depth.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Integer weights over `2^depth`: `[kh][kw]`, or `[in][kh][kw]` for a kernel of
     /// several inputs.
-    pub approximated: crate::cain::ShownWeights,
+    pub(crate) approximated: crate::cain::ShownWeights,
     /// Approximated vs specified kernel, exact arithmetic.
-    pub approx: ErrorFigures,
+    pub(crate) approx: ErrorFigures,
     /// Simulated vs approximated kernel (run 1).
     pub analogue: ErrorFigures,
     /// Simulated vs specified kernel (run 1), with its ensemble range.
-    pub total: TotalFigures,
+    pub(crate) total: TotalFigures,
     /// Mean and spread of the analogue figures over runs.
-    pub analogue_runs: FigureSpread,
+    pub(crate) analogue_runs: FigureSpread,
     /// Mean and spread of the total figures over runs.
-    pub total_runs: FigureSpread,
+    pub(crate) total_runs: FigureSpread,
     /// PE-register pairs clipped while the kernel's group ran (run 1).
-    pub saturated: u64,
+    pub(crate) saturated: u64,
     /// Total error split by source.
-    pub sources: ErrorSources,
+    pub(crate) sources: ErrorSources,
     /// Analytic prediction of the analogue error (noise, gain, offset), with the
     /// images' input moments.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub predicted: Option<Predicted>,
+    pub(crate) predicted: Option<Predicted>,
     /// Largest magnitude any value of the program reaches for the spec's input range.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub peak: Option<f64>,
+    pub(crate) peak: Option<f64>,
 }
 
 /// The total error, with its range over the uncertainty ensemble when asked for.
 #[derive(Clone, Debug, Serialize)]
-pub struct TotalFigures {
+pub(crate) struct TotalFigures {
     /// The figures of run 1.
     #[serde(flatten)]
-    pub figures: ErrorFigures,
+    pub(crate) figures: ErrorFigures,
     /// Lowest and highest RMSE over the accepted ensemble members.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rmse_range: Option<[f64; 2]>,
+    pub(crate) rmse_range: Option<[f64; 2]>,
     /// Lowest and highest bias over the accepted ensemble members.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bias_range: Option<[f64; 2]>,
+    pub(crate) bias_range: Option<[f64; 2]>,
     /// The range over the nominal profile and the members that move only the register
     /// range (knee and limit): the saturation share of the spread.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub saturation_range: Option<FigureRange>,
+    pub(crate) saturation_range: Option<FigureRange>,
 }
 
 /// How many ensemble members were drawn and which failed the measurements.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
-pub struct UncertaintyReport {
+pub(crate) struct UncertaintyReport {
     /// Members drawn.
-    pub members: usize,
+    pub(crate) members: usize,
     /// Members that reproduce the device experiments.
-    pub accepted: usize,
+    pub(crate) accepted: usize,
     /// Every member with its verdict.
-    pub ensemble: Vec<Member>,
+    pub(crate) ensemble: Vec<Member>,
 }
 
 /// One group of a bank as `check --json` lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CheckGroup {
+pub(crate) struct CheckGroup {
     /// 1-based numbers of the kernels it computes.
-    pub kernels: Vec<usize>,
+    pub(crate) kernels: Vec<usize>,
     /// Their output registers.
-    pub outs: Vec<String>,
+    pub(crate) outs: Vec<String>,
     /// Its macros.
-    pub instructions: usize,
+    pub(crate) instructions: usize,
 }
 
 /// The groups of a bank of several (none for one program).
@@ -164,30 +164,30 @@ fn groups_of(
 }
 
 /// What a report is built from besides the evaluation.
-pub struct ReportInputs<'a> {
+pub(crate) struct ReportInputs<'a> {
     /// The program's groups.
-    pub groups: &'a Groups,
+    pub(crate) groups: &'a Groups,
     /// Per kernel, its approximation.
-    pub kernels: &'a [KernelReport],
+    pub(crate) kernels: &'a [KernelReport],
     /// The program text.
-    pub text: &'a str,
+    pub(crate) text: &'a str,
     /// The noise profile as named by the caller.
-    pub noise: &'a str,
+    pub(crate) noise: &'a str,
     /// Number of test images.
-    pub images: usize,
+    pub(crate) images: usize,
     /// Number of run seeds.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// The depth search's rows, if one chose the program.
-    pub budget: &'a [BudgetRow],
+    pub(crate) budget: &'a [BudgetRow],
     /// Whether the depth search met its budget.
-    pub budget_met: Option<bool>,
+    pub(crate) budget_met: Option<bool>,
     /// The energy model's figure for one frame.
-    pub energy_uj_per_frame: f64,
+    pub(crate) energy_uj_per_frame: f64,
 }
 
 impl CheckReport {
     /// The report of evaluation `e`.
-    pub fn of(i: &ReportInputs, e: &Evaluation) -> CheckReport {
+    pub(crate) fn of(i: &ReportInputs, e: &Evaluation) -> CheckReport {
         let cycles: u64 = i.groups.iter().map(|(p, _)| p.cycles()).sum();
         let m = e.measurement.as_ref();
         // Kernels of one group share its run, so each group's count is taken once.

@@ -11,23 +11,23 @@ pub struct CompileReport {
     /// Bus instructions of the whole program.
     pub cycles: u64,
     /// The groups of a bank (one for a single program).
-    pub groups: Vec<GroupReport>,
+    pub(crate) groups: Vec<GroupReport>,
     /// Macros of the whole program.
     pub instructions: usize,
     /// Per kernel: its approximation, prediction and range.
     pub kernels: Vec<CompiledKernel>,
     /// The noise profile's name.
-    pub noise: String,
+    pub(crate) noise: String,
     /// `error` or `length`.
-    pub objective: &'static str,
+    pub(crate) objective: &'static str,
     /// The program text (groups separated by kernel-block markers).
-    pub program: String,
+    pub(crate) program: String,
     /// The register range the program was held to.
-    pub range: RangeJson,
+    pub(crate) range: RangeJson,
     /// What the search did.
     pub search: SearchJson,
     /// How the kernels were split into groups.
-    pub split: SplitJson,
+    pub(crate) split: SplitJson,
 }
 
 /// How a spec's kernels were split into groups: the fewest groups of whole kernels
@@ -36,15 +36,15 @@ pub struct CompileReport {
 pub struct SplitJson {
     /// `none` (one program) or `kernel` (groups of whole kernels, outputs read out
     /// after each group).
-    pub by: &'static str,
+    pub(crate) by: &'static str,
     /// Number of groups.
-    pub groups: usize,
+    pub(crate) groups: usize,
     /// Input registers, held by every group.
-    pub inputs: usize,
+    pub(crate) inputs: usize,
     /// The most kernels in one group.
-    pub kernels_per_group: usize,
+    pub(crate) kernels_per_group: usize,
     /// Registers the program may use.
-    pub registers: usize,
+    pub(crate) registers: usize,
 }
 
 impl SplitJson {
@@ -85,112 +85,112 @@ impl SplitJson {
 #[derive(Clone, Debug, Serialize)]
 pub struct CompiledKernel {
     /// Sum of absolute weight differences of the approximation.
-    pub approx_error: f64,
+    pub(crate) approx_error: f64,
     /// Integer weights over `2^depth`: `[kh][kw]`, or `[in][kh][kw]` for a kernel of
     /// several inputs.
     pub approximated: crate::cain::ShownWeights,
     /// Approximation depth.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Whether the kernel's exact output fits the register range.
-    pub fits: bool,
+    pub(crate) fits: bool,
     /// The rescale `compile --fit` applied, if any.
-    pub fitted: Option<crate::cain::spec::fit::Fitted>,
+    pub(crate) fitted: Option<crate::cain::spec::fit::Fitted>,
     /// The largest scale at which the output fits (`null` for an all-zero kernel).
-    pub largest_fitting_scale: Option<f64>,
+    pub(crate) largest_fitting_scale: Option<f64>,
     /// Output register.
-    pub out: String,
+    pub(crate) out: String,
     /// The largest magnitude the exact output reaches for the input range.
-    pub output_peak: f64,
+    pub(crate) output_peak: f64,
     /// The largest magnitude any value of the program reaches.
-    pub peak: f64,
+    pub(crate) peak: f64,
     /// The analytic error prediction under the profile.
-    pub predicted: PredictedJson,
+    pub(crate) predicted: PredictedJson,
 }
 
 /// The predicted error of one kernel.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct PredictedJson {
+pub(crate) struct PredictedJson {
     /// Mean of the error.
-    pub bias: f64,
+    pub(crate) bias: f64,
     /// Root mean square error.
-    pub rmse: f64,
+    pub(crate) rmse: f64,
 }
 
 /// One group of a compiled bank.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
-pub struct GroupReport {
+pub(crate) struct GroupReport {
     /// Its bus instructions.
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Its macros.
-    pub instructions: usize,
+    pub(crate) instructions: usize,
     /// 1-based numbers of the kernels it computes.
-    pub kernels: Vec<usize>,
+    pub(crate) kernels: Vec<usize>,
     /// Their output registers.
-    pub outs: Vec<String>,
+    pub(crate) outs: Vec<String>,
     /// The largest magnitude its values reach.
-    pub peak: f64,
+    pub(crate) peak: f64,
     /// `search` or `fallback`.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
 }
 
 /// The register range of a compiled program.
 #[derive(Clone, Debug, Serialize)]
-pub struct RangeJson {
+pub(crate) struct RangeJson {
     /// The limit intermediates were held to.
-    pub held_to: f64,
+    pub(crate) held_to: f64,
     /// The spec's input range `[lo, hi]`.
-    pub input_range: [f64; 2],
+    pub(crate) input_range: [f64; 2],
     /// The profile's saturation limit.
-    pub limit: f64,
+    pub(crate) limit: f64,
     /// The largest magnitude any value reaches.
-    pub peak: f64,
+    pub(crate) peak: f64,
 }
 
 /// The search figures of a compile.
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchJson {
     /// Nodes expanded.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Per group, its phases in order: the constructive program, then the search's.
-    pub phases: Vec<PhaseJson>,
+    pub(crate) phases: Vec<PhaseJson>,
     /// Plans that reached the input.
-    pub plans_found: u64,
+    pub(crate) plans_found: u64,
     /// Children the search took, by the generator rule that made them (counted as egg
     /// counts rewrites; rules never applied left out).
-    pub rules: std::collections::BTreeMap<String, u64>,
+    pub(crate) rules: std::collections::BTreeMap<String, u64>,
     /// Seconds the search ran.
     pub seconds: f64,
     /// Seconds until the kept program was found.
     pub seconds_to_best: f64,
     /// `search` or `fallback`.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
     /// Why the search stopped.
-    pub stopped_by: &'static str,
+    pub(crate) stopped_by: &'static str,
     /// Deterministic work budget, if any.
-    pub work: Option<u64>,
+    pub(crate) work: Option<u64>,
     /// Workers used.
-    pub workers: usize,
+    pub(crate) workers: usize,
 }
 
 /// What one phase of a group's search found.
 #[derive(Clone, Debug, Serialize)]
-pub struct PhaseJson {
+pub(crate) struct PhaseJson {
     /// Instructions of its best program (`null`: none found).
-    pub best_instructions: Option<usize>,
+    pub(crate) best_instructions: Option<usize>,
     /// Predicted error of its best program (root of the summed predicted mean squared
     /// error of the group's outputs; `null` where it was not predicted).
-    pub best_predicted_rmse: Option<f64>,
+    pub(crate) best_predicted_rmse: Option<f64>,
     /// The group (1-based).
-    pub group: usize,
+    pub(crate) group: usize,
     /// Whether the group's chosen program is one this phase found.
-    pub kept: bool,
+    pub(crate) kept: bool,
     /// `constructive`, `length`, `error` or `reroute`.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Nodes it expanded.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Seconds it ran.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 impl PhaseJson {

@@ -29,7 +29,7 @@ pub use summary::{run_plan, RunPlan};
 
 use crate::cain::score::budget::{self, BudgetChoice, BudgetRow};
 use crate::cain::{self, CompileError, CompileOptions, KernelReport, Spec, Stats};
-use crate::isa::{Device, Program, Reg};
+use crate::isa::{Device, Program};
 use crate::sim::capture::GreyImage;
 use crate::verify::check::{self, ProfileTestbed};
 use crate::verify::compare::{self, CompareError, CompareOptions, Comparison, MapSink};
@@ -410,10 +410,5 @@ impl Bank {
             compare_opts,
             on_map,
         )?)
-    }
-
-    /// The register holding the input image, for a bank with kernels.
-    pub fn input(&self) -> Option<Reg> {
-        self.spec.as_ref().map(|s| s.input)
     }
 }

@@ -90,7 +90,7 @@ pub struct Frame {
     /// Per watched register, its 65,536 values (digital registers as 0 and 1).
     pub planes: Vec<(Watched, Vec<f32>)>,
     /// Instructions, cycles, saturation and warnings of the run.
-    pub report: RunReport,
+    pub(crate) report: RunReport,
 }
 
 /// Bytes a batch of `frames` frames reading `registers` registers holds at once (the
@@ -165,24 +165,24 @@ pub fn run_batch(
 
 /// Clipping of one register during the (first) run.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct Clipped {
+pub(crate) struct Clipped {
     /// PEs clipped at least once.
-    pub pes: u64,
+    pub(crate) pes: u64,
     /// Clipped writes.
-    pub writes: u64,
+    pub(crate) writes: u64,
 }
 
 /// The noise settings of a run, as reported.
 #[derive(Clone, Debug, Serialize)]
-pub struct NoiseInfo {
+pub(crate) struct NoiseInfo {
     /// The profile's name.
-    pub profile: String,
+    pub(crate) profile: String,
     /// Run seed of the first run.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Chip seed.
-    pub chip_seed: u64,
+    pub(crate) chip_seed: u64,
     /// Whether values were read through the profile's readout path.
-    pub readout: bool,
+    pub(crate) readout: bool,
 }
 
 /// What `scamp run --json` prints.
@@ -190,48 +190,48 @@ pub struct NoiseInfo {
 #[non_exhaustive]
 pub struct RunSummary {
     /// Macros executed (all repetitions).
-    pub instructions: u64,
+    pub(crate) instructions: u64,
     /// Bus instructions executed.
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Time at the clock, in microseconds.
-    pub time_us: f64,
+    pub(crate) time_us: f64,
     /// PE-register pairs clipped (first run).
-    pub saturated: u64,
+    pub(crate) saturated: u64,
     /// Per watched register, its figures after the first run.
-    pub registers: BTreeMap<String, PlaneStats>,
+    pub(crate) registers: BTreeMap<String, PlaneStats>,
     /// Warnings of the first run, each naming the program and position.
     pub warnings: Vec<String>,
     /// The noise settings.
-    pub noise: NoiseInfo,
+    pub(crate) noise: NoiseInfo,
     /// Clipped writes (first run).
-    pub saturated_writes: u64,
+    pub(crate) saturated_writes: u64,
     /// Per clipped register, its clipping (first run).
-    pub saturation: BTreeMap<String, Clipped>,
+    pub(crate) saturation: BTreeMap<String, Clipped>,
     /// Number of runs, when more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run_count: Option<u32>,
+    pub(crate) run_count: Option<u32>,
     /// Saturated PEs of each run, when more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub saturated_per_run: Option<Vec<u64>>,
+    pub(crate) saturated_per_run: Option<Vec<u64>>,
     /// Per register, its spread over runs, when more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub runs: Option<BTreeMap<String, RegisterRuns>>,
+    pub(crate) runs: Option<BTreeMap<String, RegisterRuns>>,
     /// The noisy runs against ideal ones, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub compare: Option<Comparison>,
+    pub(crate) compare: Option<Comparison>,
 }
 
 /// The runs of one setup over run seeds: the first run kept whole, the others folded
 /// into running statistics.
-pub struct Runs {
+pub(crate) struct Runs {
     /// Statistics of the watched registers over every run.
-    pub stats: RunsAccumulator,
+    pub(crate) stats: RunsAccumulator,
     /// The first run.
-    pub first: Frame,
+    pub(crate) first: Frame,
     /// Saturated PEs of each run.
-    pub saturated: Vec<u64>,
+    pub(crate) saturated: Vec<u64>,
     /// Number of runs.
-    pub count: u32,
+    pub(crate) count: u32,
 }
 
 /// Runs `program` `count` times on arrays made by `fresh` (run seeds `seed`,
@@ -276,7 +276,7 @@ where
 impl RunSummary {
     /// The summary of `runs`: the first run's figures, and the spread over runs when
     /// there are several. `warnings` are the first run's, already positioned.
-    pub fn of(
+    pub(crate) fn of(
         runs: &Runs,
         noise: NoiseInfo,
         warnings: Vec<String>,

@@ -7,24 +7,24 @@ use std::collections::BTreeMap;
 
 /// How one register's result varies over runs.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RegisterRuns {
+pub(crate) struct RegisterRuns {
     /// Runs accumulated.
-    pub runs: u64,
+    pub(crate) runs: u64,
     /// Mean over runs of the register's spatial mean.
-    pub mean_of_mean: f64,
+    pub(crate) mean_of_mean: f64,
     /// Standard deviation over runs of the spatial mean.
-    pub std_of_mean: f64,
+    pub(crate) std_of_mean: f64,
     /// Mean over runs of the register's spatial standard deviation.
-    pub mean_of_std: f64,
+    pub(crate) mean_of_std: f64,
     /// Standard deviation over runs of the spatial standard deviation.
-    pub std_of_std: f64,
+    pub(crate) std_of_std: f64,
     /// Smallest value seen in any run.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest value seen in any run.
-    pub max: f64,
+    pub(crate) max: f64,
     /// Temporal spread: root mean square over PEs of each PE's standard deviation over
     /// runs (0 when the only randomness is the chip's fixed pattern).
-    pub pe_std: f64,
+    pub(crate) pe_std: f64,
 }
 
 /// Population mean and spread of values arriving one at a time (Welford's update).
@@ -76,18 +76,18 @@ impl Default for Acc {
 /// Accumulates register planes run after run, in memory that does not grow with the
 /// number of runs (one running sum per PE and a few figures per register).
 #[derive(Clone, Debug, Default)]
-pub struct RunsAccumulator {
+pub(crate) struct RunsAccumulator {
     regs: BTreeMap<String, Acc>,
 }
 
 impl RunsAccumulator {
     /// An empty accumulator.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Adds one run's values of register `name`.
-    pub fn add(&mut self, name: &str, values: &[f32]) {
+    pub(crate) fn add(&mut self, name: &str, values: &[f32]) {
         let acc = self.regs.entry(name.to_string()).or_default();
         if acc.sum.len() != values.len() {
             acc.sum = vec![0.0; values.len()];

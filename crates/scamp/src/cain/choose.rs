@@ -78,7 +78,7 @@ with_methods!(ChooseOptions {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DepthScore {
     /// The depth.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Predicted mean squared error summed over the outputs.
     pub mse: f64,
 }
@@ -88,7 +88,7 @@ pub struct DepthScore {
 pub struct KernelChoice {
     /// Its register.
     #[serde(serialize_with = "register_name")]
-    pub out: Reg,
+    pub(crate) out: Reg,
     /// Summed absolute weight error of the approximation (scale included).
     pub error: f64,
     /// Predicted RMSE of the approximation on the input model.

@@ -119,7 +119,7 @@ pub struct RangeReport {
     pub limit: f64,
     /// The limit intermediates were held to: `limit`, or the largest output magnitude
     /// where an output cannot fit.
-    pub held_to: f64,
+    pub(crate) held_to: f64,
     /// Per kernel: the largest magnitude its exact output reaches.
     pub outputs: Vec<f64>,
     /// Per kernel: the largest scale at which its output fits the limit.
@@ -157,20 +157,20 @@ pub struct SearchReport {
     /// Seconds from the start until the program was found.
     pub seconds_to_best: f64,
     /// Seconds the search ran.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Plans that reached the input.
-    pub plans_found: u64,
+    pub(crate) plans_found: u64,
     /// Why the search stopped.
     pub stop: StopReason,
     /// Workers used.
-    pub workers: usize,
+    pub(crate) workers: usize,
     /// Which generator made the program (`Fallback` if any group's is constructive;
     /// see [`Group::source`]).
     pub source: Source,
     /// Deterministic work budget (nodes per worker), if the search ran in that mode.
     pub work: Option<u64>,
     /// Ordering seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Children the search took, by the generator rule that made them (rule names of
     /// [`moves::rule::Rule::name`], alphabetical; rules never applied left out).
     pub rules: std::collections::BTreeMap<String, u64>,
@@ -189,7 +189,7 @@ pub struct PhaseReport {
     /// Nodes it expanded.
     pub nodes: u64,
     /// Seconds it ran.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Instructions of its best program, if it found one.
     pub best_instructions: Option<usize>,
     /// Predicted error of its best program (root of the summed predicted mean squared
@@ -221,15 +221,15 @@ impl Source {
 /// One group of a bank: a program that starts from the input and leaves the outputs
 /// of its kernels, which are read out before the next group runs.
 #[derive(Clone, Debug)]
-pub struct Group {
+pub(crate) struct Group {
     /// Indices into [`Compiled::kernels`] of the kernels it computes.
-    pub kernels: Vec<usize>,
+    pub(crate) kernels: Vec<usize>,
     /// Its program.
-    pub program: Program,
+    pub(crate) program: Program,
     /// Which generator made it.
-    pub source: Source,
+    pub(crate) source: Source,
     /// The largest magnitude its values reach.
-    pub peak: Peak,
+    pub(crate) peak: Peak,
 }
 
 /// A compiled, proven program and what it computes.
@@ -237,34 +237,34 @@ pub struct Group {
 pub struct Compiled {
     /// The program: every group's statements one after another (one group: the
     /// program itself). A bank of several groups is run group by group, each from the
-    /// input: see [`Compiled::groups`] and [`program_text`].
+    /// input: see [`program_text`].
     pub program: Program,
     /// The groups, in order (one for a spec whose kernels fit one program).
-    pub groups: Vec<Group>,
+    pub(crate) groups: Vec<Group>,
     /// Per kernel: output register and approximation.
     pub kernels: Vec<KernelReport>,
     /// Search figures.
     pub search: SearchReport,
     /// Instruction set used.
-    pub ops: Ops,
+    pub(crate) ops: Ops,
     /// Registers the program was allowed to use.
-    pub registers: Vec<Reg>,
+    pub(crate) registers: Vec<Reg>,
     /// Register holding the input image.
-    pub input: Reg,
+    pub(crate) input: Reg,
     /// Range of the values the program holds.
     pub range: RangeReport,
     /// Per kernel, the predicted error under the profile for inputs like the bundled
     /// images (`score::objective::input_stats`).
     pub predicted: Vec<Predicted>,
     /// The objective the program was chosen by.
-    pub objective: Objective,
+    pub(crate) objective: Objective,
     /// The name of the profile used.
     pub profile: String,
 }
 
 impl KernelReport {
     /// What a program must compute for this kernel, as a proof target.
-    pub fn target(&self) -> Target {
+    pub(crate) fn target(&self) -> Target {
         Target {
             out: self.out,
             depth: self.approx.depth,

@@ -36,23 +36,23 @@ pub(crate) fn instruction_uj() -> f64 {
 
 /// How many cycles of each instruction class a frame runs, and what they cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct FrameEnergy {
+pub(crate) struct FrameEnergy {
     /// Analogue bus transfers (`bus`, `bus2`, `bus3`, and the capture's transfers).
-    pub analogue_cycles: u64,
+    pub(crate) analogue_cycles: u64,
     /// Native digital instructions on `R0..R12` and `FLAG`.
-    pub digital_cycles: u64,
+    pub(crate) digital_cycles: u64,
     /// `where`, `all`, `rpix` and `nop`.
-    pub control_cycles: u64,
+    pub(crate) control_cycles: u64,
     /// Readouts per frame (images or event scans): counted, not charged (no published
     /// figure).
-    pub readouts: u64,
+    pub(crate) readouts: u64,
     /// The model's energy of one frame, in microjoules.
-    pub energy_uj_per_frame: f64,
+    pub(crate) energy_uj_per_frame: f64,
 }
 
 impl FrameEnergy {
     /// The energy of running `program` once and reading out `readouts` planes.
-    pub fn of(program: &Program, readouts: u64) -> FrameEnergy {
+    pub(crate) fn of(program: &Program, readouts: u64) -> FrameEnergy {
         let mut e = FrameEnergy {
             readouts,
             ..FrameEnergy::default()
@@ -72,7 +72,7 @@ impl FrameEnergy {
     }
 
     /// Cycles of every class.
-    pub fn cycles(&self) -> u64 {
+    pub(crate) fn cycles(&self) -> u64 {
         self.analogue_cycles + self.digital_cycles + self.control_cycles
     }
 }

@@ -1,5 +1,5 @@
 //! What an evaluation counts, image by image: integers only, so that the counts of
-//! shards add up to exactly the counts of the whole run ([`Counts::add`]).
+//! shards add up to exactly the counts of the whole run ([`Counts::checked_sum`]).
 
 use super::dataset::CLASSES;
 use serde::{Deserialize, Serialize};
@@ -8,25 +8,25 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// Test images.
-    pub images: u64,
+    pub(crate) images: u64,
     /// Images classified correctly under `ideal`.
-    pub ideal_correct: u64,
+    pub(crate) ideal_correct: u64,
     /// Per chip seed, images classified correctly under the noise profile.
-    pub noisy_correct: Vec<u64>,
+    pub(crate) noisy_correct: Vec<u64>,
     /// CLASSES x CLASSES: true class (row) against the class predicted under `ideal`.
-    pub confusion_ideal: Vec<Vec<u64>>,
+    pub(crate) confusion_ideal: Vec<Vec<u64>>,
     /// The same under the noise profile, summed over the chip seeds.
-    pub confusion: Vec<Vec<u64>>,
+    pub(crate) confusion: Vec<Vec<u64>>,
     /// Binary-map bits that differ between the ideal and the noisy run, over all seeds.
-    pub flipped_bits: u64,
+    pub(crate) flipped_bits: u64,
     /// Binary-map bits compared, over all seeds.
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// Per binary map, the bits the noise flipped, over all seeds (empty in counts
     /// written before it was kept).
     #[serde(default)]
-    pub flipped_per_map: Vec<u64>,
+    pub(crate) flipped_per_map: Vec<u64>,
     /// (image, chip seed) pairs whose predicted class the noise changed.
-    pub changed: u64,
+    pub(crate) changed: u64,
 }
 
 impl Counts {
@@ -76,8 +76,10 @@ impl Counts {
         self.changed += u64::from(ideal != noisy);
     }
 
-    /// Adds the counts of other images (same seeds).
-    pub fn add(&mut self, o: &Counts) {
+    /// Adds the counts of other images (same seeds): the merge property test's
+    /// reference for [`Counts::checked_sum`].
+    #[cfg(test)]
+    pub(crate) fn add(&mut self, o: &Counts) {
         self.images += o.images;
         self.ideal_correct += o.ideal_correct;
         for (a, b) in self.noisy_correct.iter_mut().zip(&o.noisy_correct) {
@@ -368,7 +370,7 @@ pub struct Spread {
     /// Largest.
     pub max: f64,
     /// One value per chip seed, in seed order.
-    pub per_seed: Vec<f64>,
+    pub(crate) per_seed: Vec<f64>,
 }
 
 impl Spread {

@@ -68,9 +68,9 @@ impl Split {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dataset {
     /// The folder read.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Training split (the head learns from it).
-    pub train: Split,
+    pub(crate) train: Split,
     /// Test split (the accuracy is measured on it).
     pub test: Split,
 }

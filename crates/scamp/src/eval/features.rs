@@ -80,7 +80,7 @@ pub struct Extracted {
     /// The features, image after image.
     pub features: Vec<f32>,
     /// Bits per image (maps one after another, each rows x cols), 0 when not kept.
-    pub bits_per_image: usize,
+    pub(crate) bits_per_image: usize,
     /// The binary maps, image after image, when kept.
     pub bits: Vec<u8>,
 }

@@ -13,11 +13,11 @@ use std::cell::RefCell;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FrameNoise<'a> {
     /// The profile.
-    pub profile: &'a Profile,
+    pub(crate) profile: &'a Profile,
     /// Fixed-pattern (chip) seed.
-    pub chip_seed: u64,
+    pub(crate) chip_seed: u64,
     /// Temporal-noise seed.
-    pub run_seed: u64,
+    pub(crate) run_seed: u64,
 }
 
 /// The temporal seed of frame `frame` on chip `chip_seed` under the evaluation's

@@ -13,32 +13,32 @@ use super::network::{Bin, Grouping, Readout};
 )]
 pub struct BinOutside {
     /// The bin's 0-based number.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The bin.
-    pub bin: Bin,
+    pub(crate) bin: Bin,
     /// Image height.
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Image width.
-    pub cols: usize,
+    pub(crate) cols: usize,
 }
 
 /// The readout of images of one size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Map height.
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Map width.
-    pub cols: usize,
+    pub(crate) cols: usize,
     /// Maps per image.
-    pub maps: usize,
+    pub(crate) maps: usize,
     /// Blocks or bins, and the cap.
-    pub readout: Readout,
+    pub(crate) readout: Readout,
 }
 
 impl Layout {
     /// The layout of `readout` for `maps` maps of `rows x cols`; a bin outside the
     /// image is refused with its number.
-    pub fn new(
+    pub(crate) fn new(
         rows: usize,
         cols: usize,
         maps: usize,

@@ -6,27 +6,27 @@ use serde::{Deserialize, Serialize};
 
 /// One approximation depth as counted (the mergeable part of a row).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DepthCounts {
+pub(crate) struct DepthCounts {
     /// The approximation depth the stage specs were compiled at.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Macro instructions of the frame program (capture, stages, decisions).
-    pub instructions: u64,
+    pub(crate) instructions: u64,
     /// Its bus instructions (cycles).
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Images per frame (the tiling of this depth's programs).
-    pub images_per_frame: usize,
+    pub(crate) images_per_frame: usize,
     /// Empty PEs between tiles.
-    pub gap: usize,
+    pub(crate) gap: usize,
     /// Fingerprint of the frame program (shards must run the same programs).
-    pub program: String,
+    pub(crate) program: String,
     /// The counts.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// Wall seconds spent on the noisy test frames.
-    pub noisy_seconds: f64,
+    pub(crate) noisy_seconds: f64,
     /// The network's own depth only: per stage and register, the PE-writes past the
     /// knee and the limit on the first test chip (`super::saturation`).
     #[serde(default)]
-    pub saturation: Vec<super::saturation::StageCount>,
+    pub(crate) saturation: Vec<super::saturation::StageCount>,
 }
 
 /// What identifies an evaluation, and the counts of each depth: enough to merge shards.
@@ -34,45 +34,45 @@ pub struct DepthCounts {
 pub struct Mergeable {
     /// Hash of everything that determines the figures (network files, dataset, noise
     /// profiles, seeds, image limits, depths).
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// `[K, N]` for shard K of N; absent for a whole run.
-    pub shard: Option<[u32; 2]>,
+    pub(crate) shard: Option<[u32; 2]>,
     /// The depth of the network as written (its row is the headline).
-    pub main_depth: u32,
+    pub(crate) main_depth: u32,
     /// Every depth evaluated, in increasing depth.
-    pub rows: Vec<DepthCounts>,
+    pub(crate) rows: Vec<DepthCounts>,
     /// Descriptive figures, the same for every shard.
-    pub meta: Meta,
+    pub(crate) meta: Meta,
 }
 
 /// Descriptive figures of an evaluation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// Network name.
-    pub network: String,
+    pub(crate) network: String,
     /// Dataset folder.
-    pub dataset: String,
+    pub(crate) dataset: String,
     /// Noise profile name.
-    pub noise: String,
+    pub(crate) noise: String,
     /// The profile the head was trained under (`ideal` unless `--train-noise`).
-    pub train_noise: String,
+    pub(crate) train_noise: String,
     /// Chip (fixed-pattern) seeds of the noisy runs.
-    pub chip_seeds: Vec<u64>,
+    pub(crate) chip_seeds: Vec<u64>,
     /// Temporal-noise seed of the noisy runs (absent from older shards: 0).
     #[serde(default)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Training images used.
-    pub train_images: u64,
+    pub(crate) train_images: u64,
     /// Test images of the whole run (all shards).
-    pub test_images: u64,
+    pub(crate) test_images: u64,
     /// On-sensor stages.
-    pub stages: usize,
+    pub(crate) stages: usize,
     /// Binary maps read out per image.
-    pub maps: usize,
+    pub(crate) maps: usize,
     /// Features per image (pooled counts).
-    pub features: usize,
+    pub(crate) features: usize,
     /// Array clock in Hz, for the time per frame.
-    pub clock_hz: f64,
+    pub(crate) clock_hz: f64,
 }
 
 /// One depth's figures in the report.
@@ -83,13 +83,13 @@ pub struct DepthRow {
     /// Macro instructions per frame.
     pub instructions: u64,
     /// Cycles per frame.
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Images per frame.
-    pub images_per_frame: usize,
+    pub(crate) images_per_frame: usize,
     /// Accuracy ideal and noisy.
     pub accuracy: Accuracy,
     /// Fraction of binary-map bits flipped by the noise.
-    pub flipped: f64,
+    pub(crate) flipped: f64,
 }
 
 impl DepthRow {
@@ -126,7 +126,7 @@ pub struct Report {
     /// Network name.
     pub network: String,
     /// Dataset folder.
-    pub dataset: String,
+    pub(crate) dataset: String,
     /// Noise profile.
     pub noise: String,
     /// Training profile of the head.
@@ -135,33 +135,33 @@ pub struct Report {
     pub chip_seeds: Vec<u64>,
     /// Temporal-noise seed of the noisy runs.
     #[serde(default)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Test images counted.
     pub images: u64,
     /// On-sensor stages.
-    pub stages: usize,
+    pub(crate) stages: usize,
     /// Binary maps per image.
     pub maps: usize,
     /// Features per image.
-    pub features: usize,
+    pub(crate) features: usize,
     /// Depth of the network as written.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Macro instructions per frame.
-    pub instructions: u64,
+    pub(crate) instructions: u64,
     /// Cycles per frame.
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Microseconds per frame at the clock.
-    pub time_us: f64,
+    pub(crate) time_us: f64,
     /// Frames per second the chip would run at (program time only).
-    pub frames_per_second: f64,
+    pub(crate) frames_per_second: f64,
     /// Images the simulator tiles on one frame (a simulation device: the chip, as a
     /// camera, sees one scene per frame).
-    pub images_per_frame: usize,
+    pub(crate) images_per_frame: usize,
     /// Empty PEs between tiles.
-    pub gap: usize,
+    pub(crate) gap: usize,
     /// Images per second on the chip, one scene per frame as a camera sees it: the
     /// frames per second.
-    pub chip_images_per_second: f64,
+    pub(crate) chip_images_per_second: f64,
     /// The energy model's figure for one frame program, in microjoules: a model from
     /// published power figures, not a measurement (`crate::energy`).
     #[serde(default)]
@@ -179,7 +179,7 @@ pub struct Report {
     /// Per stage and register, the share of PE-writes past the knee and past the limit
     /// (the network's own depth, first test chip).
     #[serde(default)]
-    pub saturation_by_register: Vec<crate::verify::saturation::RegisterSaturation>,
+    pub(crate) saturation_by_register: Vec<crate::verify::saturation::RegisterSaturation>,
     /// Flip rate of the binary features under the noise.
     pub flipped: f64,
     /// Flip rate of each binary map, in map order.
@@ -195,9 +195,9 @@ pub struct Report {
     /// Every depth.
     pub depths: Vec<DepthRow>,
     /// Simulated noisy test images per wall second (image x chip seed evaluations).
-    pub images_per_second: f64,
+    pub(crate) images_per_second: f64,
     /// The counts, for `--merge`.
-    pub merge: Mergeable,
+    pub(crate) merge: Mergeable,
 }
 
 /// The report of `m` (a whole run, a shard or merged shards).

@@ -23,18 +23,18 @@ pub(crate) const COUNTED_CHIP: u64 = 1;
 
 /// One register's counts in one stage: what shards add up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StageCount {
+pub(crate) struct StageCount {
     /// The stage, from 1 (the capture counts in stage 1).
-    pub stage: usize,
+    pub(crate) stage: usize,
     /// The register (`NEWS` for the neighbour views too).
-    pub register: String,
+    pub(crate) register: String,
     /// PE-writes of the stage to the register over the counted frames.
-    pub writes: u64,
+    pub(crate) writes: u64,
     /// Of those, past a knee.
-    pub beyond_knee: u64,
+    pub(crate) beyond_knee: u64,
     /// Of those, past a limit with saturation lifted (absent when the profile has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub beyond_limit: Option<u64>,
+    pub(crate) beyond_limit: Option<u64>,
 }
 
 impl StageCount {

@@ -13,9 +13,9 @@ pub(crate) const MAX_REPORT_BYTES: u64 = 16 << 20;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// 1-based index.
-    pub index: u32,
+    pub(crate) index: u32,
     /// Number of shards.
-    pub count: u32,
+    pub(crate) count: u32,
 }
 
 /// A shard that is not `K/N` with 1 <= K <= N.
@@ -23,7 +23,7 @@ pub struct Shard {
 #[error("--shard {given}: expected K/N with 1 <= K <= N (e.g. 2/8)")]
 pub struct BadShard {
     /// The text given.
-    pub given: String,
+    pub(crate) given: String,
 }
 
 impl Shard {

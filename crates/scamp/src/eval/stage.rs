@@ -21,7 +21,7 @@ pub struct ChipStage {
     /// The stage's program.
     pub program: Program,
     /// Its kernels (output register and approximation).
-    pub kernels: Vec<KernelReport>,
+    pub(crate) kernels: Vec<KernelReport>,
     /// The largest approximation depth of its kernels.
     pub depth: u32,
     /// How far (in PE steps) its outputs read.
@@ -32,11 +32,11 @@ pub struct ChipStage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MapInfo {
     /// The stage that made it (0-based).
-    pub stage: usize,
+    pub(crate) stage: usize,
     /// The analogue register that was decided.
-    pub from: Reg,
+    pub(crate) from: Reg,
     /// The digital register holding it.
-    pub bit: DReg,
+    pub(crate) bit: DReg,
 }
 
 /// The whole on-sensor part of a network at one approximation depth.
@@ -53,12 +53,12 @@ pub struct Chip {
     pub reach: usize,
     /// How far from the array's edge the tiles must stay: the farthest PE a value on
     /// the maps' paths passes through (a value moved past the edge is lost).
-    pub margin: usize,
+    pub(crate) margin: usize,
     /// General registers of the array.
-    pub general: usize,
+    pub(crate) general: usize,
     /// The first line of each stage's statements in the frame program (the capture
     /// counts in the first stage, which starts at line 1).
-    pub stage_lines: Vec<u32>,
+    pub(crate) stage_lines: Vec<u32>,
 }
 
 impl Chip {

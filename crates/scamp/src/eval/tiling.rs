@@ -20,17 +20,17 @@ pub const BACKGROUND: u8 = 0;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tiling {
     /// Image height.
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Image width.
-    pub cols: usize,
+    pub(crate) cols: usize,
     /// Empty PEs between tiles.
-    pub gap: usize,
+    pub(crate) gap: usize,
     /// Empty PEs between the array border and the outer tiles (at least `gap`).
-    pub margin: usize,
+    pub(crate) margin: usize,
     /// Tiles down the frame.
-    pub down: usize,
+    pub(crate) down: usize,
     /// Tiles across the frame.
-    pub across: usize,
+    pub(crate) across: usize,
 }
 
 /// Images too large to tile the array even once.
@@ -38,11 +38,11 @@ pub struct Tiling {
 #[error("{rows}x{cols} images with a gap of {gap} PEs do not fit the 256x256 array")]
 pub struct NoTiling {
     /// Image height.
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Image width.
-    pub cols: usize,
+    pub(crate) cols: usize,
     /// The gap kept between tiles (the network's reach).
-    pub gap: usize,
+    pub(crate) gap: usize,
 }
 
 impl Tiling {
@@ -55,7 +55,12 @@ impl Tiling {
     /// The densest tiling of `rows` x `cols` images whose tiles stay `gap` apart and
     /// `margin` (or `gap`, when more) away from the array border; `None` when not even
     /// one image fits.
-    pub fn with_margin(rows: usize, cols: usize, gap: usize, margin: usize) -> Option<Tiling> {
+    pub(crate) fn with_margin(
+        rows: usize,
+        cols: usize,
+        gap: usize,
+        margin: usize,
+    ) -> Option<Tiling> {
         let margin = margin.max(gap);
         // n tiles take n (size + gap) - gap PEs between the two margins.
         let fit = |size: usize| (N + gap).saturating_sub(2 * margin) / (size + gap);
@@ -76,7 +81,7 @@ impl Tiling {
     }
 
     /// Frames needed for `images` images.
-    pub fn frames(&self, images: usize) -> usize {
+    pub(crate) fn frames(&self, images: usize) -> usize {
         images.div_ceil(self.per_frame())
     }
 

@@ -16,15 +16,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AccuracyRanges {
     /// Members drawn (the nominal profile first).
-    pub members: usize,
+    pub(crate) members: usize,
     /// Members that reproduce the device experiments.
-    pub accepted: usize,
+    pub(crate) accepted: usize,
     /// Lowest and highest mean noisy accuracy over the accepted members, the nominal
     /// profile included.
-    pub accuracy_range: [f64; 2],
+    pub(crate) accuracy_range: [f64; 2],
     /// The same over the nominal profile and the members that move only the register
     /// range (knee and limit): the saturation share of the spread.
-    pub saturation_range: [f64; 2],
+    pub(crate) saturation_range: [f64; 2],
 }
 
 /// The ranges of `net`'s noisy accuracy under `opts`'s profile's ensemble; `nominal` is

@@ -40,46 +40,46 @@ pub(crate) type Planes = BTreeMap<String, String>;
 
 /// What the index holds of one block.
 #[derive(Clone, Debug, Serialize)]
-pub struct BlockIndex {
+pub(crate) struct BlockIndex {
     /// The block's title.
-    pub title: String,
+    pub(crate) title: String,
     /// The statements from the frame's start to the block's end (what `scamp run` runs).
-    pub program: String,
+    pub(crate) program: String,
     /// Per profile, the planes after the block.
-    pub planes: BTreeMap<String, Planes>,
+    pub(crate) planes: BTreeMap<String, Planes>,
 }
 
 /// What the index holds of one sample.
 #[derive(Clone, Debug, Serialize)]
-pub struct SampleIndex {
+pub(crate) struct SampleIndex {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// The scene as an 8-bit grey PNG.
-    pub scene: String,
+    pub(crate) scene: String,
     /// Per block.
-    pub blocks: Vec<BlockIndex>,
+    pub(crate) blocks: Vec<BlockIndex>,
     /// Per profile, the planes the host reads (`readout_REG.npy`).
-    pub readout: BTreeMap<String, Planes>,
+    pub(crate) readout: BTreeMap<String, Planes>,
     /// Per profile, the head's class (networks only).
-    pub classes: BTreeMap<String, u8>,
+    pub(crate) classes: BTreeMap<String, u8>,
 }
 
 /// `index.json` of a golden folder.
 #[derive(Clone, Debug, Serialize)]
-pub struct GoldenIndex {
+pub(crate) struct GoldenIndex {
     /// The spec, program or network.
-    pub name: String,
+    pub(crate) name: String,
     /// The profiles: `ideal` and the noise profile's name.
-    pub profiles: Vec<String>,
+    pub(crate) profiles: Vec<String>,
     /// Temporal seed of the noisy runs.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Chip seed of the noisy runs.
-    pub chip_seed: u64,
+    pub(crate) chip_seed: u64,
     /// Per sample.
-    pub samples: Vec<SampleIndex>,
+    pub(crate) samples: Vec<SampleIndex>,
     /// Per profile, the readout features of every sample (`samples x features`,
     /// float32; networks only).
-    pub features: BTreeMap<String, String>,
+    pub(crate) features: BTreeMap<String, String>,
 }
 
 fn watched(r: AnyReg) -> Watched {
@@ -249,14 +249,15 @@ impl Golden<'_> {
     }
 }
 
-/// Writes the golden outputs of `plan` for `samples` into `dir` (which must exist).
+/// Writes the golden outputs of `plan` for `samples` into `dir` (which must exist),
+/// with the folder's index as `index.json`.
 pub fn write(
     dir: &Path,
     plan: &Plan,
     host: Option<&NetworkHost>,
     samples: &[Sample],
     profile: (&str, &Profile),
-) -> Result<GoldenIndex, ExportError> {
+) -> Result<(), ExportError> {
     let golden = Golden {
         dir,
         plan,
@@ -285,6 +286,5 @@ pub fn write(
         }
     }
     let json = serde_json::to_string_pretty(&index).map_err(file_err)?;
-    std::fs::write(dir.join("index.json"), json).map_err(file_err)?;
-    Ok(index)
+    std::fs::write(dir.join("index.json"), json).map_err(file_err)
 }

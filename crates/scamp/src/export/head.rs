@@ -21,11 +21,11 @@ pub struct NetworkHost {
     /// Top-left PE (row, column) of the image window.
     pub origin: (usize, usize),
     /// Window size, maps, groups (blocks or bins) and cap.
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// The digital registers holding the binary maps, in feature order.
-    pub maps: Vec<DReg>,
+    pub(crate) maps: Vec<DReg>,
     /// The head.
-    pub head: Head,
+    pub(crate) head: Head,
 }
 
 impl NetworkHost {

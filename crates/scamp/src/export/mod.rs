@@ -189,7 +189,7 @@ pub enum Internal {
 #[non_exhaustive]
 pub struct ExportReport {
     /// The spec, program or network name.
-    pub name: String,
+    pub(crate) name: String,
     /// The C++ file written.
     pub output: String,
     /// Blocks of one frame.
@@ -202,9 +202,9 @@ pub struct ExportReport {
     /// power figures, not a measurement: docs/export.md).
     pub energy_uj_per_frame: f64,
     /// The cycles per instruction class behind it.
-    pub energy: FrameEnergy,
+    pub(crate) energy: FrameEnergy,
     /// The golden outputs' folder, when written.
-    pub golden: Option<String>,
+    pub(crate) golden: Option<String>,
 }
 
 impl ExportReport {

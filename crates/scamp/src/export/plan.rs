@@ -17,7 +17,7 @@ pub(crate) const DEVICE_GENERAL: usize = 6;
 
 /// A register the host reads back after a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Readout {
+pub(crate) enum Readout {
     /// An analogue register read as an 8-bit image (`scamp5_output_image`).
     Image(Reg),
     /// A digital register read as a binary image (`scamp5_output_image`).
@@ -39,31 +39,31 @@ impl Readout {
 /// One block of the frame: the statements the proof covers, run from the capture (or
 /// from the previous block), and what the host reads after it.
 #[derive(Clone, Debug)]
-pub struct Block {
+pub(crate) struct Block {
     /// One line naming the block.
-    pub title: String,
+    pub(crate) title: String,
     /// Comment lines: approximation, proof and predicted error.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The capture that precedes the block, when its program starts from an image in
     /// a register rather than capturing it itself.
-    pub capture: Option<Program>,
+    pub(crate) capture: Option<Program>,
     /// The proven statements.
-    pub program: Program,
+    pub(crate) program: Program,
     /// What the host reads after the block.
-    pub readout: Vec<Readout>,
+    pub(crate) readout: Vec<Readout>,
     /// The registers the golden outputs hold after the block (its results).
-    pub watch: Vec<AnyReg>,
+    pub(crate) watch: Vec<AnyReg>,
 }
 
 /// One frame on the device.
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The spec, program or network name.
-    pub name: String,
+    pub(crate) name: String,
     /// Comment lines for the top of the file.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The blocks, in order.
-    pub blocks: Vec<Block>,
+    pub(crate) blocks: Vec<Block>,
 }
 
 impl Plan {

@@ -33,7 +33,7 @@ pub struct IsaError {
     pub cause: Box<IsaCause>,
     /// The operand the error is about (0-based), when it is about one: a parser that
     /// knows where each operand was written can point at it.
-    pub operand: Option<usize>,
+    pub(crate) operand: Option<usize>,
 }
 
 impl IsaError {
@@ -236,9 +236,9 @@ pub(crate) const MAX_OTHER_INPUTS: usize = 24;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wiring {
     /// The register the input image is exposed into (input plane 0).
-    pub input: Reg,
+    pub(crate) input: Reg,
     /// Number of general analogue registers.
-    pub general: usize,
+    pub(crate) general: usize,
     /// Registers of input planes 1, 2, ... (the first `others_len`); kept inline so a
     /// wiring stays `Copy`.
     others: [Reg; MAX_OTHER_INPUTS],
@@ -256,9 +256,9 @@ impl Wiring {
         }
     }
 
-    /// Input plane `z` in `inputs[z]` (the first is [`Wiring::input`]); `None` for no
+    /// Input plane `z` in `inputs[z]` (the first is the main input); `None` for no
     /// input or more than `1 + MAX_OTHER_INPUTS` of them.
-    pub fn planes(inputs: &[Reg], general: usize) -> Option<Wiring> {
+    pub(crate) fn planes(inputs: &[Reg], general: usize) -> Option<Wiring> {
         let (&input, rest) = inputs.split_first()?;
         let mut w = Wiring::new(input, general);
         let slots = w.others.get_mut(..rest.len())?;
@@ -340,7 +340,7 @@ impl Stmt {
 
     /// Builds a statement of a known table entry, checking operand kinds and the
     /// once-per-bus-instruction rule.
-    pub fn of(
+    pub(crate) fn of(
         def: &'static Def,
         args: Vec<Operand>,
         device: Device,

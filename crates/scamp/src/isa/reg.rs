@@ -50,12 +50,12 @@ impl Dir {
     }
 
     /// Parses a lower-case direction name.
-    pub fn parse(s: &str) -> Option<Dir> {
+    pub(crate) fn parse(s: &str) -> Option<Dir> {
         Dir::ALL.into_iter().find(|d| d.name() == s)
     }
 
     /// Index 0..4 in N, E, S, W order.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 }
@@ -72,12 +72,12 @@ pub struct DirSet(pub [bool; 4]);
 
 impl DirSet {
     /// Whether `d` is in the set.
-    pub fn contains(self, d: Dir) -> bool {
+    pub(crate) fn contains(self, d: Dir) -> bool {
         self.0[d.index()]
     }
 
     /// The directions in the set, N, E, S, W order.
-    pub fn iter(self) -> impl Iterator<Item = Dir> {
+    pub(crate) fn iter(self) -> impl Iterator<Item = Dir> {
         Dir::ALL.into_iter().filter(move |d| self.contains(*d))
     }
 }
@@ -120,7 +120,7 @@ impl Reg {
 
     /// How many general registers a device needs to hold every one of `regs` (the
     /// highest general register's letter; 0 when there is none).
-    pub fn general_count(regs: &[Reg]) -> usize {
+    pub(crate) fn general_count(regs: &[Reg]) -> usize {
         regs.iter()
             .map(|r| match r {
                 Reg::Gen(i) => usize::from(*i) + 1,

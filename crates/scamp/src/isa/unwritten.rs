@@ -29,9 +29,9 @@ impl fmt::Display for AnyReg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnwrittenRead {
     /// The register.
-    pub reg: AnyReg,
+    pub(crate) reg: AnyReg,
     /// The statement that reads it first.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 impl fmt::Display for UnwrittenRead {

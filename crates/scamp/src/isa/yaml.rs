@@ -132,9 +132,9 @@ pub(crate) enum Step {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Misplaced<P> {
     /// Steps from the document's root to the node.
-    pub path: Vec<Step>,
+    pub(crate) path: Vec<Step>,
     /// What is wrong with it.
-    pub problem: P,
+    pub(crate) problem: P,
 }
 
 impl<P> Misplaced<P> {

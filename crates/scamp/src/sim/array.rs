@@ -53,7 +53,8 @@ pub(crate) struct Batch<'a> {
 }
 
 impl Batch<'_> {
-    /// Runs one statement's bus instructions (see [`Array::execute`]); its last
+    /// Runs one statement's bus instructions, fusing consecutive transfers into one
+    /// pass over the array where that cannot change the result (see `plan`); its last
     /// transfers may stay pending until the next statement or the end of the batch.
     pub(crate) fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
         self.array.execute_pending(ops)
@@ -322,14 +323,6 @@ impl Array {
             *d = f32::from(p) / 2.0;
         }
         self.pix_reset = None;
-    }
-
-    /// Runs the bus instructions of one statement, fusing consecutive transfers into
-    /// one pass over the array where that cannot change the result (see `plan`).
-    /// Equivalent to `step` on each instruction in turn (plus a `Array::tick` after
-    /// each `nop()`), bit for bit and with the same noise.
-    pub fn execute(&mut self, ops: &[BusOp]) -> Result<(), MachineError> {
-        self.batch().execute(ops)
     }
 
     /// Starts a batch of statements whose transfers may fuse across statements (see

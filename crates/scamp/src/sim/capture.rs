@@ -24,14 +24,14 @@ pub struct GreyImage {
 #[error("{path}: cannot load image: {cause}")]
 pub struct CaptureError {
     /// The file.
-    pub path: String,
+    pub(crate) path: String,
     /// What went wrong.
-    pub cause: CaptureCause,
+    pub(crate) cause: CaptureCause,
 }
 
 /// What went wrong loading a picture.
 #[derive(Debug, thiserror::Error)]
-pub enum CaptureCause {
+pub(crate) enum CaptureCause {
     /// The file could not be opened or read.
     #[error(transparent)]
     Read(#[from] std::io::Error),

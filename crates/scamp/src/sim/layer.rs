@@ -23,21 +23,21 @@ use crate::isa::Reg;
 pub(crate) struct WriteCtx {
     /// Sequence number of the bus instruction since the array was created (a stream id
     /// for temporal noise that does not depend on thread scheduling).
-    pub seq: u64,
+    pub(crate) seq: u64,
     /// The register named as receiver (a neighbour view `XN..XW` writes `NEWS`).
-    pub reg: Reg,
+    pub(crate) reg: Reg,
     /// Index of the receiving plane (general registers first, then `NEWS`).
-    pub plane: usize,
+    pub(crate) plane: usize,
     /// Number of receivers of the transfer (1 = `bus`, 2 = `bus2`, 3 = `bus3`).
-    pub receivers: usize,
+    pub(crate) receivers: usize,
     /// Number of sources of the transfer.
-    pub sources: usize,
+    pub(crate) sources: usize,
     /// Whether a source is `IN` (a DAC load, `in()`).
-    pub reads_in: bool,
+    pub(crate) reads_in: bool,
     /// Whether that DAC setting came without the vendor's correction (`load_in`).
-    pub in_uncorrected: bool,
+    pub(crate) in_uncorrected: bool,
     /// Whether a source is `PIX` (a capture, `get_image`).
-    pub reads_pix: bool,
+    pub(crate) reads_pix: bool,
 }
 
 impl WriteCtx {
@@ -52,24 +52,24 @@ impl WriteCtx {
 /// that many rows of `N` entries.
 pub(crate) struct RowWrite<'a> {
     /// The first array row written.
-    pub row: usize,
+    pub(crate) row: usize,
     /// The exact values, row after row.
-    pub src: &'a [f32],
+    pub(crate) src: &'a [f32],
     /// Where the values to store go.
-    pub out: &'a mut [f32],
+    pub(crate) out: &'a mut [f32],
     /// Which entries will be stored (`None`: every entry).
-    pub mask: Option<&'a [bool]>,
+    pub(crate) mask: Option<&'a [bool]>,
     /// Which stored entries were clipped (see [`WriteLayer::perturb`]).
-    pub clipped: &'a mut [bool],
+    pub(crate) clipped: &'a mut [bool],
 }
 
 /// What is being read out.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadCtx {
     /// Bus instructions executed before the readout (the readout's time stamp).
-    pub seq: u64,
+    pub(crate) seq: u64,
     /// The plane index of the register read.
-    pub plane: usize,
+    pub(crate) plane: usize,
 }
 
 /// Modifies values on their way into a register, between writes, and on readout.

@@ -39,7 +39,7 @@ pub enum Fill {
 
 impl Fill {
     /// Parses `col`, `row` or a number within ±[`MAX_VALUE`].
-    pub fn parse(value: &str) -> Result<Fill, ValueError> {
+    pub(crate) fn parse(value: &str) -> Result<Fill, ValueError> {
         match value.trim() {
             "col" => return Ok(Fill::Ramp(Ramp::Col)),
             "row" => return Ok(Fill::Ramp(Ramp::Row)),
@@ -55,7 +55,7 @@ impl Fill {
     }
 
     /// The plane this fill gives.
-    pub fn plane(self) -> Vec<f32> {
+    pub(crate) fn plane(self) -> Vec<f32> {
         match self {
             Fill::Const(v) => vec![v; PES],
             Fill::Ramp(r) => ramp(r),

@@ -10,20 +10,20 @@ use std::path::{Path, PathBuf};
 
 /// Summary of one register over the array.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct PlaneStats {
+pub(crate) struct PlaneStats {
     /// Mean value.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Population standard deviation.
-    pub std: f64,
+    pub(crate) std: f64,
     /// Smallest value.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest value.
-    pub max: f64,
+    pub(crate) max: f64,
 }
 
 impl PlaneStats {
     /// Statistics of a plane.
-    pub fn of(values: &[f32]) -> Self {
+    pub(crate) fn of(values: &[f32]) -> Self {
         let n = values.len().max(1) as f64;
         let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
         let var = values

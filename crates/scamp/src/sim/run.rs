@@ -56,7 +56,7 @@ pub struct RunReport {
     /// hard clip) at least once during the run.
     pub saturated: u64,
     /// Writes past the knee (a PE past it twice counts twice).
-    pub saturated_writes: u64,
+    pub(crate) saturated_writes: u64,
     /// Per register with writes past the knee: (register, PEs, writes).
     pub saturation: Vec<(Reg, u64, u64)>,
     /// Warnings, each reported once.

@@ -17,23 +17,23 @@ pub struct Target {
     /// Register that holds the result.
     pub out: Reg,
     /// The kernel as specified (scale applied), rows north to south.
-    pub exact: Array2<f64>,
+    pub(crate) exact: Array2<f64>,
     /// The kernel the program computes exactly (multiples of 1/2^d).
-    pub approx: Array2<f64>,
+    pub(crate) approx: Array2<f64>,
     /// Kernel centre (row, column).
-    pub centre: (usize, usize),
+    pub(crate) centre: (usize, usize),
     /// The kernel on each further input plane (plane `z + 1` at `z`), of the same
     /// size; empty for a kernel of one input.
-    pub others: Vec<PlaneKernel>,
+    pub(crate) others: Vec<PlaneKernel>,
 }
 
 /// A kernel's weights on one further input plane.
 #[derive(Clone, Debug)]
-pub struct PlaneKernel {
+pub(crate) struct PlaneKernel {
     /// As specified (scale applied).
-    pub exact: Array2<f64>,
+    pub(crate) exact: Array2<f64>,
     /// As the program computes it exactly.
-    pub approx: Array2<f64>,
+    pub(crate) approx: Array2<f64>,
 }
 
 /// How the array is prepared and read for one run.
@@ -133,42 +133,42 @@ pub struct FigureSpread {
     /// RMSE over runs.
     pub rmse: Spread,
     /// Max absolute error over runs.
-    pub max: Spread,
+    pub(crate) max: Spread,
     /// Mean bias over runs.
-    pub bias: Spread,
+    pub(crate) bias: Spread,
 }
 
 /// The total error of one kernel split by source (first run): each figure compares two
 /// stages, so that the four errors add up to the total, PE by PE.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct ErrorSources {
+pub(crate) struct ErrorSources {
     /// Approximated kernel vs specified kernel, exact arithmetic.
-    pub approximation: ErrorFigures,
+    pub(crate) approximation: ErrorFigures,
     /// Readout clipping: the program run without register saturation, read through the
     /// ADC's codes vs without its range (same chip and seeds; under `ideal` arithmetic,
     /// the exact result clamped: an output beyond the 8-bit range loses this on any
     /// device).
-    pub readout_clipping: ErrorFigures,
+    pub(crate) readout_clipping: ErrorFigures,
     /// Noise, gain and offset: the program run without register saturation and
     /// readout clamping (same chip and seeds) vs the exact approximated result.
-    pub analogue: ErrorFigures,
+    pub(crate) analogue: ErrorFigures,
     /// Saturation inside the program: the run as simulated vs the same run (same chip
     /// and noise draws) without register saturation, both read through the ADC's codes,
     /// so that only what the register range does counts (an output the readout clamps
     /// either way costs nothing here, whatever its noise).
-    pub saturation: ErrorFigures,
+    pub(crate) saturation: ErrorFigures,
     /// Share of the compared PEs whose exact result lies outside the readout's codes.
-    pub clipped_share: f64,
+    pub(crate) clipped_share: f64,
     /// Compared PEs (over all images) whose sign the readout clipping changes: the
     /// decisions a network that keeps only the sign of this output would lose to it.
-    pub clipped_sign_changes: u64,
+    pub(crate) clipped_sign_changes: u64,
 }
 
 /// Error figures of one kernel over all images.
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelErrors {
     /// Output register.
-    pub out: String,
+    pub(crate) out: String,
     /// Approximated kernel vs specified kernel, exact arithmetic.
     pub approx: ErrorFigures,
     /// Simulated vs approximated kernel (first run; see `spread` for all runs).
@@ -181,9 +181,9 @@ pub struct KernelErrors {
     pub total_runs: FigureSpread,
     /// PE-register pairs clipped while the program ran (every register, not only this
     /// kernel's), summed over images, first run.
-    pub saturated: u64,
+    pub(crate) saturated: u64,
     /// The total error split by source.
-    pub sources: ErrorSources,
+    pub(crate) sources: ErrorSources,
 }
 
 /// What a check run measured.
@@ -192,20 +192,20 @@ pub struct Measurement {
     /// Border excluded on every side of the image, in pixels.
     pub border: usize,
     /// Number of images.
-    pub images: usize,
+    pub(crate) images: usize,
     /// Number of run seeds.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// Figures per kernel, in spec order.
     pub kernels: Vec<KernelErrors>,
     /// Per register, the share of PE-writes past the knee and past the limit (first
     /// run, every image).
-    pub registers: Vec<super::saturation::RegisterSaturation>,
+    pub(crate) registers: Vec<super::saturation::RegisterSaturation>,
 }
 
 impl Target {
     /// The target of a kernel: `exact` holds the specified weights with the scale
     /// applied, `approx` the integer weights over `2^depth` the program computes.
-    pub fn new(out: Reg, exact: &[Vec<f64>], approx: &super::proof::Target) -> Target {
+    pub(crate) fn new(out: Reg, exact: &[Vec<f64>], approx: &super::proof::Target) -> Target {
         let h = exact.len();
         let w = exact.first().map_or(0, Vec::len);
         let den = 2f64.powi(approx.depth.min(1000) as i32);

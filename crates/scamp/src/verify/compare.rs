@@ -256,49 +256,49 @@ pub enum CompareError {
 /// How an analogue register drifts: each figure pooled over the images of a run seed,
 /// then averaged over run seeds (spread in `runs`).
 #[derive(Clone, Debug, Serialize)]
-pub struct AnalogueDiff {
+pub(crate) struct AnalogueDiff {
     /// RMSE of `noisy - ideal`.
-    pub rmse: f64,
+    pub(crate) rmse: f64,
     /// Mean of `noisy - ideal`.
-    pub bias: f64,
+    pub(crate) bias: f64,
     /// Largest `|noisy - ideal|` of a run (averaged over runs like the others).
-    pub max: f64,
+    pub(crate) max: f64,
     /// Fraction of PEs with `|noisy - ideal|` above the tolerance.
-    pub beyond: f64,
+    pub(crate) beyond: f64,
     /// Mean and spread of each figure over run seeds.
-    pub runs: AnalogueRuns,
+    pub(crate) runs: AnalogueRuns,
 }
 
 /// Mean and spread over run seeds of an analogue register's figures.
 #[derive(Clone, Debug, Serialize)]
-pub struct AnalogueRuns {
+pub(crate) struct AnalogueRuns {
     /// RMSE, max and bias.
     #[serde(flatten)]
-    pub figures: FigureSpread,
+    pub(crate) figures: FigureSpread,
     /// Fraction beyond the tolerance.
-    pub beyond: Spread,
+    pub(crate) beyond: Spread,
 }
 
 /// Bit flips of a digital register, mean over run seeds, with spread.
 #[derive(Clone, Debug, Serialize)]
-pub struct DigitalDiff {
+pub(crate) struct DigitalDiff {
     /// Fraction of PEs whose bit differs from the ideal run.
-    pub flipped: f64,
+    pub(crate) flipped: f64,
     /// Mean and spread over run seeds.
-    pub runs: DigitalRuns,
+    pub(crate) runs: DigitalRuns,
 }
 
 /// Mean and spread over run seeds of a digital register's flip fraction.
 #[derive(Clone, Debug, Serialize)]
-pub struct DigitalRuns {
+pub(crate) struct DigitalRuns {
     /// Fraction flipped.
-    pub flipped: Spread,
+    pub(crate) flipped: Spread,
 }
 
 /// What differs in one register.
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
-pub enum Difference {
+pub(crate) enum Difference {
     /// An analogue register.
     Analogue(AnalogueDiff),
     /// A digital register or `FLAG`.
@@ -307,37 +307,37 @@ pub enum Difference {
 
 /// Saturation in the noisy runs, per run summed over images, mean over run seeds.
 #[derive(Clone, Debug, Serialize)]
-pub struct SaturationDiff {
+pub(crate) struct SaturationDiff {
     /// PE-register pairs clipped at least once while the program ran.
-    pub pes: Spread,
+    pub(crate) pes: Spread,
     /// Per register that clipped in any run: PEs clipped.
-    pub registers: BTreeMap<String, Spread>,
+    pub(crate) registers: BTreeMap<String, Spread>,
 }
 
 /// Everything a comparison measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
     /// Number of images.
-    pub images: usize,
+    pub(crate) images: usize,
     /// Number of noisy runs.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// PEs excluded on every side.
-    pub border: usize,
+    pub(crate) border: usize,
     /// Analogue tolerance.
-    pub tolerance: f64,
+    pub(crate) tolerance: f64,
     /// Per register, in the order asked for (a JSON object keyed by register name).
     #[serde(serialize_with = "in_order")]
-    pub registers: Vec<(Watched, Difference)>,
+    pub(crate) registers: Vec<(Watched, Difference)>,
     /// Saturation in the noisy runs.
-    pub saturated: SaturationDiff,
+    pub(crate) saturated: SaturationDiff,
     /// Per register, the share of PE-writes past the knee (the first noisy run, every
     /// image) and past the limit (the same run with saturation lifted), as `check`
     /// reports them.
-    pub saturation_by_register: Vec<super::saturation::RegisterSaturation>,
+    pub(crate) saturation_by_register: Vec<super::saturation::RegisterSaturation>,
     /// With `uncertainty`: each figure's range over the profile's ensemble and its
     /// saturation share.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uncertainty: Option<super::compare_ranges::CompareRanges>,
+    pub(crate) uncertainty: Option<super::compare_ranges::CompareRanges>,
 }
 
 fn in_order<S: Serializer>(regs: &[(Watched, Difference)], s: S) -> Result<S::Ok, S::Error> {

@@ -26,16 +26,16 @@ fn widen(b: Option<Bounds>, v: f64) -> Option<Bounds> {
 /// The range of a register's figures over some members: RMSE and bias for an analogue
 /// register, the flipped fraction for a digital one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct FigureBounds {
+pub(crate) struct FigureBounds {
     /// RMSE of `noisy - ideal` (analogue registers).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rmse: Option<Bounds>,
+    pub(crate) rmse: Option<Bounds>,
     /// Mean of `noisy - ideal` (analogue registers).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bias: Option<Bounds>,
+    pub(crate) bias: Option<Bounds>,
     /// Fraction of PEs whose bit flipped (digital registers).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub flipped: Option<Bounds>,
+    pub(crate) flipped: Option<Bounds>,
 }
 
 impl FigureBounds {
@@ -58,24 +58,24 @@ impl FigureBounds {
 
 /// One register's ranges.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RegisterRange {
+pub(crate) struct RegisterRange {
     /// Over the accepted members, the nominal profile included.
     #[serde(flatten)]
-    pub all: FigureBounds,
+    pub(crate) all: FigureBounds,
     /// Over the nominal profile and the members that move only the register range.
-    pub saturation_range: FigureBounds,
+    pub(crate) saturation_range: FigureBounds,
 }
 
 /// The ensemble and the ranges it gives.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CompareRanges {
+pub(crate) struct CompareRanges {
     /// Members drawn (the nominal profile first).
-    pub members: usize,
+    pub(crate) members: usize,
     /// Members that reproduce the device experiments.
-    pub accepted: usize,
+    pub(crate) accepted: usize,
     /// Per compared register, in the comparison's order (a JSON object keyed by name).
     #[serde(serialize_with = "in_order")]
-    pub registers: Vec<(Watched, RegisterRange)>,
+    pub(crate) registers: Vec<(Watched, RegisterRange)>,
 }
 
 fn in_order<S: Serializer>(regs: &[(Watched, RegisterRange)], s: S) -> Result<S::Ok, S::Error> {

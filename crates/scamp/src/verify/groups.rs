@@ -125,24 +125,24 @@ pub(crate) fn single(program: Program, kernels: usize) -> Groups {
 /// What `scamp check` asks of an evaluation.
 pub(crate) struct Request<'a> {
     /// The program's groups.
-    pub groups: &'a Groups,
+    pub(crate) groups: &'a Groups,
     /// The input registers and the device's general registers.
-    pub wiring: Wiring,
+    pub(crate) wiring: Wiring,
     /// Per kernel, what its output must hold exactly on every input plane (the
     /// approximated kernel; one plane for a program of one input).
-    pub planes: &'a [PlanesTarget],
+    pub(crate) planes: &'a [PlanesTarget],
     /// Per kernel, the measured targets (specified and approximated kernels).
-    pub targets: &'a [Target],
+    pub(crate) targets: &'a [Target],
     /// Input range of the static range analysis.
-    pub input_range: InputRange,
+    pub(crate) input_range: InputRange,
     /// Test images.
-    pub images: &'a [GreyImage],
+    pub(crate) images: &'a [GreyImage],
     /// Noise profile, chip and run seeds.
-    pub testbed: &'a ProfileTestbed,
+    pub(crate) testbed: &'a ProfileTestbed,
     /// Run seeds per image.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// Whether to measure the ranges over the uncertainty ensemble.
-    pub uncertainty: bool,
+    pub(crate) uncertainty: bool,
 }
 
 /// Everything `scamp check` reports about a program.
@@ -154,11 +154,11 @@ pub struct Evaluation {
     /// Error figures on the images (only for a verified program).
     pub measurement: Option<Measurement>,
     /// The analytic prediction per kernel (verified programs the predictor handles).
-    pub predicted: Option<Vec<Predicted>>,
+    pub(crate) predicted: Option<Vec<Predicted>>,
     /// The largest magnitude any value reaches for the input range, over all groups.
-    pub peak: Option<f64>,
+    pub(crate) peak: Option<f64>,
     /// Error ranges over the uncertainty ensemble, when asked for.
-    pub ranges: Option<Ranges>,
+    pub(crate) ranges: Option<Ranges>,
 }
 
 /// Why an evaluation stopped.

@@ -76,7 +76,8 @@ pub struct Spread {
 
 impl Spread {
     /// Mean and sample standard deviation of `values`.
-    pub fn of(values: &[f64]) -> Self {
+    #[cfg(test)]
+    pub(crate) fn of(values: &[f64]) -> Self {
         let n = values.len().max(1) as f64;
         let mean = values.iter().sum::<f64>() / n;
         let std = if values.len() > 1 {

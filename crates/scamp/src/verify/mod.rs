@@ -54,7 +54,6 @@ pub use predict::Predicted;
 pub use proof::{prove, ProofError, Target};
 #[cfg(test)]
 pub(crate) use range::{coef_f64, interval, peak_planes};
-pub use report::explain_mismatch;
 #[cfg(test)]
 pub(crate) use symbolic::{coef_int, execute, LinComb};
 

@@ -86,9 +86,9 @@ pub(crate) fn execute_planes(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct PlanesTarget {
     /// Register that must hold the result at the end.
-    pub out: Reg,
+    pub(crate) out: Reg,
     /// Per input plane, its kernel.
-    pub planes: Vec<Target>,
+    pub(crate) planes: Vec<Target>,
 }
 
 /// Why a multi-plane proof failed.

@@ -24,13 +24,13 @@ pub(crate) const ROUNDING_SHARE: f64 = 1.0 / 1024.0;
 )]
 pub(crate) struct PrecisionLoss {
     /// The output register.
-    pub out: Reg,
+    pub(crate) out: Reg,
     /// RMSE of the ideal simulation against the proven (approximated) kernel.
-    pub rmse: f64,
+    pub(crate) rmse: f64,
     /// Largest absolute difference.
-    pub max: f64,
+    pub(crate) max: f64,
     /// The rounding allowance it exceeds.
-    pub tolerance: f64,
+    pub(crate) tolerance: f64,
 }
 
 /// Runs `program` once under `ideal` on `frame` (one image per input plane,

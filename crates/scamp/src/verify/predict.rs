@@ -48,9 +48,9 @@ pub(crate) struct Affine {
     /// whose terms cancelled keeps its 0). A sorted list rather than a map: programs of
     /// thousands of instructions add values of hundreds of terms at every step, and a
     /// merge of two lists is several times faster than inserting into a tree.
-    pub terms: Vec<(Tap, f64)>,
+    pub(crate) terms: Vec<(Tap, f64)>,
     /// Constant part.
-    pub constant: f64,
+    pub(crate) constant: f64,
 }
 
 impl Affine {
@@ -291,17 +291,17 @@ pub(crate) const IMAGE_LAGS: &[(i32, i32, f64)] = &[
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct InputStats {
     /// `E[x]`.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// `E[x^2]`.
-    pub square: f64,
+    pub(crate) square: f64,
     /// `E[x(p) x(p + d)]` for measured lags `d`; a lag not listed is taken as `square`
     /// (neighbouring pixels equal: the smooth-image model). Every input plane has
     /// these moments.
-    pub lags: HashMap<Offset, f64>,
+    pub(crate) lags: HashMap<Offset, f64>,
     /// Between two different input planes `a < b`, `E[x_a(p) x_b(p + d)]` keyed by
     /// `(a, b, d)`; a pair of planes with no lag listed is independent (`mean^2`), see
     /// `crate::verify::plane_stats`.
-    pub cross: HashMap<(u16, u16, Offset), f64>,
+    pub(crate) cross: HashMap<(u16, u16, Offset), f64>,
 }
 
 impl InputStats {
@@ -847,11 +847,11 @@ impl Machine for ErrorPe<'_> {
 #[error("{pos}: `{statement}`: {cause}")]
 pub struct PredictError {
     /// Statement that could not be followed.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// Its text.
-    pub statement: String,
+    pub(crate) statement: String,
     /// Why.
-    pub cause: MachineError,
+    pub(crate) cause: MachineError,
 }
 
 /// The error structure of a program's registers after it ran: input-independent, so it

@@ -25,7 +25,7 @@ pub struct Target {
 
 impl Target {
     /// The exact linear combination the target stands for.
-    pub fn expected(&self) -> LinComb {
+    pub(crate) fn expected(&self) -> LinComb {
         let h = self.weights.len();
         let w = self.weights.first().map_or(0, Vec::len);
         let (ci, cj) = centre_of(h, w);
@@ -50,11 +50,11 @@ impl Target {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
     /// The output register.
-    pub out: Reg,
+    pub(crate) out: Reg,
     /// Offsets that differ: (offset, expected, computed).
-    pub offsets: Vec<(Offset, Coef, Coef)>,
+    pub(crate) offsets: Vec<(Offset, Coef, Coef)>,
     /// Constant part computed (should be 0).
-    pub constant: Coef,
+    pub(crate) constant: Coef,
 }
 
 /// Why a proof failed.
@@ -83,11 +83,11 @@ pub enum ProofError {
 )]
 pub struct UnwrittenDependency {
     /// The output register whose kernel depends on it.
-    pub out: Reg,
+    pub(crate) out: Reg,
     /// The register read before any write.
-    pub reg: Reg,
+    pub(crate) reg: Reg,
     /// Where it is first read.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// The mismatches of a failed proof, shown briefly: at most eight offsets per register.

@@ -64,13 +64,13 @@ pub struct Peak {
     /// Largest magnitude any written value can reach.
     pub magnitude: f64,
     /// The statement that writes it (none for a program that writes nothing).
-    pub pos: Option<Pos>,
+    pub(crate) pos: Option<Pos>,
     /// The register written.
-    pub reg: Option<Reg>,
+    pub(crate) reg: Option<Reg>,
     /// Lowest value any register can reach.
-    pub low: f64,
+    pub(crate) low: f64,
     /// Highest value any register can reach.
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
 impl Peak {

@@ -38,7 +38,11 @@ fn bounds(a: &LinComb, b: &LinComb) -> ((i32, i32), (i32, i32)) {
 
 /// For every target whose register does not hold its kernel: both kernels as grids
 /// (centred on the PE) and the offsets that differ, as lines of text.
-pub fn explain_mismatch(program: &Program, wiring: Wiring, targets: &[Target]) -> Vec<String> {
+pub(crate) fn explain_mismatch(
+    program: &Program,
+    wiring: Wiring,
+    targets: &[Target],
+) -> Vec<String> {
     let pe = match execute(program, wiring) {
         Ok(pe) => pe,
         Err(e) => return vec![format!("symbolic execution stopped at {e}")],

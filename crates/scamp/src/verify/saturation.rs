@@ -11,24 +11,24 @@ use std::collections::BTreeMap;
 
 /// One register's share of PE-writes past the knee and past the limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RegisterSaturation {
+pub(crate) struct RegisterSaturation {
     /// The stage: the group of a bank (0 for a single program); in `scamp eval`, the
     /// on-sensor stage, from 1.
-    pub stage: usize,
+    pub(crate) stage: usize,
     /// The register (`NEWS` for the neighbour views too).
-    pub register: String,
+    pub(crate) register: String,
     /// PE-writes of the program to it (bus writes times PEs times images).
-    pub writes: u64,
+    pub(crate) writes: u64,
     /// Of those, past a knee.
-    pub beyond_knee: u64,
+    pub(crate) beyond_knee: u64,
     /// `beyond_knee / writes`.
-    pub knee_share: f64,
+    pub(crate) knee_share: f64,
     /// Of those, past a limit without saturation (absent when the profile has none).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub beyond_limit: Option<u64>,
+    pub(crate) beyond_limit: Option<u64>,
     /// `beyond_limit / writes`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit_share: Option<f64>,
+    pub(crate) limit_share: Option<f64>,
 }
 
 impl RegisterSaturation {

@@ -34,11 +34,11 @@ pub(crate) type Offset = (i32, i32);
 
 /// `constant + sum of coef * input(pe + offset)`, exactly.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct LinComb {
+pub(crate) struct LinComb {
     /// Non-zero coefficients by offset.
-    pub terms: BTreeMap<Offset, Coef>,
+    pub(crate) terms: BTreeMap<Offset, Coef>,
     /// The constant part (from DAC loads and photodiode reset levels).
-    pub constant: Coef,
+    pub(crate) constant: Coef,
 }
 
 impl LinComb {
@@ -110,9 +110,9 @@ pub(crate) trait Symbolic: Linear + fmt::Debug {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Span {
     /// Rows from the northernmost to the southernmost offset.
-    pub rows: u64,
+    pub(crate) rows: u64,
     /// Columns from the westernmost to the easternmost offset.
-    pub cols: u64,
+    pub(crate) cols: u64,
 }
 
 impl Span {
@@ -323,17 +323,17 @@ impl<V: Symbolic> Machine for SymbolicPe<V> {
 #[error("{pos}: `{statement}`: {cause}")]
 pub struct SymbolicError {
     /// Statement that could not be executed.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// Its text.
-    pub statement: String,
+    pub(crate) statement: String,
     /// Why.
-    pub cause: SymbolicCause,
+    pub(crate) cause: SymbolicCause,
 }
 
 /// Why a statement could not be executed symbolically.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum SymbolicCause {
+pub(crate) enum SymbolicCause {
     /// The machine refused the instruction.
     #[error(transparent)]
     Machine(#[from] MachineError),

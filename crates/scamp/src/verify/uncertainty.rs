@@ -12,23 +12,23 @@ use serde::Serialize;
 
 /// The range of each total-error figure of one kernel over the accepted members.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct KernelRange {
+pub(crate) struct KernelRange {
     /// Total RMSE, lowest and highest.
-    pub rmse: [f64; 2],
+    pub(crate) rmse: [f64; 2],
     /// Total mean bias, lowest and highest.
-    pub bias: [f64; 2],
+    pub(crate) bias: [f64; 2],
     /// The part of the spread that the register range alone gives: the same over the
     /// nominal profile and the members that move only the saturation parameters.
-    pub saturation: FigureRange,
+    pub(crate) saturation: FigureRange,
 }
 
 /// Lowest and highest total RMSE and bias over some members.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct FigureRange {
+pub(crate) struct FigureRange {
     /// Total RMSE, lowest and highest.
-    pub rmse: [f64; 2],
+    pub(crate) rmse: [f64; 2],
     /// Total mean bias, lowest and highest.
-    pub bias: [f64; 2],
+    pub(crate) bias: [f64; 2],
 }
 
 impl FigureRange {
@@ -49,12 +49,12 @@ impl FigureRange {
 
 /// The ensemble and the ranges it gives.
 #[derive(Clone, Debug, Serialize)]
-pub struct Ranges {
+pub(crate) struct Ranges {
     /// Every member drawn, accepted or not (the nominal profile first).
-    pub members: Vec<Member>,
+    pub(crate) members: Vec<Member>,
     /// Per kernel (in target order), the range over the accepted members, the nominal
     /// profile included.
-    pub kernels: Vec<KernelRange>,
+    pub(crate) kernels: Vec<KernelRange>,
 }
 
 impl Ranges {

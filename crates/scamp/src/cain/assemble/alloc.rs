@@ -15,22 +15,22 @@ use crate::isa::Reg;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Instr {
     /// Which instruction.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Result registers (two for `div`: x/2, -x/2).
-    pub dsts: Vec<Reg>,
+    pub(crate) dsts: Vec<Reg>,
     /// Source registers in operand order.
-    pub srcs: Vec<Reg>,
+    pub(crate) srcs: Vec<Reg>,
 }
 
 /// What the allocator must respect.
 #[derive(Clone, Debug)]
 pub(crate) struct AllocProblem<'a> {
     /// Each input's goal and the register it starts in (one per input channel).
-    pub inputs: &'a [(Goal, Reg)],
+    pub(crate) inputs: &'a [(Goal, Reg)],
     /// Registers the program may use.
-    pub registers: &'a [Reg],
+    pub(crate) registers: &'a [Reg],
     /// Each kernel's goal and the register that must hold it at the end.
-    pub outputs: &'a [(Goal, Reg)],
+    pub(crate) outputs: &'a [(Goal, Reg)],
 }
 
 const NEVER: usize = usize::MAX;

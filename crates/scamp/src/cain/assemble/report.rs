@@ -45,9 +45,9 @@ pub(crate) fn predict_outputs(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InputPlanes<'a> {
     /// Per input plane, its register.
-    pub regs: &'a [Reg],
+    pub(crate) regs: &'a [Reg],
     /// Number of general registers.
-    pub general: usize,
+    pub(crate) general: usize,
 }
 
 /// [`predict_outputs`] of a program reading several input planes: noise and signal
@@ -68,11 +68,11 @@ pub(crate) fn predict_outputs_planes(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Clipping<'a> {
     /// The input's range.
-    pub range: InputRange,
+    pub(crate) range: InputRange,
     /// The saturation limit.
-    pub limit: f64,
+    pub(crate) limit: f64,
     /// Each output's exact kernel, tap (plane and offset) to coefficient.
-    pub outputs: &'a [BTreeMap<Tap, f64>],
+    pub(crate) outputs: &'a [BTreeMap<Tap, f64>],
 }
 
 /// The error objective's score: the summed predicted mean squared error of the outputs

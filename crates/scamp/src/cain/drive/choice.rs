@@ -11,11 +11,11 @@ use crate::cain::{Objective, Source};
 pub(crate) struct Finalists {
     /// The shortest program: the length phase's, or the constructive one where that is
     /// no longer (see [`shortest`]), with its source.
-    pub shortest: (Found<Candidate>, Source),
+    pub(crate) shortest: (Found<Candidate>, Source),
     /// A program shorter than that one which a later phase finished, if any.
-    pub shorter: Option<Found<Candidate>>,
+    pub(crate) shorter: Option<Found<Candidate>>,
     /// The later phases' results, in phase order.
-    pub searched: Vec<Found<Candidate>>,
+    pub(crate) searched: Vec<Found<Candidate>>,
 }
 
 /// The shorter of the length phase's and the constructive program: fewer instructions,

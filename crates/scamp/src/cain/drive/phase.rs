@@ -33,27 +33,27 @@ pub(crate) enum RangeRule {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Phase {
     /// Its name in reports (`length`, `error`, `reroute`, `polish`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What it searches.
-    pub searches: Searches,
+    pub(crate) searches: Searches,
     /// What it minimises: the shortest program, or the lowest score within the slack
     /// of the shortest found before it.
-    pub objective: Objective,
+    pub(crate) objective: Objective,
     /// Its share of the clock the group has left when it starts, less what it
     /// [`leaves`](Self::leaves) (a work budget gives each phase the whole work; the
     /// clock then only caps it). See [`clock_budget`].
-    pub share: f64,
+    pub(crate) share: f64,
     /// The share of the group's clock it leaves for the final polish, whatever it
     /// searches (0 under a work budget, where every phase has its whole work).
-    pub leaves: f64,
+    pub(crate) leaves: f64,
     /// Whether, under a clock budget, it searches a work budget calibrated to the
     /// group's nominal clock ([`calibrated_work`]), its workers together
     /// ([`work_budget`]), with its clock as a cap only: then it stops at the earlier of
     /// that work and its clock (with one worker, where the work is done first, its
     /// result does not depend on the machine's load).
-    pub calibrated: bool,
+    pub(crate) calibrated: bool,
     /// The range its values are held to.
-    pub range: RangeRule,
+    pub(crate) range: RangeRule,
 }
 
 /// The phases of a group's search under `objective`, in order; `work` says whether the

@@ -27,55 +27,55 @@ pub(crate) type GroupFinisher<'a> =
 /// What one phase found.
 pub(crate) struct PhaseResult {
     /// The phase.
-    pub phase: Phase,
+    pub(crate) phase: Phase,
     /// Its search's figures; `best` is its result (`at`: from the start of the compile).
-    pub outcome: Outcome<Candidate>,
+    pub(crate) outcome: Outcome<Candidate>,
     /// The shortest program it finished under the error objective (then fewest cycles,
     /// lowest score), whatever the slack kept.
-    pub shortest: Option<Found<Candidate>>,
+    pub(crate) shortest: Option<Found<Candidate>>,
     /// Its program as the final choice sees it: the length phase's scored under the
     /// error objective (`None` where the constructive one was shorter), otherwise its
     /// search's best.
-    pub program: Option<Found<Candidate>>,
+    pub(crate) program: Option<Found<Candidate>>,
 }
 
 /// A group's search, ready to run its phases.
 pub(crate) struct Pipeline<'a> {
     /// The compile's settings.
-    pub setup: &'a Setup<'a>,
+    pub(crate) setup: &'a Setup<'a>,
     /// Proves, holds to the range and scores candidates.
-    pub judge: &'a Judge<'a>,
+    pub(crate) judge: &'a Judge<'a>,
     /// Turns a plan into a candidate (register allocation, emission, judgement).
-    pub finish: &'a GroupFinisher<'a>,
+    pub(crate) finish: &'a GroupFinisher<'a>,
     /// The final goals.
-    pub root: Bag,
+    pub(crate) root: Bag,
     /// The generator's context.
-    pub ctx: Ctx,
+    pub(crate) ctx: Ctx,
     /// The range goals are held to.
-    pub range: GoalRange,
+    pub(crate) range: GoalRange,
     /// The clipping model of the error objective.
-    pub clip: ClipModel,
+    pub(crate) clip: ClipModel,
     /// When the compile started.
-    pub start: Instant,
+    pub(crate) start: Instant,
     /// When the group's search began (from `start`).
-    pub began: Duration,
+    pub(crate) began: Duration,
     /// The group's clock budget.
-    pub time: Duration,
+    pub(crate) time: Duration,
     /// The group's nominal clock: its share of the time limit, the same on every run
     /// (what a calibrated phase's work is made from, see [`phase::calibrated_work`]).
-    pub nominal: Duration,
+    pub(crate) nominal: Duration,
     /// The live counters.
-    pub stats: &'a Stats,
+    pub(crate) stats: &'a Stats,
 }
 
 /// What the pipeline leaves: every phase's result and the shortest program (with its
 /// source) the later phases were held to.
 pub(crate) struct Ran {
     /// Per phase, in order.
-    pub phases: Vec<PhaseResult>,
+    pub(crate) phases: Vec<PhaseResult>,
     /// The shortest program after the length phases (the length phase's, or the
     /// constructive one, or the length objective's polish of them).
-    pub shortest: (Found<Candidate>, Source),
+    pub(crate) shortest: (Found<Candidate>, Source),
 }
 
 impl Pipeline<'_> {

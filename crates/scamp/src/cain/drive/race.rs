@@ -24,30 +24,30 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug)]
 pub(crate) struct Candidate {
     /// The program.
-    pub program: Program,
+    pub(crate) program: Program,
     /// The largest magnitude any of its values reaches.
-    pub peak: Peak,
+    pub(crate) peak: Peak,
     /// Per member kernel, the predicted error (from the scoring, under the error
     /// objective).
-    pub predicted: Option<Vec<Predicted>>,
+    pub(crate) predicted: Option<Vec<Predicted>>,
     /// The plan it was made from (empty for the constructive program), for the
     /// saturation risk of a program found by the length search and scored afterwards.
-    pub steps: Vec<step::Step>,
+    pub(crate) steps: Vec<step::Step>,
 }
 
 /// What one group's compile produced.
 pub(crate) struct GroupResult {
     /// The chosen program (`at`: from the start of the compile).
-    pub best: Found<Candidate>,
+    pub(crate) best: Found<Candidate>,
     /// Which generator made it.
-    pub source: Source,
+    pub(crate) source: Source,
     /// The search's figures.
-    pub outcome: Outcome<Candidate>,
+    pub(crate) outcome: Outcome<Candidate>,
     /// Per member kernel, the predicted error of the chosen program.
-    pub predicted: Vec<Predicted>,
+    pub(crate) predicted: Vec<Predicted>,
     /// Per phase (the constructive program first), what it found and whether it was
     /// kept (`group` left 0: the compile numbers its groups).
-    pub phases: Vec<PhaseReport>,
+    pub(crate) phases: Vec<PhaseReport>,
 }
 
 /// The group's kernels as goals at their common depth, with their output registers.
@@ -266,7 +266,7 @@ pub(crate) struct Prepared<'a> {
     /// After the search, the program it found (shorter, or the constructive one is
     /// kept) is proven again and predicted, and the search may be judging one more
     /// candidate when its clock runs out: all no more than this.
-    pub reserve: Duration,
+    pub(crate) reserve: Duration,
 }
 
 impl Prepared<'_> {
@@ -334,9 +334,9 @@ pub(crate) fn prepare<'a>(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GroupClock {
     /// The clock budget.
-    pub time: Duration,
+    pub(crate) time: Duration,
     /// The time limit's share for the group.
-    pub nominal: Duration,
+    pub(crate) nominal: Duration,
 }
 
 /// Searches for a program of a prepared group within its clock (and the work budget,

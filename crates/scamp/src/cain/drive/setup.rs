@@ -19,28 +19,28 @@ use std::time::Duration;
 /// Everything a group compile needs, resolved once for the whole spec.
 pub(crate) struct Setup<'a> {
     /// The spec.
-    pub spec: &'a Spec,
+    pub(crate) spec: &'a Spec,
     /// Registers the program may use.
-    pub registers: Vec<Reg>,
+    pub(crate) registers: Vec<Reg>,
     /// Per kernel: output register and approximation.
-    pub kernels: Vec<KernelReport>,
+    pub(crate) kernels: Vec<KernelReport>,
     /// Instruction set.
-    pub ops: Ops,
+    pub(crate) ops: Ops,
     /// What the search minimises.
-    pub objective: Objective,
+    pub(crate) objective: Objective,
     /// Noise profile for the range limit and the error prediction.
-    pub profile: Profile,
+    pub(crate) profile: Profile,
     /// The profile's saturation limit.
-    pub limit: f64,
+    pub(crate) limit: f64,
     /// Per kernel: the largest magnitude its exact output reaches.
-    pub outputs: Vec<f64>,
+    pub(crate) outputs: Vec<f64>,
     /// General registers of the device the program runs on.
     pub general: usize,
     /// That device.
-    pub device: Device,
+    pub(crate) device: Device,
     /// Search options shared by every group (the time limit and range are set per
     /// group).
-    pub search: SearchOptions,
+    pub(crate) search: SearchOptions,
 }
 
 impl<'a> Setup<'a> {

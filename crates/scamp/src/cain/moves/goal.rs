@@ -17,13 +17,13 @@ use std::hash::{Hash, Hasher};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Term {
     /// Input channel (plane) the atoms are of: Cain's z coordinate.
-    pub z: u8,
+    pub(crate) z: u8,
     /// Row offset (+ south).
-    pub r: i8,
+    pub(crate) r: i8,
     /// Column offset (+ east).
-    pub c: i8,
+    pub(crate) c: i8,
     /// Signed number of atoms at this offset.
-    pub n: i32,
+    pub(crate) n: i32,
 }
 
 impl Hash for Term {
@@ -55,13 +55,13 @@ pub(crate) struct Goal(pub Vec<Term>);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Shift {
     /// Row translation of the atoms (+ south).
-    pub dr: i8,
+    pub(crate) dr: i8,
     /// Column translation of the atoms (+ east).
-    pub dc: i8,
+    pub(crate) dc: i8,
     /// First direction the value comes from.
-    pub d1: Dir,
+    pub(crate) d1: Dir,
     /// Second direction for two-step instructions.
-    pub d2: Option<Dir>,
+    pub(crate) d2: Option<Dir>,
 }
 
 const fn one(d: Dir, dr: i8, dc: i8) -> Shift {

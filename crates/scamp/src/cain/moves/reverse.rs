@@ -46,21 +46,21 @@ type FpSet = HashSet<u64, BuildHasherDefault<PassThrough>>;
 #[derive(Clone, Debug)]
 pub(crate) struct Ctx {
     /// The initial goal: 2^depth atoms at the centre (of channel 0, the first input).
-    pub init: Goal,
+    pub(crate) init: Goal,
     /// The further inputs' goals, one per channel 1.. (empty for a single input): each
     /// starts in its own register, as `init` does.
-    pub others: Vec<Goal>,
+    pub(crate) others: Vec<Goal>,
     /// Registers available.
-    pub regs: usize,
+    pub(crate) regs: usize,
     /// Instruction set.
-    pub ops: Ops,
+    pub(crate) ops: Ops,
     /// Common depth D of all goals.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Prune bags with more atoms than this.
-    pub max_atoms: i64,
+    pub(crate) max_atoms: i64,
     /// Structured generation: steps shared between two goals (butterflies, common
     /// parts) and exact telescopes, ranked by the structured estimate.
-    pub structured: bool,
+    pub(crate) structured: bool,
 }
 
 #[cfg(test)]
@@ -84,11 +84,11 @@ impl Ctx {
 #[derive(Clone, Debug)]
 pub(crate) struct Cand {
     /// The instruction.
-    pub step: Step,
+    pub(crate) step: Step,
     /// The bag before the instruction.
-    pub child: Bag,
+    pub(crate) child: Bag,
     /// The rule that made it.
-    pub rule: Rule,
+    pub(crate) rule: Rule,
 }
 
 impl Ctx {

@@ -121,11 +121,11 @@ impl Kind {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Step {
     /// Which instruction.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Results: one goal, or two for `div` (x/2 then -x/2).
-    pub outs: Vec<Goal>,
+    pub(crate) outs: Vec<Goal>,
     /// Sources in operand order.
-    pub ins: Vec<Goal>,
+    pub(crate) ins: Vec<Goal>,
 }
 
 impl Step {

@@ -10,32 +10,32 @@ use serde::Serialize;
 
 /// One depth tried.
 #[derive(Clone, Debug, Serialize)]
-pub struct BudgetRow {
+pub(crate) struct BudgetRow {
     /// Approximation depth.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Instructions of the program compiled at this depth.
-    pub instructions: usize,
+    pub(crate) instructions: usize,
     /// Its cycles.
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Worst total RMSE over the kernels (mean over runs).
-    pub total_rmse: f64,
+    pub(crate) total_rmse: f64,
     /// Whether it meets the budget.
-    pub meets: bool,
+    pub(crate) meets: bool,
 }
 
 /// What the budget search settled on.
 #[derive(Clone, Debug)]
 pub struct BudgetChoice {
     /// The shortest program meeting the budget, else the one with the least error.
-    pub program: Program,
+    pub(crate) program: Program,
     /// Its kernels.
-    pub kernels: Vec<KernelReport>,
+    pub(crate) kernels: Vec<KernelReport>,
     /// Every depth compiled and measured.
-    pub rows: Vec<BudgetRow>,
+    pub(crate) rows: Vec<BudgetRow>,
     /// Depths that could not be compiled, with the reason.
-    pub skipped: Vec<(u32, CompileError)>,
+    pub(crate) skipped: Vec<(u32, CompileError)>,
     /// Whether `program` meets the budget.
-    pub met: bool,
+    pub(crate) met: bool,
 }
 
 /// Why the budget search produced nothing.

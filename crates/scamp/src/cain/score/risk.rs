@@ -21,20 +21,20 @@ use crate::verify::range::InputRange;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ClipModel {
     /// Common depth of the goals (a goal's counts are over `2^depth`).
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Lowest input pixel.
-    pub lo: f64,
+    pub(crate) lo: f64,
     /// Highest input pixel.
-    pub hi: f64,
+    pub(crate) hi: f64,
     /// Largest magnitude a register holds before it clips.
-    pub limit: f64,
+    pub(crate) limit: f64,
     /// Standard deviation of a pixel around its local level.
-    pub spread: f64,
+    pub(crate) spread: f64,
     /// The largest magnitude an output reaches on flat regions (0 if none is given).
     /// Where an output cannot fit, it clips whatever the program does; values up to its
     /// magnitude are then common to every candidate and not refused by
     /// [`ClipModel::flat_fits`] (their risk still counts in the score).
-    pub unavoidable: f64,
+    pub(crate) unavoidable: f64,
 }
 
 /// Default texture spread: three eighths of the full-range capture (256 levels). Test

@@ -13,15 +13,15 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub(crate) struct SearchOptions {
     /// Wall-clock budget.
-    pub time_limit: Duration,
+    pub(crate) time_limit: Duration,
     /// Largest number of nodes expanded over all workers.
-    pub node_limit: Option<u64>,
+    pub(crate) node_limit: Option<u64>,
     /// Worker threads.
-    pub workers: usize,
+    pub(crate) workers: usize,
     /// Seed of the ordering perturbation (worker 0 uses it for ties only).
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Memory cap in bytes (search nodes and the seen table, estimated).
-    pub memory_limit: u64,
+    pub(crate) memory_limit: u64,
     /// Deterministic mode: nodes per worker. Each worker then searches on its own
     /// (its own seen table and best length, nothing shared while it runs; unless the
     /// work is [`shared`](Self::shared)) until it has expanded this many nodes, and the
@@ -29,24 +29,24 @@ pub(crate) struct SearchOptions {
     /// problem, seed and work give the same plan whatever the load. The time limit
     /// stays as a safety cap (if it strikes, the result may vary; the stop reason says
     /// `time`).
-    pub work: Option<u64>,
+    pub(crate) work: Option<u64>,
     /// With [`work`](Self::work): the workers search together instead, as under a
     /// clock budget (one seen table and best length, racing), and stop when their
     /// combined nodes reach `work` times the workers (the node limit, the clock and the
     /// memory cap stop them too). With two or more workers not reproducible: which
     /// worker finds what depends on the load. A calibrated length phase of a clock
     /// budget searches so; a given work budget (`--work N`) never does.
-    pub shared: bool,
+    pub(crate) shared: bool,
     /// Length slack of the error objective: plans up to `(1 + slack)` times the
     /// shortest found are kept, and the one with the lowest score wins (0: shortest).
-    pub slack: f64,
+    pub(crate) slack: f64,
     /// Values every goal must stay within (bags holding a goal outside are pruned).
-    pub range: Option<GoalRange>,
+    pub(crate) range: Option<GoalRange>,
     /// Saturation risk on textured images, added to the finisher's score under the
     /// error objective (see `crate::cain::score::risk`).
-    pub clip: Option<ClipModel>,
+    pub(crate) clip: Option<ClipModel>,
     /// How the budget is spent (chunk sizes, phase shares, polish).
-    pub tuning: Tuning,
+    pub(crate) tuning: Tuning,
 }
 
 /// The values a goal (atoms over `2^depth`, times input pixels in `lo..=hi`) may reach:
@@ -54,16 +54,16 @@ pub(crate) struct SearchOptions {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct GoalRange {
     /// Common depth of the goals.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Lowest input pixel.
-    pub lo: f64,
+    pub(crate) lo: f64,
     /// Highest input pixel.
-    pub hi: f64,
+    pub(crate) hi: f64,
     /// Largest magnitude a register may hold.
-    pub limit: f64,
+    pub(crate) limit: f64,
     /// Goals exempt from the limit: the outputs themselves (an output that cannot fit
     /// clips whatever the program does; everything leading to it still must fit).
-    pub exempt: Vec<crate::cain::moves::goal::Goal>,
+    pub(crate) exempt: Vec<crate::cain::moves::goal::Goal>,
 }
 
 impl GoalRange {
@@ -157,9 +157,9 @@ pub struct Stats {
     /// Instructions of the best program so far (`usize::MAX` before the first).
     pub best: AtomicUsize,
     /// Plans found (before register allocation).
-    pub plans: AtomicU64,
+    pub(crate) plans: AtomicU64,
     /// Estimated bytes in use.
-    pub memory: AtomicU64,
+    pub(crate) memory: AtomicU64,
     /// Children taken, by the rule that made them.
     pub(crate) rules: RuleCounts,
 }
@@ -180,30 +180,30 @@ impl Default for Stats {
 #[derive(Clone, Debug)]
 pub(crate) struct Found<T> {
     /// What the finisher made of the plan (e.g. an allocated program).
-    pub value: T,
+    pub(crate) value: T,
     /// Its instruction count.
-    pub instructions: usize,
+    pub(crate) instructions: usize,
     /// Its cycle count (ties between equal lengths go to fewer cycles).
-    pub cycles: u64,
+    pub(crate) cycles: u64,
     /// Its score under the error objective (lower is better; 0 for length only).
-    pub score: f64,
+    pub(crate) score: f64,
     /// When it was found, from the start of the search.
-    pub at: Duration,
+    pub(crate) at: Duration,
 }
 
 /// Everything a search reports.
 #[derive(Clone, Debug)]
 pub(crate) struct Outcome<T> {
     /// The best result, if any plan could be finished.
-    pub best: Option<Found<T>>,
+    pub(crate) best: Option<Found<T>>,
     /// Nodes expanded.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Plans reaching the input (finished or not).
-    pub plans_found: u64,
+    pub(crate) plans_found: u64,
     /// Wall-clock seconds spent.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Why it stopped.
-    pub stop: StopReason,
+    pub(crate) stop: StopReason,
 }
 
 /// What a finisher makes of a plan: the result, its instruction and cycle counts and

@@ -9,33 +9,33 @@ pub(crate) struct Tuning {
     /// Under the error objective's strict half, values other than the outputs stay
     /// within this multiple of the register limit for any input. Default 1.5: values a
     /// little beyond the limit clip only on strong edges.
-    pub strict_range: f64,
+    pub(crate) strict_range: f64,
     /// Children kept in memory per node; the rest are regenerated when needed.
     /// Default 8: ranking is dear, and few nodes ever get past their eighth child.
-    pub chunk: usize,
+    pub(crate) chunk: usize,
     /// Share of the budget a structured worker spends before it turns plain. Default
     /// 0.3: the structured generator finds shared work early or not at all.
-    pub structured_share: f64,
+    pub(crate) structured_share: f64,
     /// Iterations between checks of the clock and the shared counters. Default 128.
-    pub check_every: u64,
+    pub(crate) check_every: u64,
     /// Iterations a worker runs before handing its thread to the next worker on it
     /// (more workers than cores). Default 512 (four checks).
-    pub turn: u64,
+    pub(crate) turn: u64,
     /// Largest ranking jitter of a worker: beyond it the ranking is mostly noise.
     /// Default 2.0.
-    pub max_jitter: f32,
+    pub(crate) max_jitter: f32,
     /// Shortest distinct plans polished by window re-search after the search.
     /// Default 4.
-    pub finalists: usize,
+    pub(crate) finalists: usize,
     /// Share of a clock budget kept for the polish. Default 0.3.
-    pub polish_share: f64,
+    pub(crate) polish_share: f64,
     /// Bags the polish may expand per finalist, per node of work (deterministic mode)
     /// or of the node limit. Default 1.
-    pub polish_per_work: u64,
+    pub(crate) polish_per_work: u64,
     /// Largest window the error objective's polish re-routes (see
     /// [`super::window::reroute`]). Default 4: the bundled programs gained nothing
     /// from 3 to 4 on Gaussians; larger windows have too many routes to offer.
-    pub reroute_window: usize,
+    pub(crate) reroute_window: usize,
 }
 
 impl Default for Tuning {

@@ -20,9 +20,9 @@ use std::hash::BuildHasherDefault;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WindowOptions {
     /// Largest window (instructions replaced at once).
-    pub max_window: usize,
+    pub(crate) max_window: usize,
     /// Bags expanded over the whole improvement.
-    pub node_limit: u64,
+    pub(crate) node_limit: u64,
 }
 
 /// The bags live before each step of `steps` (program order): `bags[i]` before step `i`,

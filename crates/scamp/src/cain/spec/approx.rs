@@ -9,17 +9,17 @@ pub struct Approx {
     /// The exponent d: every weight is `weights[i][j] / 2^d`.
     pub depth: u32,
     /// Integer weights (rows north to south, columns west to east) on the first input.
-    pub weights: Vec<Vec<i64>>,
+    pub(crate) weights: Vec<Vec<i64>>,
     /// Integer weights on each further input, in the order of the spec's `inputs`
     /// (empty for a kernel of one input).
-    pub other_planes: Vec<Vec<Vec<i64>>>,
+    pub(crate) other_planes: Vec<Vec<Vec<i64>>>,
     /// Summed absolute difference from the exact weights (scale included).
     pub error: f64,
 }
 
 impl Approx {
     /// Every plane's integer weights, the first input's first.
-    pub fn planes(&self) -> Vec<&Vec<Vec<i64>>> {
+    pub(crate) fn planes(&self) -> Vec<&Vec<Vec<i64>>> {
         std::iter::once(&self.weights)
             .chain(&self.other_planes)
             .collect()
@@ -66,7 +66,7 @@ pub(crate) const MAX_WEIGHT: f64 = 1_048_576.0;
 #[error("weight too large: |weight * scale * 2^{depth}| exceeds 2^20")]
 pub struct ApproxError {
     /// The depth at which the overflow happened.
-    pub depth: u32,
+    pub(crate) depth: u32,
 }
 
 /// One plane of weights rounded at depth `d`, with its summed absolute error.
@@ -166,13 +166,13 @@ pub const DEEPEST: u32 = 20;
 )]
 pub struct ApproxMiss {
     /// The depth the spec allows.
-    pub max_depth: u32,
+    pub(crate) max_depth: u32,
     /// The error reached there.
-    pub reached: f64,
+    pub(crate) reached: f64,
     /// The error the spec allows.
-    pub max_error: f64,
+    pub(crate) max_error: f64,
     /// The smallest depth (up to [`DEEPEST`]) whose error is within `max_error`.
-    pub needed: Option<u32>,
+    pub(crate) needed: Option<u32>,
 }
 
 /// The figures are finite (weights and `max_error` are checked when the spec is read),

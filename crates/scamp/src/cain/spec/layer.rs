@@ -122,7 +122,7 @@ pub enum Mismatch {
 impl Mismatch {
     /// Whether the mismatch is in the output registers (a spec's `outputs` key) rather
     /// than in the weights.
-    pub fn is_in_outputs(&self) -> bool {
+    pub(crate) fn is_in_outputs(&self) -> bool {
         matches!(self, Mismatch::Outputs { .. } | Mismatch::NotARegister(_))
     }
 }

@@ -65,7 +65,7 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The weights on every input, the first input's first.
-    pub fn planes(&self) -> Vec<&[Vec<f64>]> {
+    pub(crate) fn planes(&self) -> Vec<&[Vec<f64>]> {
         std::iter::once(self.weights.as_slice())
             .chain(self.other_planes.iter().map(Vec::as_slice))
             .collect()
@@ -81,7 +81,7 @@ pub struct ApproxParams {
     pub max_depth: u32,
     /// Largest summed absolute error accepted per kernel.
     #[serde(deserialize_with = "yaml::max_error")]
-    pub max_error: f64,
+    pub(crate) max_error: f64,
     /// Accepts an approximation that misses `max_error` at `max_depth` (otherwise
     /// refused: the program would compute another kernel than the one asked for).
     pub accept: bool,
@@ -103,25 +103,25 @@ impl Default for ApproxParams {
 pub struct SearchParams {
     /// Wall-clock budget in seconds.
     #[serde(deserialize_with = "yaml::time_limit")]
-    pub time_limit: Option<f64>,
+    pub(crate) time_limit: Option<f64>,
     /// Worker threads.
     #[serde(deserialize_with = "yaml::workers")]
-    pub workers: Option<usize>,
+    pub(crate) workers: Option<usize>,
     /// Instruction set.
     #[serde(deserialize_with = "yaml::ops")]
-    pub ops: Option<Ops>,
+    pub(crate) ops: Option<Ops>,
     /// Largest number of search nodes.
     #[serde(deserialize_with = "yaml::node_limit")]
-    pub node_limit: Option<u64>,
+    pub(crate) node_limit: Option<u64>,
     /// Seed for ordering ties.
     #[serde(deserialize_with = "yaml::seed")]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Memory cap in MiB.
     #[serde(rename = "memory_limit", deserialize_with = "yaml::memory_limit")]
     pub memory_limit_mb: Option<u64>,
     /// Work budget of the search (`search.work`, a positive integer).
     #[serde(deserialize_with = "yaml::work")]
-    pub work: Option<u64>,
+    pub(crate) work: Option<u64>,
 }
 
 /// A filter spec.

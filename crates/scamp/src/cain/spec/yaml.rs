@@ -17,37 +17,37 @@ use std::fmt;
 pub(crate) struct RawSpec {
     /// `name:`, text or an integer.
     #[serde(default, deserialize_with = "name")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// `input:`, a register name.
     #[serde(default, deserialize_with = "some")]
-    pub input: Option<String>,
+    pub(crate) input: Option<String>,
     /// `inputs:`, one register name per input channel (instead of `input`).
     #[serde(default, deserialize_with = "some")]
-    pub inputs: Option<Vec<String>>,
+    pub(crate) inputs: Option<Vec<String>>,
     /// `registers:`, register names.
     #[serde(default, deserialize_with = "some")]
-    pub registers: Option<Vec<String>>,
+    pub(crate) registers: Option<Vec<String>>,
     /// `kernels:` (or a `layer:` instead).
     #[serde(default, deserialize_with = "some")]
-    pub kernels: Option<Vec<RawKernel>>,
+    pub(crate) kernels: Option<Vec<RawKernel>>,
     /// `layer:`, a convolution layer's weights from a `.npy` file.
     #[serde(default, deserialize_with = "some")]
-    pub layer: Option<RawLayer>,
+    pub(crate) layer: Option<RawLayer>,
     /// `approximation:`.
     #[serde(default)]
-    pub approximation: ApproxParams,
+    pub(crate) approximation: ApproxParams,
     /// `search:`.
     #[serde(default)]
-    pub search: SearchParams,
+    pub(crate) search: SearchParams,
     /// `general_registers:`, the size of the register file.
     #[serde(default, deserialize_with = "general_registers")]
-    pub general_registers: Option<usize>,
+    pub(crate) general_registers: Option<usize>,
     /// `input_range: [lo, hi]`.
     #[serde(default, deserialize_with = "some")]
-    pub input_range: Option<Vec<Bound>>,
+    pub(crate) input_range: Option<Vec<Bound>>,
     /// `fit: true|false`.
     #[serde(default)]
-    pub fit: bool,
+    pub(crate) fit: bool,
 }
 
 /// A layer as written: `.npy` weights in PyTorch's layout and the registers of its
@@ -56,15 +56,15 @@ pub(crate) struct RawSpec {
 #[serde(deny_unknown_fields, rename = "layer")]
 pub(crate) struct RawLayer {
     /// `weights:`, a `.npy` file of shape `[out, in/groups, kh, kw]`.
-    pub weights: String,
+    pub(crate) weights: String,
     /// `groups:`, as in PyTorch's `Conv2d`.
     #[serde(default = "one_group", deserialize_with = "groups")]
-    pub groups: usize,
+    pub(crate) groups: usize,
     /// `outputs:`, one register per output channel.
-    pub outputs: Vec<String>,
+    pub(crate) outputs: Vec<String>,
     /// `scale:`, 1 when absent.
     #[serde(default = "one", deserialize_with = "scale")]
-    pub scale: f64,
+    pub(crate) scale: f64,
 }
 
 fn one_group() -> usize {
@@ -81,12 +81,12 @@ fn groups<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
 #[serde(deny_unknown_fields, rename = "kernel")]
 pub(crate) struct RawKernel {
     /// `out:`, a register name.
-    pub out: String,
+    pub(crate) out: String,
     /// `scale:`, 1 when absent.
     #[serde(default = "one", deserialize_with = "scale")]
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// `weights:`, rows of numbers or a `.npy` file.
-    pub weights: RawWeights,
+    pub(crate) weights: RawWeights,
 }
 
 /// A kernel's `weights:` as written: rows of numbers, or the name of a `.npy` file

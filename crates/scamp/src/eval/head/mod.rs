@@ -16,18 +16,18 @@ use std::path::{Path, PathBuf};
 
 /// One dense layer: `y = W x + b`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Dense {
+pub(crate) struct Dense {
     /// Inputs.
-    pub inputs: usize,
+    pub(crate) inputs: usize,
     /// Outputs.
-    pub outputs: usize,
+    pub(crate) outputs: usize,
     /// Row-major outputs x (inputs + 1); the last column is the bias.
-    pub weights: Vec<f32>,
+    pub(crate) weights: Vec<f32>,
 }
 
 impl Dense {
     /// A layer of zeros.
-    pub fn zeros(inputs: usize, outputs: usize) -> Dense {
+    pub(crate) fn zeros(inputs: usize, outputs: usize) -> Dense {
         Dense {
             inputs,
             outputs,
@@ -36,7 +36,7 @@ impl Dense {
     }
 
     /// Output `k` for input `x`.
-    pub fn output(&self, k: usize, x: &[f32]) -> f32 {
+    pub(crate) fn output(&self, k: usize, x: &[f32]) -> f32 {
         let w = self.inputs + 1;
         let row = &self.weights[k * w..(k + 1) * w];
         row[..self.inputs]
@@ -48,16 +48,16 @@ impl Dense {
     }
 
     /// Every output for input `x`.
-    pub fn apply(&self, x: &[f32]) -> Vec<f32> {
+    pub(crate) fn apply(&self, x: &[f32]) -> Vec<f32> {
         (0..self.outputs).map(|k| self.output(k, x)).collect()
     }
 }
 
 /// A classifier: dense layers, ReLU between them, the class with the largest score.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Head {
+pub(crate) struct Head {
     /// The layers; the last has one output per class.
-    pub layers: Vec<Dense>,
+    pub(crate) layers: Vec<Dense>,
 }
 
 /// Why head files could not be used.
@@ -119,7 +119,7 @@ impl Head {
 
     /// Whether every weight is a finite number (training that diverged leaves some
     /// infinite or NaN).
-    pub fn is_finite(&self) -> bool {
+    pub(crate) fn is_finite(&self) -> bool {
         self.layers
             .iter()
             .all(|l| l.weights.iter().all(|w| w.is_finite()))
@@ -157,7 +157,7 @@ impl Head {
 
     /// Reads one layer per file (float32 or float64 `.npy`, outputs x (inputs + 1)),
     /// the first taking `features` inputs, the last giving the class scores.
-    pub fn load(files: &[PathBuf], features: usize) -> Result<Head, HeadError> {
+    pub(crate) fn load(files: &[PathBuf], features: usize) -> Result<Head, HeadError> {
         let mut layers = Vec::new();
         let mut inputs = features;
         for (i, file) in files.iter().enumerate() {

@@ -27,11 +27,11 @@ const GENERAL: [Reg; 6] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E, Reg::F];
 /// the output register).
 pub(super) struct FromArrays {
     /// The spec.
-    pub spec: Spec,
+    pub(crate) spec: Spec,
     /// The weights file (for messages).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Per output, the bias (empty without one).
-    pub bias: Vec<f64>,
+    pub(crate) bias: Vec<f64>,
 }
 
 fn regs(names: &[String], path: &[Step]) -> Result<Vec<Reg>, Misplaced<NetworkProblem>> {

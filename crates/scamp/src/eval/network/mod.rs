@@ -65,11 +65,11 @@ pub struct StageDef {
     pub program: Option<(PathBuf, String)>,
     /// Per output, a bias added on the sensor (empty for none): loaded with `in` before
     /// an activation or into a next stage, else folded into the decision's threshold.
-    pub bias: Vec<f64>,
+    pub(crate) bias: Vec<f64>,
     /// The activation applied to each output on the sensor.
-    pub activation: Option<Activation>,
+    pub(crate) activation: Option<Activation>,
     /// The decision after the stage.
-    pub decision: Decision,
+    pub(crate) decision: Decision,
 }
 
 /// How the head is obtained.
@@ -93,15 +93,15 @@ pub enum HeadDef {
 #[serde(deny_unknown_fields, default)]
 pub struct TrainParams {
     /// Passes over the training split.
-    pub epochs: u32,
+    pub(crate) epochs: u32,
     /// Step size of the (momentum) gradient descent.
-    pub learning_rate: f64,
+    pub(crate) learning_rate: f64,
     /// L2 penalty on the weights.
-    pub l2: f64,
+    pub(crate) l2: f64,
     /// Mini-batch size.
-    pub batch: usize,
+    pub(crate) batch: usize,
     /// Seed of the shuffling.
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 impl Default for TrainParams {
@@ -122,7 +122,7 @@ pub struct Network {
     /// Its name.
     pub name: String,
     /// The input stage's binarisation of the capture, if any.
-    pub binarise: Option<Binarise>,
+    pub(crate) binarise: Option<Binarise>,
     /// The stages, in order.
     pub stages: Vec<StageDef>,
     /// What leaves the chip.
@@ -130,7 +130,7 @@ pub struct Network {
     /// The head.
     pub head: HeadDef,
     /// Every text the network was read from, for the fingerprint of shards.
-    pub sources: String,
+    pub(crate) sources: String,
 }
 
 #[derive(Deserialize)]
@@ -266,7 +266,7 @@ pub enum Source<'a> {
 
 impl Source<'_> {
     /// The text of `name` and the path to show for it.
-    pub fn read(&self, name: &str) -> Result<(PathBuf, String), NetworkError> {
+    pub(crate) fn read(&self, name: &str) -> Result<(PathBuf, String), NetworkError> {
         match self {
             Source::Dir(d) => {
                 let p = d.join(name);

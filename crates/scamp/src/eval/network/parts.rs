@@ -14,7 +14,7 @@ pub(super) const MAX_LEAK_SHIFT: u32 = 8;
 
 /// An on-sensor activation applied to each output of a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Activation {
+pub(crate) enum Activation {
     /// max(x, 0).
     Relu,
     /// x where x > 0, else x / 2^shift.
@@ -26,7 +26,7 @@ pub enum Activation {
 
 /// What the chip decides after a stage.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Each output register's sign: bit = value > 0.
     Sign,
     /// bit = value > threshold: one threshold for every map, or one per map in kernel
@@ -50,20 +50,20 @@ impl Decision {
 /// A rectangle of a map whose set bits are counted: `[row, col, height, width]` in
 /// image pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bin {
+pub(crate) struct Bin {
     /// Top row.
-    pub row: usize,
+    pub(crate) row: usize,
     /// Left column.
-    pub col: usize,
+    pub(crate) col: usize,
     /// Height.
-    pub height: usize,
+    pub(crate) height: usize,
     /// Width.
-    pub width: usize,
+    pub(crate) width: usize,
 }
 
 /// How the set bits of each binary map are grouped into features.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Grouping {
+pub(crate) enum Grouping {
     /// Square blocks of this side tiling the map (the last row and column may be
     /// smaller).
     Pool(usize),
@@ -75,18 +75,18 @@ pub enum Grouping {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Readout {
     /// Blocks or bins.
-    pub grouping: Grouping,
+    pub(crate) grouping: Grouping,
     /// At most this many events (set bits) read per map, in row-major scan order.
     pub cap: Option<usize>,
 }
 
 /// The input stage's binarisation: pixels above `level` become `value`, the others 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Binarise {
+pub(crate) struct Binarise {
     /// A pixel value (1..=255): pixels brighter than it are set.
-    pub level: i64,
+    pub(crate) level: i64,
     /// The analogue value of a set pixel (a DAC constant).
-    pub value: i64,
+    pub(crate) value: i64,
 }
 
 type Found<T> = Result<T, Misplaced<NetworkProblem>>;

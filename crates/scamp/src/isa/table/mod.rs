@@ -161,7 +161,7 @@ pub enum Family {
 /// The entries the code generator writes, named: passes refer to them by this typed id,
 /// never by their text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Id {
+pub(crate) enum Id {
     /// `res(y)`.
     Res,
     /// `mov(y, x)`.
@@ -194,7 +194,7 @@ pub enum Id {
 
 impl Id {
     /// Every id, in declaration order.
-    pub const ALL: [Id; 14] = [
+    pub(crate) const ALL: [Id; 14] = [
         Id::Res,
         Id::Mov,
         Id::Movx,
@@ -217,12 +217,12 @@ impl Id {
 /// operands the sources (an `Acc` register is read and left as it was); [`Slot::Dir`]
 /// operands the directions of the neighbour move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Codegen {
+pub(crate) struct Codegen {
     /// The entry's name for passes.
-    pub id: Id,
+    pub(crate) id: Id,
     /// Whether the entry belongs to the basic instruction set (`ops: basic`, the one of
     /// the AUKE code generator) as well as to `ops: all`.
-    pub basic: bool,
+    pub(crate) basic: bool,
 }
 
 /// One entry of the instruction table.
@@ -236,12 +236,12 @@ pub struct Def {
     /// One line on what it computes.
     pub summary: &'static str,
     /// Expansion into machine-level instructions (operands already checked).
-    pub expand: fn(&[Operand]) -> Vec<BusOp>,
+    pub(crate) expand: fn(&[Operand]) -> Vec<BusOp>,
     /// Whether the vendor documents the statement as valid only while FLAG is set in
     /// every PE (the run warns otherwise).
-    pub full_flag_only: bool,
+    pub(crate) full_flag_only: bool,
     /// How the code generator may use the entry; `None` if it never writes it.
-    pub codegen: Option<Codegen>,
+    pub(crate) codegen: Option<Codegen>,
     /// Cycles of the expansion, counted from it when the table is built.
     cycles: u64,
     /// For each operand, a bit per operand it is named with in one bus instruction of
@@ -319,7 +319,7 @@ impl Def {
     }
 
     /// Cycles the statement takes, whatever its operands (read off the expansion).
-    pub fn cycles(&self) -> u64 {
+    pub(crate) fn cycles(&self) -> u64 {
         self.cycles
     }
 

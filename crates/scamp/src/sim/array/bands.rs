@@ -31,22 +31,22 @@ const FUSED_GROUP_ROWS: usize = 1;
 /// What every band reads and nobody writes during a segment.
 pub(super) struct Shared<'a> {
     /// Every plane; the ones the segment writes are taken out (empty) while it runs.
-    pub planes: &'a [Vec<f32>],
+    pub(crate) planes: &'a [Vec<f32>],
     /// FLAG, or `None` when it is set everywhere (no mask to apply).
-    pub flag: Option<&'a [u8]>,
-    pub edge: EdgeMode,
+    pub(crate) flag: Option<&'a [u8]>,
+    pub(crate) edge: EdgeMode,
     /// The write layer, or `None` when it leaves values exact.
-    pub layer: Option<&'a dyn WriteLayer>,
+    pub(crate) layer: Option<&'a dyn WriteLayer>,
 }
 
 /// The rows of one band of the planes a segment writes (and of their clip maps).
 pub(super) struct Band<'a> {
     /// First row of the band.
-    pub first: usize,
+    pub(crate) first: usize,
     /// Plane index of each written plane (`usize::MAX` pads).
-    pub ids: [usize; MAX_WRITTEN],
-    pub planes: [&'a mut [f32]; MAX_WRITTEN],
-    pub clip_maps: [&'a mut [u8]; MAX_WRITTEN],
+    pub(crate) ids: [usize; MAX_WRITTEN],
+    pub(crate) planes: [&'a mut [f32]; MAX_WRITTEN],
+    pub(crate) clip_maps: [&'a mut [u8]; MAX_WRITTEN],
 }
 
 /// Splits the taken-out planes (and clip maps, empty when not tracked) into bands.

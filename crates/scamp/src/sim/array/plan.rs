@@ -39,13 +39,13 @@ impl Src {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Dst {
     /// The plane written.
-    pub plane: usize,
+    pub(crate) plane: usize,
     /// Cell (r, c) of the plane receives the value computed by PE (r + dr, c + dc),
     /// through the edge mode: (0, 0) for the PE's own register, minus the direction for
     /// a neighbour view (writing `XE` at p writes `NEWS` of p's east neighbour).
-    pub from: (i32, i32),
+    pub(crate) from: (i32, i32),
     /// What the write layer is told.
-    pub ctx: WriteCtx,
+    pub(crate) ctx: WriteCtx,
 }
 
 /// A bus transfer ready to run: at most four sources, at most three receivers.
@@ -56,7 +56,7 @@ pub(super) struct Transfer {
     dsts: [Option<Dst>; 3],
     /// A plane this transfer both writes and reads from another row: it reads a copy
     /// taken before it runs (the scratch plane), and it runs alone.
-    pub snapshot: Option<usize>,
+    pub(crate) snapshot: Option<usize>,
 }
 
 impl Transfer {

@@ -38,7 +38,7 @@ impl BusKind {
 
     /// The kind of a transfer with `receivers` receivers and `sources` sources (more
     /// than four sources count as four: the instruction set allows no more).
-    pub fn of(receivers: usize, sources: usize) -> BusKind {
+    pub(crate) fn of(receivers: usize, sources: usize) -> BusKind {
         match (receivers, sources) {
             (2, _) => BusKind::Half,
             (3.., _) => BusKind::Third,

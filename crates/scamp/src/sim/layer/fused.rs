@@ -18,16 +18,16 @@ use crate::sim::machine::bus_value;
 pub(crate) struct FusedWrite<'a> {
     /// The gain deviates and the receiver's offset deviates, packed (a plane, row after
     /// row).
-    pub pattern: &'a [u32],
+    pub(crate) pattern: &'a [u32],
     /// The scalar factors of the formula.
-    pub factors: Factors,
+    pub(crate) factors: Factors,
     /// The write's part of the temporal-noise row keys (see [`rng::write_key`]), when
     /// the term has temporal noise.
-    pub noise: Option<u64>,
+    pub(crate) noise: Option<u64>,
     /// `s_t`.
-    pub sd: f32,
+    pub(crate) sd: f32,
     /// The knees and limits of saturation.
-    pub sat: Saturate,
+    pub(crate) sat: Saturate,
 }
 
 impl FusedWrite<'_> {
@@ -111,27 +111,27 @@ impl FusedWrite<'_> {
 /// load and capture goes through [`perturbed`], the one formula of the model.
 pub(crate) struct RowTerm<'a> {
     /// The row of packed gain and offset deviates the term sees.
-    pub pattern: &'a [u32; N],
-    pub factors: Factors,
+    pub(crate) pattern: &'a [u32; N],
+    pub(crate) factors: Factors,
     /// The window of unit deviates and its sign (`None`: no temporal noise).
-    pub noise: Option<(&'static rng::Window, f32)>,
+    pub(crate) noise: Option<(&'static rng::Window, f32)>,
     /// `s_t`, `s_t^2` and `s_s^2`.
-    pub sd: f32,
-    pub noise2: f32,
-    pub signal2: f32,
+    pub(crate) sd: f32,
+    pub(crate) noise2: f32,
+    pub(crate) signal2: f32,
 }
 
 /// The scalar factors of a term: `1 + g`, `pg`, `o` and `po`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Factors {
     /// `1 + g`: one plus the gain error.
-    pub gain1: f32,
+    pub(crate) gain1: f32,
     /// `pg`: the spread of the per-PE gain deviates.
-    pub pattern_gain: f32,
+    pub(crate) pattern_gain: f32,
     /// `o`: the offset.
-    pub offset: f32,
+    pub(crate) offset: f32,
     /// `po`: the spread of the per-PE offset deviates.
-    pub pattern_offset: f32,
+    pub(crate) pattern_offset: f32,
 }
 
 /// The formula of the model for one PE: `x` through the PE's gain `1 + g + pg G` and

@@ -31,20 +31,20 @@ pub(crate) enum Form {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Saturate {
     /// Lowest value a register holds.
-    pub lo: f32,
+    pub(crate) lo: f32,
     /// Highest value a register holds.
-    pub hi: f32,
+    pub(crate) hi: f32,
     /// Where the compression starts below.
-    pub knee_lo: f32,
+    pub(crate) knee_lo: f32,
     /// Where the compression starts above.
-    pub knee_hi: f32,
+    pub(crate) knee_hi: f32,
     /// The shape beyond the knees.
-    pub form: Form,
+    pub(crate) form: Form,
     /// Values from `plain_lo` to `plain_hi` come out of the compression as they went
     /// in (the knees themselves until [`Saturate::resolve_plain`] widens the window).
-    pub plain_lo: f32,
+    pub(crate) plain_lo: f32,
     /// See `plain_lo`.
-    pub plain_hi: f32,
+    pub(crate) plain_hi: f32,
 }
 
 /// Most values checked on each side by [`Saturate::resolve_plain`]: 2^18 values reach

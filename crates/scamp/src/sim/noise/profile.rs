@@ -39,19 +39,19 @@ pub struct Profile {
     /// none.
     pub saturation: Option<Saturation>,
     /// Relaxation of registers between writes; absent means none.
-    pub decay: Option<Decay>,
+    pub(crate) decay: Option<Decay>,
     /// Extra error of transfers that read `IN` (the DAC load of `in()`).
     pub load: Injection,
     /// What the uncorrected load (`load_in`) adds on top of `load`: the error the
     /// vendor's correction of `in()` removes.
     pub load_uncorrected: UncorrectedLoad,
     /// Extra error of transfers that read `PIX` (`get_image`).
-    pub capture: Injection,
+    pub(crate) capture: Injection,
     /// The ADC and readout path, applied when results are read out.
     pub readout: Readout,
     /// The parameters the measurements do not pin down, with their ranges (for
     /// `check --uncertainty`); absent means none described.
-    pub uncertainty: Option<super::uncertainty::Uncertainty>,
+    pub(crate) uncertainty: Option<super::uncertainty::Uncertainty>,
 }
 
 /// The parameters of every [`BusKind`], under its [`BusKind::key`].
@@ -59,24 +59,24 @@ pub struct Profile {
 #[serde(deny_unknown_fields, default)]
 pub struct Transfers {
     /// `bus(w)`: a reset to 0.
-    pub bus_0: Transfer,
+    pub(crate) bus_0: Transfer,
     /// `bus(w, r1)`.
     pub bus_1: Transfer,
     /// `bus(w, r1, r2)`.
-    pub bus_2: Transfer,
+    pub(crate) bus_2: Transfer,
     /// `bus(w, r1, r2, r3)`.
-    pub bus_3: Transfer,
+    pub(crate) bus_3: Transfer,
     /// `bus(w, r1, r2, r3, r4)`.
-    pub bus_4: Transfer,
+    pub(crate) bus_4: Transfer,
     /// `bus2(w1, w2, ...)`: division by two.
     pub bus2: Transfer,
     /// `bus3(w1, w2, w3, r1)`: division by three.
-    pub bus3: Transfer,
+    pub(crate) bus3: Transfer,
 }
 
 impl Transfers {
     /// The parameters of bus kind `kind`.
-    pub fn kind(&self, kind: BusKind) -> &Transfer {
+    pub(crate) fn kind(&self, kind: BusKind) -> &Transfer {
         match kind {
             BusKind::Bus0 => &self.bus_0,
             BusKind::Bus1 => &self.bus_1,
@@ -89,7 +89,7 @@ impl Transfers {
     }
 
     /// Every kind with its parameters, in file order.
-    pub fn all(&self) -> [(BusKind, &Transfer); BusKind::COUNT] {
+    pub(crate) fn all(&self) -> [(BusKind, &Transfer); BusKind::COUNT] {
         BusKind::ALL.map(|k| (k, self.kind(k)))
     }
 
@@ -123,7 +123,7 @@ pub struct Transfer {
     pub noise: f64,
     /// Signal-dependent temporal noise `s_s`, relative to the value (0..1).
     #[serde(deserialize_with = "relative")]
-    pub noise_signal: f64,
+    pub(crate) noise_signal: f64,
     /// How strongly this kind shows the chip's fixed pattern (0..100; 1 = as given in
     /// `fixed_pattern`).
     #[serde(deserialize_with = "factor")]
@@ -175,13 +175,13 @@ pub(super) fn ordered<E: serde::de::Error>(section: &str, low: f64, high: f64) -
 /// `v(t) = toward + (v - toward) exp(-per_us t)`, t in microseconds of simulated time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct Decay {
+pub(crate) struct Decay {
     /// Rate per microsecond (0..1).
     #[serde(deserialize_with = "relative")]
-    pub per_us: f64,
+    pub(crate) per_us: f64,
     /// The level values relax towards (-128..128).
     #[serde(deserialize_with = "level")]
-    pub toward: f64,
+    pub(crate) toward: f64,
 }
 
 /// Error added to a value written by a transfer that reads `IN` or `PIX`, on top of the
@@ -195,7 +195,7 @@ pub struct Injection {
     pub gain: f64,
     /// Systematic offset (-64..64).
     #[serde(deserialize_with = "offset")]
-    pub offset: f64,
+    pub(crate) offset: f64,
     /// Standard deviation of the per-PE gain error (0..1).
     #[serde(deserialize_with = "relative")]
     pub pattern_gain: f64,
@@ -204,10 +204,10 @@ pub struct Injection {
     pub pattern_offset: f64,
     /// Temporal noise (0..64).
     #[serde(deserialize_with = "spread")]
-    pub noise: f64,
+    pub(crate) noise: f64,
     /// Signal-dependent temporal noise, relative (0..1).
     #[serde(deserialize_with = "relative")]
-    pub noise_signal: f64,
+    pub(crate) noise_signal: f64,
 }
 
 /// The error of the vendor's uncorrected DAC load (`load_in`) beyond that of the
@@ -227,40 +227,40 @@ pub struct UncorrectedLoad {
     pub noise_common: f64,
     /// Standard deviation of a per-PE offset beyond `load.pattern_offset` (0..64).
     #[serde(deserialize_with = "spread")]
-    pub pattern_offset: f64,
+    pub(crate) pattern_offset: f64,
     /// The per-column part of the pattern.
-    pub column: ColumnPattern,
+    pub(crate) column: ColumnPattern,
     /// The per-row part of the pattern.
-    pub row: RowPattern,
+    pub(crate) row: RowPattern,
 }
 
 /// An offset per column: a smooth profile across the array plus scatter.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct ColumnPattern {
+pub(crate) struct ColumnPattern {
     /// Root mean square over columns of a quadratic bow, centre above the edges when
     /// positive (-64..64); the same on every chip.
     #[serde(deserialize_with = "offset")]
-    pub bow: f64,
+    pub(crate) bow: f64,
     /// Standard deviation over chips of the root mean square of a linear tilt across
     /// the columns (0..64); each chip draws its own.
     #[serde(deserialize_with = "spread")]
-    pub tilt: f64,
+    pub(crate) tilt: f64,
     /// Standard deviation of an independent offset per column (0..64).
     #[serde(deserialize_with = "spread")]
-    pub scatter: f64,
+    pub(crate) scatter: f64,
 }
 
 /// An offset per row, and the edge row's own.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct RowPattern {
+pub(crate) struct RowPattern {
     /// Standard deviation of an independent offset per row (0..64).
     #[serde(deserialize_with = "spread")]
-    pub scatter: f64,
+    pub(crate) scatter: f64,
     /// Extra offset of row 0, the array's top edge (-64..64).
     #[serde(deserialize_with = "offset")]
-    pub edge: f64,
+    pub(crate) edge: f64,
 }
 
 /// The readout path: `out = clamp(round(v + pattern_offset R[pe] + N(0, noise^2)))`.
@@ -268,21 +268,21 @@ pub struct RowPattern {
 pub struct Readout {
     /// Whether results are read through this path (otherwise the analogue values are
     /// reported exactly).
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Round to integers (the 8-bit ADC).
-    pub quantise: bool,
+    pub(crate) quantise: bool,
     /// Readout noise, standard deviation (0..64).
     #[serde(deserialize_with = "spread")]
     pub noise: f64,
     /// Standard deviation of the per-PE readout offset (0..64).
     #[serde(deserialize_with = "spread")]
-    pub pattern_offset: f64,
+    pub(crate) pattern_offset: f64,
     /// Lowest code of the ADC, in "in" units.
     #[serde(deserialize_with = "level")]
-    pub low: f64,
+    pub(crate) low: f64,
     /// Highest code of the ADC.
     #[serde(deserialize_with = "level")]
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
 /// [`Readout`] as written, before the check that its range is not empty.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// The shape of the compression beyond a knee.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum KneeForm {
+pub(crate) enum KneeForm {
     /// `knee + room tanh(excess / room)`: approaches the limit exponentially.
     #[default]
     Tanh,
@@ -26,15 +26,15 @@ pub enum KneeForm {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Saturation {
     /// Lowest value a register holds (approached, never passed).
-    pub low: f64,
+    pub(crate) low: f64,
     /// Highest value a register holds.
-    pub high: f64,
+    pub(crate) high: f64,
     /// Where the compression starts below (`low` itself: a hard clip).
-    pub knee_low: f64,
+    pub(crate) knee_low: f64,
     /// Where the compression starts above (`high` itself: a hard clip).
-    pub knee_high: f64,
+    pub(crate) knee_high: f64,
     /// The shape beyond the knees.
-    pub form: KneeForm,
+    pub(crate) form: KneeForm,
 }
 
 /// Largest magnitude of a limit or knee: well past the values deep networks reach on
@@ -146,8 +146,9 @@ impl Saturation {
         }
     }
 
-    /// `v` through the compression (f64, for analyses outside the simulator).
-    pub fn apply(&self, v: f64) -> f64 {
+    /// `v` through the compression, in f64 (the tests' reference).
+    #[cfg(test)]
+    pub(crate) fn apply(&self, v: f64) -> f64 {
         if self.form == KneeForm::None {
             return v;
         }

@@ -12,15 +12,15 @@ use crate::sim::layer::Factors;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Term {
     /// `1 + gain`.
-    pub gain1: f32,
-    pub offset: f32,
+    pub(crate) gain1: f32,
+    pub(crate) offset: f32,
     /// Standard deviation of the per-PE gain deviation seen by this term.
-    pub pattern_gain: f32,
+    pub(crate) pattern_gain: f32,
     /// Standard deviation of the per-PE offset deviation seen by this term.
-    pub pattern_offset: f32,
+    pub(crate) pattern_offset: f32,
     /// `s_t^2` and `s_s^2`.
-    pub noise2: f32,
-    pub signal2: f32,
+    pub(crate) noise2: f32,
+    pub(crate) signal2: f32,
 }
 
 impl Term {

@@ -16,39 +16,39 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// and how many members to draw.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Uncertainty {
+pub(crate) struct Uncertainty {
     /// Members drawn at random inside every range at once (besides the nominal
     /// profile and each range's two ends), 0..=64.
     #[serde(default = "default_samples", deserialize_with = "samples")]
-    pub samples: u32,
+    pub(crate) samples: u32,
     /// Seed of those draws (the ensemble is a pure function of the profile).
     #[serde(default)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The offset `c` of every plain `bus` transfer; `bus2` and `bus3` keep their
     /// measured excess over it (an offset common to every transfer cancels in both
     /// experiments).
     #[serde(default, deserialize_with = "offset_range")]
-    pub plain_offset: Option<Range>,
+    pub(crate) plain_offset: Option<Range>,
     /// `bus2` gain over `bus` gain (`bus3`: its power log2 3); the `bus` gain follows
     /// so that the identity kernel's loss per pass stays the measured one.
     #[serde(default, deserialize_with = "ratio_range")]
-    pub gain_ratio: Option<Range>,
+    pub(crate) gain_ratio: Option<Range>,
     /// How much more fixed pattern and temporal noise a `bus2` receiver shows than a
     /// `bus` one (`bus3`: its power log2 3); both are rescaled so that the spread the
     /// identity kernel accumulates per pass stays the same.
     #[serde(default, deserialize_with = "ratio_range")]
-    pub pattern_ratio: Option<Range>,
+    pub(crate) pattern_ratio: Option<Range>,
     /// A factor on the capture error (no measurement covers it).
     #[serde(default, deserialize_with = "ratio_range")]
-    pub capture_scale: Option<Range>,
+    pub(crate) capture_scale: Option<Range>,
     /// Where saturation starts, as a magnitude (knees at `-v` and `v`); the limits
     /// stay (a knee no further out than the limit).
     #[serde(default, deserialize_with = "level_range")]
-    pub saturation_knee: Option<Range>,
+    pub(crate) saturation_knee: Option<Range>,
     /// The register limit, as a magnitude (limits at `-v` and `v`); the knees stay
     /// (moved in to the limit when it is below them).
     #[serde(default, deserialize_with = "level_range")]
-    pub saturation_limit: Option<Range>,
+    pub(crate) saturation_limit: Option<Range>,
 }
 
 fn default_samples() -> u32 {
@@ -57,11 +57,11 @@ fn default_samples() -> u32 {
 
 /// A closed range `low..=high` of one parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Range {
+pub(crate) struct Range {
     /// Lowest value consistent with the measurements.
-    pub low: f64,
+    pub(crate) low: f64,
     /// Highest value.
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
 /// Reads a range `{low, high}` whose ends lie in `lo..=hi`, `low <= high`. The checks
@@ -140,7 +140,7 @@ fn samples<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
 
 /// The parameters, in the order of the profile file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Parameter {
+pub(crate) enum Parameter {
     /// [`Uncertainty::plain_offset`].
     PlainOffset,
     /// [`Uncertainty::gain_ratio`].
@@ -157,7 +157,7 @@ pub enum Parameter {
 
 impl Parameter {
     /// Every parameter.
-    pub const ALL: [Parameter; 6] = [
+    pub(crate) const ALL: [Parameter; 6] = [
         Parameter::PlainOffset,
         Parameter::GainRatio,
         Parameter::PatternRatio,
@@ -173,7 +173,7 @@ impl Parameter {
     }
 
     /// The key in the profile.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Parameter::PlainOffset => "plain_offset",
             Parameter::GainRatio => "gain_ratio",
@@ -185,7 +185,7 @@ impl Parameter {
     }
 
     /// The parameter's value in `p` itself.
-    pub fn nominal(self, p: &Profile) -> f64 {
+    pub(crate) fn nominal(self, p: &Profile) -> f64 {
         let t = &p.transfer;
         let ratio = |a: f64, b: f64| if b == 0.0 { 1.0 } else { a / b };
         match self {
@@ -199,7 +199,7 @@ impl Parameter {
     }
 
     /// `p` with the parameter at `v` (and the compensation the module doc describes).
-    pub fn apply(self, p: &Profile, v: f64) -> Profile {
+    pub(crate) fn apply(self, p: &Profile, v: f64) -> Profile {
         let mut q = p.clone();
         let nominal = self.nominal(p);
         // A kind with n receivers scales like n^log2(ratio): 1, ratio, ratio^log2(3).
@@ -252,7 +252,7 @@ impl Parameter {
 
 impl Uncertainty {
     /// The range of `p`, if the profile gives one.
-    pub fn range(&self, p: Parameter) -> Option<Range> {
+    pub(crate) fn range(&self, p: Parameter) -> Option<Range> {
         match p {
             Parameter::PlainOffset => self.plain_offset,
             Parameter::GainRatio => self.gain_ratio,

@@ -1,5 +1,5 @@
 //! The array fuses the bus instructions of a statement into band passes
-//! (`Array::execute`, and the batches `run` uses). These tests check, on random
+//! (the batches `run` uses). These tests check, on random
 //! programs drawn from the whole instruction table, random register contents, every edge mode and a partial
 //! FLAG, that the fused path is bit-identical to executing one bus instruction at a time
 //! (`step`, used by `run_observed`) and to a naive PE-by-PE reference of the bus

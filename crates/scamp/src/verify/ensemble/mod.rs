@@ -23,12 +23,12 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Member {
     /// The parameters that differ from the nominal profile, by key.
-    pub values: BTreeMap<&'static str, f64>,
+    pub(crate) values: BTreeMap<&'static str, f64>,
     /// The member's profile.
     #[serde(skip)]
-    pub profile: Profile,
+    pub(crate) profile: Profile,
     /// Why the member does not reproduce the measurements (`None`: it does).
-    pub rejected: Option<String>,
+    pub(crate) rejected: Option<String>,
 }
 
 impl Member {
