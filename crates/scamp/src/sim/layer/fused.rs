@@ -281,9 +281,9 @@ pub(crate) fn clip_row(
     soften_row(out, mask, clipped, sat)
 }
 
-/// [`clip_row`] for a soft knee. A first loop, free of branches and calls, marks the
-/// entries past a knee and counts those the mask stores, and marks the entries beyond
-/// the window the compression leaves unchanged ([`Saturate::plain_lo`] to
+/// [`clip_row`] for a soft knee. One loop, free of branches and calls, marks the
+/// entries past a knee that the mask stores (and counts them), and marks the entries
+/// beyond the window the compression leaves unchanged ([`Saturate::plain_lo`] to
 /// [`Saturate::plain_hi`], which holds the knees); then the entries beyond the window
 /// are compressed ([`compress_beyond`]; inside the window the compression is the
 /// identity, so the other entries are left as they are).
@@ -298,27 +298,26 @@ fn soften_row(
 ) -> u64 {
     let (klo, khi) = (sat.knee_lo, sat.knee_hi);
     let (plo, phi) = (sat.plain_lo, sat.plain_hi);
-    let mut past = [0u8; N];
     let mut beyond = [0u8; N];
-    for c in 0..N {
-        let x = out[c];
-        past[c] = u8::from(!(klo <= x && x <= khi));
-        beyond[c] = u8::from(!(plo <= x && x <= phi));
-    }
     let mut n = 0u32;
     // One loop per kind of mask, so that a full row loads none.
     match mask {
         None => {
             for c in 0..N {
-                clipped[c] = past[c] != 0;
-                n += u32::from(past[c]);
+                let x = out[c];
+                let hit = !(klo <= x && x <= khi);
+                clipped[c] = hit;
+                n += u32::from(hit);
+                beyond[c] = u8::from(!(plo <= x && x <= phi));
             }
         }
         Some(m) => {
             for c in 0..N {
-                let hit = m[c] & (past[c] != 0);
+                let x = out[c];
+                let hit = m[c] & !(klo <= x && x <= khi);
                 clipped[c] = hit;
                 n += u32::from(hit);
+                beyond[c] = u8::from(!(plo <= x && x <= phi));
             }
         }
     }
@@ -327,9 +326,9 @@ fn soften_row(
 }
 
 /// Compresses the entries of `out` marked in `beyond` (beyond the window the
-/// compression leaves unchanged), [`LANES`] at a time: their columns are gathered
-/// (only from the vectors of [`LANES`] columns holding a mark, one mark at a time),
-/// compressed together and put back. The compression works on each value alone, so
+/// compression leaves unchanged), [`LANES`] at a time: their columns are listed (only
+/// from the vectors of [`LANES`] columns holding a mark, eight marks at a time by a
+/// table, [`MARKED`]), and their values gathered, compressed together and put back. The compression works on each value alone, so
 /// each comes out as the compression of its whole vector would give it, at the cost of
 /// the marked entries only (a row past a knee holds a few, in a minority of its
 /// vectors).
@@ -341,13 +340,19 @@ fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
         // The vector's sixteen marks as one integer: one load and one test.
         let marks: [u8; LANES] = marks.try_into().expect("whole vectors");
         if u128::from_ne_bytes(marks) != 0 {
-            // The marked columns, lowest first, one set bit each: the count stays
-            // below N, as it counts the marked columns before this one.
-            let mut bits = mark_bits(marks);
-            while bits != 0 {
-                cols[k] = (v * LANES + bits.trailing_zeros() as usize) as u8;
-                k += 1;
-                bits &= bits - 1;
+            // The marked columns, lowest first, eight marks at a time: their positions
+            // from the table, plus the first column (a byte each, which no sum
+            // carries out of), written as one word at the end of the list. The count
+            // stays at most N - 8 before a write, as it counts the marked columns
+            // before these eight; the word's bytes past the marks are overwritten or
+            // left past the end.
+            let bits = mark_bits(marks) as usize;
+            for h in 0..LANES / 8 {
+                let (positions, count) = MARKED[bits >> (8 * h) & 0xff];
+                let first = (v * LANES + 8 * h) as u64;
+                let word = positions + first * 0x0101_0101_0101_0101;
+                cols[k..k + 8].copy_from_slice(&word.to_le_bytes());
+                k += usize::from(count);
             }
         }
     }
@@ -363,6 +368,28 @@ fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
         }
     }
 }
+
+/// For each byte of eight marks (bit `i` for mark `i`), the positions of its set bits,
+/// lowest first, a byte each from the word's lowest byte (the bytes past them 0), and
+/// how many there are.
+static MARKED: [(u64, u8); 256] = {
+    let mut table = [(0, 0); 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut positions, mut count) = (0u64, 0u8);
+        let mut i = 0;
+        while i < 8 {
+            if byte >> i & 1 == 1 {
+                positions |= (i as u64) << (8 * count);
+                count += 1;
+            }
+            i += 1;
+        }
+        table[byte] = (positions, count);
+        byte += 1;
+    }
+    table
+};
 
 /// Sixteen marks (bytes 0 or 1) as the bits of an integer, bit `i` for mark `i`:
 /// eight at a time, by one multiplication that adds each mark's byte, shifted, into
@@ -438,6 +465,7 @@ fn clip(x: f32, lo: f32, hi: f32) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::saturate::Form;
     use super::*;
 
     #[test]
@@ -445,6 +473,42 @@ mod tests {
         for pattern in [0u32, 1, 0x8000, 0xffff, 0x1234, 0xa5c3, 0x0180] {
             let marks: [u8; LANES] = std::array::from_fn(|i| ((pattern >> i) & 1) as u8);
             assert_eq!(mark_bits(marks), pattern);
+        }
+    }
+
+    #[test]
+    fn the_table_lists_the_set_bits_of_each_byte_lowest_first() {
+        for (byte, &(positions, count)) in MARKED.iter().enumerate() {
+            let want: Vec<u8> = (0..8).filter(|i| byte >> i & 1 == 1).collect();
+            let bytes = positions.to_le_bytes();
+            assert_eq!(usize::from(count), want.len());
+            assert_eq!(&bytes[..want.len()], &want[..]);
+            assert!(bytes[want.len()..].iter().all(|&b| b == 0), "{byte}");
+        }
+    }
+
+    #[test]
+    fn compress_beyond_compresses_exactly_the_marked_entries() {
+        let sat = Saturate::knees(-2048.0, 2048.0, -128.0, 128.0, Form::Tanh).resolve_plain();
+        // Marks in runs, alone, in whole vectors and at both ends of the row.
+        let out: [f32; N] = std::array::from_fn(|c| 100.0 + (c % 37) as f32 * 9.5);
+        let beyond: [u8; N] = std::array::from_fn(|c| {
+            u8::from(
+                !(3..=N - 3).contains(&c)
+                    || (40..60).contains(&c)
+                    || c % 29 == 0
+                    || (96..112).contains(&c),
+            )
+        });
+        let mut got = out;
+        compress_beyond(&mut got, &beyond, sat);
+        for c in 0..N {
+            let want = if beyond[c] == 1 {
+                sat.soft(out[c])
+            } else {
+                out[c]
+            };
+            assert_eq!(got[c].to_bits(), want.to_bits(), "column {c}");
         }
     }
 }
