@@ -16,7 +16,7 @@
 //! | `spec` | the spec format (`spec::yaml`), the weight approximation (`spec::approx`) and the rescale of kernels that cannot fit (`spec::fit`) |
 //! | `moves` | the move set: atoms and goal bags (`moves::goal`), instructions on goals (`moves::step`), instructions applied in reverse (`moves::reverse`), each by a named rule counted per search (`moves::rule`) |
 //! | `search` | the backward search: its options and reports (`search/options.rs`), one worker's deque walk (`search/worker.rs`), running the workers (`search/run.rs`), polishing finished plans (`search/polish.rs`), its heuristic (`search::heuristic`), the window re-search (`search::window`) and the tuning knobs with their defaults (`search::tuning`) |
-//! | `score` | the error objective (`score::objective`), the saturation risk of a plan (`score::risk`) and the error-budget search over depths (`score::budget`) |
+//! | `score` | the error objective (`score::objective`), the clipping a plan causes on the bundled images (`score::clipping`) and the error-budget search over depths (`score::budget`) |
 //! | `drive` | one compile: resolved settings (`drive::setup`), banks split into groups (`drive::group`), the constructive fallback (`drive::fallback`), the per-group race (`drive::race`) of the search's phases (`drive::phase`) run by `drive::pipeline`, and the final choice (`drive::choice`) |
 //! | `assemble` | register allocation (`assemble::alloc`), program text from the instruction table (`assemble::emit`) and the report above a program (`assemble::report`) |
 

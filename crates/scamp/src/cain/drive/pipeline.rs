@@ -14,7 +14,7 @@ use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::Bag;
 use crate::cain::moves::reverse::Ctx;
 use crate::cain::moves::step;
-use crate::cain::score::{objective, risk::ClipModel};
+use crate::cain::score::{clipping::ClipModel, objective};
 use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{CompileError, Objective, Source, Stats};
 use std::sync::atomic::Ordering;

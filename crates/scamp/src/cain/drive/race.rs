@@ -8,7 +8,7 @@ use crate::cain::drive::pipeline::{self, PhaseResult, Pipeline, Ran};
 use crate::cain::drive::setup::Setup;
 use crate::cain::moves::goal::{Bag, Goal};
 use crate::cain::moves::reverse::Ctx;
-use crate::cain::score::{objective, risk::ClipModel};
+use crate::cain::score::{clipping::ClipModel, objective};
 use crate::cain::search::{self, Found, GoalRange, Outcome, SearchOptions, StopReason};
 use crate::cain::{
     assemble::alloc, assemble::emit, assemble::report, drive::fallback, moves::step, spec::approx,
@@ -31,7 +31,7 @@ pub(crate) struct Candidate {
     /// objective).
     pub(crate) predicted: Option<Vec<Predicted>>,
     /// The plan it was made from (empty for the constructive program), for the
-    /// saturation risk of a program found by the length search and scored afterwards.
+    /// clipping cost of a program found by the length search and scored afterwards.
     pub(crate) steps: Vec<step::Step>,
 }
 
@@ -492,7 +492,8 @@ fn merged(phases: Vec<PhaseResult>, best: Found<Candidate>) -> Outcome<Candidate
 
 /// The search's view of a group: the root bag (the final goals), the generator's
 /// context, the range the goals are held to and the clipping model of the error
-/// objective (which also weighs clipping on textured images, see `risk`).
+/// objective (which also weighs the clipping a plan causes on the bundled images, see
+/// `clipping`).
 fn search_frame(
     setup: &Setup,
     depth: u32,

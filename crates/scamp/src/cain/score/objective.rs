@@ -16,7 +16,7 @@
 
 use crate::cain::drive::race::{Candidate, Judge};
 use crate::cain::moves::goal::Goal;
-use crate::cain::score::risk::ClipModel;
+use crate::cain::score::clipping::ClipModel;
 use crate::cain::search::{Finished, Found, Outcome, StopReason};
 use crate::cain::{CompileError, Source};
 use crate::verify::predict::{InputStats, Predicted};
@@ -42,8 +42,8 @@ pub(crate) fn total_mse(predicted: Option<&[Predicted]>) -> f64 {
 }
 
 /// Scores the length objective's choice (with its source) under the error objective:
-/// predicted errors, and the score the error search would have given it (saturation
-/// risk included where its plan is known).
+/// predicted errors, and the score the error search would have given it (clipping
+/// cost included where its plan is known).
 pub(crate) fn rescore(
     shortest: (Found<Candidate>, Source),
     judge: &Judge<'_>,
@@ -58,7 +58,7 @@ pub(crate) fn rescore(
     let (score, predicted) = judge.score(&s.value.program).ok_or(CompileError::Proof(
         crate::cain::GeneratorBug::ShortestUnpredicted,
     ))?;
-    let score = score + clip.plan_risk(&s.value.steps, finals);
+    let score = score + clip.plan_clipping(&s.value.steps, finals);
     let value = Candidate {
         predicted: Some(predicted),
         ..s.value

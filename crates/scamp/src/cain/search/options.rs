@@ -5,7 +5,7 @@ use super::tuning::Tuning;
 use crate::cain::moves::goal::Bag;
 use crate::cain::moves::rule::RuleCounts;
 use crate::cain::moves::step::Step;
-use crate::cain::score::risk::ClipModel;
+use crate::cain::score::clipping::ClipModel;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::time::Duration;
 
@@ -42,8 +42,8 @@ pub(crate) struct SearchOptions {
     pub(crate) slack: f64,
     /// Values every goal must stay within (bags holding a goal outside are pruned).
     pub(crate) range: Option<GoalRange>,
-    /// Saturation risk on textured images, added to the finisher's score under the
-    /// error objective (see `crate::cain::score::risk`).
+    /// The clipping a plan causes on the bundled images, added to the finisher's score
+    /// under the error objective (see `crate::cain::score::clipping`).
     pub(crate) clip: Option<ClipModel>,
     /// How the budget is spent (chunk sizes, phase shares, polish).
     pub(crate) tuning: Tuning,

@@ -55,13 +55,13 @@ pub(super) type Rank = (usize, u64, f64);
 pub(super) struct Finalist {
     pub(super) instructions: usize,
     pub(super) cycles: u64,
-    /// Its score under the error objective (saturation risk included).
+    /// Its score under the error objective (clipping cost included).
     pub(super) score: f64,
     pub(super) plan: Vec<Step>,
 }
 
 impl Finalist {
-    /// `plan` as finished (`done`), its score with the saturation risk of the error
+    /// `plan` as finished (`done`), its score with the clipping cost of the error
     /// objective added.
     pub(super) fn of<T>(
         plan: &[Step],
@@ -72,7 +72,7 @@ impl Finalist {
         Finalist {
             instructions: done.1,
             cycles: done.2,
-            score: done.3 + plan_risk(opts, plan, finals),
+            score: done.3 + plan_clipping(opts, plan, finals),
             plan: plan.to_vec(),
         }
     }
@@ -260,7 +260,7 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
             let Some((value, instructions, cycles, score)) = finish(steps) else {
                 return false;
             };
-            let score = score + plan_risk(opts, steps, finals);
+            let score = score + plan_clipping(opts, steps, finals);
             let mut best = best.borrow_mut();
             let now = best
                 .as_ref()
@@ -301,14 +301,15 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
         );
         if reroute {
             let in_time = || in_time(until);
-            // The risk model is coarse (it does not follow a clipped value to the
-            // outputs): a re-routing may lower the predicted noise, never the risk.
-            let risk = plan_risk(opts, &shortened, finals);
+            // The clipping cost is measured on a few hundred positions: a re-routing
+            // is taken for lower predicted noise, never for a clipping cost the sample
+            // may under-count.
+            let risk = plan_clipping(opts, &shortened, finals);
             let mut lower = |steps: &[Step]| {
                 let mine = best.borrow().as_ref().map_or(own.0, |b| b.instructions);
                 let most = self.slack_bound(least.min(own.0).min(mine));
                 in_time()
-                    && plan_risk(opts, steps, finals) <= risk * (1.0 + 1e-9)
+                    && plan_clipping(opts, steps, finals) <= risk * (1.0 + 1e-9)
                     && consider(steps, &|(n, _, s), (_, _, s0)| {
                         n <= most && s < s0 * (1.0 - 1e-9)
                     })
@@ -323,14 +324,14 @@ impl<'a, 'f, T: Send> Polish<'a, 'f, T> {
     }
 }
 
-/// The saturation risk the error objective adds to a plan's score (0 otherwise).
-pub(super) fn plan_risk(
+/// The clipping cost the error objective adds to a plan's score (0 otherwise).
+pub(super) fn plan_clipping(
     opts: &SearchOptions,
     steps: &[Step],
     finals: &[crate::cain::moves::goal::Goal],
 ) -> f64 {
     match &opts.clip {
-        Some(m) if opts.slack > 0.0 => m.plan_risk(steps, finals),
+        Some(m) if opts.slack > 0.0 => m.plan_clipping(steps, finals),
         _ => 0.0,
     }
 }

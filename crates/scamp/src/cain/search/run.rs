@@ -5,7 +5,7 @@
 use super::*;
 use crate::cain::moves::goal::Bag;
 use crate::cain::moves::reverse::{is_initial, Ctx};
-use crate::cain::score::risk::ClipModel;
+use crate::cain::score::clipping::ClipModel;
 use crate::cain::search::heuristic::Estimator;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;

@@ -104,7 +104,7 @@ pub(super) struct Shared<'a, T> {
     /// may hold other searches' too): what a shared work budget is counted on.
     pub(super) nodes: AtomicU64,
     pub(super) finish: &'a Finisher<'a, T>,
-    /// The final goals (the root bag), for the saturation risk.
+    /// The final goals (the root bag), for the clipping cost.
     pub(super) finals: &'a [crate::cain::moves::goal::Goal],
     /// Whether values other than the final goals are held to [`Tuning::strict_range`] times
     /// the register limit (the first half of an error-objective search).
@@ -290,7 +290,7 @@ impl<T> Worker<'_, '_, T> {
         let Some((value, instructions, cycles, score)) = (sh.finish)(steps) else {
             return;
         };
-        let score = score + plan_risk(sh.opts, steps, sh.finals);
+        let score = score + plan_clipping(sh.opts, steps, sh.finals);
         let found = Found {
             value,
             instructions,
