@@ -311,8 +311,7 @@ impl InputStats {
     /// zero-sum kernels (Sobel, Laplacian) respond to; lags beyond `IMAGE_REACH` take
     /// the farthest measured correlation.
     pub(crate) fn of_bundled_images(range: InputRange) -> InputStats {
-        let b = (range.hi - range.lo) / 255.0;
-        let a = range.lo + 128.0 * b;
+        let (a, b) = range.full_range_map();
         let mean = a + b * IMAGE_MEAN;
         let map = |m: f64| a * a + 2.0 * a * b * IMAGE_MEAN + b * b * m;
         let mut lags = HashMap::with_capacity(2 * IMAGE_LAGS.len());

@@ -38,6 +38,13 @@ impl InputRange {
     pub(crate) fn bound(&self) -> f64 {
         self.lo.abs().max(self.hi.abs())
     }
+
+    /// `(a, b)` such that a captured full-range value `v` (pixel minus 128) maps onto
+    /// this range as `a + b * v`: pixel 0 to `lo`, pixel 255 to `hi`.
+    pub(crate) fn full_range_map(&self) -> (f64, f64) {
+        let b = (self.hi - self.lo) / 255.0;
+        (self.lo + 128.0 * b, b)
+    }
 }
 
 /// A coefficient as f64 (whatever exact type the symbolic executor uses).

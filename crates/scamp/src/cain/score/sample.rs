@@ -50,8 +50,7 @@ impl Sample {
     /// range as [`crate::verify::predict::InputStats::of_bundled_images`] maps them.
     pub(crate) fn of_bundled_images(range: InputRange, channels: usize) -> Sample {
         let images = pixels();
-        let b = (range.hi - range.lo) / 255.0;
-        let a = range.lo + 128.0 * b;
+        let (a, b) = range.full_range_map();
         let lo = REACH as usize;
         let span = (N - 2 * lo) as u64;
         let positions: Vec<(usize, usize, usize)> = (0..images.len() * PER_IMAGE)
