@@ -257,8 +257,8 @@ impl RowTerm<'_> {
     }
 }
 
-// A column index of a row fits in a byte ([`compress_beyond`]).
-const _: () = assert!(N <= 256);
+// A row is whole vectors ([`soften_row`]).
+const _: () = assert!(N.is_multiple_of(LANES));
 
 /// A row of zero deviates (a term without temporal noise).
 static ZEROS: rng::Window = [0; N / 2];
@@ -281,12 +281,15 @@ pub(crate) fn clip_row(
     soften_row(out, mask, clipped, sat)
 }
 
-/// [`clip_row`] for a soft knee. One loop, free of branches and calls, marks the
-/// entries past a knee that the mask stores (and counts them), and marks the entries
-/// beyond the window the compression leaves unchanged ([`Saturate::plain_lo`] to
-/// [`Saturate::plain_hi`], which holds the knees); then the entries beyond the window
-/// are compressed ([`compress_beyond`]; inside the window the compression is the
-/// identity, so the other entries are left as they are).
+/// [`clip_row`] for a soft knee. One loop over the row, free of branches and calls,
+/// marks the entries past a knee that the mask stores (and counts them), and marks the
+/// entries beyond the window the compression leaves unchanged ([`Saturate::plain_lo`]
+/// to [`Saturate::plain_hi`], which holds the knees). Then every vector of [`LANES`]
+/// entries holding such a mark is compressed whole: the compression works on each
+/// value alone and returns the window's values as they are, so each value comes out as
+/// compressing it alone gives it. In a row past a knee about half the vectors hold a
+/// mark; compressing them whole costs less than gathering the marked entries into
+/// vectors and scattering them back.
 #[inline(always)]
 // Indices into fixed-size rows: the loops compile without bounds checks.
 #[allow(clippy::needless_range_loop)]
@@ -321,87 +324,14 @@ fn soften_row(
             }
         }
     }
-    compress_beyond(out, &beyond, sat);
-    u64::from(n)
-}
-
-/// Compresses the entries of `out` marked in `beyond` (beyond the window the
-/// compression leaves unchanged), [`LANES`] at a time: their columns are listed (only
-/// from the vectors of [`LANES`] columns holding a mark, eight marks at a time by a
-/// table, [`MARKED`]), and their values gathered, compressed together and put back. The compression works on each value alone, so
-/// each comes out as the compression of its whole vector would give it, at the cost of
-/// the marked entries only (a row past a knee holds a few, in a minority of its
-/// vectors).
-#[inline(always)]
-fn compress_beyond(out: &mut [f32; N], beyond: &[u8; N], sat: Saturate) {
-    let mut cols = [0u8; N];
-    let mut k = 0;
-    for (v, marks) in beyond.chunks_exact(LANES).enumerate() {
+    for (xs, marks) in out.chunks_exact_mut(LANES).zip(beyond.chunks_exact(LANES)) {
         // The vector's sixteen marks as one integer: one load and one test.
         let marks: [u8; LANES] = marks.try_into().expect("whole vectors");
         if u128::from_ne_bytes(marks) != 0 {
-            // The marked columns, lowest first, eight marks at a time: their positions
-            // from the table, plus the first column (a byte each, which no sum
-            // carries out of), written as one word at the end of the list. The count
-            // stays at most N - 8 before a write, as it counts the marked columns
-            // before these eight; the word's bytes past the marks are overwritten or
-            // left past the end.
-            let bits = mark_bits(marks) as usize;
-            for h in 0..LANES / 8 {
-                let (positions, count) = MARKED[bits >> (8 * h) & 0xff];
-                let first = (v * LANES + 8 * h) as u64;
-                let word = positions + first * 0x0101_0101_0101_0101;
-                cols[k..k + 8].copy_from_slice(&word.to_le_bytes());
-                k += usize::from(count);
-            }
+            sat.soften(xs.try_into().expect("whole vectors"));
         }
     }
-    for batch in cols[..k].chunks(LANES) {
-        // Lanes past the batch's end hold 0.0 and are not put back.
-        let mut vals = [0.0; LANES];
-        for (x, &c) in vals.iter_mut().zip(batch) {
-            *x = out[usize::from(c)];
-        }
-        sat.soften(&mut vals);
-        for (x, &c) in vals.iter().zip(batch) {
-            out[usize::from(c)] = *x;
-        }
-    }
-}
-
-/// For each byte of eight marks (bit `i` for mark `i`), the positions of its set bits,
-/// lowest first, a byte each from the word's lowest byte (the bytes past them 0), and
-/// how many there are.
-static MARKED: [(u64, u8); 256] = {
-    let mut table = [(0, 0); 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let (mut positions, mut count) = (0u64, 0u8);
-        let mut i = 0;
-        while i < 8 {
-            if byte >> i & 1 == 1 {
-                positions |= (i as u64) << (8 * count);
-                count += 1;
-            }
-            i += 1;
-        }
-        table[byte] = (positions, count);
-        byte += 1;
-    }
-    table
-};
-
-/// Sixteen marks (bytes 0 or 1) as the bits of an integer, bit `i` for mark `i`:
-/// eight at a time, by one multiplication that adds each mark's byte, shifted, into
-/// the top byte (the bytes hold at most 1, so no sum carries).
-#[inline(always)]
-fn mark_bits(marks: [u8; LANES]) -> u32 {
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let half = |i: usize| {
-        let eight: [u8; 8] = marks[i..i + 8].try_into().expect("eight marks");
-        (u64::from_le_bytes(eight).wrapping_mul(GATHER) >> 56) as u32
-    };
-    half(0) | (half(8) << 8)
+    u64::from(n)
 }
 
 /// `out[c] := f(out[c])`, marking and counting the entries the mask stores for which
@@ -469,46 +399,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mark_bits_packs_each_mark_into_its_bit() {
-        for pattern in [0u32, 1, 0x8000, 0xffff, 0x1234, 0xa5c3, 0x0180] {
-            let marks: [u8; LANES] = std::array::from_fn(|i| ((pattern >> i) & 1) as u8);
-            assert_eq!(mark_bits(marks), pattern);
-        }
-    }
-
-    #[test]
-    fn the_table_lists_the_set_bits_of_each_byte_lowest_first() {
-        for (byte, &(positions, count)) in MARKED.iter().enumerate() {
-            let want: Vec<u8> = (0..8).filter(|i| byte >> i & 1 == 1).collect();
-            let bytes = positions.to_le_bytes();
-            assert_eq!(usize::from(count), want.len());
-            assert_eq!(&bytes[..want.len()], &want[..]);
-            assert!(bytes[want.len()..].iter().all(|&b| b == 0), "{byte}");
-        }
-    }
-
-    #[test]
-    fn compress_beyond_compresses_exactly_the_marked_entries() {
+    fn soften_row_compresses_each_value_as_alone_and_marks_the_stored_hits() {
         let sat = Saturate::knees(-2048.0, 2048.0, -128.0, 128.0, Form::Tanh).resolve_plain();
-        // Marks in runs, alone, in whole vectors and at both ends of the row.
-        let out: [f32; N] = std::array::from_fn(|c| 100.0 + (c % 37) as f32 * 9.5);
-        let beyond: [u8; N] = std::array::from_fn(|c| {
-            u8::from(
-                !(3..=N - 3).contains(&c)
-                    || (40..60).contains(&c)
-                    || c % 29 == 0
-                    || (96..112).contains(&c),
-            )
+        // Values inside the knees, between a knee and the end of the unchanged window,
+        // and beyond it, on both sides: alone, in runs, in whole vectors, at both ends
+        // of the row; a NaN; vectors with nothing beyond the window.
+        let out: [f32; N] = std::array::from_fn(|c| match c {
+            0 | 255 => 3000.0,
+            7 => f32::NAN,
+            40..60 => -150.0 - c as f32,
+            96..112 => 129.5,
+            _ if c % 29 == 0 => 400.0,
+            _ if c >= 160 => 120.0,
+            _ => 100.0 + (c % 37) as f32 * 9.5,
         });
-        let mut got = out;
-        compress_beyond(&mut got, &beyond, sat);
-        for c in 0..N {
-            let want = if beyond[c] == 1 {
-                sat.soft(out[c])
-            } else {
-                out[c]
-            };
-            assert_eq!(got[c].to_bits(), want.to_bits(), "column {c}");
+        let mask: [bool; N] = std::array::from_fn(|c| c % 3 != 1);
+        for m in [None, Some(&mask)] {
+            let mut got = out;
+            let mut hits = [true; N];
+            let n = soften_row(&mut got, m, &mut hits, sat);
+            let mut want_n = 0;
+            for c in 0..N {
+                assert_eq!(got[c].to_bits(), sat.soft(out[c]).to_bits(), "column {c}");
+                let stored = m.is_none_or(|m| m[c]);
+                let hit = stored && !(-128.0..=128.0).contains(&out[c]);
+                assert_eq!(hits[c], hit, "column {c}");
+                want_n += u64::from(hit);
+            }
+            assert_eq!(n, want_n);
         }
+        assert!(
+            out.iter().any(|&x| x > 128.0 && sat.soft(x) == x),
+            "a value in the window"
+        );
     }
 }
