@@ -12,6 +12,7 @@ use super::tiling::{NoTiling, Tiling};
 use super::EvalError;
 use crate::sim::batch;
 use crate::sim::noise::Profile;
+use crate::sim::run::RunError;
 
 /// Frames run side by side before their results are taken (bounds the memory held).
 pub(crate) const CHUNK: usize = 32;
@@ -110,6 +111,8 @@ pub fn extract(
     for start in (0..frames).step_by(CHUNK) {
         super::check_cancel()?;
         let n = CHUNK.min(frames - start);
+        // Each worker reads out the frames it ran, so that the readout runs on every
+        // core too rather than on this thread while the others wait.
         let done = batch::frames(n, |i| {
             let f = start + i;
             let noise = FrameNoise {
@@ -117,12 +120,17 @@ pub fn extract(
                 chip_seed: sample.chip_seed,
                 run_seed: sample.run_seed(f),
             };
-            run_frame(&built.chip, &built.tiling, split, f, noise)
+            let bits = run_frame(&built.chip, &built.tiling, split, f, noise)?;
+            let features: Vec<f32> = bits
+                .iter()
+                .flat_map(|b| built.layout.features_of(b))
+                .collect();
+            Ok::<_, RunError>((features, keep_bits.then_some(bits)))
         })?;
-        for bits in done.iter().flatten() {
-            out.features.extend(built.layout.features_of(bits));
-            if keep_bits {
-                out.bits.extend_from_slice(bits);
+        for (features, bits) in done {
+            out.features.extend(features);
+            for b in bits.iter().flatten() {
+                out.bits.extend_from_slice(b);
             }
         }
     }
