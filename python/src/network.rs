@@ -241,15 +241,12 @@ impl PyNetwork {
                     .with_compile(build_options(None, work).compile)
                     .with_progress(Some(&hook))
                     .with_count_saturation(true);
-                // The dataset is kept for the ensemble only when there is one (as the
-                // command does).
-                let kept = uncertainty.then(|| data.clone());
-                let e = ev::evaluate(&self.net, data, &opts)?;
+                let e = ev::evaluate(&self.net, &data, &opts)?;
                 let mut report = ev::report(&e.merge);
-                if let Some(data) = &kept {
+                if uncertainty {
                     let nominal = report.accuracy.noisy.mean;
                     report.uncertainty =
-                        Some(ev::uncertainty_ranges(&self.net, data, &opts, nominal)?);
+                        Some(ev::uncertainty_ranges(&self.net, &data, &opts, nominal)?);
                 }
                 Ok(report)
             })?

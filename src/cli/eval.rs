@@ -132,15 +132,12 @@ pub fn run(a: &EvalArgs) -> Outcome {
         if a.uncertainty {
             scamp::described(&opts.noise.1).map_err(CliError::msg)?;
         }
-        // The dataset is kept for the ensemble only when there is one: a copy of the
-        // whole of it costs more than the test frames of a short run.
-        let kept = a.uncertainty.then(|| data.clone());
-        let e = eval::evaluate(&net, data, &opts).map_err(CliError::msg)?;
+        let e = eval::evaluate(&net, &data, &opts).map_err(CliError::msg)?;
         let mut report = eval::report(&e.merge);
-        if let Some(data) = &kept {
+        if a.uncertainty {
             let nominal = report.accuracy.noisy.mean;
             report.uncertainty =
-                Some(eval::uncertainty_ranges(&net, data, &opts, nominal).map_err(CliError::msg)?);
+                Some(eval::uncertainty_ranges(&net, &data, &opts, nominal).map_err(CliError::msg)?);
         }
         if let Ok(Some(b)) = bar_lock.lock().map(|g| g.clone()) {
             b.finish_and_clear();

@@ -3,6 +3,7 @@
 //! optionally `.gz`), 8-bit grey images and labels 0..9.
 
 use super::idx::{self, IdxError, Unfit};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// Where Debian's `dataset-fashion-mnist` package installs its files.
@@ -53,6 +54,20 @@ impl Split {
     pub fn image(&self, i: usize) -> &[u8] {
         let n = self.rows * self.cols;
         self.pixels.get(i * n..(i + 1) * n).unwrap_or(&[])
+    }
+
+    /// The first `n` images (every image when `n` is `None` or not smaller than the
+    /// split), copying only those, and only when they are not all of it.
+    pub(crate) fn up_to(&self, n: Option<usize>) -> Cow<'_, Split> {
+        match n {
+            Some(n) if n < self.len() => Cow::Owned(Split {
+                rows: self.rows,
+                cols: self.cols,
+                pixels: self.pixels[..n * self.rows * self.cols].to_vec(),
+                labels: self.labels[..n].to_vec(),
+            }),
+            _ => Cow::Borrowed(self),
+        }
     }
 
     /// The first `n` images only.
@@ -239,4 +254,28 @@ pub fn read(dir: &Path) -> Result<Dataset, DatasetError> {
         train,
         test,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn up_to_copies_only_a_shorter_prefix() {
+        let split = Split {
+            rows: 2,
+            cols: 1,
+            pixels: vec![1, 2, 3, 4, 5, 6],
+            labels: vec![7, 8, 9],
+        };
+        let first = split.up_to(Some(2));
+        assert!(matches!(first, Cow::Owned(_)));
+        assert_eq!(first.pixels, [1, 2, 3, 4]);
+        assert_eq!(first.labels, [7, 8]);
+        assert_eq!(*first, split.clone().truncated(2));
+        for n in [None, Some(3), Some(10)] {
+            assert!(matches!(split.up_to(n), Cow::Borrowed(s) if std::ptr::eq(s, &split)));
+        }
+        assert!(split.up_to(Some(0)).is_empty());
+    }
 }

@@ -262,7 +262,8 @@ fn count_image(
 /// One depth: the chip part, the head, and the counts over the test frames.
 struct Depth<'a> {
     net: &'a Network,
-    data: &'a Dataset,
+    train: &'a Split,
+    test: &'a Split,
     opts: &'a Options<'a>,
     ideal: &'a Profile,
 }
@@ -281,18 +282,12 @@ impl Depth<'_> {
                     chip,
                     tiling,
                     pooling,
-                    &self.data.train,
+                    self.train,
                     profile,
                     (self.opts.chip_seeds, self.opts.seed),
                     self.opts.progress,
                 )?;
-                let head = Head::train(
-                    &x,
-                    &self.data.train.labels,
-                    pooling.features(),
-                    hidden,
-                    params,
-                );
+                let head = Head::train(&x, &self.train.labels, pooling.features(), hidden, params);
                 if !head.is_finite() {
                     return Err(EvalError::Diverged {
                         learning_rate: params.learning_rate,
@@ -310,7 +305,7 @@ impl Depth<'_> {
         examples: usize,
         count_saturation: bool,
     ) -> Result<(DepthCounts, Vec<Example>), EvalError> {
-        let test = &self.data.test;
+        let test = self.test;
         let build = BuildOptions {
             depth: Some(depth),
             compile: self.opts.compile.clone(),
@@ -426,19 +421,16 @@ fn own_shape(net: &Network, rows: usize, cols: usize) -> Result<(u32, usize, usi
     Ok((depth, maps, pooling.features()))
 }
 
-/// Evaluates `net` on `data`.
-pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluation, EvalError> {
-    let mut data = data;
-    if let Some(n) = opts.train_images {
-        data.train = data.train.truncated(n);
-    }
-    if let Some(n) = opts.test_images {
-        data.test = data.test.truncated(n);
-    }
-    if data.train.is_empty() && matches!(net.head, HeadDef::Train { .. }) {
+/// Evaluates `net` on `data` (the first `opts.train_images` and `opts.test_images` of
+/// its splits).
+pub fn evaluate(net: &Network, data: &Dataset, opts: &Options) -> Result<Evaluation, EvalError> {
+    let train = data.train.up_to(opts.train_images);
+    let test = data.test.up_to(opts.test_images);
+    let (train, test) = (train.as_ref(), test.as_ref());
+    if train.is_empty() && matches!(net.head, HeadDef::Train { .. }) {
         return Err(EvalError::NoTrainImages);
     }
-    if data.test.is_empty() {
+    if test.is_empty() {
         return Err(EvalError::NoTestImages);
     }
     let ideal = Profile::builtin("ideal").expect("the ideal profile is built in");
@@ -447,7 +439,7 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         // milliseconds) before any noisy frame is timed.
         let _ = s.resolve();
     }
-    let (main_depth, maps, features) = own_shape(net, data.test.rows, data.test.cols)?;
+    let (main_depth, maps, features) = own_shape(net, test.rows, test.cols)?;
     let mut depths: Vec<u32> = opts
         .depths
         .clone()
@@ -474,20 +466,21 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         opts.train_noise.as_ref().map(|t| &t.1),
         depths,
         (opts.compile.work, opts.compile.time_limit),
-        data.test.rows,
-        data.test.cols,
-        data.train.len(),
-        data.test.len(),
-        fnv(&data.test.labels),
-        fnv(&data.test.pixels),
-        fnv(&data.train.labels),
-        fnv(&data.train.pixels),
+        test.rows,
+        test.cols,
+        train.len(),
+        test.len(),
+        fnv(&test.labels),
+        fnv(&test.pixels),
+        fnv(&train.labels),
+        fnv(&train.pixels),
         head_file_fingerprint(&net.head),
     )
     .into_bytes());
     let runner = Depth {
         net,
-        data: &data,
+        train,
+        test,
         opts,
         ideal: &ideal,
     };
@@ -509,8 +502,8 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
         train_noise,
         chip_seeds: seeds,
         seed: opts.seed,
-        train_images: data.train.len() as u64,
-        test_images: data.test.len() as u64,
+        train_images: train.len() as u64,
+        test_images: test.len() as u64,
         stages: net.stages.len(),
         maps,
         features,
@@ -525,7 +518,7 @@ pub fn evaluate(net: &Network, data: Dataset, opts: &Options) -> Result<Evaluati
             meta,
         },
         examples,
-        rows: data.test.rows,
-        cols: data.test.cols,
+        rows: test.rows,
+        cols: test.cols,
     })
 }

@@ -55,7 +55,7 @@ pub fn ranges(
             // Only the accuracy of a member is reported.
             count_saturation: false,
         };
-        let e = evaluate(net, data.clone(), &member)?;
+        let e = evaluate(net, data, &member)?;
         let a = report(&e.merge).accuracy.noisy.mean;
         all = widen(all, a);
         if m.moves_only_saturation() {

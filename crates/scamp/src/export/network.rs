@@ -210,10 +210,7 @@ fn head(
     match &net.head {
         HeadDef::Weights(files) => Ok(Head::load(files, layout.features())?),
         HeadDef::Train { params, hidden } => {
-            let train = match opts.train_images {
-                Some(n) => data.train.clone().truncated(n),
-                None => data.train.clone(),
-            };
+            let train = data.train.up_to(opts.train_images);
             let x = ideal_features(chip, tiling, layout, &train)?;
             Ok(Head::train(
                 &x,
