@@ -297,3 +297,153 @@ fn export_notes_a_prediction_per_stage() {
     // pinned by the library's export/network.rs tests.
     assert_eq!(notes.len(), 2, "{cpp}");
 }
+
+/// The binary maps of one image through a first layer of `first.0.dim().0` maps and a
+/// depthwise one (`second.0` is `[maps, 1, 3, 3]`: output o reads map o alone), as
+/// [`reference`] pads them; map o's bit is output > `thresholds[o]` (after ReLU).
+fn depthwise_reference(img: &[u8], first: &Layer, second: &Layer, thresholds: [f64; 4]) -> Vec<u8> {
+    let wide = reference_maps(img, first);
+    (0..second.0.dim().0)
+        .flat_map(|o| {
+            let w = second.0.slice(ndarray::s![o..=o, .., .., ..]).to_owned();
+            let m = layer(&wide[o..=o], &w, &second.1[o..=o]);
+            m[0].iter()
+                .map(|&v| u8::from(v > thresholds[o]))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The first layer's maps of one image over the capture padded by two (one larger
+/// than the image on each side, for the 3x3 layer after it).
+fn reference_maps(img: &[u8], first: &Layer) -> Vec<Array2<f64>> {
+    let capture = Array2::from_shape_fn((ROWS + 4, COLS + 4), |(r, c)| {
+        let inside = (2..ROWS + 2).contains(&r) && (2..COLS + 2).contains(&c);
+        let p = if inside {
+            img[(r - 2) * COLS + c - 2]
+        } else {
+            0
+        };
+        f64::from(p) - 128.0
+    });
+    layer(&[capture], &first.0, &first.1)
+}
+
+/// The issue's network of one's own: four maps from the image, then a depthwise layer
+/// (`groups: 4`) with a bias and ReLU, decided by sign.
+fn depthwise_net(second: &str) -> (String, Vec<Layer>) {
+    let net = format!(
+        "name: depthwise\nstages:\n  \
+         - {{weights: w1.npy, bias: b1.npy, depth: 2, activation: relu, decision: none}}\n  \
+         - {{weights: w2.npy, bias: b2.npy, groups: 4, depth: 2, activation: relu{second}}}\n\
+         readout: {{pool: 4}}\n"
+    );
+    let b1 = vec![-20.0, 35.0, 5.0, 12.0];
+    let b2 = vec![-60.0, 90.0, 7.0, -3.0];
+    (net, vec![(weights(4, 1, 1), b1), (weights(4, 1, 2), b2)])
+}
+
+#[test]
+fn a_depthwise_layer_runs_one_stage_per_channel_and_matches_the_reference() {
+    let (text, layers) = depthwise_net("");
+    let net = folder("evallayers-depthwise", &text, &layers);
+    let loaded = eval::load_path(Some(&net)).expect("loads");
+    // The image's four maps go to B..E; channel k's stage writes where no later
+    // channel is waiting and no earlier result is kept: A, then B, C, D in turn.
+    let placed: Vec<(Vec<Reg>, Vec<Reg>)> = loaded.stages[1..]
+        .iter()
+        .map(|s| {
+            (
+                s.spec.inputs(),
+                s.spec.kernels.iter().map(|k| k.out).collect(),
+            )
+        })
+        .collect();
+    let [a, b, c, d, e] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E];
+    assert_eq!(
+        placed,
+        vec![
+            (vec![b], vec![a]),
+            (vec![c], vec![b]),
+            (vec![d], vec![c]),
+            (vec![e], vec![d]),
+        ]
+    );
+    assert!(
+        !loaded.stages[1].spec.registers.contains(&c),
+        "C is still to be read"
+    );
+    let split = images(30);
+    let want: Vec<u8> = (0..split.len())
+        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], [0.0; 4]))
+        .collect();
+    let got = simulated(&net, &split);
+    assert_eq!(got, want);
+    let ones = got.iter().filter(|&&b| b == 1).count();
+    assert!(ones > got.len() / 10 && ones < got.len() * 9 / 10, "{ones}");
+    // Each output reads its own channel only: the reference of a full convolution
+    // over the four maps (the same weights for every channel) differs.
+    let full = Array4::from_shape_fn((4, 4, 3, 3), |(o, _, r, c)| layers[1].0[[o, 0, r, c]]);
+    let mixed = vec![layers[0].clone(), (full, layers[1].1.clone())];
+    let other: Vec<u8> = (0..split.len())
+        .flat_map(|i| reference(split.image(i), &mixed))
+        .collect();
+    assert_ne!(got, other);
+    // Under `ideal` it loses exactly nothing; one threshold per map goes to its stage.
+    let data = dataset("evallayers-depthwise-data", 40);
+    let (text, layers) = depthwise_net(", threshold: [1, -2, 3, 4]");
+    let net = folder("evallayers-depthwise-t", &text, &layers);
+    let o = scamp(&[
+        "eval",
+        net.to_str().unwrap(),
+        "--dataset",
+        data.to_str().unwrap(),
+        "--noise",
+        "ideal",
+        "--chip-seeds",
+        "2",
+        "--json",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["accuracy"]["lost"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(
+        (v["stages"].as_u64(), v["maps"].as_u64()),
+        (Some(5), Some(4))
+    );
+    let t = [1.0, -2.0, 3.0, 4.0];
+    let want: Vec<u8> = (0..split.len())
+        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], t))
+        .collect();
+    assert_eq!(simulated(&net, &split), want);
+}
+
+#[test]
+fn grouped_layers_that_cannot_be_placed_are_refused_with_their_position() {
+    let data = dataset("evallayers-badgroups-data", 10);
+    let cases: &[(&str, &str)] = &[
+        (
+            ", outputs: [A, B]",
+            "net.yaml:4:85: 2 output register(s) are given for the layer's 4 outputs",
+        ),
+        (
+            ", outputs: [C, A, F, E]",
+            "net.yaml:4:85: group 1 of the layer would write C",
+        ),
+        (
+            ", registers: [C, D, E]",
+            "net.yaml:4:15: group 1 of the layer makes 1 map(s), and only 0 register(s) can take them",
+        ),
+    ];
+    for (i, (second, want)) in cases.iter().enumerate() {
+        let (text, layers) = depthwise_net(second);
+        let net = folder(&format!("evallayers-badgroups{i}"), &text, &layers);
+        let o = scamp(&[
+            "eval",
+            net.to_str().unwrap(),
+            "--dataset",
+            data.to_str().unwrap(),
+        ]);
+        refused(&o, &[want]);
+        assert_eq!(common::stderr(&o).trim().lines().count(), 1);
+    }
+}

@@ -363,6 +363,39 @@ fn a_trained_mlp_head_is_the_same_on_any_thread_count() {
 }
 
 #[test]
+fn an_mlp_head_trains_with_its_own_default_step_size() {
+    let split = images(120);
+    let data = dataset("evalnet-mlpdefault-data", &split);
+    let accuracy = |purpose: &str, head: &str| {
+        let net = folder(
+            purpose,
+            &net_text("", &format!("readout:\n  pool: 2\nhead:\n{head}")),
+        );
+        let r = json(&scamp(&[
+            "eval",
+            net.to_str().unwrap(),
+            "--json",
+            "--dataset",
+            data.to_str().unwrap(),
+            "--noise",
+            "ideal",
+            "--chip-seeds",
+            "1",
+        ]));
+        r["accuracy"]["ideal"].as_f64().expect("an accuracy")
+    };
+    // An MLP without `learning_rate` trains at 0.05, not at softmax regression's 0.5.
+    let default = accuracy("evalnet-mlpdefault", "  hidden: [16]\n");
+    let rate = |r: &str| format!("  hidden: [16]\n  train: {{learning_rate: {r}}}\n");
+    assert_eq!(default, accuracy("evalnet-mlp005", &rate("0.05")));
+    assert_ne!(default, accuracy("evalnet-mlp05", &rate("0.5")));
+    // Softmax regression keeps 0.5.
+    let softmax = accuracy("evalnet-softmaxdefault", "  train: {epochs: 15}\n");
+    let explicit = accuracy("evalnet-softmax05", "  train: {learning_rate: 0.5}\n");
+    assert_eq!(softmax, explicit);
+}
+
+#[test]
 fn bad_layers_are_refused_with_their_position() {
     let split = images(10);
     let data = dataset("evalnet-baddata", &split);

@@ -211,6 +211,38 @@ def test_a_layer_over_several_maps_matches_numpy_and_the_cli(tmp_path, cli):
     assert got["stages"] == 2
 
 
+def test_a_depthwise_layer_matches_numpy_and_the_cli(tmp_path, cli):
+    # Four maps, then a depthwise layer (groups 4, each output reads its own map) with a
+    # bias and ReLU, decided by sign: one stage per channel.
+    w1 = ((np.arange(36).reshape(4, 1, 3, 3) * 5 % 9) - 4) / 4.0
+    w2 = ((np.arange(36).reshape(4, 1, 3, 3) * 7 % 9) - 4) / 4.0
+    b1, b2 = [-20.0, 35.0, 5.0, 12.0], [-60.0, 90.0, 7.0, -3.0]
+    net = scamp.Network(
+        layers=[
+            {"weights": w1, "bias": b1, "depth": 2, "activation": "relu", "decision": "none"},
+            {"weights": w2, "bias": b2, "groups": 4, "depth": 2, "activation": "relu"},
+        ],
+        readout={"pool": 3},
+        head={"hidden": [8], "train": {"epochs": 2}},
+        folder=tmp_path / "net",
+    )
+    x = images(30, seed=19)
+    _, maps = net.features(x, noise="ideal", maps=True)
+    captured = np.pad(capture(x), ((0, 0), (2, 2), (2, 2)), constant_values=-128.0)
+    first = valid_layer(captured[:, None], w1, b1)
+    second = np.concatenate(
+        [valid_layer(first[:, o : o + 1], w2[o : o + 1], b2[o : o + 1]) for o in range(4)], axis=1
+    )
+    want = (second > 0).astype(np.uint8)
+    np.testing.assert_array_equal(maps, want)
+    assert 0 < want.mean() < 1
+    data = idx_dataset(tmp_path, x, (np.arange(30) % 10).astype(np.uint8))
+    got = net.evaluate(data, noise="scamp5", chip_seeds=1)
+    cli_report = cli.json("eval", net.path, "--dataset", data, "--chip-seeds", "1")
+    assert timeless(got) == timeless(cli_report)
+    assert (got["stages"], got["maps"]) == (5, 4)
+
+
 def test_the_bundled_network_loads_and_compiles():
     net = scamp.Network.load()
     assert net.name == "analognet2"

@@ -1,7 +1,9 @@
 //! A stage given as arrays rather than a spec file: `weights: FILE.npy` in PyTorch's
 //! `Conv2d` layout `[out, in/groups, kh, kw]`, an optional `bias: FILE.npy`, `groups`,
 //! and `depth` or `approximation:`, turned into a kernel spec by
-//! [`crate::cain::spec::layer`], with registers chosen unless the stage names them.
+//! [`crate::cain::spec::layer`], with registers chosen unless the stage names them. A
+//! grouped layer (a depthwise one, for example) becomes one spec per group, run one
+//! after another in registers that spare the maps still to be read.
 
 use super::problem::NetworkProblem;
 use super::{NetworkError, RawStage, Source};
@@ -10,6 +12,8 @@ use crate::cain::spec::{ApproxParams, SearchParams};
 use crate::cain::Spec;
 use crate::isa::yaml::{Misplaced, Step};
 use crate::isa::Reg;
+use ndarray::s;
+use std::ops::Range;
 use std::path::PathBuf;
 
 /// The default approximation depth of a stage from arrays: weights are multiples of
@@ -131,8 +135,108 @@ fn output_registers(
     Ok(free[..count].to_vec())
 }
 
-/// The spec of stage `index` from its `weights:` (the previous stage's outputs,
-/// `previous`, are its inputs unless it names them).
+/// Where one spec of a layer reads and writes: the whole layer, or one of its groups.
+struct Part {
+    /// Its kernels: the rows of the weights (and entries of the bias) it computes.
+    kernels: Range<usize>,
+    /// The groups among those kernels (as in `Conv2d`).
+    groups: usize,
+    /// One register per input channel it reads.
+    inputs: Vec<Reg>,
+    /// One register per output.
+    outputs: Vec<Reg>,
+    /// What its program may overwrite.
+    registers: Vec<Reg>,
+    /// Which group it is (`None`: the whole layer).
+    group: Option<usize>,
+}
+
+/// The parts of a grouped layer without a program: one per group, in order, each
+/// reading its own channels. A group's program may overwrite neither a channel a later
+/// group reads nor an output an earlier group made; its outputs are `outputs:` as
+/// given, else the first registers it may overwrite that hold none of its channels,
+/// then its own channels (an output may take the place of a map it reads).
+fn group_parts(
+    s: &RawStage,
+    out: usize,
+    groups: usize,
+    inputs: &[Reg],
+    registers: &[Reg],
+    here: &dyn Fn(&'static str) -> Vec<Step>,
+) -> Result<Vec<Part>, Misplaced<NetworkProblem>> {
+    let (per_in, per_out) = (inputs.len() / groups, out / groups);
+    let named = s
+        .outputs
+        .as_ref()
+        .map(|r| regs(r, &here("outputs")))
+        .transpose()?;
+    if let Some(n) = named.as_ref().filter(|n| n.len() != out) {
+        return Err(Misplaced::at(
+            &here("outputs"),
+            NetworkProblem::OutputCount {
+                given: n.len(),
+                outputs: out,
+            },
+        ));
+    }
+    let mut made: Vec<Reg> = Vec::new();
+    let mut parts = Vec::with_capacity(groups);
+    for g in 0..groups {
+        let own = &inputs[g * per_in..(g + 1) * per_in];
+        let later = &inputs[(g + 1) * per_in..];
+        let usable: Vec<Reg> = registers
+            .iter()
+            .copied()
+            .filter(|r| !later.contains(r) && !made.contains(r))
+            .collect();
+        let kernels = g * per_out..(g + 1) * per_out;
+        let outputs = match &named {
+            Some(n) => {
+                let o = n[kernels.clone()].to_vec();
+                if let Some(r) = o.iter().find(|r| later.contains(r) || made.contains(r)) {
+                    return Err(Misplaced::at(
+                        &here("outputs"),
+                        NetworkProblem::GroupOverwrites {
+                            register: r.to_string(),
+                            group: g + 1,
+                        },
+                    ));
+                }
+                o
+            }
+            None => {
+                let (spare, reused): (Vec<Reg>, Vec<Reg>) =
+                    usable.iter().partition(|r| !own.contains(r));
+                let candidates = [spare, reused].concat();
+                if candidates.len() < per_out {
+                    return Err(Misplaced::at(
+                        &here("weights"),
+                        NetworkProblem::NoRoomForGroup {
+                            group: g + 1,
+                            outputs: per_out,
+                            free: candidates.len(),
+                        },
+                    ));
+                }
+                candidates[..per_out].to_vec()
+            }
+        };
+        made.extend(&outputs);
+        parts.push(Part {
+            kernels,
+            groups: 1,
+            inputs: own.to_vec(),
+            outputs,
+            registers: usable,
+            group: Some(g),
+        });
+    }
+    Ok(parts)
+}
+
+/// The specs of stage `index` from its `weights:` (the previous stage's outputs,
+/// `previous`, are its inputs unless it names them): one, or one per group of a
+/// grouped layer that names no program (see [`group_parts`]).
 pub(super) fn from_arrays(
     s: &RawStage,
     weights: &str,
@@ -140,7 +244,7 @@ pub(super) fn from_arrays(
     source: &Source,
     here: &dyn Fn(&'static str) -> Vec<Step>,
     at: &dyn Fn(Misplaced<NetworkProblem>) -> NetworkError,
-) -> Result<FromArrays, NetworkError> {
+) -> Result<Vec<FromArrays>, NetworkError> {
     let Source::Dir(dir) = source else {
         return Err(at(Misplaced::at(
             &here("weights"),
@@ -170,7 +274,22 @@ pub(super) fn from_arrays(
     let groups = s.groups.unwrap_or(1);
     let channels = w.dim().1.saturating_mul(groups);
     let inputs = input_registers(s, channels, previous, here).map_err(at)?;
-    let outputs = output_registers(s, w.dim().0, &inputs, &registers, here).map_err(at)?;
+    let out = w.dim().0;
+    let parts = if groups > 1 && s.program.is_none() && out.is_multiple_of(groups) {
+        group_parts(s, out, groups, &inputs, &registers, here).map_err(at)?
+    } else {
+        // A layer given with its program is one spec (the program computes it whole);
+        // groups that do not divide the outputs are refused by the spec loader.
+        let outputs = output_registers(s, out, &inputs, &registers, here).map_err(at)?;
+        vec![Part {
+            kernels: 0..out,
+            groups,
+            inputs,
+            outputs,
+            registers,
+            group: None,
+        }]
+    };
     let approximation = match (s.approximation, s.depth) {
         (Some(_), Some(_)) => {
             return Err(at(Misplaced::at(
@@ -187,24 +306,36 @@ pub(super) fn from_arrays(
             accept: true,
         },
     };
-    let target = LayerTarget {
-        name: weights.to_string(),
-        inputs,
-        outputs,
-        registers,
-        scale: s.scale.unwrap_or(1.0),
-        approximation,
-    };
-    let mut made = layer::layer_spec(w.view(), bias.as_ref().map(|b| b.view()), groups, &target)
-        .map_err(layer_err)?;
-    made.spec.search = SearchParams {
-        work: Some(DEFAULT_WORK),
-        ..SearchParams::default()
-    };
-    let has_bias = bias.is_some();
-    Ok(FromArrays {
-        spec: made.spec,
-        file,
-        bias: if has_bias { made.bias } else { Vec::new() },
-    })
+    parts
+        .into_iter()
+        .map(|p| {
+            let target = LayerTarget {
+                name: match p.group {
+                    Some(g) => format!("{weights} group {}", g + 1),
+                    None => weights.to_string(),
+                },
+                inputs: p.inputs,
+                outputs: p.outputs,
+                registers: p.registers,
+                scale: s.scale.unwrap_or(1.0),
+                approximation,
+            };
+            let w = w.slice(s![p.kernels.clone(), .., .., ..]);
+            let b = bias.as_ref().map(|b| b.slice(s![p.kernels.clone()]));
+            let mut made = layer::layer_spec(w, b, p.groups, &target).map_err(layer_err)?;
+            made.spec.search = SearchParams {
+                work: Some(DEFAULT_WORK),
+                ..SearchParams::default()
+            };
+            Ok(FromArrays {
+                spec: made.spec,
+                file: file.clone(),
+                bias: if bias.is_some() {
+                    made.bias
+                } else {
+                    Vec::new()
+                },
+            })
+        })
+        .collect()
 }

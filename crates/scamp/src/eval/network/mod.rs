@@ -88,9 +88,8 @@ pub enum HeadDef {
     },
 }
 
-/// Settings of the head's softmax-regression training.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+/// Settings of the head's training.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrainParams {
     /// Passes over the training split.
     pub(crate) epochs: u32,
@@ -112,6 +111,42 @@ impl Default for TrainParams {
             l2: 1e-5,
             batch: 64,
             seed: 1,
+        }
+    }
+}
+
+/// The step size of an MLP head's training when the file gives none: the softmax
+/// regression's 0.5 drives a head with hidden layers into dead ReLUs (every image the
+/// same class), while 0.05 trains every MLP tried (docs/eval.md).
+const MLP_LEARNING_RATE: f64 = 0.05;
+
+/// `train:` as written: what it leaves out takes the defaults, the step size the one
+/// of the head's kind.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct RawTrain {
+    epochs: Option<u32>,
+    learning_rate: Option<f64>,
+    l2: Option<f64>,
+    batch: Option<usize>,
+    seed: Option<u64>,
+}
+
+impl RawTrain {
+    /// The settings, for a head with `hidden` layers.
+    fn params(&self, hidden: &[usize]) -> TrainParams {
+        let d = TrainParams::default();
+        let rate = if hidden.is_empty() {
+            d.learning_rate
+        } else {
+            MLP_LEARNING_RATE
+        };
+        TrainParams {
+            epochs: self.epochs.unwrap_or(d.epochs),
+            learning_rate: self.learning_rate.unwrap_or(rate),
+            l2: self.l2.unwrap_or(d.l2),
+            batch: self.batch.unwrap_or(d.batch),
+            seed: self.seed.unwrap_or(d.seed),
         }
     }
 }
@@ -208,7 +243,7 @@ struct RawReadout {
 struct RawHead {
     weights: Option<Value>,
     hidden: Option<Vec<usize>>,
-    train: TrainParams,
+    train: RawTrain,
 }
 
 /// Why a network could not be read.
@@ -411,6 +446,8 @@ fn stages_of(
         )));
     }
     let mut stages = Vec::new();
+    // The registers of the maps the last layer made (all its groups' outputs).
+    let mut previous: Vec<crate::isa::Reg> = Vec::new();
     for (i, s) in raw.iter().enumerate() {
         let here = |k: &'static str| vec![Step::Key("stages"), Step::Index(i), Step::Key(k)];
         let decision = decision_of(s, &here).map_err(at)?;
@@ -420,11 +457,8 @@ fn stages_of(
             .map(|v| parts::activation(v, &here("activation")))
             .transpose()
             .map_err(at)?;
-        let previous: Vec<crate::isa::Reg> = stages
-            .last()
-            .map(|p: &StageDef| p.spec.kernels.iter().map(|k| k.out).collect())
-            .unwrap_or_default();
-        let (spec, spec_file, bias) = match (&s.spec, &s.weights) {
+        // One spec, or one per group of a grouped layer (run one after another).
+        let parts: Vec<(Spec, PathBuf, Vec<f64>)> = match (&s.spec, &s.weights) {
             (Some(name), None) => {
                 let (spec_file, spec_text) = source.read(name)?;
                 let spec = cain::parse_spec(&spec_text).map_err(|err| NetworkError::Yaml {
@@ -432,13 +466,15 @@ fn stages_of(
                     err,
                 })?;
                 sources.push_str(&spec_text);
-                (spec, spec_file, Vec::new())
+                vec![(spec, spec_file, Vec::new())]
             }
-            (None, Some(w)) => {
-                let made = layer::from_arrays(s, w, &previous, source, &here, at)?;
-                sources.push_str(&format!("{:?}{:?}", made.spec, made.bias));
-                (made.spec, made.file, made.bias)
-            }
+            (None, Some(w)) => layer::from_arrays(s, w, &previous, source, &here, at)?
+                .into_iter()
+                .map(|made| {
+                    sources.push_str(&format!("{:?}{:?}", made.spec, made.bias));
+                    (made.spec, made.file, made.bias)
+                })
+                .collect(),
             _ => {
                 return Err(at(Misplaced::at(
                     &[Step::Key("stages"), Step::Index(i)],
@@ -446,14 +482,16 @@ fn stages_of(
                 )))
             }
         };
+        let maps: usize = parts.iter().map(|(spec, ..)| spec.kernels.len()).sum();
         if let Decision::Threshold(t) = &decision {
-            if t.len() > 1 && t.len() != spec.kernels.len() {
+            if t.len() > 1 && t.len() != maps {
                 return Err(at(Misplaced::at(
                     &here("threshold"),
                     NetworkProblem::ThresholdCount {
                         thresholds: t.len(),
-                        maps: spec.kernels.len(),
-                        spec: spec_file
+                        maps,
+                        spec: parts[0]
+                            .1
                             .file_name()
                             .unwrap_or_default()
                             .to_string_lossy()
@@ -462,7 +500,7 @@ fn stages_of(
                 )));
             }
         }
-        let program = match &s.program {
+        let mut program = match &s.program {
             Some(p) => {
                 let (f, t) = source.read(p)?;
                 sources.push_str(&t);
@@ -470,14 +508,29 @@ fn stages_of(
             }
             None => None,
         };
-        stages.push(StageDef {
-            spec,
-            spec_file,
-            program,
-            bias,
-            activation,
-            decision,
-        });
+        previous.clear();
+        let mut first = 0;
+        for (spec, spec_file, bias) in parts {
+            let k = spec.kernels.len();
+            // Thresholds one per map: each part takes those of its maps.
+            let decision = match &decision {
+                Decision::Threshold(t) if t.len() > 1 => {
+                    Decision::Threshold(t[first..first + k].to_vec())
+                }
+                d => d.clone(),
+            };
+            first += k;
+            previous.extend(spec.kernels.iter().map(|k| k.out));
+            stages.push(StageDef {
+                spec,
+                spec_file,
+                // A stage with a program is never split (one part).
+                program: program.take(),
+                bias,
+                activation,
+                decision,
+            });
+        }
     }
     if stages.last().is_some_and(|s| s.decision == Decision::None) {
         return Err(at(Misplaced::at(
@@ -514,7 +567,8 @@ fn readout_of(r: &RawReadout) -> Result<Readout, Misplaced<NetworkProblem>> {
 /// The head: weight files, or training settings with optional hidden layers.
 fn head_of(h: &RawHead, source: &Source) -> Result<HeadDef, Misplaced<NetworkProblem>> {
     let key = |k| [Step::Key("head"), Step::Key(k)];
-    let t = h.train;
+    let hidden = h.hidden.clone().unwrap_or_default();
+    let t = h.train.params(&hidden);
     if t.epochs == 0
         || t.batch == 0
         || !t.learning_rate.is_finite()
@@ -524,7 +578,6 @@ fn head_of(h: &RawHead, source: &Source) -> Result<HeadDef, Misplaced<NetworkPro
     {
         return Err(Misplaced::at(&key("train"), NetworkProblem::Train));
     }
-    let hidden = h.hidden.clone().unwrap_or_default();
     if hidden.iter().any(|&n| n == 0 || n > MAX_UNITS) {
         return Err(Misplaced::at(&key("hidden"), NetworkProblem::HiddenUnits));
     }

@@ -55,6 +55,39 @@ pub enum NetworkProblem {
         /// The registers besides its inputs.
         free: usize,
     },
+    /// A group of a grouped layer without a register for its outputs.
+    #[error(
+        "group {group} of the layer makes {outputs} map(s), and only {free} register(s) \
+         can take them (a register holding a map a later group reads or an earlier group \
+         made cannot): allow it more `registers:` or give the layer fewer outputs per group"
+    )]
+    NoRoomForGroup {
+        /// The group (from 1).
+        group: usize,
+        /// The maps it makes.
+        outputs: usize,
+        /// The registers it could write.
+        free: usize,
+    },
+    /// `outputs:` of a grouped layer, other in number than its outputs.
+    #[error("{given} output register(s) are given for the layer's {outputs} outputs")]
+    OutputCount {
+        /// The registers given.
+        given: usize,
+        /// The layer's outputs.
+        outputs: usize,
+    },
+    /// An output of a grouped layer where a later group reads or an earlier group wrote.
+    #[error(
+        "group {group} of the layer would write {register}, which holds a map a later group \
+         reads or an earlier group made: each group runs after the one before"
+    )]
+    GroupOverwrites {
+        /// The register.
+        register: String,
+        /// The group (from 1).
+        group: usize,
+    },
     /// Weight files in the bundled network (it has no folder).
     #[error("a bundled network cannot name weight files")]
     BundledWeightFiles,
