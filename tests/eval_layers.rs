@@ -299,14 +299,15 @@ fn export_notes_a_prediction_per_stage() {
 }
 
 /// The binary maps of one image through a first layer of `first.0.dim().0` maps and a
-/// depthwise one (`second.0` is `[maps, 1, 3, 3]`: output o reads map o alone), as
-/// [`reference`] pads them; map o's bit is output > `thresholds[o]` (after ReLU).
-fn depthwise_reference(img: &[u8], first: &Layer, second: &Layer, thresholds: [f64; 4]) -> Vec<u8> {
+/// depthwise one (`second.0` is `[maps * k, 1, 3, 3]`: output o reads map o / k alone),
+/// as [`reference`] pads them; map o's bit is output > `thresholds[o]` (after ReLU).
+fn depthwise_reference(img: &[u8], first: &Layer, second: &Layer, thresholds: &[f64]) -> Vec<u8> {
     let wide = reference_maps(img, first);
+    let k = second.0.dim().0 / wide.len();
     (0..second.0.dim().0)
         .flat_map(|o| {
             let w = second.0.slice(ndarray::s![o..=o, .., .., ..]).to_owned();
-            let m = layer(&wide[o..=o], &w, &second.1[o..=o]);
+            let m = layer(&wide[o / k..=o / k], &w, &second.1[o..=o]);
             m[0].iter()
                 .map(|&v| u8::from(v > thresholds[o]))
                 .collect::<Vec<_>>()
@@ -329,7 +330,18 @@ fn reference_maps(img: &[u8], first: &Layer) -> Vec<Array2<f64>> {
     layer(&[capture], &first.0, &first.1)
 }
 
-/// The issue's network of one's own: four maps from the image, then a depthwise layer
+/// Each stage's input registers and output registers.
+fn placements(stages: &[eval::StageDef]) -> Vec<(Vec<Reg>, Vec<Reg>)> {
+    stages
+        .iter()
+        .map(|s| {
+            let outs = s.spec.kernels.iter().map(|k| k.out).collect();
+            (s.spec.inputs(), outs)
+        })
+        .collect()
+}
+
+/// A network of one's own: four maps from the image, then a depthwise layer
 /// (`groups: 4`) with a bias and ReLU, decided by sign.
 fn depthwise_net(second: &str) -> (String, Vec<Layer>) {
     let net = format!(
@@ -349,24 +361,15 @@ fn a_depthwise_layer_runs_one_stage_per_channel_and_matches_the_reference() {
     let net = folder("evallayers-depthwise", &text, &layers);
     let loaded = eval::load_path(Some(&net)).expect("loads");
     // The image's four maps go to B..E; channel k's stage writes where no later
-    // channel is waiting and no earlier result is kept: A, then B, C, D in turn.
-    let placed: Vec<(Vec<Reg>, Vec<Reg>)> = loaded.stages[1..]
-        .iter()
-        .map(|s| {
-            (
-                s.spec.inputs(),
-                s.spec.kernels.iter().map(|k| k.out).collect(),
-            )
-        })
-        .collect();
+    // channel is waiting: A each time, as its maps are decided when its stage ends.
     let [a, b, c, d, e] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E];
     assert_eq!(
-        placed,
+        placements(&loaded.stages[1..]),
         vec![
             (vec![b], vec![a]),
-            (vec![c], vec![b]),
-            (vec![d], vec![c]),
-            (vec![e], vec![d]),
+            (vec![c], vec![a]),
+            (vec![d], vec![a]),
+            (vec![e], vec![a]),
         ]
     );
     assert!(
@@ -375,7 +378,7 @@ fn a_depthwise_layer_runs_one_stage_per_channel_and_matches_the_reference() {
     );
     let split = images(30);
     let want: Vec<u8> = (0..split.len())
-        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], [0.0; 4]))
+        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], &[0.0; 4]))
         .collect();
     let got = simulated(&net, &split);
     assert_eq!(got, want);
@@ -412,9 +415,88 @@ fn a_depthwise_layer_runs_one_stage_per_channel_and_matches_the_reference() {
     );
     let t = [1.0, -2.0, 3.0, 4.0];
     let want: Vec<u8> = (0..split.len())
-        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], t))
+        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], &t))
         .collect();
     assert_eq!(simulated(&net, &split), want);
+}
+
+#[test]
+fn a_depthwise_layer_feeding_a_pointwise_one_keeps_every_map_for_it() {
+    // Depthwise (outputs for the next stage), then a 1x1 layer over its four maps.
+    let net = "name: separable\nstages:\n  \
+        - {weights: w1.npy, bias: b1.npy, depth: 2, activation: relu, decision: none}\n  \
+        - {weights: w2.npy, bias: b2.npy, groups: 4, depth: 2, activation: relu, decision: none}\n  \
+        - {weights: w3.npy, bias: b3.npy, depth: 2, activation: relu}\n\
+        readout: {pool: 4}\n";
+    let (_, mut layers) = depthwise_net("");
+    let pointwise = Array4::from_shape_fn((2, 4, 1, 1), |(o, z, _, _)| {
+        [[0.5, -1.0, 0.75, 0.25], [-0.5, 1.0, 1.0, -0.75]][o][z]
+    });
+    layers.push((pointwise.clone(), vec![-10.0, 4.0]));
+    let net = folder("evallayers-separable", net, &layers);
+    let loaded = eval::load_path(Some(&net)).expect("loads");
+    // Channel k's result is spared by the groups after it: A, B, C, D in turn.
+    let [a, b, c, d, e] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E];
+    assert_eq!(
+        placements(&loaded.stages[1..5]),
+        vec![
+            (vec![b], vec![a]),
+            (vec![c], vec![b]),
+            (vec![d], vec![c]),
+            (vec![e], vec![d]),
+        ]
+    );
+    assert_eq!(loaded.stages[5].spec.inputs(), vec![a, b, c, d]);
+    let split = images(30);
+    let want: Vec<u8> = (0..split.len())
+        .flat_map(|i| {
+            let wide = reference_maps(split.image(i), &layers[0]);
+            let deep: Vec<Array2<f64>> = (0..4)
+                .map(|o| {
+                    let w = layers[1].0.slice(ndarray::s![o..=o, .., .., ..]).to_owned();
+                    layer(&wide[o..=o], &w, &layers[1].1[o..=o]).remove(0)
+                })
+                .collect();
+            (0..2)
+                .flat_map(|o| {
+                    let sum = (0..4).fold(
+                        Array2::from_elem(deep[0].dim(), layers[2].1[o]),
+                        |acc, z| acc + &deep[z] * pointwise[[o, z, 0, 0]],
+                    );
+                    sum.iter()
+                        .map(|&v| u8::from(v.max(0.0) > 0.0))
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(simulated(&net, &split), want);
+}
+
+#[test]
+fn a_decided_depthwise_layer_with_two_outputs_per_channel_matches_the_reference() {
+    // Three maps in B, C, D, then two outputs per map, decided by sign: a group's
+    // outputs are binary maps once its stage ends, so the next group may overwrite
+    // them, and six analogue outputs fit beside three maps.
+    let net = "name: multiplier\nstages:\n  \
+        - {weights: w1.npy, bias: b1.npy, depth: 2, activation: relu, decision: none}\n  \
+        - {weights: w2.npy, bias: b2.npy, groups: 3, depth: 2, activation: relu}\n\
+        readout: {pool: 4}\n";
+    let layers = vec![
+        (weights(3, 1, 1), vec![-20.0, 35.0, 5.0]),
+        (weights(6, 1, 3), vec![-60.0, 90.0, 7.0, -3.0, 0.0, 40.0]),
+    ];
+    let net = folder("evallayers-multiplier", net, &layers);
+    let loaded = eval::load_path(Some(&net)).expect("loads");
+    assert_eq!(loaded.stages.len(), 4);
+    let split = images(30);
+    let want: Vec<u8> = (0..split.len())
+        .flat_map(|i| depthwise_reference(split.image(i), &layers[0], &layers[1], &[0.0; 6]))
+        .collect();
+    let got = simulated(&net, &split);
+    assert_eq!(got, want);
+    let ones = got.iter().filter(|&&b| b == 1).count();
+    assert!(ones > got.len() / 10 && ones < got.len() * 9 / 10, "{ones}");
 }
 
 #[test]

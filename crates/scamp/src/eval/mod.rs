@@ -37,7 +37,7 @@ pub use dataset::{
 pub use evaluate::{evaluate, Evaluation, Example, Options};
 pub use features::{extract as extract_features, Built, Extracted, Sample};
 pub use idx::IdxError;
-pub use network::{load_path, HeadDef, Network, NetworkProblem, Source};
+pub use network::{load_path, HeadDef, Network, NetworkProblem, Source, StageDef, TrainParams};
 pub use report::{report, DepthRow, Report};
 pub use shard::{merge_files, MergeError, Shard};
 pub use stage::{build as build_stage, BuildOptions, Chip, StageError};

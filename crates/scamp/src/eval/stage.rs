@@ -142,10 +142,17 @@ pub enum StageProofFailure {
 pub enum StructureProblem {
     /// A stage's kernels need several programs.
     #[error(
-        "the kernels need {0} separate programs (a bank); a stage must be one program: split \
-         it into stages or use fewer kernels"
+        "stage {stage} ({name}): its kernels need {programs} separate programs (a bank), and a \
+         stage must be one program: split it into stages or give it fewer kernels"
     )]
-    Bank(usize),
+    Bank {
+        /// 1-based stage number.
+        stage: usize,
+        /// Its spec's name.
+        name: String,
+        /// The programs the generator needed.
+        programs: usize,
+    },
     /// A multi-input layer's kernels need several programs: it does not fit the register
     /// file.
     #[error(
@@ -298,7 +305,11 @@ fn stage_program(
             if c.groups.len() > 1 {
                 return Err(structure(
                     &def.spec_file,
-                    StructureProblem::Bank(c.groups.len()),
+                    StructureProblem::Bank {
+                        stage: index + 1,
+                        name: spec.name.clone(),
+                        programs: c.groups.len(),
+                    },
                 ));
             }
             c.program

@@ -152,10 +152,12 @@ struct Part {
 }
 
 /// The parts of a grouped layer without a program: one per group, in order, each
-/// reading its own channels. A group's program may overwrite neither a channel a later
-/// group reads nor an output an earlier group made; its outputs are `outputs:` as
-/// given, else the first registers it may overwrite that hold none of its channels,
-/// then its own channels (an output may take the place of a map it reads).
+/// reading its own channels. A group's program may not overwrite a channel a later
+/// group reads, nor an output an earlier group made when the layer's outputs feed a
+/// next stage (`decision: none`; a decided output is in a digital register once its
+/// group's stage ends); its outputs are `outputs:` as given, else the first registers
+/// it may overwrite that hold none of its channels, then its own channels (an output
+/// may take the place of a map it reads).
 fn group_parts(
     s: &RawStage,
     out: usize,
@@ -179,6 +181,7 @@ fn group_parts(
             },
         ));
     }
+    let keep = s.decision.as_deref() == Some("none");
     let mut made: Vec<Reg> = Vec::new();
     let mut parts = Vec::with_capacity(groups);
     for g in 0..groups {
@@ -221,7 +224,9 @@ fn group_parts(
                 candidates[..per_out].to_vec()
             }
         };
-        made.extend(&outputs);
+        if keep {
+            made.extend(&outputs);
+        }
         parts.push(Part {
             kernels,
             groups: 1,

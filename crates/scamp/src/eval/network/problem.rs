@@ -58,8 +58,8 @@ pub enum NetworkProblem {
     /// A group of a grouped layer without a register for its outputs.
     #[error(
         "group {group} of the layer makes {outputs} map(s), and only {free} register(s) \
-         can take them (a register holding a map a later group reads or an earlier group \
-         made cannot): allow it more `registers:` or give the layer fewer outputs per group"
+         can take them (a register holding a map a later group reads, or one an earlier \
+         group made for the next stage, cannot): allow it more `registers:` or give the layer fewer outputs per group"
     )]
     NoRoomForGroup {
         /// The group (from 1).
@@ -80,7 +80,8 @@ pub enum NetworkProblem {
     /// An output of a grouped layer where a later group reads or an earlier group wrote.
     #[error(
         "group {group} of the layer would write {register}, which holds a map a later group \
-         reads or an earlier group made: each group runs after the one before"
+         reads or an earlier group made for the next stage: each group runs after the one \
+         before"
     )]
     GroupOverwrites {
         /// The register.
