@@ -223,9 +223,9 @@ class Network:
     ) -> "Network":
         """The convolution layers of an ONNX model (needs ``pip install
         'scamp[onnx]'``): a chain of ``Conv`` (the first reading the image, in the DAC's
-        units ``pixel - 128``; the next ones either with ``group`` = channels, each
-        output reading one channel, one stage per channel, or with ``group`` = 1, every
-        output reading every channel, one multi-input stage) with ``Relu`` or
+        units ``pixel - 128``; the next ones with ``group`` = 1, every output reading
+        every channel, as one multi-input stage, or grouped, such as depthwise, as one
+        stage per group) with ``Relu`` or
         ``LeakyRelu`` (slope 1/2^k) after any of them, from the graph's first input. The last convolution's maps are decided on
         the sensor, bit = map + bias > ``threshold`` (one number, or one per map). A
         dense head fed from another graph input (``Gemm``, or ``MatMul`` + ``Add``, with
@@ -260,16 +260,14 @@ class Network:
                 )
         if not convs:
             raise ValueError(f"{os.fspath(path)}: no convolution reads the input {inputs[0]}")
-        layers = _conv_layers(convs, arrays, depth)
-        stages, tail = [s for layer in layers for s in layer], layers[-1]
-        maps = sum(len(s["weights"]) for s in tail)
+        stages = _conv_layers(convs, arrays, depth)
+        tail = stages[-1]
+        maps = len(tail["weights"])
         levels = [threshold] * maps if np.isscalar(threshold) else list(threshold)
         if len(levels) != maps:
             raise ValueError(f"threshold: expected one number or {maps}, got {len(levels)}")
-        for s in tail:
-            k = len(s["weights"])
-            s.pop("decision")
-            s["threshold"], levels = levels[:k], levels[k:]
+        tail.pop("decision")
+        tail["threshold"] = levels
         if head is None:
             dense = [h for h in heads if h]
             if len(dense) > 1:
@@ -289,9 +287,6 @@ class Network:
 
 # ---------------------------------------------------------------------------------------
 # ONNX import
-
-#: The general registers, in the order the network file's defaults take them.
-_REGISTERS = "ABCDEF"
 
 #: Operators `Network.from_onnx` reads.
 _ONNX_OPS = ("Conv", "Relu", "LeakyRelu", "Gemm", "MatMul", "Add")
@@ -349,65 +344,6 @@ def _conv_weights(node, arrays):
     return w, b, groups
 
 
-def _free_registers(busy, count, node):
-    free = [r for r in _REGISTERS if r not in busy]
-    if len(free) < count + 1:
-        raise ValueError(
-            f"{_node_label(node)}: its channels do not fit the six analogue registers "
-            "beside the maps still to be read"
-        )
-    return free
-
-
-def _grouped_stages(node, w, b, groups, live, activation):
-    """One stage per group of a Conv whose groups each read one channel (groups =
-    input channels), in registers that spare the channels still to be read and the
-    results already made; returns the stages and the registers of the outputs."""
-    out_per = w.shape[0] // groups
-    if w.shape[1] != 1 or groups != len(live):
-        raise ValueError(
-            f"{_node_label(node)}: groups must be 1 (every output reads every channel) or "
-            f"the {len(live)} input channels (each output reads one), not {groups}"
-        )
-    stages, made = [], []
-    for c, inp in enumerate(live):
-        busy = set(live[c + 1 :]) | set(made)
-        free = _free_registers(busy | {inp}, out_per, node)
-        outs = free[:out_per]
-        stage = {
-            "weights": w[c * out_per : (c + 1) * out_per],
-            "input": inp,
-            "registers": sorted([inp] + free),
-            "outputs": outs,
-        }
-        if b is not None:
-            stage["bias"] = b[c * out_per : (c + 1) * out_per]
-        if activation is not None:
-            stage["activation"] = activation
-        stages.append(stage)
-        made += outs
-    return stages, made
-
-
-def _full_stage(node, w, b, live, activation):
-    """One multi-input stage for a Conv whose outputs each read every channel (groups =
-    1): its inputs are the registers of the channels, its outputs the first free
-    registers after them (as a network file's defaults choose); returns the stage and
-    the registers of the outputs."""
-    if w.shape[1] != len(live):
-        raise ValueError(
-            f"{_node_label(node)}: its weights read {w.shape[1]} channels, the layer before "
-            f"makes {len(live)}"
-        )
-    outs = _free_registers(set(live), w.shape[0], node)[: w.shape[0]]
-    stage = {"weights": w, "inputs": list(live), "outputs": outs}
-    if b is not None:
-        stage["bias"] = b
-    if activation is not None:
-        stage["activation"] = activation
-    return [stage], outs
-
-
 def _onnx_chain(start, consumers, ops):
     """The nodes from graph input `start` on, each the only reader of the one before,
     while they are among `ops`."""
@@ -420,38 +356,43 @@ def _onnx_chain(start, consumers, ops):
 
 
 def _conv_layers(chain, arrays, depth):
-    """The network file's stages of a Conv / Relu / LeakyRelu chain, layer by layer."""
-    layers, live = [], None
+    """The network file's layers of a Conv / Relu / LeakyRelu chain, one per Conv, with
+    the registers left to the network file's defaults (a grouped layer runs as one
+    stage per group there, docs/eval.md)."""
+    layers, channels = [], None
     i = 0
     while i < len(chain):
         node = chain[i]
         if node.op_type != "Conv":
             raise ValueError(f"{_node_label(node)}: an activation must follow a convolution")
         w, b, groups = _conv_weights(node, arrays)
-        activation = None
+        layer = {"weights": w, "depth": depth, "decision": "none"}
+        if b is not None:
+            layer["bias"] = b
         if i + 1 < len(chain) and chain[i + 1].op_type != "Conv":
             act = chain[i + 1]
-            activation = "relu" if act.op_type == "Relu" else {"leaky_relu": _leaky_slope(act)}
+            relu = act.op_type == "Relu"
+            layer["activation"] = "relu" if relu else {"leaky_relu": _leaky_slope(act)}
             i += 1
-        if live is None:
+        if channels is None:
             if w.shape[1] != 1 or groups != 1:
                 raise ValueError(f"{_node_label(node)}: the first convolution must read one image")
-            layer = {"weights": w}
-            if b is not None:
-                layer["bias"] = b
-            if activation is not None:
-                layer["activation"] = activation
-            new, live = [layer], list(_REGISTERS[1 : 1 + w.shape[0]])
-            if len(live) < w.shape[0]:
+            # The capture's register and five others.
+            if w.shape[0] > 5:
                 raise ValueError(f"{_node_label(node)}: at most 5 outputs fit the registers")
-        elif groups == 1 and len(live) > 1:
-            new, live = _full_stage(node, w, b, live, activation)
-        else:
-            new, live = _grouped_stages(node, w, b, groups, live, activation)
-        for s in new:
-            s["depth"] = depth
-            s["decision"] = "none"
-        layers.append(new)
+        elif w.shape[1] * groups != channels:
+            raise ValueError(
+                f"{_node_label(node)}: its weights read {w.shape[1] * groups} channels, the "
+                f"layer before makes {channels}"
+            )
+        elif w.shape[0] % groups:
+            raise ValueError(
+                f"{_node_label(node)}: its {groups} groups do not divide its {w.shape[0]} outputs"
+            )
+        if groups > 1:
+            layer["groups"] = groups
+        layers.append(layer)
+        channels = w.shape[0]
         i += 1
     return layers
 

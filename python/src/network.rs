@@ -142,20 +142,25 @@ impl PyNetwork {
         d.set_item("images_per_frame", built.tiling.per_frame())?;
         d.set_item("maps", built.chip.maps.len())?;
         d.set_item("features", built.layout.features())?;
-        let stages: Vec<(String, u32, usize)> = built
+        let names = |regs: Vec<scamp::isa::Reg>| -> Vec<String> {
+            regs.iter().map(ToString::to_string).collect()
+        };
+        let list = built
             .chip
             .stages
             .iter()
-            .map(|s| (s.program.to_string(), s.depth, s.reach))
-            .collect();
-        let list = stages
-            .into_iter()
-            .map(|(program, depth, reach)| {
-                let s = PyDict::new(py);
-                s.set_item("program", program)?;
-                s.set_item("depth", depth)?;
-                s.set_item("reach", reach)?;
-                Ok(s)
+            .zip(&self.net.stages)
+            .map(|(s, def)| {
+                let d = PyDict::new(py);
+                d.set_item("program", s.program.to_string())?;
+                d.set_item("depth", s.depth)?;
+                d.set_item("reach", s.reach)?;
+                d.set_item("inputs", names(def.spec.inputs()))?;
+                d.set_item(
+                    "outputs",
+                    names(def.spec.kernels.iter().map(|k| k.out).collect()),
+                )?;
+                Ok(d)
             })
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("stages", list)?;

@@ -109,10 +109,10 @@ def test_from_onnx_refuses_what_it_cannot_run(tmp_path):
     valid = helper.make_node("Conv", ["image", "w"], ["z"], name="conv2")
     with pytest.raises(ValueError, match=r"node conv2 \(Conv\): only odd kernels padded"):
         scamp.Network.from_onnx(tiny_model(tmp_path, [valid], w))
-    w4 = {"w": np.full((4, 1, 3, 3), 0.25), "v": np.full((2, 2, 3, 3), 0.25)}
-    halves = helper.make_node("Conv", ["z", "v"], ["y"], name="halves", pads=[1, 1, 1, 1], group=2)
-    with pytest.raises(ValueError, match=r"node halves \(Conv\): groups must be 1 .* or the 4 input"):
-        scamp.Network.from_onnx(tiny_model(tmp_path, [conv, halves], w4))
+    w4 = {"w": np.full((4, 1, 3, 3), 0.25), "v": np.full((2, 1, 3, 3), 0.25)}
+    quarters = helper.make_node("Conv", ["z", "v"], ["y"], name="quarters", pads=[1, 1, 1, 1], group=4)
+    with pytest.raises(ValueError, match=r"node quarters \(Conv\): its 4 groups do not divide its 2 outputs"):
+        scamp.Network.from_onnx(tiny_model(tmp_path, [conv, quarters], w4))
     w3 = dict(w, v=np.full((2, 3, 3, 3), 0.25))
     wide = helper.make_node("Conv", ["z", "v"], ["y"], name="wide", pads=[1, 1, 1, 1])
     with pytest.raises(ValueError, match=r"node wide \(Conv\): its weights read 3 channels, the layer before makes 2"):
@@ -141,7 +141,7 @@ def test_from_onnx_reads_a_full_convolution_as_one_multi_input_stage(tmp_path):
     net = scamp.Network.from_onnx(
         tiny_model(tmp_path, nodes, inits), readout={"pool": 4}, threshold=levels
     )
-    stages = json.loads(open(net.path).read())["stages"]
+    stages = net.compile(8, 8)["stages"]
     assert len(stages) == 2
     assert stages[1]["inputs"] == ["B", "C", "D"] and stages[1]["outputs"] == ["A", "E"]
     x = images(24, seed=5)
@@ -165,6 +165,37 @@ def test_from_onnx_reads_a_full_convolution_as_one_multi_input_stage(tmp_path):
     np.testing.assert_array_equal(maps, want)
     # The stage reads the third channel too.
     assert (second(range(2)) != want).any()
+
+
+def test_from_onnx_runs_a_grouped_convolution_one_stage_per_group(tmp_path):
+    """A Conv with group 2 over four maps: each output reads its own two maps, one stage
+    per group; under `ideal` the binary maps equal a numpy reference."""
+    rng = np.random.default_rng(23)
+    inits = {
+        "w1": rng.integers(-4, 5, (4, 1, 3, 3)) / 4.0,
+        "b1": np.array([-20.0, 10.0, 35.0, 5.0]),
+        "w2": rng.integers(-4, 5, (2, 2, 3, 3)) / 4.0,
+        "b2": np.array([-30.0, 25.0]),
+    }
+    nodes = [
+        helper.make_node("Conv", ["image", "w1", "b1"], ["z1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["z1"], ["a1"], name="relu1"),
+        helper.make_node("Conv", ["a1", "w2", "b2"], ["z2"], name="halves", pads=[1, 1, 1, 1], group=2),
+    ]
+    net = scamp.Network.from_onnx(tiny_model(tmp_path, nodes, inits), readout={"pool": 4}, threshold=[0, 8])
+    stages = net.compile(8, 8)["stages"]
+    assert [s["inputs"] for s in stages[1:]] == [["B", "C"], ["D", "E"]]
+    x = images(24, seed=7)
+    _, maps = net.features(x, noise="ideal", maps=True)
+    v = np.pad(x.astype(np.float64) - 128, ((0, 0), (2, 2), (2, 2)), constant_values=-128)
+    first = [np.maximum(correlate(v, inits["w1"][c, 0]) + inits["b1"][c], 0) for c in range(4)]
+    sums = [
+        sum(correlate(first[2 * o + k], inits["w2"][o, k]) for k in range(2)) + inits["b2"][o]
+        for o in range(2)
+    ]
+    want = np.stack([z > t for z, t in zip(sums, [0, 8])], 1)[:, :, 2:-2, 2:-2].astype(np.uint8)
+    assert 0.05 < want.mean() < 0.95
+    np.testing.assert_array_equal(maps, want)
 
 
 def test_from_onnx_without_onnx_says_how_to_install_it(repo, monkeypatch):
