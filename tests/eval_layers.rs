@@ -112,6 +112,16 @@ fn simulated(net: &Path, split: &Split) -> Vec<u8> {
         .bits
 }
 
+/// `scamp eval --json` of `net` on `data` under `ideal` on two chips, with `extra`
+/// arguments.
+fn ideal_eval(net: &Path, data: &Path, extra: &[&str]) -> serde_json::Value {
+    let (net, data) = (net.to_str().unwrap(), data.to_str().unwrap());
+    let mut args = vec!["eval", net, "--dataset", data, "--noise", "ideal"];
+    args.extend(["--chip-seeds", "2", "--json"]);
+    args.extend(extra);
+    json(&scamp(&args))
+}
+
 /// Two layers: `first` maps from the image, then `second` maps each reading all of
 /// them, both with a bias and ReLU, the second decided by sign.
 fn two_layers(first: usize, second: usize) -> (String, Vec<Layer>) {
@@ -162,18 +172,7 @@ fn under_ideal_a_multi_input_network_loses_exactly_nothing() {
     let (text, layers) = two_layers(3, 2);
     let net = folder("evallayers-ideal", &text, &layers);
     let data = dataset("evallayers-ideal-data", 40);
-    let o = scamp(&[
-        "eval",
-        net.to_str().unwrap(),
-        "--dataset",
-        data.to_str().unwrap(),
-        "--noise",
-        "ideal",
-        "--chip-seeds",
-        "2",
-        "--json",
-    ]);
-    let v = json(&o);
+    let v = ideal_eval(&net, &data, &[]);
     assert_eq!(v["accuracy"]["lost"].as_f64(), Some(0.0), "{v}");
     assert_eq!(v["flipped"].as_f64(), Some(0.0), "{v}");
     assert_eq!(v["stages"].as_u64(), Some(2), "{v}");
@@ -396,18 +395,7 @@ fn a_depthwise_layer_runs_one_stage_per_channel_and_matches_the_reference() {
     let data = dataset("evallayers-depthwise-data", 40);
     let (text, layers) = depthwise_net(", threshold: [1, -2, 3, 4]");
     let net = folder("evallayers-depthwise-t", &text, &layers);
-    let o = scamp(&[
-        "eval",
-        net.to_str().unwrap(),
-        "--dataset",
-        data.to_str().unwrap(),
-        "--noise",
-        "ideal",
-        "--chip-seeds",
-        "2",
-        "--json",
-    ]);
-    let v = json(&o);
+    let v = ideal_eval(&net, &data, &["--depths", "2"]);
     assert_eq!(v["accuracy"]["lost"].as_f64(), Some(0.0), "{v}");
     assert_eq!(
         (v["stages"].as_u64(), v["maps"].as_u64()),

@@ -246,6 +246,22 @@ fn dataset(purpose: &str, split: &Split) -> PathBuf {
     dir
 }
 
+/// `scamp eval --json` of `net` on `data` under `ideal` on one chip.
+fn ideal_json(net: &Path, data: &Path) -> serde_json::Value {
+    let (net, data) = (net.to_str().unwrap(), data.to_str().unwrap());
+    json(&scamp(&[
+        "eval",
+        net,
+        "--json",
+        "--dataset",
+        data,
+        "--noise",
+        "ideal",
+        "--chip-seeds",
+        "1",
+    ]))
+}
+
 /// A plain MLP forward pass: ReLU between the layers, each `[out][in + 1]`.
 fn mlp_class(layers: &[Vec<Vec<f32>>], x: &[f32]) -> u8 {
     let mut v = x.to_vec();
@@ -313,17 +329,7 @@ fn an_mlp_head_from_files_classifies_as_the_reference() {
             mlp_class(&[h1.clone(), h2.clone()], &binned(m, &bins, usize::MAX)) == label
         })
         .count();
-    let r = json(&scamp(&[
-        "eval",
-        net.to_str().unwrap(),
-        "--json",
-        "--dataset",
-        data.to_str().unwrap(),
-        "--noise",
-        "ideal",
-        "--chip-seeds",
-        "1",
-    ]));
+    let r = ideal_json(&net, &data);
     assert_eq!(r["features"], 8);
     // The chip sees one scene per frame: its images per second are its frames per second.
     assert_eq!(r["chip_images_per_second"], r["frames_per_second"]);
@@ -371,17 +377,7 @@ fn an_mlp_head_trains_with_its_own_default_step_size() {
             purpose,
             &net_text("", &format!("readout:\n  pool: 2\nhead:\n{head}")),
         );
-        let r = json(&scamp(&[
-            "eval",
-            net.to_str().unwrap(),
-            "--json",
-            "--dataset",
-            data.to_str().unwrap(),
-            "--noise",
-            "ideal",
-            "--chip-seeds",
-            "1",
-        ]));
+        let r = ideal_json(&net, &data);
         r["accuracy"]["ideal"].as_f64().expect("an accuracy")
     };
     // An MLP without `learning_rate` trains at 0.05, not at softmax regression's 0.5.
