@@ -7,7 +7,7 @@
 
 use super::problem::NetworkProblem;
 use super::{NetworkError, RawStage, Source};
-use crate::cain::spec::layer::{self, LayerError, LayerTarget};
+use crate::cain::spec::layer::{self, LayerError, LayerTarget, Mismatch};
 use crate::cain::spec::{ApproxParams, SearchParams};
 use crate::cain::Spec;
 use crate::isa::yaml::{Misplaced, Step};
@@ -272,6 +272,15 @@ pub(super) fn from_arrays(
         }
         None => None,
     };
+    let out = w.dim().0;
+    // Before the registers are placed, which would otherwise be blamed.
+    if let Some(b) = bias.as_ref().filter(|b| b.len() != out) {
+        let m = Mismatch::Bias {
+            bias: b.len(),
+            outputs: out,
+        };
+        return Err(layer_err(LayerError::Mismatch(m)));
+    }
     let registers = match &s.registers {
         Some(r) => regs(r, &here("registers")).map_err(at)?,
         None => GENERAL.to_vec(),
@@ -279,12 +288,12 @@ pub(super) fn from_arrays(
     let groups = s.groups.unwrap_or(1);
     let channels = w.dim().1.saturating_mul(groups);
     let inputs = input_registers(s, channels, previous, here).map_err(at)?;
-    let out = w.dim().0;
-    let parts = if groups > 1 && s.program.is_none() && out.is_multiple_of(groups) {
+    // Groups that do not divide the outputs are refused by the spec loader; a layer
+    // given with its program is one spec (the program computes it whole).
+    let split = groups > 1 && out > 0 && out.is_multiple_of(groups) && s.program.is_none();
+    let parts = if split {
         group_parts(s, out, groups, &inputs, &registers, here).map_err(at)?
     } else {
-        // A layer given with its program is one spec (the program computes it whole);
-        // groups that do not divide the outputs are refused by the spec loader.
         let outputs = output_registers(s, out, &inputs, &registers, here).map_err(at)?;
         vec![Part {
             kernels: 0..out,
