@@ -80,16 +80,7 @@ fn layer(maps: &[Array2<f64>], w: &Array4<f64>, bias: &[f64]) -> Vec<Array2<f64>
 /// The binary maps of one image through two layers: the capture (pixel - 128, the
 /// background pixel 0 around the image) padded by two, then bit = output > 0.
 fn reference(img: &[u8], layers: &[Layer]) -> Vec<u8> {
-    let capture = Array2::from_shape_fn((ROWS + 4, COLS + 4), |(r, c)| {
-        let inside = (2..ROWS + 2).contains(&r) && (2..COLS + 2).contains(&c);
-        let p = if inside {
-            img[(r - 2) * COLS + c - 2]
-        } else {
-            0
-        };
-        f64::from(p) - 128.0
-    });
-    let first = layer(&[capture], &layers[0].0, &layers[0].1);
+    let first = reference_maps(img, &layers[0]);
     let second = layer(&first, &layers[1].0, &layers[1].1);
     second
         .iter()
@@ -143,8 +134,7 @@ fn a_full_convolution_over_three_maps_runs_as_one_stage_and_matches_the_referenc
     let loaded = eval::load_path(Some(&net)).expect("loads");
     let spec = &loaded.stages[1].spec;
     assert_eq!(spec.inputs(), vec![Reg::B, Reg::C, Reg::D]);
-    let outs: Vec<Reg> = spec.kernels.iter().map(|k| k.out).collect();
-    assert_eq!(outs, vec![Reg::A, Reg::E]);
+    assert_eq!(spec.outputs(), vec![Reg::A, Reg::E]);
     assert_eq!(
         loaded.stages.len(),
         2,
@@ -297,20 +287,26 @@ fn export_notes_a_prediction_per_stage() {
     assert_eq!(notes.len(), 2, "{cpp}");
 }
 
-/// The binary maps of one image through a first layer of `first.0.dim().0` maps and a
+/// The maps of one image through a first layer of `first.0.dim().0` maps and a
 /// depthwise one (`second.0` is `[maps * k, 1, 3, 3]`: output o reads map o / k alone),
-/// as [`reference`] pads them; map o's bit is output > `thresholds[o]` (after ReLU).
-fn depthwise_reference(img: &[u8], first: &Layer, second: &Layer, thresholds: &[f64]) -> Vec<u8> {
+/// as [`reference`] pads them, after ReLU.
+fn depthwise_maps(img: &[u8], first: &Layer, second: &Layer) -> Vec<Array2<f64>> {
     let wide = reference_maps(img, first);
     let k = second.0.dim().0 / wide.len();
     (0..second.0.dim().0)
-        .flat_map(|o| {
+        .map(|o| {
             let w = second.0.slice(ndarray::s![o..=o, .., .., ..]).to_owned();
-            let m = layer(&wide[o / k..=o / k], &w, &second.1[o..=o]);
-            m[0].iter()
-                .map(|&v| u8::from(v > thresholds[o]))
-                .collect::<Vec<_>>()
+            layer(&wide[o / k..=o / k], &w, &second.1[o..=o]).remove(0)
         })
+        .collect()
+}
+
+/// The binary maps of [`depthwise_maps`]: map o's bit is output > `thresholds[o]`.
+fn depthwise_reference(img: &[u8], first: &Layer, second: &Layer, thresholds: &[f64]) -> Vec<u8> {
+    depthwise_maps(img, first, second)
+        .iter()
+        .zip(thresholds)
+        .flat_map(|(m, &t)| m.iter().map(|&v| u8::from(v > t)).collect::<Vec<_>>())
         .collect()
 }
 
@@ -329,15 +325,19 @@ fn reference_maps(img: &[u8], first: &Layer) -> Vec<Array2<f64>> {
     layer(&[capture], &first.0, &first.1)
 }
 
-/// Each stage's input registers and output registers.
-fn placements(stages: &[eval::StageDef]) -> Vec<(Vec<Reg>, Vec<Reg>)> {
-    stages
+/// Asserts that stage k of `stages` reads the one map in `reads[k]` and writes the one
+/// in `writes[k]`.
+fn assert_one_map_each(stages: &[eval::StageDef], reads: &[Reg], writes: &[Reg]) {
+    let placed: Vec<(Vec<Reg>, Vec<Reg>)> = stages
         .iter()
-        .map(|s| {
-            let outs = s.spec.kernels.iter().map(|k| k.out).collect();
-            (s.spec.inputs(), outs)
-        })
-        .collect()
+        .map(|s| (s.spec.inputs(), s.spec.outputs()))
+        .collect();
+    let want: Vec<(Vec<Reg>, Vec<Reg>)> = reads
+        .iter()
+        .zip(writes)
+        .map(|(&r, &w)| (vec![r], vec![w]))
+        .collect();
+    assert_eq!(placed, want);
 }
 
 /// A network of one's own: four maps from the image, then a depthwise layer
@@ -362,15 +362,7 @@ fn a_depthwise_layer_runs_one_stage_per_channel_and_matches_the_reference() {
     // The image's four maps go to B..E; channel k's stage writes where no later
     // channel is waiting: A each time, as its maps are decided when its stage ends.
     let [a, b, c, d, e] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E];
-    assert_eq!(
-        placements(&loaded.stages[1..]),
-        vec![
-            (vec![b], vec![a]),
-            (vec![c], vec![a]),
-            (vec![d], vec![a]),
-            (vec![e], vec![a]),
-        ]
-    );
+    assert_one_map_each(&loaded.stages[1..], &[b, c, d, e], &[a, a, a, a]);
     assert!(
         !loaded.stages[1].spec.registers.contains(&c),
         "C is still to be read"
@@ -425,26 +417,12 @@ fn a_depthwise_layer_feeding_a_pointwise_one_keeps_every_map_for_it() {
     let loaded = eval::load_path(Some(&net)).expect("loads");
     // Channel k's result is spared by the groups after it: A, B, C, D in turn.
     let [a, b, c, d, e] = [Reg::A, Reg::B, Reg::C, Reg::D, Reg::E];
-    assert_eq!(
-        placements(&loaded.stages[1..5]),
-        vec![
-            (vec![b], vec![a]),
-            (vec![c], vec![b]),
-            (vec![d], vec![c]),
-            (vec![e], vec![d]),
-        ]
-    );
+    assert_one_map_each(&loaded.stages[1..5], &[b, c, d, e], &[a, b, c, d]);
     assert_eq!(loaded.stages[5].spec.inputs(), vec![a, b, c, d]);
     let split = images(30);
     let want: Vec<u8> = (0..split.len())
         .flat_map(|i| {
-            let wide = reference_maps(split.image(i), &layers[0]);
-            let deep: Vec<Array2<f64>> = (0..4)
-                .map(|o| {
-                    let w = layers[1].0.slice(ndarray::s![o..=o, .., .., ..]).to_owned();
-                    layer(&wide[o..=o], &w, &layers[1].1[o..=o]).remove(0)
-                })
-                .collect();
+            let deep = depthwise_maps(split.image(i), &layers[0], &layers[1]);
             (0..2)
                 .flat_map(|o| {
                     let sum = (0..4).fold(

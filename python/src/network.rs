@@ -156,10 +156,7 @@ impl PyNetwork {
                 d.set_item("depth", s.depth)?;
                 d.set_item("reach", s.reach)?;
                 d.set_item("inputs", names(def.spec.inputs()))?;
-                d.set_item(
-                    "outputs",
-                    names(def.spec.kernels.iter().map(|k| k.out).collect()),
-                )?;
+                d.set_item("outputs", names(def.spec.outputs()))?;
                 Ok(d)
             })
             .collect::<PyResult<Vec<_>>>()?;

@@ -157,6 +157,11 @@ impl Spec {
             .collect()
     }
 
+    /// Every output register, in kernel order.
+    pub fn outputs(&self) -> Vec<Reg> {
+        self.kernels.iter().map(|k| k.out).collect()
+    }
+
     /// Number of general registers the device needs so that every listed one exists.
     pub fn general_count(&self) -> usize {
         Reg::general_count(&self.registers)

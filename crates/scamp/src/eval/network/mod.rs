@@ -520,7 +520,7 @@ fn stages_of(
                 d => d.clone(),
             };
             first += k;
-            previous.extend(spec.kernels.iter().map(|k| k.out));
+            previous.extend(spec.outputs());
             stages.push(StageDef {
                 spec,
                 spec_file,

@@ -78,7 +78,7 @@ fn predicted_and_measured() -> Vec<(String, f64, f64)> {
         let text = std::fs::read_to_string(path.with_extension("scamp")).expect("program");
         let program = parse_program(&text, Device::default()).expect("parses");
         let stats = crate::cain::input_stats(spec.input_range);
-        let outs: Vec<_> = spec.kernels.iter().map(|k| k.out).collect();
+        let outs = spec.outputs();
         let predicted = crate::cain::predict_outputs(
             &program,
             crate::isa::Wiring::new(spec.input, spec.general_count()),
